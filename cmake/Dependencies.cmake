@@ -1,0 +1,24 @@
+# Every dependency comes from Debian packages; jobs/install_deps.sh installs them.
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(MPI REQUIRED COMPONENTS C)
+find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+
+find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
+add_library(Random123::Random123 INTERFACE IMPORTED)
+target_include_directories(Random123::Random123 SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})
+
+add_library(HDF5::C INTERFACE IMPORTED)
+target_include_directories(HDF5::C SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
+target_link_libraries(HDF5::C INTERFACE ${HDF5_C_LIBRARIES})
+target_compile_definitions(HDF5::C INTERFACE ${HDF5_C_DEFINITIONS})
+
+# Open MPI's deprecated C++ bindings trip -Wextra -Werror; we only use the C API.
+target_compile_definitions(MPI::MPI_C INTERFACE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)
+
+if(WORDSENS_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(WORDSENS_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,23 @@
+# Writes version.hpp with the project version and the git commit the build was made from.
+execute_process(
+  COMMAND git rev-parse HEAD
+  WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+  OUTPUT_VARIABLE WORDSENS_GIT_SHA
+  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT WORDSENS_GIT_SHA)
+  set(WORDSENS_GIT_SHA "unknown")
+endif()
+execute_process(
+  COMMAND git status --porcelain --untracked-files=no
+  WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+  OUTPUT_VARIABLE WORDSENS_GIT_DIRTY_TEXT
+  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(WORDSENS_GIT_DIRTY_TEXT)
+  set(WORDSENS_GIT_SHA "${WORDSENS_GIT_SHA}-dirty")
+endif()
+# Re-run configure when HEAD moves so the recorded sha stays true.
+if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/.git/HEAD")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/.git/HEAD")
+endif()
+configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/version.hpp.in
+               ${CMAKE_CURRENT_BINARY_DIR}/generated/wordsens/version.hpp @ONLY)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian packages wordsens needs that are missing. Safe to run twice.
+# Without root it installs nothing and prints the one apt-get command to run.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake git pkg-config clang-format
+  libopenmpi-dev openmpi-bin
+  libeigen3-dev libhdf5-dev hdf5-tools libboost-program-options-dev librandom123-dev
+  libgtest-dev libbenchmark-dev
+  python3 python3-h5py python3-numpy python3-scipy python3-pandas python3-matplotlib python3-pytest
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install_deps: missing packages; as root run:" >&2
+  echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# All the tests: installs what is missing, builds with warnings as errors, runs ctest (unit tests,
+# MPI runs at 1–3 ranks, the Python analysis tests, the CLI checks).
+# Usage: bash jobs/test_all.sh [extra ctest arguments, e.g. -L unit]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash jobs/install_deps.sh
+# Open MPI refuses root without these; CI runs as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+cmake --preset ci >/dev/null
+cmake --build --preset ci -j "$(nproc)"
+ctest --preset ci -j "$(nproc)" "$@"

@@ -1,0 +1,12 @@
+#pragma once
+// `wordsens <command> …`: each command lives in its own file and parses its own options.
+// Return value is the process exit code (see exit_codes.hpp).
+namespace wordsens::cli {
+
+int ws_command(int argc, char** argv);     // ws_command.cpp: WS estimates without MPI/HDF5
+int gen_command(int argc, char** argv);    // gen_command.cpp: trained-head generalization
+int run_command(int argc, char** argv);    // run_command.cpp: the MPI Monte Carlo driver
+int merge_command(int argc, char** argv);  // merge_command.cpp: merge shard files
+int info_command(int argc, char** argv);   // info_command.cpp: what a results file holds
+
+}  // namespace wordsens::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Counter-based randomness (SPEC §6), after HOOMD-blue's RandomNumbers.h: Philox4x32-10 keyed by
+// (master seed, stream id), with a 128-bit counter (entity, matrix, row, column group). Every
+// random number is a pure function of (key, counter), so any entry of any random matrix can be
+// regenerated anywhere, in any order, by any rank, with the same bits.
+#include <Random123/philox.h>
+
+#include <array>
+#include <cstdint>
+
+#include "core/streams.hpp"
+
+namespace wordsens {
+
+/// Philox4x32-10 with a fixed key (master seed, stream). `block(c)` returns four independent
+/// 32-bit words for the counter c. The master seed is 32 bits wide because Philox4x32's key is
+/// 64 bits and the other half names the stream.
+class Philox {
+ public:
+  using Block = std::array<std::uint32_t, 4>;
+  using Counter = std::array<std::uint32_t, 4>;
+
+  Philox(std::uint32_t master_seed, Stream stream)
+      : key_{{master_seed, static_cast<std::uint32_t>(stream)}} {}
+
+  [[nodiscard]] Block block(const Counter& counter) const {
+    const r123::Philox4x32::ctr_type c = {{counter[0], counter[1], counter[2], counter[3]}};
+    const auto out = r123::Philox4x32()(c, key_);
+    return {out[0], out[1], out[2], out[3]};
+  }
+
+  [[nodiscard]] std::uint32_t master_seed() const { return key_[0]; }
+  [[nodiscard]] Stream stream() const { return static_cast<Stream>(key_[1]); }
+
+ private:
+  r123::Philox4x32::key_type key_;
+};
+
+/// 32 random bits → a double uniform in the open interval (0, 1): (u + 0.5)·2⁻³².
+/// Never 0 or 1, so log() in Box–Muller is finite.
+inline double open_unit_interval(std::uint32_t bits) {
+  return (static_cast<double>(bits) + 0.5) * (1.0 / 4294967296.0);
+}
+
+}  // namespace wordsens

@@ -1,0 +1,10 @@
+#pragma once
+#include "core/types.hpp"
+
+namespace wordsens {
+
+/// Rescales every row to Euclidean norm √d (the paper's normalisation, SPEC §1).
+/// A zero row cannot be rescaled: throws std::invalid_argument naming the row.
+[[nodiscard]] Matrix normalise_rows(Matrix X);
+
+}  // namespace wordsens

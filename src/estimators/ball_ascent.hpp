@@ -1,0 +1,37 @@
+#pragma once
+// Projected gradient ascent on the ball ‖x‖ ≤ radius, with an adaptive step and a stopping
+// rule on relative progress (SPEC §3). Minimisation is ascent on the negated objective.
+#include <functional>
+
+#include "core/types.hpp"
+
+namespace wordsens {
+
+/// value ← f(x), grad ← ∇f(x). Must not keep references to x or grad.
+using BallObjective = std::function<double(const Vector& x, Vector& grad)>;
+
+struct AscentOptions {
+  int max_evaluations = 300;     // per start
+  double relative_tolerance = 1e-7;  // stop when the best value improves by less than this
+  int patience = 10;             // … (relative) over this many consecutive accepted steps
+  double initial_step = 0.0;     // 0: choose from the first gradient (radius / ‖g‖ · 0.1)
+};
+
+struct AscentResult {
+  Vector argmax;        // the best point seen (never worse than the start)
+  double value = 0.0;   // f(argmax)
+  long evaluations = 0;
+};
+
+/// Maximises f over the ball from `start` (projected onto the ball first).
+[[nodiscard]] AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector start,
+                                            const AscentOptions& options);
+
+/// Minimises f over the ball: the result's `value` is f(argmin) (not negated).
+[[nodiscard]] AscentResult minimise_on_ball(const BallObjective& f, double radius, Vector start,
+                                            const AscentOptions& options);
+
+/// Projects x onto the ball of the given radius (in place).
+void project_onto_ball(Vector& x, double radius);
+
+}  // namespace wordsens

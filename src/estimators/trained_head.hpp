@@ -1,0 +1,65 @@
+#pragma once
+// Trained head and generalization after a one-word change (SPEC §4).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "estimators/ball_ascent.hpp"
+#include "estimators/positions.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+
+enum class Training { finetune, retrain };
+enum class HeadObjective { loss, align };
+
+[[nodiscard]] std::string to_string(Training t);
+[[nodiscard]] std::string to_string(HeadObjective o);
+[[nodiscard]] Training parse_training(const std::string& text);        // throws invalid_argument
+[[nodiscard]] HeadObjective parse_objective(const std::string& text);  // throws invalid_argument
+
+/// A training set and a new sample (X, y) outside it.
+struct GenProblem {
+  std::vector<Matrix> train;  // X_1 … X_N
+  Vector train_labels;        // y_m = ±1
+  Matrix test;                // X
+  double test_label = 1.0;    // y
+};
+
+/// Synthetic problem of a trial: texts from data/synthetic.hpp (test = sample 0, training =
+/// samples 1..N), labels sign(⟨vec(X), w⟩) with the trial's w.
+[[nodiscard]] GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d,
+                                               Index N, std::uint32_t trial);
+
+struct GenOptions {
+  std::vector<Training> trainings{Training::finetune, Training::retrain};
+  std::vector<HeadObjective> objectives{HeadObjective::loss};
+  PositionSet positions;  // default: all
+  AscentOptions ascent;
+  int sphere_starts = 1;
+  int near_origin_starts = 1;
+  bool guided_start = true;
+};
+
+/// One row of /gen: a (training mode, Δ objective) pair of one task.
+struct GenResult {
+  Training training = Training::finetune;
+  HeadObjective objective = HeadObjective::loss;
+  double t0 = 0, t1 = 0, D0 = 0, D1 = 0, E = 0;  // SPEC §4
+  double cond_K = 0;                             // 2-norm condition number of K = ΦΦᵀ
+  Index position = 0;                            // i* of the best Δ
+  Vector delta;                                  // Δ*
+  long evaluations = 0;
+};
+
+/// Trains the head(s) and searches Δ; one result per (training, objective) in option order.
+/// Throws std::invalid_argument when N ≥ p, std::runtime_error when K is numerically singular
+/// (the message says which).
+[[nodiscard]] std::vector<GenResult> evaluate_generalization(const FeatureMap& model,
+                                                             const GenProblem& problem,
+                                                             const GenOptions& options,
+                                                             std::uint32_t master_seed,
+                                                             std::uint32_t task_id);
+
+}  // namespace wordsens

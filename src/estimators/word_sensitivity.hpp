@@ -1,0 +1,45 @@
+#pragma once
+// Word-sensitivity estimator (SPEC §3): a certified lower bound S attained by a stored witness
+// (i*, Δ*), plus the model's certified upper bound where it has one (rf).
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/types.hpp"
+#include "estimators/ball_ascent.hpp"
+#include "estimators/positions.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+
+struct WsOptions {
+  PositionSet positions;          // default: all
+  AscentOptions ascent;
+  int sphere_starts = 1;          // random points on the sphere ‖Δ‖ = √d
+  int near_origin_starts = 1;     // 0.1·N(0, I)
+  bool guided_start = true;       // the model's suggested direction, scaled to the sphere
+  bool upper_bound = true;        // compute S_upper where the model has one
+};
+
+struct WsResult {
+  double S = 0.0;                       // ‖φ(X^{i*}(Δ*)) − φ(X)‖ / ‖φ(X)‖
+  std::optional<double> S_upper;        // certified upper bound (rf)
+  Index argmax_position = 0;            // i*
+  Vector witness;                       // Δ*
+  double phi_norm = 0.0;                // ‖φ(X)‖
+  std::vector<Index> positions;         // positions examined
+  std::vector<double> position_maxima;  // S attained at each examined position
+  long evaluations = 0;                 // objective + gradient evaluations, all starts
+};
+
+/// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
+/// function of (model, X, options, master seed, task id).
+[[nodiscard]] WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
+                                                 const WsOptions& options,
+                                                 std::uint32_t master_seed, std::uint32_t task_id);
+
+/// S recomputed from scratch (`model.features`) at a witness: the certification check.
+[[nodiscard]] double sensitivity_at(const FeatureMap& model, const Matrix& X, Index position,
+                                    const Vector& delta);
+
+}  // namespace wordsens

@@ -1,0 +1,1 @@
+// Placeholder until the HDF5 layer lands (issue 4).

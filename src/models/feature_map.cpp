@@ -1,0 +1,30 @@
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+
+std::optional<Vector> FeatureMap::guided_direction(const Matrix& /*X*/, Index /*position*/) const {
+  return std::nullopt;
+}
+
+std::optional<double> FeatureMap::sensitivity_upper_bound(const Matrix& /*X*/) const {
+  return std::nullopt;
+}
+
+Matrix FeatureMap::feature_matrix(std::span<const Matrix> samples) const {
+  Matrix phi(static_cast<Index>(samples.size()), feature_dim());
+  for (std::size_t m = 0; m < samples.size(); ++m) {
+    phi.row(static_cast<Index>(m)) = features(samples[m]).transpose();
+  }
+  return phi;
+}
+
+Matrix FeatureMap::gram(std::span<const Matrix> samples) const {
+  const Matrix phi = feature_matrix(samples);
+  return phi * phi.transpose();
+}
+
+Matrix FeatureMap::transpose_apply(std::span<const Matrix> samples, const Matrix& C) const {
+  return feature_matrix(samples).transpose() * C;
+}
+
+}  // namespace wordsens

@@ -1,0 +1,96 @@
+#pragma once
+// The interface every random-feature model implements (SPEC §2). Models are plain functions of
+// their inputs and their weights' random stream: no MPI, no files, no command line.
+//
+// Two ways to evaluate a model, and tests check that they agree:
+//  * `features(X)`: φ(X) from scratch, the plain reference computation;
+//  * `at_position(X, i)`: an evaluator specialised to perturbations of word i, which precomputes
+//    what does not depend on Δ so that φ(X^i(Δ)) and vector–Jacobian products cost what SPEC §3
+//    states (O(k·d) for rf, O(n·d + d²) for raf).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "core/types.hpp"
+
+namespace wordsens {
+
+/// Where a model's weights come from: Stream::weights, entity = task id (SPEC §6).
+struct WeightKey {
+  std::uint32_t master_seed;
+  std::uint32_t task_id;
+};
+
+enum class Activation { relu, tanh };
+
+/// Everything that determines a model, as read from the configuration.
+struct ModelSpec {
+  std::string name;  // rf | drf | raf | raf_relu
+  Index n = 0;       // words per text
+  Index d = 0;       // embedding dimension
+  Index k = 0;       // width of rf / drf (ignored by attention models)
+  int layers = 1;    // L for drf
+  Activation activation = Activation::relu;
+};
+
+/// Evaluates φ(X^i(Δ)) for one sample X and one word i, and the pullback of a cotangent through
+/// it. Stateful: `pullback` refers to the Δ of the latest `features_at` call.
+class PositionEvaluator {
+ public:
+  virtual ~PositionEvaluator() = default;
+
+  [[nodiscard]] virtual Index position() const = 0;
+  /// φ(X), the unperturbed features.
+  [[nodiscard]] virtual const Vector& base_features() const = 0;
+  /// out ← φ(X^i(Δ)).
+  virtual void features_at(const Vector& delta, Vector& out) = 0;
+  /// grad ← ∇_Δ ⟨c, φ(X^i(Δ))⟩ at the Δ of the latest `features_at`.
+  virtual void pullback(const Vector& cotangent, Vector& grad) = 0;
+};
+
+class FeatureMap {
+ public:
+  virtual ~FeatureMap() = default;
+
+  [[nodiscard]] virtual const ModelSpec& spec() const = 0;
+  /// p, the dimension of φ(X).
+  [[nodiscard]] virtual Index feature_dim() const = 0;
+
+  /// φ(X) from scratch.
+  [[nodiscard]] virtual Vector features(const Matrix& X) const = 0;
+
+  /// The fast evaluator for perturbations of word `position` of X.
+  [[nodiscard]] virtual std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
+                                                                       Index position) const = 0;
+
+  /// A starting direction suggested by the model's structure for word `position` (any norm;
+  /// the optimiser rescales it), or nullopt when the model has none.
+  [[nodiscard]] virtual std::optional<Vector> guided_direction(const Matrix& X,
+                                                               Index position) const;
+
+  /// A certified bound U ≥ sup_i sup_{‖Δ‖≤√d} ‖φ(X^i(Δ)) − φ(X)‖ (not divided by ‖φ(X)‖), when the
+  /// model has one (rf).
+  [[nodiscard]] virtual std::optional<double> sensitivity_upper_bound(const Matrix& X) const;
+
+  /// Gram matrix K = ΦΦᵀ of the samples' features (Φ's rows are φ(X_m)). Models whose Φ is too
+  /// large to store override this to stream it; the default builds Φ densely.
+  [[nodiscard]] virtual Matrix gram(std::span<const Matrix> samples) const;
+
+  /// Φᵀ C (p × C.cols()) for coefficients C (samples.size() × m); streamed like `gram`.
+  [[nodiscard]] virtual Matrix transpose_apply(std::span<const Matrix> samples,
+                                               const Matrix& C) const;
+
+  /// Φ itself (N × p), densely. For tests and small problems.
+  [[nodiscard]] Matrix feature_matrix(std::span<const Matrix> samples) const;
+};
+
+/// Builds a model by name; throws std::invalid_argument with a one-line message for an unknown
+/// name or sizes the model cannot take (e.g. drf layers that do not fit in memory).
+[[nodiscard]] std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key);
+
+/// The model names make_feature_map accepts, for --help texts and validation.
+[[nodiscard]] std::span<const std::string> known_models();
+
+}  // namespace wordsens

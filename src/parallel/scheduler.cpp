@@ -1,0 +1,1 @@
+// Placeholder until the MPI layer lands (issue 4).

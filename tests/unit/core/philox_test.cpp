@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core/gaussian.hpp"
+#include "data/synthetic.hpp"
+
+namespace wordsens {
+namespace {
+
+GaussianMatrix test_matrix(std::uint32_t entity = 7, std::uint32_t matrix = 3) {
+  return GaussianMatrix({Philox(12345, Stream::weights), entity, matrix}, 0.5);
+}
+
+TEST(Philox, SameCounterSameBitsDifferentKeyDifferentBits) {
+  const Philox a(1, Stream::weights), b(1, Stream::weights), c(2, Stream::weights),
+      s(1, Stream::samples);
+  EXPECT_EQ(a.block({1, 2, 3, 4}), b.block({1, 2, 3, 4}));
+  EXPECT_NE(a.block({1, 2, 3, 4}), c.block({1, 2, 3, 4}));
+  EXPECT_NE(a.block({1, 2, 3, 4}), s.block({1, 2, 3, 4}));
+  EXPECT_NE(a.block({1, 2, 3, 4}), a.block({1, 2, 3, 5}));
+}
+
+TEST(GaussianMatrix, WholeEqualsStitchedRowBlocksAndColumnBlocksBitwise) {
+  const auto V = test_matrix();
+  const Index rows = 37, cols = 53;  // deliberately not multiples of the 4-normal group
+  const Matrix whole = V.window(0, 0, rows, cols);
+
+  Matrix by_rows(rows, cols);
+  for (Index r0 = 0; r0 < rows; r0 += 5) {
+    const Index h = std::min<Index>(5, rows - r0);
+    by_rows.middleRows(r0, h) = V.window(r0, 0, h, cols);
+  }
+  Matrix by_cols(rows, cols);
+  for (Index c0 = 0; c0 < cols; c0 += 7) {  // odd widths: windows start off group boundaries
+    const Index w = std::min<Index>(7, cols - c0);
+    by_cols.middleCols(c0, w) = V.window(0, c0, rows, w);
+  }
+  // Reverse order of generation must not matter either.
+  Matrix reversed(rows, cols);
+  for (Index r = rows - 1; r >= 0; --r) reversed.row(r) = V.row_segment(r, 0, cols).transpose();
+
+  EXPECT_EQ(0, std::memcmp(whole.data(), by_rows.data(), sizeof(double) * whole.size()));
+  EXPECT_EQ(0, std::memcmp(whole.data(), by_cols.data(), sizeof(double) * whole.size()));
+  EXPECT_EQ(0, std::memcmp(whole.data(), reversed.data(), sizeof(double) * whole.size()));
+  for (Index r = 0; r < rows; r += 9)
+    for (Index c = 0; c < cols; c += 11) EXPECT_EQ(whole(r, c), V(r, c));
+}
+
+TEST(GaussianMatrix, FillHonoursRowStride) {
+  const auto V = test_matrix();
+  Matrix big = Matrix::Zero(4, 10);
+  V.fill(2, 3, 4, 6, big.data() + 2, 10);
+  EXPECT_EQ(big.block(0, 2, 4, 6), V.window(2, 3, 4, 6));
+  EXPECT_TRUE((big.leftCols(2).array() == 0).all());
+  EXPECT_TRUE((big.rightCols(2).array() == 0).all());
+}
+
+TEST(GaussianMatrix, DifferentEntitiesOrMatricesGiveDifferentNumbers) {
+  const Matrix a = test_matrix(1, 0).window(0, 0, 4, 4);
+  const Matrix b = test_matrix(2, 0).window(0, 0, 4, 4);
+  const Matrix c = test_matrix(1, 1).window(0, 0, 4, 4);
+  EXPECT_NE(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST(GaussianMatrix, MomentsAreThoseOfTheRequestedNormal) {
+  const Matrix x = test_matrix().window(0, 0, 400, 500);  // 200k normals, stddev 0.5
+  const double mean = x.mean();
+  const double var = (x.array() - mean).square().mean();
+  const double kurt = (x.array() - mean).pow(4).mean() / (var * var);
+  EXPECT_NEAR(mean, 0.0, 5 * 0.5 / std::sqrt(200000.0));
+  EXPECT_NEAR(var, 0.25, 0.25 * 5 * std::sqrt(2.0 / 200000.0));
+  EXPECT_NEAR(kurt, 3.0, 0.05);
+}
+
+TEST(Synthetic, RowsHaveNormSqrtDAndTextsAreNestedAcrossN) {
+  const Matrix X = synthetic_sample(9, 10, 16, 2, 0);
+  for (Index i = 0; i < X.rows(); ++i) EXPECT_NEAR(X.row(i).norm(), 4.0, 1e-12);
+  const Matrix Y = synthetic_sample(9, 20, 16, 2, 0);
+  EXPECT_EQ(X, Y.topRows(10));
+  EXPECT_NE(X, synthetic_sample(9, 10, 16, 3, 0));
+  EXPECT_NE(X, synthetic_sample(9, 10, 16, 2, 1));
+  const Vector w = synthetic_label_direction(9, 10, 16, 2);
+  EXPECT_NEAR(w.norm(), 1.0, 1e-12);
+  EXPECT_TRUE(synthetic_label(X, w) == 1.0 || synthetic_label(X, w) == -1.0);
+}
+
+}  // namespace
+}  // namespace wordsens
