@@ -1,0 +1,15 @@
+#include "grid/task.hpp"
+
+#include <stdexcept>
+
+namespace wordsens {
+
+std::string to_string(Experiment e) { return e == Experiment::ws ? "ws" : "gen"; }
+
+Experiment parse_experiment(const std::string& text) {
+  if (text == "ws") return Experiment::ws;
+  if (text == "gen") return Experiment::gen;
+  throw std::invalid_argument("unknown experiment '" + text + "' (expected ws or gen)");
+}
+
+}  // namespace wordsens

@@ -1,0 +1,28 @@
+#pragma once
+// A task is one (experiment, model, grid point, trial) (SPEC §6). Its output is a pure function
+// of (configuration, master seed, task id): the task id is also the Philox entity of the task's
+// weights and random starts.
+#include <cstdint>
+#include <string>
+
+#include "core/types.hpp"
+
+namespace wordsens {
+
+enum class Experiment : std::uint8_t { ws = 0, gen = 1 };
+
+[[nodiscard]] std::string to_string(Experiment e);
+[[nodiscard]] Experiment parse_experiment(const std::string& text);  // throws invalid_argument
+
+struct TaskSpec {
+  std::uint32_t task_id = 0;   // stable: position in the planned task table
+  std::uint32_t point_id = 0;  // stable id of (experiment, model, n, d, k, N, L)
+  Experiment experiment = Experiment::ws;
+  std::string model;           // rf | drf | raf | raf_relu
+  Index n = 0, d = 0, k = 0;   // k resolved to a number (k = 1.0D → n·d)
+  Index N = 0;                 // training-set size (gen; 0 for ws)
+  int layers = 1;              // L (drf; 1 otherwise)
+  std::uint32_t trial = 0;
+};
+
+}  // namespace wordsens
