@@ -1,0 +1,94 @@
+#pragma once
+// Every name of the results file, defined once (mirrored in analysis/FORMAT.md, which the
+// Python reader follows). Bump kFormatMajor when a reader of the old version would misread a
+// new file; bump kFormatMinor for additive changes (new datasets or attributes).
+#include <array>
+#include <cstddef>
+
+namespace wordsens::io::schema {
+
+inline constexpr const char* kFileType = "wordsens-results";
+inline constexpr int kFormatMajor = 1;
+inline constexpr int kFormatMinor = 0;
+inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
+
+// Root attributes (provenance).
+namespace attr {
+inline constexpr const char* kFileType = "filetype";
+inline constexpr const char* kFormatVersion = "format_version";  // int32[2]: major, minor
+inline constexpr const char* kSoftwareVersion = "software_version";
+inline constexpr const char* kGitSha = "git_sha";
+inline constexpr const char* kCreatedUtc = "created_utc";  // ISO 8601, e.g. 2026-11-26T00:10:00Z
+inline constexpr const char* kCommandLine = "command_line";
+inline constexpr const char* kMpiRanks = "mpi_ranks";        // int64
+inline constexpr const char* kMasterSeed = "master_seed";    // int64
+inline constexpr const char* kConfigText = "config_text";    // `key = value` lines
+inline constexpr const char* kConfigHash = "config_hash";    // FNV-1a 64 of config_text, 16 hex
+inline constexpr const char* kSaveWitness = "save_witness";  // int64 0/1
+inline constexpr const char* kMergedFrom = "merged_from";    // merge outputs only: input names
+}  // namespace attr
+
+// Groups.
+inline constexpr const char* kTasks = "/tasks";
+inline constexpr const char* kWs = "/ws";
+inline constexpr const char* kGen = "/gen";
+inline constexpr const char* kWitness = "/witness";
+inline constexpr const char* kSummary = "/summary";
+inline constexpr const char* kSummaryWs = "/summary/ws";
+inline constexpr const char* kSummaryGen = "/summary/gen";
+
+// Column names (datasets inside the groups above).
+namespace col {
+inline constexpr const char* kTaskId = "task_id";         // uint32
+inline constexpr const char* kPointId = "point_id";       // uint32
+inline constexpr const char* kExperiment = "experiment";  // uint8: 0 ws, 1 gen
+inline constexpr const char* kModel = "model";            // fixed string, kModelLength bytes
+inline constexpr const char* kN = "n";                    // int64
+inline constexpr const char* kD = "d";
+inline constexpr const char* kK = "k";
+inline constexpr const char* kNTrain = "N";
+inline constexpr const char* kLayers = "layers";
+inline constexpr const char* kTrial = "trial";  // uint32
+inline constexpr const char* kDone = "done";    // uint8 0/1
+
+inline constexpr const char* kS = "S";
+inline constexpr const char* kSUpper = "S_upper";
+inline constexpr const char* kArgmaxPosition = "argmax_position";
+inline constexpr const char* kPhiNorm = "phi_norm";
+inline constexpr const char* kEvaluations = "evaluations";
+inline constexpr const char* kSeconds = "seconds";
+inline constexpr const char* kWitnessOffset = "witness_offset";  // int64 into witness_values
+inline constexpr const char* kWitnessLength = "witness_length";  // int64 (0: none)
+inline constexpr const char* kWitnessValues = "witness_values";  // float64, flat
+
+inline constexpr const char* kTraining = "training";    // uint8: 0 finetune, 1 retrain
+inline constexpr const char* kObjective = "objective";  // uint8: 0 loss, 1 align
+inline constexpr const char* kT0 = "t0";
+inline constexpr const char* kT1 = "t1";
+inline constexpr const char* kD0 = "D0";
+inline constexpr const char* kD1 = "D1";
+inline constexpr const char* kE = "E";
+inline constexpr const char* kCondK = "cond_K";
+inline constexpr const char* kPosition = "position";
+
+// /witness arrays table.
+inline constexpr const char* kName = "name";  // fixed string, kModelLength bytes
+inline constexpr const char* kRows = "rows";
+inline constexpr const char* kCols = "cols";
+inline constexpr const char* kOffset = "offset";
+inline constexpr const char* kValues = "values";
+
+// Summaries: count plus <quantity>_<statistic>.
+inline constexpr const char* kCount = "count";  // int64
+inline constexpr std::array<const char*, 6> kStatistics = {"mean",   "std", "sem",
+                                                           "median", "q05", "q95"};
+}  // namespace col
+
+inline constexpr std::size_t kModelLength = 16;         // bytes of fixed strings (NUL padded)
+inline constexpr unsigned long long kChunkRows = 1024;  // chunk size of the 1-D columns
+
+// Configuration keys that legitimately differ between the shards of one job array; merge
+// ignores them when comparing config_text and drops them from the output's config_text.
+inline constexpr std::array<const char*, 2> kShardKeys = {"shard", "output"};
+
+}  // namespace wordsens::io::schema
