@@ -1,0 +1,33 @@
+#include "estimators/head_objectives.hpp"
+
+#include <memory>
+#include <stdexcept>
+
+namespace wordsens {
+
+ReadoutTarget loss_target(const Vector& theta, double changed_label) {
+  return {theta, changed_label};
+}
+
+ReadoutTarget align_target(const Vector& u) {
+  const double norm2 = u.squaredNorm();
+  if (!(norm2 > 0.0)) {
+    throw std::runtime_error(
+        "align objective: u is zero (φ(X) lies in the span of the rows of Φ)");
+  }
+  return {u / norm2, -1.0};
+}
+
+BallObjective readout_objective(PositionEvaluator& evaluator, const ReadoutTarget& readout) {
+  // The feature buffer is shared by the calls (one optimiser at a time uses it).
+  auto features = std::make_shared<Vector>(readout.v.size());
+  return [&evaluator, &readout, features](const Vector& delta, Vector& grad) {
+    evaluator.features_at(delta, *features);
+    const double residual = features->dot(readout.v) - readout.target;
+    evaluator.pullback(readout.v, grad);
+    grad *= 2.0 * residual;
+    return residual * residual;
+  };
+}
+
+}  // namespace wordsens
