@@ -1,13 +1,16 @@
 #include "core/gaussian.hpp"
 
-#include <cmath>
-#include <numbers>
+#include <algorithm>
+#include <array>
 #include <stdexcept>
+
+#include "core/box_muller.hpp"
 
 namespace wordsens {
 namespace {
 
-constexpr Index kGroup = 4;  // normals per Philox block
+constexpr Index kGroup = 4;         // normals per Philox block
+constexpr Index kChunkGroups = 64;  // blocks transformed per vectorised batch (fits in L1)
 
 void check_index_range(Index row0, Index rows, Index col0, Index cols) {
   constexpr Index kLimit = Index{1} << 32;
@@ -17,19 +20,49 @@ void check_index_range(Index row0, Index rows, Index col0, Index cols) {
   }
 }
 
-/// The four standard normals of one Philox block (two Box–Muller pairs).
-inline void four_normals(const Philox::Block& bits, double out[4]) {
-  constexpr double kTwoPi = 2.0 * std::numbers::pi;
-  for (int pair = 0; pair < 2; ++pair) {
-    const double radius = std::sqrt(-2.0 * std::log(open_unit_interval(bits[2 * pair])));
-    const double angle = kTwoPi * open_unit_interval(bits[2 * pair + 1]);
-    out[2 * pair] = radius * std::cos(angle);
-    out[2 * pair + 1] = radius * std::sin(angle);
+inline Philox::Counter counter_of(const RandomMatrixId& id, Index row, Index group) {
+  return {id.entity, id.matrix, static_cast<std::uint32_t>(row), static_cast<std::uint32_t>(group)};
+}
+
+/// Philox words of `count` consecutive blocks of one row, split by role (structure of arrays).
+// target_clones: an AVX2 copy is chosen at run time where the CPU has it; integer and IEEE
+// arithmetic (no FMA: -ffp-contract=off) give the same bits in every copy.
+__attribute__((target_clones("avx2", "default"))) void philox_words(
+    const RandomMatrixId& id, Index row, Index first_group, Index count,
+    std::uint32_t* __restrict radius0, std::uint32_t* __restrict angle0,
+    std::uint32_t* __restrict radius1, std::uint32_t* __restrict angle1) {
+  for (Index g = 0; g < count; ++g) {
+    const Philox::Block b = id.rng.block(counter_of(id, row, first_group + g));
+    radius0[g] = b[0];
+    angle0[g] = b[1];
+    radius1[g] = b[2];
+    angle1[g] = b[3];
   }
 }
 
-inline Philox::Counter counter_of(const RandomMatrixId& id, Index row, Index group) {
-  return {id.entity, id.matrix, static_cast<std::uint32_t>(row), static_cast<std::uint32_t>(group)};
+/// Box–Muller over arrays of words: one branch-free loop that the compiler vectorises.
+__attribute__((target_clones("avx2", "default"))) void box_muller_words(
+    const std::uint32_t* __restrict radius_words, const std::uint32_t* __restrict angle_words,
+    Index count, double* __restrict z_cos, double* __restrict z_sin) {
+  for (Index g = 0; g < count; ++g) {
+    box_muller::normal_pair(radius_words[g], angle_words[g], z_cos[g], z_sin[g]);
+  }
+}
+
+/// Normals of `count` ≤ kChunkGroups consecutive blocks (groups first_group …) of one row,
+/// scaled, into out (4·count values, entry 4g + j is normal j of block g). Every entry's bits
+/// depend only on its own block, never on the batch it was generated in.
+void row_normals(const RandomMatrixId& id, Index row, Index first_group, Index count, double scale,
+                 double* out) {
+  std::array<std::uint32_t, kChunkGroups> words[4];
+  philox_words(id, row, first_group, count, words[0].data(), words[1].data(), words[2].data(),
+               words[3].data());
+  std::array<double, kChunkGroups> z[4];
+  box_muller_words(words[0].data(), words[1].data(), count, z[0].data(), z[1].data());
+  box_muller_words(words[2].data(), words[3].data(), count, z[2].data(), z[3].data());
+  for (Index g = 0; g < count; ++g) {
+    for (Index j = 0; j < kGroup; ++j) out[g * kGroup + j] = scale * z[j][g];
+  }
 }
 
 }  // namespace
@@ -37,8 +70,8 @@ inline Philox::Counter counter_of(const RandomMatrixId& id, Index row, Index gro
 double GaussianMatrix::operator()(Index row, Index col) const {
   check_index_range(row, 1, col, 1);
   double normals[kGroup];
-  four_normals(id_.rng.block(counter_of(id_, row, col / kGroup)), normals);
-  return stddev_ * normals[col % kGroup];
+  row_normals(id_, row, col / kGroup, 1, stddev_, normals);
+  return normals[col % kGroup];
 }
 
 void GaussianMatrix::fill(Index row0, Index col0, Index rows, Index cols, double* out,
@@ -46,15 +79,17 @@ void GaussianMatrix::fill(Index row0, Index col0, Index rows, Index cols, double
   check_index_range(row0, rows, col0, cols);
   if (rows == 0 || cols == 0) return;
   const Index first_group = col0 / kGroup;
-  const Index last_group = (col0 + cols - 1) / kGroup;
-  double normals[kGroup];
+  const Index end_group = (col0 + cols - 1) / kGroup + 1;
+  std::array<double, kChunkGroups * kGroup> buffer;
   for (Index r = 0; r < rows; ++r) {
     double* out_row = out + r * out_row_stride;
-    for (Index g = first_group; g <= last_group; ++g) {
-      four_normals(id_.rng.block(counter_of(id_, row0 + r, g)), normals);
-      const Index begin = std::max(g * kGroup, col0);
-      const Index end = std::min((g + 1) * kGroup, col0 + cols);
-      for (Index c = begin; c < end; ++c) out_row[c - col0] = stddev_ * normals[c - g * kGroup];
+    for (Index g0 = first_group; g0 < end_group; g0 += kChunkGroups) {
+      const Index count = std::min(kChunkGroups, end_group - g0);
+      row_normals(id_, row0 + r, g0, count, stddev_, buffer.data());
+      const Index begin = std::max(g0 * kGroup, col0);
+      const Index end = std::min((g0 + count) * kGroup, col0 + cols);
+      std::copy(buffer.data() + (begin - g0 * kGroup), buffer.data() + (end - g0 * kGroup),
+                out_row + (begin - col0));
     }
   }
 }
