@@ -1,0 +1,59 @@
+"""Every HDF5 name the reader uses, in one place, mirroring analysis/FORMAT.md.
+
+The C++ writer defines the same names once in src/io/schema.hpp; when FORMAT.md changes, this
+module is the only file of the package that has to follow.
+"""
+
+FILETYPE = "wordsens-results"
+SUPPORTED_MAJOR = 1  # the reader understands format_version [1, *]
+
+# Root attributes.
+ATTR_FILETYPE = "filetype"
+ATTR_FORMAT_VERSION = "format_version"
+PROVENANCE_ATTRS = (
+    "software_version",
+    "git_sha",
+    "created_utc",
+    "command_line",
+    "mpi_ranks",
+    "master_seed",
+    "config_text",
+)
+
+# Groups: one 1-D dataset per column, all columns of a group have the same length.
+GROUP_TASKS = "tasks"
+GROUP_WS = "ws"
+GROUP_GEN = "gen"
+GROUP_WITNESS = "witness"
+GROUP_SUMMARY = "summary"
+GROUP_SUMMARY_WS = "summary/ws"
+GROUP_SUMMARY_GEN = "summary/gen"
+
+TASK_COLUMNS = ("task_id", "point_id", "experiment", "model", "n", "d", "k", "N", "layers",
+                "trial", "done")
+WS_COLUMNS = ("task_id", "S", "S_upper", "argmax_position", "phi_norm", "evaluations", "seconds",
+              "witness_offset", "witness_length")
+GEN_COLUMNS = (
+    "task_id", "training", "objective", "t0", "t1", "D0", "D1", "E", "cond_K", "position",
+    "evaluations", "seconds", "witness_offset", "witness_length",
+)
+DONE = "done"
+
+# Flat value arrays that live next to the columns but are not columns (other lengths).
+BLOB_DATASETS = ("witness_values", "values")
+RECORD_WITNESS_VALUES = "witness_values"  # Δ* of record r: [witness_offset, +witness_length)
+
+# /witness: a table of named arrays (one row per array) over the flat dataset `values`.
+WITNESS_COLUMNS = ("task_id", "name", "position", "rows", "cols", "offset")
+WITNESS_VALUES = "values"
+WITNESS_DELTA = "delta"  # 1 × d, position = i*
+WITNESS_X = "X"          # the sample, n × d (rows already rescaled to norm √d)
+WITNESS_W = "W"          # attention weights, d × d
+
+# Task columns joined onto the record tables (ws, gen).
+JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "trial")
+
+# Integer codes of enumerations stored as numbers (SPEC §4; src/grid/records.hpp).
+EXPERIMENTS = {0: "ws", 1: "gen"}
+TRAININGS = {0: "finetune", 1: "retrain"}
+OBJECTIVES = {0: "loss", 1: "align"}

@@ -1,0 +1,174 @@
+"""Figures of the report (PNG and PDF, Agg backend: no display needed)."""
+from __future__ import annotations
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from . import stats  # noqa: E402
+
+MODEL_STYLE = {
+    "rf": dict(color="tab:blue", marker="o"),
+    "drf": dict(color="tab:green", marker="s"),
+    "raf": dict(color="tab:red", marker="^"),
+    "raf_relu": dict(color="tab:purple", marker="v"),
+}
+OBJECTIVE_STYLE = {"loss": "-", "align": "--", "best": ":"}
+S_LABEL = "word sensitivity S = ‖φ(Xⁱ(Δ)) − φ(X)‖ / ‖φ(X)‖  (dimensionless)"
+N_LABEL = "sequence length n  (tokens per sample)"
+
+
+def _save(fig, outdir: str, name: str) -> list:
+    paths = []
+    for ext in ("png", "pdf"):
+        p = os.path.join(outdir, f"{name}.{ext}")
+        fig.savefig(p, dpi=130, bbox_inches="tight")
+        paths.append(p)
+    plt.close(fig)
+    return paths
+
+
+def _log_ticks(ax, axis: str) -> None:
+    """Plain-number labels at 1, 2, 5 × 10^k: log axes over a decade or less stay readable."""
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    a.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    a.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_formatter(ticker.NullFormatter())
+
+
+def _style(model: str) -> dict:
+    return MODEL_STYLE.get(model, dict(color="black", marker="x"))
+
+
+def _mean_ci(g: pd.DataFrame, value: str) -> pd.DataFrame:
+    rows = []
+    for n, gn in g.groupby("n", sort=True):
+        est, lo, hi = stats.bootstrap_ci(gn[value])
+        rows.append((n, est, lo, hi, gn[value].count()))
+    return pd.DataFrame(rows, columns=["n", "mean", "lo", "hi", "count"])
+
+
+def _errorbar(ax, t: pd.DataFrame, label: str, **style):
+    lo = np.where(np.isfinite(t["lo"]), t["mean"] - t["lo"], 0.0)
+    hi = np.where(np.isfinite(t["hi"]), t["hi"] - t["mean"], 0.0)
+    ax.errorbar(t["n"], t["mean"], yerr=[np.maximum(lo, 0), np.maximum(hi, 0)], capsize=3,
+                label=label, lw=1.5, ms=5, **style)
+
+
+def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
+    """WS against n on log–log axes, one panel per d, every model, guides of slope −1/2 and 0."""
+    if ws.empty:
+        return []
+    ds = sorted(ws["d"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(5.2 * len(ds), 4.4), squeeze=False)
+    for ax, d in zip(axes[0], ds):
+        wd = ws[ws["d"] == d]
+        for (model, L), g in wd.groupby(["model", "layers"], sort=True):
+            label = f"{model} (L={L})" if model == "drf" else model
+            st = _style(model)
+            if model == "rf" and "S_upper" in g and g["S_upper"].notna().any():
+                up = g.groupby("n")["S_upper"].mean()
+                lo = g.groupby("n")["S"].mean()
+                ax.fill_between(up.index, lo.values, up.values, color=st["color"], alpha=0.15,
+                                label="rf bracket [S, S_upper] (means)")
+            _errorbar(ax, _mean_ci(g, "S"), f"{label}: mean S, 95% CI", **st)
+        ns = np.array(sorted(wd["n"].unique()), dtype=float)
+        if len(ns) >= 2:
+            ref = wd.groupby("n")["S"].mean()
+            y0 = float(np.exp(np.log(ref[ref > 0]).mean())) if (ref > 0).any() else 1.0
+            n0 = float(np.exp(np.log(ns).mean()))
+            ax.plot(ns, y0 * (ns / n0) ** -0.5, "k--", lw=1, alpha=0.6, label="guide: slope −1/2")
+            ax.plot(ns, y0 * (ns / n0) ** 0.0, "k:", lw=1, alpha=0.6, label="guide: slope 0")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        _log_ticks(ax, "x")
+        _log_ticks(ax, "y")
+        ax.set_xlabel(N_LABEL)
+        ax.set_ylabel(S_LABEL, fontsize=8)
+        ax.set_title(f"Word sensitivity vs n (d = {d})")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return _save(fig, outdir, "ws_vs_n")
+
+
+def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
+    """Test error E after the one-word change, per model / training mode / objective."""
+    if gen.empty:
+        return []
+    ds = sorted(gen["d"].unique())
+    trainings = sorted(gen["training"].unique())
+    fig, axes = plt.subplots(len(trainings), len(ds), figsize=(5.4 * len(ds), 4.0 * len(trainings)),
+                             squeeze=False)
+    for i, training in enumerate(trainings):
+        for j, d in enumerate(ds):
+            ax = axes[i][j]
+            g = gen[(gen["training"] == training) & (gen["d"] == d)]
+            for (model, objective), gm in g.groupby(["model", "objective"], sort=True):
+                st = _style(model)
+                t = _mean_ci(gm, "E")
+                _errorbar(ax, t, f"{model}, Δ by {objective}", color=st["color"],
+                          marker=st["marker"], ls=OBJECTIVE_STYLE.get(objective, "-"))
+            ax.axhline(4.0, color="gray", ls="--", lw=1, label="E = 4 (D1 = y: wrong label)")
+            ax.axhline(0.0, color="gray", ls=":", lw=1, label="E = 0 (right label)")
+            ax.set_xscale("log")
+            _log_ticks(ax, "x")
+            ax.set_xlabel(N_LABEL)
+            ax.set_ylabel("test error E = (D1 − y_Δ)²  (dimensionless)", fontsize=8)
+            ax.set_title(f"Generalization after a one-word change ({training}, d = {d})",
+                         fontsize=10)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return _save(fig, outdir, "gen_error")
+
+
+def softmax_rows(s: np.ndarray) -> np.ndarray:
+    z = s - s.max(axis=1, keepdims=True)  # shift by the row maximum: scores reach hundreds
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def attention(X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """softmax(X W Xᵀ / √d) of a stored sample (its rows are already rescaled to norm √d)."""
+    d = X.shape[1]
+    return softmax_rows(X @ W @ X.T / np.sqrt(d))
+
+
+def witness_figure(witness, outdir: str) -> list:
+    """Attention matrix before and after the one-word change of a saved raf witness."""
+    if witness is None or witness.X is None or witness.W is None:
+        return []
+    X = np.asarray(witness.X, dtype=float)
+    i = int(witness.position)
+    Xp = X.copy()
+    Xp[i] += np.asarray(witness.delta, dtype=float)
+    A, Ap = attention(X, witness.W), attention(Xp, witness.W)
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
+    vmax = max(A.max(), Ap.max())
+    for ax, M, title in ((axes[0], A, "before: softmax(XWXᵀ/√d)"),
+                         (axes[1], Ap, f"after changing word i* = {i}")):
+        im = ax.imshow(M, cmap="viridis", vmin=0, vmax=vmax, aspect="equal")
+        ax.set_title(title)
+        ax.set_xlabel("key position l (word attended to)")
+        ax.set_ylabel("query position j")
+        fig.colorbar(im, ax=ax, fraction=0.046, label="attention weight A_jl")
+    diff = Ap - A
+    m = np.abs(diff).max() or 1.0
+    im = axes[2].imshow(diff, cmap="RdBu_r", vmin=-m, vmax=m, aspect="equal")
+    axes[2].set_title("change (after − before)")
+    axes[2].set_xlabel("key position l (word attended to)")
+    axes[2].set_ylabel("query position j")
+    fig.colorbar(im, ax=axes[2], fraction=0.046, label="Δ attention weight")
+    n, d = X.shape
+    fig.suptitle(f"raf witness, task {witness.task_id}: n = {n}, d = {d}, "
+                 f"‖Δ*‖ = {np.linalg.norm(witness.delta):.3g} (≤ √d = {np.sqrt(d):.3g}), "
+                 f"S = {witness.S:.3g}")
+    fig.tight_layout()
+    return _save(fig, outdir, "raf_witness_attention")
