@@ -1,0 +1,138 @@
+"""Reading results files: header checks, joins, partial and still-open files, witnesses."""
+import subprocess
+import sys
+import textwrap
+
+import h5py
+import numpy as np
+import pytest
+from conftest import ROOT, synthetic_tables, write_results
+
+from wordsens_analysis import ResultsFileError, names, read_results
+
+
+def test_reads_tables_joined_with_their_tasks(synthetic_file):
+    res = read_results(synthetic_file)
+    assert res.format_version == (1, 0) and res.complete
+    assert res.attrs["filetype"] == "wordsens-results"
+    assert set(res.tasks["model"]) == {"rf", "drf", "raf", "raf_relu"}  # fixed strings decoded
+    assert set(res.tasks["experiment"]) == {"ws", "gen"}
+    assert len(res.ws) == 4 * 5 * 12 and len(res.gen) == 2 * 5 * 12 * 4
+    for col in ("model", "n", "d", "k", "N", "layers", "trial", "S", "S_upper"):
+        assert col in res.ws, col
+    assert set(res.gen["training"]) == {"finetune", "retrain"}
+    assert set(res.gen["objective"]) == {"loss", "align"}
+    # The join is right: the S of a task equals the one written for it.
+    with h5py.File(synthetic_file, "r") as f:
+        tid, S = f["ws/task_id"][7], f["ws/S"][7]
+        model = f["tasks/model"][tid].decode()
+    row = res.ws[res.ws.task_id == tid].iloc[0]
+    assert row["S"] == S and row["model"] == model
+
+
+def test_newer_major_version_is_refused(tmp_path):
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
+    path = write_results(tmp_path / "v2.h5", tasks, ws, gen, version=(2, 0))
+    with pytest.raises(ResultsFileError, match=r"format_version 2\.0 is newer than this reader"):
+        read_results(path)
+
+
+def test_newer_minor_version_is_read(tmp_path):
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
+    res = read_results(write_results(tmp_path / "v1_7.h5", tasks, ws, gen, version=(1, 7)))
+    assert res.format_version == (1, 7) and len(res.ws) == 4
+
+
+def test_other_files_are_refused(tmp_path):
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
+    other = write_results(tmp_path / "other.h5", tasks, ws, gen, filetype="something-else")
+    with pytest.raises(ResultsFileError, match="not a wordsens results file"):
+        read_results(other)
+    text = tmp_path / "text.h5"
+    text.write_text("hello\n")
+    with pytest.raises(ResultsFileError, match="not an HDF5 file"):
+        read_results(text)
+    with pytest.raises(ResultsFileError, match="no such file"):
+        read_results(tmp_path / "missing.h5")
+
+
+def test_partial_file(tmp_path):
+    """A run killed mid-way: some tasks not done, orphan rows, a column one row longer."""
+    tasks, ws, gen = synthetic_tables(trials=4)
+    # Tasks after the first 30 are not done; their ws rows beyond 35 were never written, rows
+    # 30..34 are orphans (written, done flag not flushed).
+    tasks["done"][30:] = 0
+    ws = {k: v[:35] for k, v in ws.items()}
+    ws["S"] = np.append(ws["S"], 0.5)  # a row being appended when the file was read
+    path = write_results(tmp_path / "partial.h5", tasks, ws, gen={k: v[:0] for k, v in gen.items()})
+    with pytest.warns(UserWarning):
+        res = read_results(path)
+    assert not res.complete and res.done == 30 and res.planned == len(tasks["task_id"])
+    assert len(res.ws) == 30 and res.ws["task_id"].max() == 29
+    assert res.gen.empty
+    assert any("unequal length" in n for n in res.notes)
+    assert any("not marked done" in n for n in res.notes)
+
+
+WRITER = textwrap.dedent("""
+    import sys, h5py, numpy as np
+    sys.path.insert(0, {tests!r}); sys.path.insert(0, {analysis!r})
+    from conftest import synthetic_tables, write_table
+    tasks, ws, gen = synthetic_tables(ns=(10, 20, 40), trials=3)
+    f = h5py.File({path!r}, "w", libver="latest")
+    f.attrs["filetype"] = "wordsens-results"
+    f.attrs["format_version"] = np.array([1, 0], dtype=np.int32)
+    write_table(f, "tasks", tasks)
+    write_table(f, "ws", {{k: v[:5] for k, v in ws.items()}})
+    f.swmr_mode = True
+    f["ws/S"].resize((6,)); f["ws/S"][5] = 1.0; f.flush()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    f.close()
+""")
+
+
+def test_reads_a_file_the_writer_still_holds_open(tmp_path):
+    path = str(tmp_path / "open.h5")
+    code = WRITER.format(tests=str(ROOT + "/tests/python"), analysis=ROOT + "/analysis", path=path)
+    writer = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "ready"
+        with pytest.warns(UserWarning):
+            res = read_results(path)
+        assert len(res.ws) == 5  # the half-appended sixth row is cut
+        assert res.complete  # fixture marks every task done; the rows say otherwise
+    finally:
+        writer.stdin.write("\n")
+        writer.stdin.flush()
+        writer.wait(timeout=30)
+    assert writer.returncode == 0
+
+
+def test_witness_arrays(tmp_path):
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=3, models=("raf",), gen_models=())
+    rng = np.random.default_rng(0)
+    X, W, delta = rng.normal(size=(10, 8)), rng.normal(size=(8, 8)), rng.normal(size=8)
+    wit = [dict(task_id=1, position=4, delta=delta, X=X, W=W)]
+    res = read_results(write_results(tmp_path / "w.h5", tasks, ws, gen, witnesses=wit))
+    (w,) = res.witnesses
+    assert w.task_id == 1 and w.position == 4 and w.model == "raf"
+    np.testing.assert_array_equal(w.X, X)
+    np.testing.assert_array_equal(w.W, W)
+    np.testing.assert_array_equal(w.delta, delta)
+    assert w.S == res.ws.loc[res.ws.task_id == 1, "S"].iloc[0]
+
+
+def test_names_mirror_the_cpp_schema():
+    """Every name the reader uses is defined in src/io/schema.hpp (the writer's single source)."""
+    schema = open(f"{ROOT}/src/io/schema.hpp", encoding="utf-8").read()
+    used = {names.FILETYPE, names.ATTR_FILETYPE, names.ATTR_FORMAT_VERSION, names.DONE,
+            *names.TASK_COLUMNS, *names.WS_COLUMNS, *names.GEN_COLUMNS, *names.WITNESS_COLUMNS,
+            names.WITNESS_VALUES, *names.BLOB_DATASETS}
+    used |= {"/" + g for g in (names.GROUP_TASKS, names.GROUP_WS, names.GROUP_GEN,
+                               names.GROUP_WITNESS, names.GROUP_SUMMARY_WS,
+                               names.GROUP_SUMMARY_GEN)}
+    missing = sorted(n for n in used if f'"{n}"' not in schema)
+    assert not missing, f"names not in schema.hpp: {missing}"
+    assert f"kFormatMajor = {names.SUPPORTED_MAJOR};" in schema
