@@ -1,0 +1,52 @@
+// Cost of the random numbers everything else is made of, and the machine's DGEMM rate (the
+// yardstick for the Gram and feature phases of gen, issue 8 target 4).
+#include <benchmark/benchmark.h>
+
+#include "core/gaussian.hpp"
+
+namespace wordsens {
+namespace {
+
+void BM_GaussianFill(benchmark::State& state) {
+  const GaussianMatrix V({Philox(1, Stream::weights), 0, 0}, 1.0);
+  const Index rows = 64, cols = state.range(0);
+  Matrix out(rows, cols);
+  Index row0 = 0;
+  for (auto _ : state) {
+    V.fill(row0, 0, rows, cols, out.data(), cols);
+    row0 += rows;
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * rows * cols);  // items = normals
+}
+BENCHMARK(BM_GaussianFill)->Arg(768)->Arg(4096)->Unit(benchmark::kMicrosecond);
+
+void BM_PhiloxBlock(benchmark::State& state) {
+  const Philox rng(1, Stream::weights);
+  std::uint32_t i = 0, sink = 0;
+  for (auto _ : state) {
+    sink ^= rng.block({0, 0, 0, ++i})[0];
+    benchmark::DoNotOptimize(sink);
+  }
+  state.SetItemsProcessed(state.iterations() * 4);  // items = 32-bit words
+}
+BENCHMARK(BM_PhiloxBlock);
+
+/// C = A·Bᵀ with Eigen, the product shape of the Gram phase (N × D times D × block).
+void BM_Dgemm(benchmark::State& state) {
+  const Index n = state.range(0);
+  const GaussianMatrix G({Philox(2, Stream::weights), 0, 0}, 1.0);
+  const Matrix A = G.window(0, 0, n, n), B = G.window(n, 0, n, n);
+  Matrix C(n, n);
+  for (auto _ : state) {
+    C.noalias() = A * B.transpose();
+    benchmark::DoNotOptimize(C.data());
+  }
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * n * n * n * state.iterations(), benchmark::Counter::kIsRate,
+                         benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_Dgemm)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace wordsens
