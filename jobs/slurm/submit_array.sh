@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Submits a wordsens study as a job array of N shards plus a merge job that runs only after every
+# shard has succeeded (--dependency=afterok). Shards go to PREFIX.shard-i-of-N.h5, the merged
+# results to PREFIX.h5, logs to the current directory.
+# Usage: jobs/slurm/submit_array.sh CONFIG.ini N [PREFIX [more `wordsens run` options]]
+#   PREFIX defaults to results/<config name>. Extra sbatch options for every job (e.g. "-N 2 -p
+#   long"): WORDSENS_SBATCH_ARGS; partition/account/time also from SBATCH_PARTITION,
+#   SBATCH_ACCOUNT, SBATCH_TIMELIMIT (read by sbatch itself).
+# Prints "array job <id>" and "merge job <id>".
+set -euo pipefail
+
+if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then
+  echo "usage: submit_array.sh CONFIG.ini N [PREFIX [wordsens run options]]   (N >= 1 shards)" >&2
+  exit 2
+fi
+config=$1
+shards=$2
+prefix=${3:-results/$(basename "${config%.*}")}
+shift $(($# < 3 ? $# : 3))
+[ -f "$config" ] || {
+  echo "submit_array.sh: no such config file: $config" >&2
+  exit 2
+}
+command -v sbatch >/dev/null || {
+  echo "submit_array.sh: sbatch not found (run on a Slurm login node)" >&2
+  exit 2
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The jobs run copies of the scripts from Slurm's spool, so tell them where the repository is.
+export WORDSENS_HOME=${WORDSENS_HOME:-$(cd "$here/../.." && pwd)}
+mkdir -p "$(dirname "$prefix")"
+# Absolute paths: the jobs may start in another directory than this shell.
+config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
+prefix=$(cd "$(dirname "$prefix")" && pwd)/$(basename "$prefix")
+
+# shellcheck disable=SC2206  # extra sbatch options, split on purpose
+extra=(${WORDSENS_SBATCH_ARGS:-})
+array_id=$(sbatch --parsable "${extra[@]}" --array="0-$((shards - 1))" \
+  "$here/array.sbatch" "$config" "$prefix" "$@")
+array_id=${array_id%%;*}   # --parsable prints "id" or "id;cluster"
+merge_id=$(sbatch --parsable "${extra[@]}" --dependency="afterok:${array_id}" --kill-on-invalid-dep=yes \
+  "$here/merge.sbatch" "$prefix" "$shards")
+merge_id=${merge_id%%;*}
+echo "array job ${array_id}"
+echo "merge job ${merge_id}"
