@@ -1,0 +1,34 @@
+#pragma once
+// The pointwise nonlinearity ϕ of rf and drf (SPEC §2) and its derivative. Both are 1-Lipschitz,
+// which the rf upper bound relies on.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/types.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+
+/// out ← ϕ(z) entrywise.
+inline void activate(Activation act, const Vector& z, Vector& out) {
+  if (act == Activation::relu) {
+    out = z.cwiseMax(0.0);
+  } else {
+    out = z.array().tanh().matrix();
+  }
+}
+
+/// g ← g ⊙ ϕ'(z) entrywise. ReLU'(0) is taken as 0 (a subgradient; z = 0 exactly has
+/// probability 0 for random weights).
+inline void multiply_by_derivative(Activation act, const Vector& z, Vector& g) {
+  if (act == Activation::relu) {
+    g = (z.array() > 0.0).select(g, 0.0);
+  } else {
+    g.array() *= 1.0 - z.array().tanh().square();
+  }
+}
+
+inline std::string to_string(Activation act) { return act == Activation::relu ? "relu" : "tanh"; }
+
+}  // namespace wordsens

@@ -1,0 +1,70 @@
+#include "models/attention.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/gaussian.hpp"
+
+namespace wordsens {
+
+Matrix normalise_scores(const Matrix& S, AttentionKind kind) {
+  Matrix A(S.rows(), S.cols());
+  for (Index j = 0; j < S.rows(); ++j) {
+    if (kind == AttentionKind::softmax) {
+      const double m = S.row(j).maxCoeff();  // shift: every exponent ≤ 0, the largest is 1
+      A.row(j) = (S.row(j).array() - m).exp().matrix();
+      A.row(j) /= A.row(j).sum();
+    } else {
+      A.row(j) = S.row(j).cwiseMax(0.0);
+      const double R = A.row(j).sum();
+      if (R > 0.0) {
+        A.row(j) /= R;
+      } else {
+        A.row(j).setZero();
+      }
+    }
+  }
+  return A;
+}
+
+AttentionFeatures::AttentionFeatures(ModelSpec spec, WeightKey key, AttentionKind kind)
+    : spec_(std::move(spec)), kind_(kind) {
+  const GaussianMatrix gen({Philox(key.master_seed, Stream::weights), key.task_id, 0},
+                           std::sqrt(1.0 / static_cast<double>(spec_.d)));
+  W_ = gen.window(0, 0, spec_.d, spec_.d);
+}
+
+void AttentionFeatures::check_sample(const Matrix& X) const {
+  if (X.rows() != spec_.n || X.cols() != spec_.d) {
+    throw std::invalid_argument(spec_.name + ": sample is " + std::to_string(X.rows()) + "x" +
+                                std::to_string(X.cols()) + ", model expects " +
+                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
+  }
+}
+
+Vector AttentionFeatures::features_with(const Matrix& X, const Matrix& W, AttentionKind kind) {
+  const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(X.cols()));
+  const Matrix S = (X * W) * X.transpose() * inv_sqrt_d;
+  const Matrix Y = normalise_scores(S, kind) * X;
+  return vec(Y);  // row-major: y_1, …, y_n
+}
+
+Vector AttentionFeatures::features(const Matrix& X) const {
+  check_sample(X);
+  return features_with(X, W_, kind_);
+}
+
+std::unique_ptr<PositionEvaluator> AttentionFeatures::at_position(const Matrix& X,
+                                                                  Index position) const {
+  check_sample(X);
+  return make_attention_evaluator(X, W_, kind_, position);
+}
+
+std::optional<Vector> AttentionFeatures::guided_direction(const Matrix& X,
+                                                          Index /*position*/) const {
+  check_sample(X);
+  return Vector(W_.transpose() * X.colwise().sum().transpose());
+}
+
+}  // namespace wordsens

@@ -1,0 +1,50 @@
+#pragma once
+// raf and raf_relu (SPEC §2): φ(X) = vec(A X) with A = rownorm(X W Xᵀ/√d), W ∈ R^{d×d} iid
+// N(0, 1/d) (weight matrix 0 of the task); rownorm is softmax (raf) or the row-normalised ReLU
+// A_jl = ReLU(s_jl)/Σ_m ReLU(s_jm), an all-zero row giving zero (raf_relu).
+#include "core/types.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+
+enum class AttentionKind { softmax, relu };
+
+/// Row-wise normalisation of scores S (n × n). Softmax is shifted by the row maximum, so scores
+/// of any finite size give finite results.
+[[nodiscard]] Matrix normalise_scores(const Matrix& S, AttentionKind kind);
+
+class AttentionFeatures final : public FeatureMap {
+ public:
+  AttentionFeatures(ModelSpec spec, WeightKey key, AttentionKind kind);
+
+  [[nodiscard]] const ModelSpec& spec() const override { return spec_; }
+  [[nodiscard]] Index feature_dim() const override { return spec_.n * spec_.d; }
+  [[nodiscard]] Vector features(const Matrix& X) const override;
+  /// O(n²·d + n·d²) precompute; then O(n·d + d²) per features_at / pullback
+  /// (attention_evaluator.cpp).
+  [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
+                                                               Index position) const override;
+  /// Wᵀ Σ_j x_j: the direction that raises every query's score on the perturbed word.
+  [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
+                                                       Index position) const override;
+
+  [[nodiscard]] const Matrix& W() const { return W_; }
+  [[nodiscard]] AttentionKind kind() const { return kind_; }
+  /// φ(X) for an explicit W (tests construct W to produce huge scores).
+  [[nodiscard]] static Vector features_with(const Matrix& X, const Matrix& W, AttentionKind kind);
+
+ private:
+  void check_sample(const Matrix& X) const;
+
+  ModelSpec spec_;
+  AttentionKind kind_;
+  Matrix W_;
+};
+
+/// The fast evaluator for an explicit W (used by AttentionFeatures::at_position and by tests).
+[[nodiscard]] std::unique_ptr<PositionEvaluator> make_attention_evaluator(const Matrix& X,
+                                                                          const Matrix& W,
+                                                                          AttentionKind kind,
+                                                                          Index position);
+
+}  // namespace wordsens

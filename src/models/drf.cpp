@@ -1,0 +1,140 @@
+#include "models/drf.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/gaussian.hpp"
+#include "models/activation.hpp"
+#include "models/lanczos.hpp"
+
+namespace wordsens {
+namespace {
+
+class DrfEvaluator final : public PositionEvaluator {
+ public:
+  DrfEvaluator(Activation act, const std::vector<Matrix>& layers, Index position, Vector a1,
+               Matrix B)
+      : act_(act), layers_(layers), position_(position), a1_(std::move(a1)), B_(std::move(B)) {
+    z_.resize(layers_.size());
+    h_.resize(layers_.size());
+    forward_from(a1_);
+    base_ = h_.back();
+  }
+  [[nodiscard]] Index position() const override { return position_; }
+  [[nodiscard]] const Vector& base_features() const override { return base_; }
+
+  // O(k·d) for the first layer, O(k²) per further layer.
+  void features_at(const Vector& delta, Vector& out) override {
+    Vector z1 = a1_;
+    z1.noalias() += B_ * delta;
+    forward_from(z1);
+    out = h_.back();
+  }
+
+  // Back-propagation: g_L = c ⊙ ϕ'(z_L), g_{l−1} = (V_lᵀ g_l) ⊙ ϕ'(z_{l−1}), ∇_Δ = Bᵀ g_1.
+  void pullback(const Vector& cotangent, Vector& grad) override {
+    Vector g = cotangent;
+    for (std::size_t l = layers_.size(); l-- > 0;) {
+      multiply_by_derivative(act_, z_[l], g);
+      if (l > 0) g = layers_[l].transpose() * g;
+    }
+    grad.noalias() = B_.transpose() * g;
+  }
+
+ private:
+  void forward_from(const Vector& z1) {
+    z_[0] = z1;
+    activate(act_, z_[0], h_[0]);
+    for (std::size_t l = 1; l < layers_.size(); ++l) {
+      z_[l].noalias() = layers_[l] * h_[l - 1];
+      activate(act_, z_[l], h_[l]);
+    }
+  }
+
+  Activation act_;
+  const std::vector<Matrix>& layers_;  // owned by the model, which outlives its evaluators
+  Index position_;
+  Vector a1_;  // V_1 vec(X)
+  Matrix B_;   // V_1's column block of word i
+  std::vector<Vector> z_, h_;
+  Vector base_;
+};
+
+}  // namespace
+
+double DeepRandomFeatures::weight_bytes(const ModelSpec& spec) {
+  const double k = static_cast<double>(spec.k);
+  const double D = static_cast<double>(spec.n) * static_cast<double>(spec.d);
+  return 8.0 * (k * D + static_cast<double>(spec.layers - 1) * k * k);
+}
+
+DeepRandomFeatures::DeepRandomFeatures(ModelSpec spec, WeightKey key)
+    : spec_(std::move(spec)), key_(key) {
+  if (spec_.layers < 1) throw std::invalid_argument("drf: layers must be >= 1");
+  const double bytes = weight_bytes(spec_);
+  if (bytes > kMaxWeightBytes) {
+    throw std::invalid_argument(
+        "drf: layers need 8*(k*D + (L-1)*k^2) = " + std::to_string(bytes / (1 << 30)) +
+        " GiB, above the " + std::to_string(kMaxWeightBytes / (1 << 30)) +
+        " GiB limit (reduce k, n, d or layers)");
+  }
+  const Index D = spec_.n * spec_.d;
+  const Philox rng(key.master_seed, Stream::weights);
+  for (int l = 0; l < spec_.layers; ++l) {
+    const Index cols = l == 0 ? D : spec_.k;
+    const GaussianMatrix gen({rng, key.task_id, static_cast<std::uint32_t>(l)},
+                             std::sqrt(2.0 / static_cast<double>(cols)));
+    layers_.push_back(gen.window(0, 0, spec_.k, cols));
+  }
+}
+
+void DeepRandomFeatures::check_sample(const Matrix& X) const {
+  if (X.rows() != spec_.n || X.cols() != spec_.d) {
+    throw std::invalid_argument("drf: sample is " + std::to_string(X.rows()) + "x" +
+                                std::to_string(X.cols()) + ", model expects " +
+                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
+  }
+}
+
+Vector DeepRandomFeatures::features(const Matrix& X) const {
+  check_sample(X);
+  Vector z = layers_[0] * vec(X), h;
+  activate(spec_.activation, z, h);
+  for (std::size_t l = 1; l < layers_.size(); ++l) {
+    z.noalias() = layers_[l] * h;
+    activate(spec_.activation, z, h);
+  }
+  return h;
+}
+
+std::unique_ptr<PositionEvaluator> DeepRandomFeatures::at_position(const Matrix& X,
+                                                                   Index position) const {
+  check_sample(X);
+  if (position < 0 || position >= spec_.n) {
+    throw std::out_of_range("drf: word position " + std::to_string(position) + " outside [0, " +
+                            std::to_string(spec_.n) + ")");
+  }
+  Vector a1 = layers_[0] * vec(X);
+  Matrix B = layers_[0].middleCols(position * spec_.d, spec_.d);
+  return std::make_unique<DrfEvaluator>(spec_.activation, layers_, position, std::move(a1),
+                                        std::move(B));
+}
+
+std::optional<Vector> DeepRandomFeatures::guided_direction(const Matrix& X, Index position) const {
+  check_sample(X);
+  if (position < 0 || position >= spec_.n) {
+    throw std::out_of_range("drf: word position outside the text");
+  }
+  const Matrix B = layers_[0].middleCols(position * spec_.d, spec_.d);
+  Vector tmp(B.rows());
+  const SymmetricOperator apply = [&B, &tmp](const Vector& v, Vector& out) {
+    tmp.noalias() = B * v;
+    out.noalias() = B.transpose() * tmp;
+  };
+  LanczosOptions options;
+  options.relative_tolerance = 1e-6;  // a starting direction, not a bound
+  return lanczos_top_eigen(apply, B.cols(), Vector::Ones(B.cols()), options).ritz_vector;
+}
+
+}  // namespace wordsens

@@ -1,0 +1,47 @@
+// make_feature_map and known_models (feature_map.hpp): the one place that maps model names to
+// classes and validates sizes.
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "models/attention.hpp"
+#include "models/drf.hpp"
+#include "models/feature_map.hpp"
+#include "models/rf.hpp"
+
+namespace wordsens {
+namespace {
+
+const std::array<std::string, 4> kModels{"rf", "drf", "raf", "raf_relu"};
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+}  // namespace
+
+std::span<const std::string> known_models() { return kModels; }
+
+std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key) {
+  const std::string& name = spec.name;
+  const bool known = std::find(kModels.begin(), kModels.end(), name) != kModels.end();
+  require(known, "unknown model '" + name + "' (known: rf, drf, raf, raf_relu)");
+  require(spec.n >= 1, name + ": n must be >= 1, got " + std::to_string(spec.n));
+  require(spec.d >= 1, name + ": d must be >= 1, got " + std::to_string(spec.d));
+  // Weight windows are addressed by 32-bit rows and columns (core/gaussian.hpp).
+  require(spec.n * spec.d <= (Index{1} << 32), name + ": n*d exceeds 2^32");
+  if (name == "rf" || name == "drf") {
+    require(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
+    require(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
+  }
+  if (name == "rf") return std::make_unique<RandomFeatures>(spec, key);
+  if (name == "drf") {
+    require(spec.layers >= 1, "drf: layers must be >= 1, got " + std::to_string(spec.layers));
+    return std::make_unique<DeepRandomFeatures>(spec, key);
+  }
+  return std::make_unique<AttentionFeatures>(
+      spec, key, name == "raf" ? AttentionKind::softmax : AttentionKind::relu);
+}
+
+}  // namespace wordsens

@@ -1,0 +1,197 @@
+#include "models/rf.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "models/activation.hpp"
+#include "models/lanczos.hpp"
+
+namespace wordsens {
+namespace {
+
+/// Lanczos start vectors come from the weights stream at a matrix id no model uses for weights,
+/// so they are random (see lanczos.hpp) yet a pure function of the key.
+constexpr std::uint32_t kLanczosStartMatrix = 0xFFFF0000U;
+
+/// Relative safety margin on ‖V_i‖₂ for rounding: forming V_i v and V_iᵀ(·) sums k products
+/// (relative error ≲ k·2⁻⁵³ ≈ 1e-11 for k = 10⁵), the tridiagonal eigensolver adds O(m·ε).
+constexpr double kNormSafety = 1e-8;
+
+class RfEvaluator final : public PositionEvaluator {
+ public:
+  RfEvaluator(Activation act, Index position, Vector a, Matrix B)
+      : act_(act), position_(position), a_(std::move(a)), B_(std::move(B)) {
+    activate(act_, a_, base_);
+    z_ = a_;
+  }
+  [[nodiscard]] Index position() const override { return position_; }
+  [[nodiscard]] const Vector& base_features() const override { return base_; }
+
+  // O(k·d): one k × d matrix–vector product.
+  void features_at(const Vector& delta, Vector& out) override {
+    z_.noalias() = B_ * delta;
+    z_ += a_;
+    activate(act_, z_, out);
+  }
+  // O(k·d): Bᵀ(c ⊙ ϕ'(a + BΔ)).
+  void pullback(const Vector& cotangent, Vector& grad) override {
+    g_ = cotangent;
+    multiply_by_derivative(act_, z_, g_);
+    grad.noalias() = B_.transpose() * g_;
+  }
+
+ private:
+  Activation act_;
+  Index position_;
+  Vector a_;  // V vec(X)
+  Matrix B_;  // V_i
+  Vector base_, z_, g_;
+};
+
+}  // namespace
+
+RandomFeatures::RandomFeatures(ModelSpec spec, WeightKey key)
+    : spec_(std::move(spec)),
+      key_(key),
+      V_({Philox(key.master_seed, Stream::weights), key.task_id, 0},
+         std::sqrt(1.0 / static_cast<double>(spec_.n * spec_.d))) {}
+
+void RandomFeatures::check_sample(const Matrix& X) const {
+  if (X.rows() != spec_.n || X.cols() != spec_.d) {
+    throw std::invalid_argument("rf: sample is " + std::to_string(X.rows()) + "x" +
+                                std::to_string(X.cols()) + ", model expects " +
+                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
+  }
+}
+
+Vector RandomFeatures::preactivation(const Matrix& X) const {
+  check_sample(X);
+  const Index D = spec_.n * spec_.d;
+  const auto x = vec(X);
+  Vector a(spec_.k);
+  Matrix Vb(std::min(kRowBlock, spec_.k), D);
+  for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
+    const Index h = std::min(kRowBlock, spec_.k - r0);
+    V_.fill(r0, 0, h, D, Vb.data(), D);
+    a.segment(r0, h).noalias() = Vb.topRows(h) * x;
+  }
+  return a;
+}
+
+Vector RandomFeatures::features(const Matrix& X) const {
+  Vector out;
+  activate(spec_.activation, preactivation(X), out);
+  return out;
+}
+
+Matrix RandomFeatures::word_block(Index position) const {
+  if (position < 0 || position >= spec_.n) {
+    throw std::out_of_range("rf: word position " + std::to_string(position) + " outside [0, " +
+                            std::to_string(spec_.n) + ")");
+  }
+  return V_.window(0, position * spec_.d, spec_.k, spec_.d);
+}
+
+std::unique_ptr<PositionEvaluator> RandomFeatures::at_position(const Matrix& X,
+                                                               Index position) const {
+  Matrix B = word_block(position);
+  return std::make_unique<RfEvaluator>(spec_.activation, position, preactivation(X), std::move(B));
+}
+
+namespace {
+
+LanczosResult top_of_block(const Matrix& B, const WeightKey& key, Index position) {
+  const GaussianMatrix start_gen(
+      {Philox(key.master_seed, Stream::weights), key.task_id, kLanczosStartMatrix}, 1.0);
+  const Vector start = start_gen.row_segment(position, 0, B.cols());
+  Vector tmp(B.rows());
+  const SymmetricOperator apply = [&B, &tmp](const Vector& v, Vector& out) {
+    tmp.noalias() = B * v;
+    out.noalias() = B.transpose() * tmp;
+  };
+  return lanczos_top_eigen(apply, B.cols(), start);
+}
+
+}  // namespace
+
+std::optional<Vector> RandomFeatures::guided_direction(const Matrix& X, Index position) const {
+  check_sample(X);
+  return top_of_block(word_block(position), key_, position).ritz_vector;
+}
+
+double RandomFeatures::word_block_norm_bound(Index position) const {
+  // Conservative by construction: λ_max(V_iᵀV_i) ≤ θ + r (lanczos.hpp: rigorous when the Krylov
+  // space exhausts R^d, else up to a start-vector event of negligible probability), the square
+  // root is monotone, and the result is inflated by kNormSafety to cover rounding.
+  const LanczosResult top = top_of_block(word_block(position), key_, position);
+  return std::sqrt(std::max(0.0, top.upper_bound())) * (1.0 + kNormSafety);
+}
+
+std::optional<double> RandomFeatures::sensitivity_upper_bound(const Matrix& X) const {
+  check_sample(X);
+  // ‖φ(X^i(Δ)) − φ(X)‖ ≤ ‖V_i Δ‖ ≤ ‖V_i‖₂·√d since ϕ is 1-Lipschitz and ‖Δ‖ ≤ √d.
+  double worst = 0.0;
+  for (Index i = 0; i < spec_.n; ++i) worst = std::max(worst, word_block_norm_bound(i));
+  return worst * std::sqrt(static_cast<double>(spec_.d));
+}
+
+namespace {
+
+/// Φ_b (N × h): row m is ϕ(V_b vec(X_m)).
+template <typename Rows>
+void block_features(Activation act, const Rows& Vb, std::span<const Matrix> samples,
+                    Matrix& phi_b) {
+  phi_b.resize(static_cast<Index>(samples.size()), Vb.rows());
+  Vector z, h_out;
+  for (std::size_t m = 0; m < samples.size(); ++m) {
+    z.noalias() = Vb * vec(samples[m]);
+    activate(act, z, h_out);
+    phi_b.row(static_cast<Index>(m)) = h_out.transpose();
+  }
+}
+
+}  // namespace
+
+// Streaming over row blocks V_b of V (kRowBlock × D): Φ_b = ϕ(X_all V_bᵀ) is N × h, so memory is
+// O(kRowBlock·D + N·kRowBlock + N²) for gram and adds O(k·C.cols()) for the result of
+// transpose_apply; Φ (N × k) is never formed. Each block is generated exactly once per call.
+Matrix RandomFeatures::gram(std::span<const Matrix> samples) const {
+  const Index N = static_cast<Index>(samples.size());
+  const Index D = spec_.n * spec_.d;
+  for (const Matrix& X : samples) check_sample(X);
+  Matrix K = Matrix::Zero(N, N);
+  Matrix Vb(std::min(kRowBlock, spec_.k), D);
+  Matrix phi_b;
+  for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
+    const Index h = std::min(kRowBlock, spec_.k - r0);
+    V_.fill(r0, 0, h, D, Vb.data(), D);
+    block_features(spec_.activation, Vb.topRows(h), samples, phi_b);
+    K.noalias() += phi_b * phi_b.transpose();
+  }
+  return K;
+}
+
+Matrix RandomFeatures::transpose_apply(std::span<const Matrix> samples, const Matrix& C) const {
+  const Index N = static_cast<Index>(samples.size());
+  if (C.rows() != N) {
+    throw std::invalid_argument("rf: transpose_apply coefficients have " +
+                                std::to_string(C.rows()) + " rows for " + std::to_string(N) +
+                                " samples");
+  }
+  const Index D = spec_.n * spec_.d;
+  for (const Matrix& X : samples) check_sample(X);
+  Matrix theta(spec_.k, C.cols());
+  Matrix Vb(std::min(kRowBlock, spec_.k), D);
+  Matrix phi_b;
+  for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
+    const Index h = std::min(kRowBlock, spec_.k - r0);
+    V_.fill(r0, 0, h, D, Vb.data(), D);
+    block_features(spec_.activation, Vb.topRows(h), samples, phi_b);
+    theta.middleRows(r0, h).noalias() = phi_b.transpose() * C;
+  }
+  return theta;
+}
+
+}  // namespace wordsens

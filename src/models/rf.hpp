@@ -1,0 +1,51 @@
+#pragma once
+// rf (SPEC §2): φ(X) = ϕ(V vec(X)), V ∈ R^{k×D} iid N(0, 1/D), weight matrix 0 of the task.
+//
+// V is never stored whole: it is a GaussianMatrix whose windows are regenerated on demand with
+// identical bits. `features` streams row blocks of V (kRowBlock × D); the evaluator of word i
+// keeps a = V vec(X) (k numbers) and B = V_i (the k × d column block of word i), so memory is
+// O(k·d + D) and each evaluation costs O(k·d).
+#include "core/gaussian.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+
+class RandomFeatures final : public FeatureMap {
+ public:
+  /// Rows of V generated and multiplied at a time (memory kRowBlock·D doubles).
+  static constexpr Index kRowBlock = 128;
+
+  RandomFeatures(ModelSpec spec, WeightKey key);
+
+  [[nodiscard]] const ModelSpec& spec() const override { return spec_; }
+  [[nodiscard]] Index feature_dim() const override { return spec_.k; }
+  [[nodiscard]] Vector features(const Matrix& X) const override;
+  [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
+                                                               Index position) const override;
+  /// The top right-singular vector of V_i: the direction that moves the pre-activations most.
+  [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
+                                                       Index position) const override;
+  /// max_i ‖V_i‖₂·√d with ‖V_i‖₂ bounded from above by Lanczos (see word_block_norm_bound).
+  [[nodiscard]] std::optional<double> sensitivity_upper_bound(const Matrix& X) const override;
+  [[nodiscard]] Matrix gram(std::span<const Matrix> samples) const override;
+  [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
+                                       const Matrix& C) const override;
+
+  /// The weights (for tests: any window of V).
+  [[nodiscard]] const GaussianMatrix& weights() const { return V_; }
+  /// V vec(X), streamed by row blocks of V.
+  [[nodiscard]] Vector preactivation(const Matrix& X) const;
+  /// V_i, the k × d column block of word i.
+  [[nodiscard]] Matrix word_block(Index position) const;
+  /// An upper bound on ‖V_i‖₂ (certified as explained in lanczos.hpp and rf.cpp).
+  [[nodiscard]] double word_block_norm_bound(Index position) const;
+
+ private:
+  void check_sample(const Matrix& X) const;
+
+  ModelSpec spec_;
+  WeightKey key_;
+  GaussianMatrix V_;
+};
+
+}  // namespace wordsens

@@ -1,0 +1,67 @@
+#pragma once
+// Shared fixtures of the model tests: one small instance of every model variant, a sample, and
+// deterministic random vectors (std::mt19937, never Eigen's Random()).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "data/synthetic.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens::testing {
+
+struct ModelCase {
+  std::string label;
+  ModelSpec spec;
+};
+
+inline std::vector<ModelCase> all_model_cases(Index n = 7, Index d = 5, Index k = 40) {
+  std::vector<ModelCase> cases;
+  cases.push_back({"rf_relu", {"rf", n, d, k, 1, Activation::relu}});
+  cases.push_back({"rf_tanh", {"rf", n, d, k, 1, Activation::tanh}});
+  for (int L = 1; L <= 3; ++L) {
+    cases.push_back({"drf_L" + std::to_string(L), {"drf", n, d, k, L, Activation::relu}});
+  }
+  cases.push_back({"drf_L2_tanh", {"drf", n, d, k, 2, Activation::tanh}});
+  cases.push_back({"raf", {"raf", n, d, 0, 1, Activation::relu}});
+  cases.push_back({"raf_relu", {"raf_relu", n, d, 0, 1, Activation::relu}});
+  return cases;
+}
+
+/// Printed by GoogleTest instead of the object's bytes.
+inline void PrintTo(const ModelCase& c, std::ostream* os) { *os << c.label; }
+
+/// GoogleTest's parameter name of a case.
+inline std::string case_name(const ::testing::TestParamInfo<ModelCase>& param_info) {
+  return param_info.param.label;
+}
+
+inline Matrix test_sample(Index n, Index d, std::uint32_t trial = 3) {
+  return synthetic_sample(99, n, d, trial, 0);
+}
+
+inline Vector gaussian_vector(std::mt19937_64& gen, Index size) {
+  std::normal_distribution<double> normal;
+  Vector v(size);
+  for (Index j = 0; j < size; ++j) v(j) = normal(gen);
+  return v;
+}
+
+/// A point of the ball of radius √d: on the sphere when `boundary`, else at a random radius.
+inline Vector ball_point(std::mt19937_64& gen, Index d, bool boundary) {
+  Vector v = gaussian_vector(gen, d);
+  const double radius = std::sqrt(static_cast<double>(d));
+  const double r =
+      boundary ? radius : radius * std::uniform_real_distribution<double>(0.05, 0.95)(gen);
+  return v * (r / v.norm());
+}
+
+inline double relative_difference(const Vector& a, const Vector& b) {
+  return (a - b).norm() / std::max(b.norm(), 1e-300);
+}
+
+}  // namespace wordsens::testing
