@@ -1,0 +1,121 @@
+#include "data/embeddings_source.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/philox.hpp"
+#include "data/normalise.hpp"
+
+namespace wordsens {
+
+namespace {
+
+std::string str(Index value) { return std::to_string(value); }
+
+// Uniform integer in [0, range) from the words of Philox blocks (trial, 0, step, group),
+// without modulo bias: Lemire's multiply-and-reject, taking the next word on a rejection.
+Index uniform_below(const Philox& rng, std::uint32_t trial, std::uint32_t step,
+                    std::uint32_t range) {
+  const std::uint32_t threshold = (0u - range) % range;  // 2³² mod range
+  for (std::uint32_t group = 0;; ++group) {
+    const Philox::Block words = rng.block({trial, 0, step, group});
+    for (const std::uint32_t word : words) {
+      const std::uint64_t product = static_cast<std::uint64_t>(word) * range;
+      if (static_cast<std::uint32_t>(product) >= threshold) {
+        return static_cast<Index>(product >> 32);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n) {
+  std::vector<Index> usable;
+  for (Index s = 0; s < source.sequences(); ++s) {
+    if (source.length(s) >= n) usable.push_back(s);
+  }
+  return usable;
+}
+
+void check_embeddings_support(const EmbeddingsSource& source, Index n, Index d, Index needed) {
+  const std::string where = "embeddings file " + source.name() + ": ";
+  if (d < 1 || d > source.width()) {
+    throw std::invalid_argument(where + "d = " + str(d) + " is not in [1, " + str(source.width()) +
+                                "] (the embedding width)");
+  }
+  if (n < 1 || n > source.max_length()) {
+    throw std::invalid_argument(where + "n = " + str(n) + " is not in [1, " +
+                                str(source.max_length()) + "] (the longest sequence)");
+  }
+  const auto usable = static_cast<Index>(usable_sequences(source, n).size());
+  if (usable < needed) {
+    throw std::invalid_argument(where + "only " + str(usable) + " sequences have at least n = " +
+                                str(n) + " tokens, but a trial needs " + str(needed));
+  }
+}
+
+Matrix embeddings_sample(const EmbeddingsSource& source, Index sequence, Index n, Index d) {
+  const std::string where = "embeddings file " + source.name() + ": ";
+  if (sequence < 0 || sequence >= source.sequences()) {
+    throw std::invalid_argument(where + "no sequence " + str(sequence));
+  }
+  if (d < 1 || d > source.width()) {
+    throw std::invalid_argument(where + "d = " + str(d) + " exceeds the embedding width " +
+                                str(source.width()));
+  }
+  if (n < 1 || n > source.length(sequence)) {
+    throw std::invalid_argument(where + "sequence " + str(sequence) + " has " +
+                                str(source.length(sequence)) + " tokens, fewer than n = " + str(n));
+  }
+  Matrix X = source.raw_tokens(sequence, n, d);
+  for (Index i = 0; i < X.rows(); ++i) {
+    if (!X.row(i).allFinite()) {
+      throw std::invalid_argument(where + "token " + str(i) + " of sequence " + str(sequence) +
+                                  " has a NaN or infinite coordinate");
+    }
+    if (X.row(i).squaredNorm() == 0.0) {
+      throw std::invalid_argument(where + "token " + str(i) + " of sequence " + str(sequence) +
+                                  " is zero in its first " + str(d) +
+                                  " coordinates and cannot be rescaled to norm sqrt(d)");
+    }
+  }
+  return normalise_rows(std::move(X));
+}
+
+std::vector<Index> select_sequences(const EmbeddingsSource& source, std::uint32_t master_seed,
+                                    std::uint32_t trial, Index n, Index count) {
+  std::vector<Index> pool = usable_sequences(source, n);
+  const auto size = static_cast<Index>(pool.size());
+  if (count > size) {
+    throw std::invalid_argument("embeddings file " + source.name() + ": only " + str(size) +
+                                " sequences have at least n = " + str(n) +
+                                " tokens, but a trial needs " + str(count));
+  }
+  // Partial Fisher–Yates: step s swaps a uniform pick from [s, size) into place s, so the first
+  // `count` entries do not depend on how many more are drawn (nested training sets).
+  const Philox rng(master_seed, Stream::data_selection);
+  for (Index step = 0; step < count; ++step) {
+    const auto range = static_cast<std::uint32_t>(size - step);
+    const Index pick = step + uniform_below(rng, trial, static_cast<std::uint32_t>(step), range);
+    std::swap(pool[static_cast<std::size_t>(step)], pool[static_cast<std::size_t>(pick)]);
+  }
+  pool.resize(static_cast<std::size_t>(count));
+  return pool;
+}
+
+Matrix embeddings_trial_sample(const EmbeddingsSource& source, std::uint32_t master_seed, Index n,
+                               Index d, std::uint32_t trial, std::uint32_t sample_index) {
+  const auto chosen = select_sequences(source, master_seed, trial, n, Index{sample_index} + 1);
+  return embeddings_sample(source, chosen.back(), n, d);
+}
+
+double embeddings_trial_label(const EmbeddingsSource& source, std::uint32_t master_seed, Index n,
+                              std::uint32_t trial, std::uint32_t sample_index) {
+  const auto chosen = select_sequences(source, master_seed, trial, n, Index{sample_index} + 1);
+  return source.label(chosen.back());
+}
+
+}  // namespace wordsens

@@ -1,0 +1,74 @@
+#pragma once
+// Real-text samples (SPEC §1 `embeddings`, §6 file layout) from a source of token-embedding
+// sequences. This header knows nothing of files: io/embeddings_file.hpp implements the source
+// for the HDF5 layout, tests can implement it in memory.
+//
+// Which sequences a trial uses is a pure function of (master seed, trial, n) and the source:
+// a Philox-driven partial Fisher–Yates shuffle (Stream::data_selection, entity = trial) of the
+// sequences that have at least n tokens. Position 0 of the shuffle is the trial's test text
+// (WS and gen), positions 1..N its training texts (gen), so they are always disjoint, WS and
+// gen share the test text, and the training set of a larger N extends that of a smaller one.
+// Like synthetic samples, they do not depend on the model, k or d (common random numbers).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace wordsens {
+
+/// A read-only collection of token-embedding sequences with ±1 labels.
+class EmbeddingsSource {
+ public:
+  EmbeddingsSource() = default;
+  EmbeddingsSource(const EmbeddingsSource&) = delete;
+  EmbeddingsSource& operator=(const EmbeddingsSource&) = delete;
+  virtual ~EmbeddingsSource() = default;
+
+  [[nodiscard]] virtual Index sequences() const = 0;   // number of sequences
+  [[nodiscard]] virtual Index max_length() const = 0;  // tokens per stored sequence (padded)
+  [[nodiscard]] virtual Index width() const = 0;       // embedding width d_emb
+  [[nodiscard]] virtual Index length(Index sequence) const = 0;  // tokens actually present
+  [[nodiscard]] virtual double label(Index sequence) const = 0;  // +1 or -1
+  /// The first n tokens and first d coordinates of a sequence, as stored (not rescaled).
+  /// Callers guarantee sequence < sequences(), n ≤ length(sequence), d ≤ width().
+  [[nodiscard]] virtual Matrix raw_tokens(Index sequence, Index n, Index d) const = 0;
+  /// Where the data comes from (a file path), for error messages.
+  [[nodiscard]] virtual std::string name() const = 0;
+
+ protected:
+  EmbeddingsSource(EmbeddingsSource&&) = default;
+  EmbeddingsSource& operator=(EmbeddingsSource&&) = default;
+};
+
+/// The sequences with at least n tokens, in storage order.
+[[nodiscard]] std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n);
+
+/// Throws std::invalid_argument (one line) unless every trial of a grid point (n, d) can be
+/// served: 1 ≤ d ≤ width, 1 ≤ n ≤ max_length, and at least `needed` sequences (1 for WS,
+/// N + 1 for gen) with at least n tokens. Call it before planning tasks.
+void check_embeddings_support(const EmbeddingsSource& source, Index n, Index d, Index needed);
+
+/// X = the first n tokens and first d coordinates of `sequence`, rows rescaled to norm √d.
+/// Throws std::invalid_argument for an out-of-range request or a NaN/Inf or zero token.
+[[nodiscard]] Matrix embeddings_sample(const EmbeddingsSource& source, Index sequence, Index n,
+                                       Index d);
+
+/// The first `count` positions of the trial's shuffle of usable_sequences(source, n): element 0
+/// is the test text, 1..count-1 the training texts. Throws std::invalid_argument when fewer than
+/// `count` sequences have n tokens.
+[[nodiscard]] std::vector<Index> select_sequences(const EmbeddingsSource& source,
+                                                  std::uint32_t master_seed, std::uint32_t trial,
+                                                  Index n, Index count);
+
+/// Mirrors synthetic_sample: sample index 0 is the trial's test text, 1..N gen's training texts.
+[[nodiscard]] Matrix embeddings_trial_sample(const EmbeddingsSource& source,
+                                             std::uint32_t master_seed, Index n, Index d,
+                                             std::uint32_t trial, std::uint32_t sample_index);
+
+/// The label (±1) stored for the text embeddings_trial_sample returns.
+[[nodiscard]] double embeddings_trial_label(const EmbeddingsSource& source,
+                                            std::uint32_t master_seed, Index n, std::uint32_t trial,
+                                            std::uint32_t sample_index);
+
+}  // namespace wordsens
