@@ -15,7 +15,8 @@ namespace wordsens {
 struct WsOptions {
   PositionSet positions;          // default: all
   AscentOptions ascent;
-  int sphere_starts = 1;          // random points on the sphere ‖Δ‖ = √d
+  int sphere_starts = 1;          // random points on the sphere ‖Δ‖ = √d …
+  int screen_points = 32;         // … the best of this many random sphere points (f only)
   int near_origin_starts = 1;     // 0.1·N(0, I)
   bool guided_start = true;       // the model's suggested direction, scaled to the sphere
   bool upper_bound = true;        // compute S_upper where the model has one

@@ -1,0 +1,174 @@
+#include "estimators/ball_ascent.hpp"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/QR>
+
+#include <cmath>
+#include <vector>
+
+#include "core/gaussian.hpp"
+
+namespace wordsens {
+namespace {
+
+Vector random_vector(Index size, std::uint32_t row, double scale = 1.0) {
+  return GaussianMatrix({Philox(99, Stream::ascent_starts), 1234, 0}, scale)
+      .row_segment(row, 0, size);
+}
+
+/// Records every point the optimiser evaluates, to check "best seen" and "inside the ball".
+struct Recorder {
+  BallObjective inner;
+  std::vector<Vector> points;
+  std::vector<double> values;
+  BallObjective objective() {
+    return [this](const Vector& x, Vector& grad) {
+      const double v = inner(x, grad);
+      points.push_back(x);
+      values.push_back(v);
+      return v;
+    };
+  }
+};
+
+TEST(BallAscent, LinearObjectiveReachesTheBoundaryAlongTheGradient) {
+  for (const Index dim : {2, 7, 64}) {
+    const Vector a = random_vector(dim, 0);
+    const double radius = 3.0;
+    const BallObjective f = [&a](const Vector& x, Vector& grad) {
+      grad = a;
+      return a.dot(x);
+    };
+    const AscentResult r = maximise_on_ball(f, radius, random_vector(dim, 1, 0.1), {});
+    EXPECT_NEAR(r.value, radius * a.norm(), 1e-9 * radius * a.norm()) << "dim " << dim;
+    EXPECT_LT((r.argmax - radius * a.normalized()).norm(), 1e-6 * radius) << "dim " << dim;
+    EXPECT_LE(r.argmax.norm(), radius * (1 + 1e-12));
+  }
+}
+
+TEST(BallAscent, QuadraticFindsTheTopEigenvectorOnTheSphere) {
+  const Index dim = 12;
+  const double radius = 2.0;
+  // A = Q diag(λ) Qᵀ with a clear top eigenvalue and some negative ones.
+  const Matrix Q =
+      Eigen::HouseholderQR<Matrix>(
+          GaussianMatrix({Philox(5, Stream::weights), 1, 0}, 1.0).window(0, 0, dim, dim))
+          .householderQ();
+  Vector lambda(dim);
+  for (Index j = 0; j < dim; ++j) lambda(j) = 2.0 - 0.3 * static_cast<double>(j);
+  const Matrix A = Q * lambda.asDiagonal() * Q.transpose();
+  const BallObjective f = [&A](const Vector& x, Vector& grad) {
+    grad = 2.0 * A * x;
+    return x.dot(A * x);
+  };
+  AscentOptions options;
+  options.max_evaluations = 2000;
+  options.relative_tolerance = 1e-12;
+  for (std::uint32_t s = 0; s < 5; ++s) {
+    const AscentResult r = maximise_on_ball(f, radius, random_vector(dim, 10 + s), options);
+    const double optimum = lambda(0) * radius * radius;
+    EXPECT_NEAR(r.value, optimum, 1e-6 * optimum) << "start " << s;
+    EXPECT_NEAR(std::abs(r.argmax.dot(Q.col(0))), radius, 1e-3) << "start " << s;
+  }
+}
+
+TEST(BallAscent, InteriorAndExteriorMaximaOfAConcaveFunction) {
+  const Index dim = 5;
+  const double radius = 1.5;
+  const Vector direction = random_vector(dim, 20).normalized();
+  for (const double distance : {0.7, 4.0}) {
+    const Vector c = distance * direction;
+    const BallObjective f = [&c](const Vector& x, Vector& grad) {
+      grad = -2.0 * (x - c);
+      return -(x - c).squaredNorm();
+    };
+    AscentOptions options;
+    options.max_evaluations = 1000;
+    options.relative_tolerance = 1e-14;
+    const AscentResult r = maximise_on_ball(f, radius, random_vector(dim, 21), options);
+    const Vector expected = distance <= radius ? c : Vector(radius * direction);
+    EXPECT_LT((r.argmax - expected).norm(), 1e-5) << "distance " << distance;
+  }
+}
+
+TEST(BallAscent, ReturnsTheBestPointSeenInsideTheBallWithinTheBudget) {
+  const Index dim = 6;
+  const double radius = 2.0;
+  // A bumpy objective: many local maxima, so the iterates wander.
+  const Vector w = random_vector(dim, 30, 3.0);
+  Recorder rec;
+  rec.inner = [&w](const Vector& x, Vector& grad) {
+    const double s = std::sin(w.dot(x));
+    grad = w * std::cos(w.dot(x)) + 0.2 * x;
+    return s + 0.1 * x.squaredNorm();
+  };
+  AscentOptions options;
+  options.max_evaluations = 40;
+  const Vector start = random_vector(dim, 31, 5.0);  // outside: must be projected first
+  const AscentResult r = maximise_on_ball(rec.objective(), radius, start, options);
+  ASSERT_FALSE(rec.values.empty());
+  EXPECT_EQ(static_cast<long>(rec.values.size()), r.evaluations);
+  EXPECT_LE(r.evaluations, options.max_evaluations);
+  double best = rec.values[0];
+  Vector best_point = rec.points[0];
+  for (std::size_t j = 0; j < rec.values.size(); ++j) {
+    EXPECT_LE(rec.points[j].norm(), radius * (1 + 1e-12)) << "evaluation " << j;
+    if (rec.values[j] > best) {
+      best = rec.values[j];
+      best_point = rec.points[j];
+    }
+  }
+  EXPECT_EQ(r.value, best);
+  EXPECT_EQ(r.argmax, best_point);
+  EXPECT_GE(r.value, rec.values[0]);
+}
+
+TEST(BallAscent, ZeroGradientStartIsReturnedUnchanged) {
+  const BallObjective f = [](const Vector& x, Vector& grad) {
+    grad = 2.0 * x;
+    return x.squaredNorm();
+  };
+  const AscentResult r = maximise_on_ball(f, 1.0, Vector::Zero(4), {});
+  EXPECT_EQ(r.evaluations, 1);
+  EXPECT_EQ(r.value, 0.0);
+  // Any non-zero start escapes to the sphere.
+  const AscentResult moved = maximise_on_ball(f, 1.0, random_vector(4, 40, 1e-3), {});
+  EXPECT_NEAR(moved.value, 1.0, 1e-9);
+}
+
+TEST(BallAscent, MinimiseReportsTheUnnegatedValue) {
+  const Vector a = random_vector(9, 50);
+  const BallObjective f = [&a](const Vector& x, Vector& grad) {
+    grad = a;
+    return a.dot(x);
+  };
+  const AscentResult r = minimise_on_ball(f, 2.0, random_vector(9, 51, 0.1), {});
+  EXPECT_NEAR(r.value, -2.0 * a.norm(), 1e-9 * a.norm());
+  EXPECT_LT((r.argmax + 2.0 * a.normalized()).norm(), 1e-6);
+}
+
+TEST(BallAscent, RejectsBadArguments) {
+  const BallObjective f = [](const Vector& x, Vector& grad) {
+    grad = x;
+    return 0.5 * x.squaredNorm();
+  };
+  AscentOptions bad;
+  bad.max_evaluations = 0;
+  EXPECT_THROW((void)maximise_on_ball(f, 1.0, Vector::Ones(2), bad), std::invalid_argument);
+  EXPECT_THROW((void)maximise_on_ball(f, -1.0, Vector::Ones(2), {}), std::invalid_argument);
+}
+
+TEST(BallAscent, ProjectOntoBall) {
+  Vector inside = Vector::Constant(4, 0.1);
+  const Vector copy = inside;
+  project_onto_ball(inside, 1.0);
+  EXPECT_EQ(inside, copy);
+  Vector outside = Vector::Constant(4, 3.0);
+  project_onto_ball(outside, 2.0);
+  EXPECT_NEAR(outside.norm(), 2.0, 1e-14);
+  EXPECT_NEAR(outside(0), 1.0, 1e-14);
+}
+
+}  // namespace
+}  // namespace wordsens
