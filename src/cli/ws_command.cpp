@@ -1,0 +1,174 @@
+// `wordsens ws`: word-sensitivity estimates (SPEC §3) on synthetic texts, one line per trial,
+// without MPI or files, so that a person can try a model before running a study. Trial t uses
+// the text synthetic_sample(seed, n, d, t, 0) and task id t for weights, positions and starts:
+// each line is reproducible on its own. Scripts parse the csv format: keep it stable.
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "data/synthetic.hpp"
+#include "estimators/word_sensitivity.hpp"
+#include "grid/grid_spec.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* kCsvHeader = "trial,S,S_upper,argmax_position,evaluations,seconds";
+
+struct WsArgs {
+  std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu";
+  long long n = 0, d = 0, trials = 1, seed = 1, layers = 1, max_evals = 300;
+  long long sphere_starts = 1, screen_points = 32, near_origin_starts = 1;
+  bool no_guided_start = false, no_upper_bound = false;
+};
+
+po::options_description describe(WsArgs& a) {
+  std::string models;
+  for (const auto& name : known_models()) models += (models.empty() ? "" : "|") + name;
+  po::options_description o(
+      "usage: wordsens ws --model M --n N --d D [options]\n\n"
+      "Estimates the word sensitivity S = max_i max_{|Delta| <= sqrt(d)} |phi(X^i(Delta)) - "
+      "phi(X)| / |phi(X)|\n"
+      "of a random feature map on synthetic texts X (n words, rows of norm sqrt(d)) by projected\n"
+      "gradient ascent from several starts per word position. S is a lower bound attained by a\n"
+      "witness (i*, Delta*); S_upper is a certified upper bound (rf only). Trial t uses text t\n"
+      "and task id t (weights, positions, starts). Output per trial: S, S_upper (where defined),\n"
+      "i*, objective evaluations and seconds; --format csv prints the header\n"
+      "  trial,S,S_upper,argmax_position,evaluations,seconds\n"
+      "then one row per trial (S_upper empty where undefined).\n\n"
+      "options");
+  o.add_options()                                                                    //
+      ("help,h", "print this help and exit")                                         //
+      ("model", po::value(&a.model), ("feature map (required): " + models).c_str())  //
+      ("n", po::value(&a.n), "words per text (required, >= 1)")                      //
+      ("d", po::value(&a.d), "embedding dimension (required, >= 1)")                 //
+      ("k", po::value(&a.k_text)->default_value(a.k_text),
+       "width of rf/drf: an integer or a multiple of D = n*d such as 1.0D or 0.5D")       //
+      ("layers", po::value(&a.layers)->default_value(a.layers), "depth L of drf (>= 1)")  //
+      ("activation", po::value(&a.activation)->default_value(a.activation),
+       "activation of rf/drf: relu|tanh")                                                   //
+      ("trials", po::value(&a.trials)->default_value(a.trials), "number of trials (>= 1)")  //
+      ("seed", po::value(&a.seed)->default_value(a.seed), "master seed (0 .. 2^32-1)")      //
+      ("positions", po::value(&a.positions)->default_value(a.positions),
+       "word positions examined: all | first | random:m (m distinct random positions)")  //
+      ("max-evals", po::value(&a.max_evals)->default_value(a.max_evals),
+       "objective evaluations per optimiser start (>= 1)")  //
+      ("sphere-starts", po::value(&a.sphere_starts)->default_value(a.sphere_starts),
+       "ascents per position from the best screened points on the sphere |Delta| = sqrt(d)")  //
+      ("screen-points", po::value(&a.screen_points)->default_value(a.screen_points),
+       "random sphere points per position screened (value only) to pick the sphere starts")  //
+      ("near-origin-starts", po::value(&a.near_origin_starts)->default_value(a.near_origin_starts),
+       "ascents per position from 0.1*N(0, I) near the origin")  //
+      ("no-guided-start", po::bool_switch(&a.no_guided_start),
+       "skip the model-guided start (e.g. raf's W'sum_j x_j direction); default: use it")  //
+      ("no-upper-bound", po::bool_switch(&a.no_upper_bound),
+       "skip S_upper (for rf it reads all of V once more); default: compute it")  //
+      ("format", po::value(&a.format)->default_value(a.format),
+       "output: text (one readable line per trial) | csv");
+  return o;
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+void print_row(const std::string& format, long long trial, const WsResult& r, double seconds) {
+  if (format == "csv") {
+    std::printf("%lld,%.17g,", trial, r.S);
+    if (r.S_upper) std::printf("%.17g", *r.S_upper);
+    std::printf(",%lld,%ld,%.6g\n", static_cast<long long>(r.argmax_position), r.evaluations,
+                seconds);
+  } else {
+    std::printf("trial %lld: S = %.6g", trial, r.S);
+    if (r.S_upper) std::printf("  S_upper = %.6g", *r.S_upper);
+    std::printf("  (i* = %lld, |Delta*| = %.4g, evaluations = %ld, %.3g s)\n",
+                static_cast<long long>(r.argmax_position), r.witness.norm(), r.evaluations,
+                seconds);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int ws_command(int argc, char** argv) {
+  WsArgs a;
+  const po::options_description options = describe(a);
+  ModelSpec spec;
+  WsOptions ws;
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    if (vm.count("help")) {
+      std::cout << options << "\n";
+      return kExitOk;
+    }
+    po::notify(vm);
+    for (const char* name : {"model", "n", "d"}) {
+      require(vm.count(name) > 0, std::string("missing required option --") + name);
+    }
+    require(a.n >= 1 && a.d >= 1, "--n and --d must be at least 1");
+    require(a.n * a.d <= std::numeric_limits<std::int32_t>::max(), "n*d is too large");
+    require(a.trials >= 1 && a.trials <= std::numeric_limits<std::uint32_t>::max(),
+            "--trials must be in 1 .. 2^32-1");
+    require(a.seed >= 0 && a.seed <= std::numeric_limits<std::uint32_t>::max(),
+            "--seed must be in 0 .. 2^32-1");
+    require(a.layers >= 1 && a.layers <= 1000, "--layers must be in 1 .. 1000");
+    require(a.max_evals >= 1 && a.max_evals <= 1000000000, "--max-evals must be at least 1");
+    require(a.sphere_starts >= 0 && a.sphere_starts <= 100000 && a.screen_points >= 0 &&
+                a.screen_points <= 100000 && a.near_origin_starts >= 0 &&
+                a.near_origin_starts <= 100000,
+            "--sphere-starts, --screen-points and --near-origin-starts must be in 0 .. 100000");
+    require(a.sphere_starts + a.near_origin_starts > 0 || !a.no_guided_start,
+            "at least one start is needed (sphere, near-origin or guided)");
+    require(a.format == "text" || a.format == "csv", "--format must be text or csv");
+    require(a.activation == "relu" || a.activation == "tanh", "--activation must be relu or tanh");
+    const auto k_items = parse_k_grid(a.k_text, std::numeric_limits<std::int32_t>::max());
+    require(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
+
+    spec.name = a.model;
+    spec.n = a.n;
+    spec.d = a.d;
+    spec.k = k_items.front().resolve(a.n, a.d);
+    spec.layers = static_cast<int>(a.layers);
+    spec.activation = a.activation == "tanh" ? Activation::tanh : Activation::relu;
+    ws.positions = PositionSet::parse(a.positions);
+    ws.ascent.max_evaluations = static_cast<int>(a.max_evals);
+    ws.sphere_starts = static_cast<int>(a.sphere_starts);
+    ws.screen_points = static_cast<int>(a.screen_points);
+    ws.near_origin_starts = static_cast<int>(a.near_origin_starts);
+    ws.guided_start = !a.no_guided_start;
+    ws.upper_bound = !a.no_upper_bound;
+    // Validates the model name and sizes before any output (e.g. drf layers that do not fit).
+    (void)make_feature_map(spec, {static_cast<std::uint32_t>(a.seed), 0});
+  } catch (const std::exception& e) {  // boost's errors and ours: a usage error
+    std::cerr << "wordsens ws: error: " << e.what() << " (see wordsens ws --help)\n";
+    return kExitUsage;
+  }
+
+  const auto seed = static_cast<std::uint32_t>(a.seed);
+  if (a.format == "csv") std::printf("%s\n", kCsvHeader);
+  for (long long trial = 0; trial < a.trials; ++trial) {
+    const auto t = static_cast<std::uint32_t>(trial);
+    const auto start = std::chrono::steady_clock::now();
+    const auto model = make_feature_map(spec, {seed, t});
+    const Matrix X = synthetic_sample(seed, spec.n, spec.d, t, 0);
+    const WsResult result = estimate_word_sensitivity(*model, X, ws, seed, t);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    print_row(a.format, trial, result, seconds);
+  }
+  return kExitOk;
+}
+
+}  // namespace wordsens::cli

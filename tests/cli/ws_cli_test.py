@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""Checks of `wordsens ws` as scripts use it: the csv format, --help, usage errors.
+
+usage: ws_cli_test.py WORDSENS_BINARY CASE
+"""
+import csv
+import io
+import math
+import subprocess
+import sys
+
+CSV_HEADER = "trial,S,S_upper,argmax_position,evaluations,seconds"
+EXIT_USAGE = 2
+
+
+def run(binary, *args):
+    return subprocess.run([binary, "ws", *args], capture_output=True, text=True, timeout=100)
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def csv_rows(binary, *args):
+    p = run(binary, *args, "--format", "csv")
+    check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+    lines = p.stdout.splitlines()
+    check(lines and lines[0] == CSV_HEADER, f"bad csv header: {lines[:1]}")
+    return list(csv.DictReader(io.StringIO(p.stdout)))
+
+
+def case_ws_csv(binary):
+    # rf has an upper bound, raf does not: S_upper filled resp. empty.
+    rows = csv_rows(binary, "--model", "rf", "--n", "6", "--d", "4", "--k", "1.0D",
+                    "--trials", "3", "--seed", "5")
+    check(len(rows) == 3, f"expected 3 rows, got {len(rows)}")
+    for t, row in enumerate(rows):
+        check(int(row["trial"]) == t, f"trial column {row['trial']} != {t}")
+        S, S_upper = float(row["S"]), float(row["S_upper"])
+        check(0 < S <= S_upper and math.isfinite(S_upper), f"bad bracket {S} {S_upper}")
+        check(0 <= int(row["argmax_position"]) < 6, "argmax_position out of range")
+        check(int(row["evaluations"]) > 0, "no evaluations")
+        check(float(row["seconds"]) >= 0, "negative seconds")
+        # Full precision: the printed S parses back to a double with ~17 significant digits.
+        check(len(row["S"].replace(".", "").lstrip("0")) >= 15, f"S printed short: {row['S']}")
+    rows = csv_rows(binary, "--model", "raf", "--n", "5", "--d", "4", "--trials", "2",
+                    "--positions", "random:2")
+    check(len(rows) == 2, f"expected 2 rows, got {len(rows)}")
+    check(all(row["S_upper"] == "" for row in rows), "raf must leave S_upper empty")
+    check(all(float(row["S"]) > 0 for row in rows), "raf S must be positive")
+
+
+def case_ws_text(binary):
+    p = run(binary, "--model", "rf", "--n", "5", "--d", "3", "--k", "20", "--trials", "2")
+    check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+    lines = p.stdout.splitlines()
+    check(len(lines) == 2, f"expected one line per trial, got {lines}")
+    for t, line in enumerate(lines):
+        for word in (f"trial {t}", "S =", "S_upper =", "i* =", "evaluations =", " s)"):
+            check(word in line, f"'{word}' missing in: {line}")
+
+
+def case_ws_help(binary):
+    p = run(binary, "--help")
+    check(p.returncode == 0, f"--help exit {p.returncode}")
+    for option in ("--model", "--n", "--d", "--k", "--layers", "--activation", "--trials",
+                   "--seed", "--positions", "--max-evals", "--sphere-starts", "--screen-points",
+                   "--near-origin-starts", "--no-guided-start", "--no-upper-bound", "--format"):
+        check(option in p.stdout, f"--help does not mention {option}")
+    for model in ("rf", "drf", "raf", "raf_relu"):
+        check(model in p.stdout, f"--help does not name model {model}")
+    check(CSV_HEADER in p.stdout, "--help does not show the csv header")
+
+
+def case_ws_bad_inputs(binary):
+    base = ["--n", "4", "--d", "3"]
+    bad = [
+        ["--model", "nope", *base],
+        ["--model", "rf", *base, "--k", "abc"],
+        ["--model", "rf", *base, "--k", "-3"],
+        ["--model", "rf", "--n", "0", "--d", "3"],
+        ["--model", "rf", "--n", "4", "--d", "0"],
+        ["--model", "rf", *base, "--positions", "random:0"],
+        ["--model", "rf", *base, "--positions", "middle"],
+        ["--model", "rf", *base, "--seed", "4294967296"],
+        ["--model", "rf", *base, "--seed=-1"],
+        ["--model", "rf", *base, "--trials", "0"],
+        ["--model", "rf", *base, "--format", "json"],
+        ["--model", "rf", *base, "--activation", "sigmoid"],
+        ["--model", "rf", *base, "--max-evals", "0"],
+        ["--model", "rf", *base, "--bogus"],
+        ["--n", "4", "--d", "3"],
+        ["--model", "rf", "--n", "four", "--d", "3"],
+    ]
+    for args in bad:
+        p = run(binary, *args)
+        check(p.returncode == EXIT_USAGE, f"{args}: exit {p.returncode}, expected {EXIT_USAGE}")
+        lines = p.stderr.strip().splitlines()
+        check(len(lines) == 1, f"{args}: expected a one-line error, got {p.stderr!r}")
+        check("error" in lines[0], f"{args}: message does not say error: {lines[0]}")
+        check(p.stdout == "", f"{args}: printed to stdout: {p.stdout!r}")
+    # The largest seed is accepted.
+    p = run(binary, "--model", "rf", *base, "--seed", "4294967295")
+    check(p.returncode == 0, f"seed 2^32-1 rejected: {p.stderr}")
+
+
+def case_ws_reproducible(binary):
+    args = ["--model", "raf", "--n", "5", "--d", "4", "--trials", "2", "--seed", "9"]
+    a = [row["S"] for row in csv_rows(binary, *args)]
+    b = [row["S"] for row in csv_rows(binary, *args)]
+    check(a == b, f"same seed, different S: {a} vs {b}")
+    check(a[0] != a[1], "different trials gave the same S")
+    c = [row["S"] for row in csv_rows(binary, *args[:-1], "10")]
+    check(a != c, "different seeds gave the same S")
+
+
+def main():
+    binary, case = sys.argv[1], sys.argv[2]
+    globals()["case_" + case](binary)
+    print(f"{case}: ok")
+
+
+if __name__ == "__main__":
+    main()
