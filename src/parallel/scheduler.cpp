@@ -1,1 +1,222 @@
-// Placeholder until the MPI layer lands (issue 4).
+#include "parallel/scheduler.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "parallel/progress.hpp"
+#include "parallel/stop.hpp"
+
+namespace wordsens::parallel {
+namespace {
+
+// Message tags. Rank 0 → worker: a task id, the final outcome (stop / abort).
+// Worker → rank 0: an encoded task output, a failure message, a forwarded signal.
+constexpr int kTagTask = 1;
+constexpr int kTagStop = 2;
+constexpr int kTagAbort = 3;
+constexpr int kTagResult = 11;
+constexpr int kTagFailure = 12;
+constexpr int kTagSignal = 13;
+
+// Idle ranks sleep this long between polls: a blocking receive would spin a core that the
+// compute thread needs (Open MPI busy-waits).
+constexpr auto kPollPause = std::chrono::milliseconds(1);
+
+struct Message {
+  int source = 0;
+  int tag = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
+std::optional<Message> try_receive(int source) {
+  int flag = 0;
+  MPI_Status status;
+  MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+  if (!flag) return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  Message m;
+  m.source = status.MPI_SOURCE;
+  m.tag = status.MPI_TAG;
+  m.bytes.resize(static_cast<std::size_t>(count));
+  MPI_Recv(m.bytes.data(), count, MPI_BYTE, m.source, m.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return m;
+}
+
+void send_bytes(int dest, int tag, const std::vector<std::uint8_t>& bytes) {
+  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+}
+
+template <typename T>
+void send_value(int dest, int tag, T value) {
+  std::vector<std::uint8_t> bytes(sizeof(T));
+  std::memcpy(bytes.data(), &value, sizeof(T));
+  send_bytes(dest, tag, bytes);
+}
+
+template <typename T>
+T read_value(const std::vector<std::uint8_t>& bytes) {
+  T value{};
+  if (bytes.size() == sizeof(T)) std::memcpy(&value, bytes.data(), sizeof(T));
+  return value;
+}
+
+std::vector<std::uint8_t> text_bytes(const std::string& s) { return {s.begin(), s.end()}; }
+
+ScheduleResult run_worker(const ComputeFn& compute) {
+  ComputeThread thread(compute);
+  int reported = 0;
+  for (;;) {
+    bool active = false;
+    const int request = static_cast<int>(stop_requested());
+    if (request > reported) {
+      send_value<int>(0, kTagSignal, request);  // rank 0 decides for everyone
+      reported = request;
+    }
+    if (auto done = thread.poll()) {
+      if (done->ok) {
+        send_bytes(0, kTagResult, done->bytes);
+      } else {
+        send_bytes(0, kTagFailure, text_bytes(done->error));
+      }
+      active = true;
+    }
+    if (auto m = try_receive(0)) {
+      active = true;
+      if (m->tag == kTagTask) {
+        thread.submit(read_value<std::uint32_t>(m->bytes));
+      } else if (m->tag == kTagStop || m->tag == kTagAbort) {
+        ScheduleResult result;
+        result.outcome = static_cast<Outcome>(read_value<int>(m->bytes));
+        result.abandoned_compute = thread.busy();
+        return result;
+      }
+    }
+    if (!active) std::this_thread::sleep_for(kPollPause);
+  }
+}
+
+ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, const SinkFn& sink,
+                        const ScheduleOptions& options) {
+  const auto& queue = options.queue;
+  std::unordered_map<std::uint32_t, double> cost_of;
+  double total_cost = 0;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const double c = i < options.costs.size() ? options.costs[i] : 1.0;
+    cost_of[queue[i]] = c;
+    total_cost += c;
+  }
+  Progress progress(queue.size(), total_cost, options.progress_interval);
+  const auto start = std::chrono::steady_clock::now();
+
+  enum class Mode { running, draining, aborting } mode = Mode::running;
+  ScheduleResult result;
+  bool failed = false;
+  auto fail = [&](const std::string& message) {
+    if (!failed) result.failure = message;
+    failed = true;
+    if (mode == Mode::running) mode = Mode::draining;
+  };
+  auto escalate = [&](int request) {
+    if (request == static_cast<int>(StopRequest::interrupt)) {
+      mode = Mode::aborting;
+    } else if (request == static_cast<int>(StopRequest::checkpoint) && mode == Mode::running) {
+      mode = Mode::draining;
+    }
+  };
+  auto deliver = [&](std::uint32_t task_id, const std::vector<std::uint8_t>& bytes) {
+    try {
+      sink(task_id, bytes);
+      ++result.completed;
+      progress.task_done(cost_of[task_id]);
+    } catch (const std::exception& e) {
+      fail(std::string("storing the result of task ") + std::to_string(task_id) + ": " + e.what());
+    }
+  };
+
+  ComputeThread local(compute);
+  std::vector<std::optional<std::uint32_t>> assigned(static_cast<std::size_t>(session.size()));
+  std::size_t next = 0;
+  for (;;) {
+    bool active = false;
+    escalate(static_cast<int>(stop_requested()));
+    if (options.walltime_seconds > 0) {
+      const double elapsed =
+          options.elapsed_before +
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (elapsed >= options.walltime_seconds) escalate(static_cast<int>(StopRequest::checkpoint));
+    }
+    while (auto m = try_receive(MPI_ANY_SOURCE)) {
+      active = true;
+      auto& slot = assigned[static_cast<std::size_t>(m->source)];
+      if (m->tag == kTagResult) {
+        if (slot) deliver(*slot, m->bytes);
+        slot.reset();
+      } else if (m->tag == kTagFailure) {
+        fail(std::string(m->bytes.begin(), m->bytes.end()));
+        slot.reset();
+      } else if (m->tag == kTagSignal) {
+        escalate(read_value<int>(m->bytes));
+      }
+    }
+    if (auto done = local.poll()) {
+      active = true;
+      if (done->ok) {
+        deliver(done->task_id, done->bytes);
+      } else {
+        fail(done->error);
+      }
+    }
+    if (mode == Mode::aborting) break;
+    if (mode == Mode::running) {
+      if (!local.busy() && next < queue.size()) local.submit(queue[next++]);
+      for (std::size_t w = 1; w < assigned.size() && next < queue.size(); ++w) {
+        if (!assigned[w]) {
+          assigned[w] = queue[next];
+          send_value<std::uint32_t>(static_cast<int>(w), kTagTask, queue[next++]);
+          active = true;
+        }
+      }
+    }
+    bool in_flight = local.busy();
+    for (const auto& slot : assigned) in_flight = in_flight || slot.has_value();
+    if (!in_flight && (mode != Mode::running || next == queue.size())) break;
+    if (options.progress) progress.tick();
+    if (!active) std::this_thread::sleep_for(kPollPause);
+  }
+
+  if (mode == Mode::aborting) {
+    result.outcome = Outcome::interrupted;
+  } else if (failed) {
+    result.outcome = Outcome::failed;
+  } else if (result.completed < queue.size()) {
+    result.outcome = Outcome::checkpointed;
+  } else {
+    result.outcome = Outcome::finished;
+  }
+  result.abandoned_compute = local.busy();
+  const int tag = mode == Mode::aborting ? kTagAbort : kTagStop;
+  for (int w = 1; w < session.size(); ++w) {
+    send_value<int>(w, tag, static_cast<int>(result.outcome));
+  }
+  if (options.progress) {
+    static const char* const names[] = {"finished", "checkpointed", "interrupted", "failed"};
+    progress.finish(names[static_cast<int>(result.outcome)]);
+  }
+  return result;
+}
+
+}  // namespace
+
+ScheduleResult run_schedule(const MpiSession& session, const ComputeFn& compute, const SinkFn& sink,
+                            const ScheduleOptions& options) {
+  install_stop_handlers();
+  return session.is_root() ? run_root(session, compute, sink, options) : run_worker(compute);
+}
+
+}  // namespace wordsens::parallel

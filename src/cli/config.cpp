@@ -1,0 +1,232 @@
+#include "cli/config.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "estimators/positions.hpp"
+#include "models/drf.hpp"
+
+namespace po = boost::program_options;
+
+namespace wordsens::cli {
+namespace {
+
+// Raw option values, as text where the text is parsed by the grid layer.
+struct Raw {
+  std::string config, experiments, models, n, d, k, N, layers, activation, positions, training,
+      objective, data, output, shard, seed;
+  long long trials = 0;
+  int max_evals = 0, sphere_starts = 0, origin_starts = 0;
+  double rel_tol = 0, walltime = 0, progress = 0;
+  bool guided_start = true, overwrite = false, dry_run = false, save_witness = false, help = false;
+};
+
+po::options_description describe_options(Raw& r) {
+  const StudyConfig defaults;
+  po::options_description study("Study (INI keys; --key=value on the command line wins)");
+  study.add_options()(
+      "experiments", po::value(&r.experiments)->default_value("ws"),
+      "experiments to run: ws (word sensitivity), gen (trained head after a one-word change)")(
+      "models", po::value(&r.models)->default_value("rf,drf,raf,raf_relu"),
+      "models: rf, drf, raf, raf_relu (comma list)")(
+      "n", po::value(&r.n)->default_value("10,20,40"),
+      "words per text: list (10,20,50) or range lo:hi:logM | lo:hi:linM | lo:hi:stepS")(
+      "d", po::value(&r.d)->default_value("8"), "embedding dimension (grid, as n)")(
+      "k", po::value(&r.k)->default_value("1.0D"),
+      "rf/drf width: multiples of D = n·d (1.0D, 0.5D) and/or integers or ranges")(
+      "N", po::value(&r.N)->default_value("20"), "gen training-set sizes (grid; N < p)")(
+      "layers", po::value(&r.layers)->default_value("2"), "drf depth L (grid)")(
+      "activation", po::value(&r.activation)->default_value("relu"),
+      "rf/drf activation: relu or tanh")("trials", po::value(&r.trials)->default_value(3),
+                                         "independent trials per grid point")(
+      "seed", po::value(&r.seed)->default_value("1"), "master seed, 0 … 4294967295")(
+      "positions", po::value(&r.positions)->default_value("all"),
+      "word positions examined: all, first or random:m")(
+      "max-evals", po::value(&r.max_evals)->default_value(defaults.max_evals),
+      "ascent budget: objective evaluations per start")(
+      "rel-tol", po::value(&r.rel_tol)->default_value(defaults.rel_tol, "1e-7"),
+      "ascent stops when the relative progress falls below this")(
+      "sphere-starts", po::value(&r.sphere_starts)->default_value(defaults.sphere_starts),
+      "random starts on the sphere ‖Δ‖ = √d per position")(
+      "origin-starts", po::value(&r.origin_starts)->default_value(defaults.origin_starts),
+      "random starts 0.1·N(0, I) near the origin per position")(
+      "guided-start", po::value(&r.guided_start)->default_value(true, "true"),
+      "also start from the model's suggested direction")(
+      "training", po::value(&r.training)->default_value("finetune,retrain"),
+      "gen training modes: finetune, retrain")(
+      "objective", po::value(&r.objective)->default_value("loss,align"),
+      "gen Δ objectives: loss, align")("data", po::value(&r.data)->default_value("synthetic"),
+                                       "data source: synthetic (or embeddings:<path>)")(
+      "save-witness", po::bool_switch(&r.save_witness),
+      "store per task the witness (i*, Δ*), the sample X and small weights");
+  po::options_description run("Run (not part of the configuration compared on resume)");
+  run.add_options()("help,h", po::bool_switch(&r.help), "print this help")(
+      "output,o", po::value(&r.output)->default_value("results.h5"),
+      "results file (HDF5); an existing file of the same configuration is resumed")(
+      "overwrite", po::bool_switch(&r.overwrite), "start over, replacing an existing output")(
+      "dry-run", po::bool_switch(&r.dry_run),
+      "print the task table and estimated cost, touch no file")(
+      "walltime", po::value(&r.walltime)->default_value(0),
+      "seconds after which no task is handed out (then exit 3); 0: none")(
+      "shard", po::value(&r.shard)->default_value("0/1"),
+      "run only tasks whose index ≡ i (mod N) (job arrays; merge the files)")(
+      "progress", po::value(&r.progress)->default_value(10),
+      "seconds between progress lines on stderr");
+  po::options_description all;
+  all.add(study).add(run);
+  return all;
+}
+
+std::uint32_t parse_seed(const std::string& text) {
+  unsigned long long value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
+      value > 4294967295ULL) {
+    throw UsageError("seed = '" + text + "': expected an integer in [0, 4294967295]");
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+template <typename T, typename Parse>
+std::vector<T> parse_enum_list(const std::string& key, const std::string& text,
+                               const std::vector<std::string>& allowed, Parse parse) {
+  std::vector<T> values;
+  for (const auto& name : parse_name_list(key, text, allowed)) values.push_back(parse(name));
+  return values;
+}
+
+StudyConfig resolve_study(const Raw& r) {
+  StudyConfig s;
+  s.experiments =
+      parse_enum_list<Experiment>("experiments", r.experiments, {"ws", "gen"}, parse_experiment);
+  s.models = parse_name_list("models", r.models, canonical_models());
+  s.n = parse_int_grid("n", r.n, 1, StudyLimits::max_n);
+  s.d = parse_int_grid("d", r.d, 1, StudyLimits::max_d);
+  s.k = parse_k_grid(r.k, StudyLimits::max_k);
+  s.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
+  s.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
+  s.activation = parse_activation(r.activation);
+  if (r.trials < 1 || r.trials > StudyLimits::max_trials) {
+    throw UsageError("trials = " + std::to_string(r.trials) + ": expected 1 … " +
+                     std::to_string(StudyLimits::max_trials));
+  }
+  s.trials = static_cast<std::uint32_t>(r.trials);
+  s.seed = parse_seed(r.seed);
+  s.positions = PositionSet::parse(r.positions).to_string();
+  if (r.max_evals < 1) throw UsageError("max-evals must be at least 1");
+  if (!(r.rel_tol >= 0 && r.rel_tol < 1)) throw UsageError("rel-tol must be in [0, 1)");
+  if (r.sphere_starts < 0 || r.origin_starts < 0) throw UsageError("starts must be >= 0");
+  if (r.sphere_starts + r.origin_starts + (r.guided_start ? 1 : 0) < 1) {
+    throw UsageError("no ascent start: set sphere-starts, origin-starts or guided-start");
+  }
+  s.max_evals = r.max_evals;
+  s.rel_tol = r.rel_tol;
+  s.sphere_starts = r.sphere_starts;
+  s.origin_starts = r.origin_starts;
+  s.guided_start = r.guided_start;
+  s.trainings =
+      parse_enum_list<Training>("training", r.training, {"finetune", "retrain"}, parse_training);
+  s.objectives =
+      parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
+  s.data = r.data;
+  s.save_witness = r.save_witness;
+  return s;
+}
+
+std::string join_argv(int argc, char** argv) {
+  std::string s = "wordsens";
+  for (int i = 0; i < argc; ++i) s += std::string(" ") + argv[i];
+  return s;
+}
+
+}  // namespace
+
+std::string run_help_text() {
+  Raw r;
+  std::ostringstream out;
+  out << "usage: wordsens run [CONFIG.ini] [--key=value …]\n"
+         "Runs the study (mpirun -n R for R ranks); rerunning the same command resumes.\n"
+         "Exit codes: 0 done, 1 failure, 2 bad input, 3 checkpointed (USR1 / walltime), "
+         "4 interrupted (TERM/INT).\n\n"
+      << describe_options(r);
+  return out.str();
+}
+
+RunOptions parse_run_options(int argc, char** argv) {
+  Raw r;
+  RunOptions options;
+  options.command_line = join_argv(argc, argv);
+  try {
+    auto described = describe_options(r);
+    po::options_description cli_only;
+    cli_only.add_options()("config", po::value(&r.config), "INI file");
+    po::options_description with_positional;
+    with_positional.add(described).add(cli_only);
+    po::positional_options_description positional;
+    positional.add("config", 1);
+    po::variables_map vm;
+    // No prefix guessing: `--N` and `--n` are different keys, and a typo must be an error.
+    const auto style =
+        po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(argc - 1, argv + 1)
+                  .options(with_positional)
+                  .positional(positional)
+                  .style(style)
+                  .run(),
+              vm);
+    if (vm.count("config")) {
+      const std::string path = vm["config"].as<std::string>();
+      std::ifstream in(path);
+      if (!in) throw UsageError("cannot read configuration file '" + path + "'");
+      // store() keeps values already present, so the command line wins over the file.
+      po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  options.help = r.help;
+  if (options.help) return options;
+  options.config_path = r.config;
+  try {
+    options.study = resolve_study(r);
+    options.shard = Shard::parse(r.shard);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (r.output.empty()) throw UsageError("output must not be empty");
+  if (!(r.walltime >= 0)) throw UsageError("walltime must be >= 0 seconds");
+  if (!(r.progress > 0)) throw UsageError("progress must be > 0 seconds");
+  options.output = r.output;
+  options.overwrite = r.overwrite;
+  options.dry_run = r.dry_run;
+  options.walltime = r.walltime;
+  options.progress_interval = r.progress;
+  return options;
+}
+
+std::string config_text(const RunOptions& options) {
+  std::string text = canonical_text(options.study);
+  if (!options.shard.is_whole()) {
+    // Keep the lines sorted: insert `shard = …` at its place.
+    std::istringstream in(text);
+    std::string line, out;
+    bool inserted = false;
+    const std::string shard_line = "shard = " + options.shard.to_string();
+    while (std::getline(in, line)) {
+      if (!inserted && line > shard_line) {
+        out += shard_line + "\n";
+        inserted = true;
+      }
+      out += line + "\n";
+    }
+    if (!inserted) out += shard_line + "\n";
+    text = out;
+  }
+  return text;
+}
+
+}  // namespace wordsens::cli

@@ -1,0 +1,56 @@
+#pragma once
+// Grid specifications of the configuration (`n = 10,20,50`, `n = 10:250:log7`, `k = 1.0D`):
+// parsed once, into sorted, deduplicated values, so that two spellings of the same grid give
+// the same task table (and the same canonical configuration text).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace wordsens {
+
+/// Parses an integer grid: comma-separated items, each a number or a range
+///   `lo:hi:logM`  M log-spaced values from lo to hi (both included), rounded to integers;
+///   `lo:hi:linM`  M evenly spaced values from lo to hi, rounded;
+///   `lo:hi:stepS` lo, lo+S, … up to hi.
+/// The result is sorted ascending and deduplicated. Every value must lie in [min, max].
+/// Throws std::invalid_argument with a one-line message (naming `key`) for malformed, empty or
+/// out-of-range grids.
+[[nodiscard]] std::vector<Index> parse_int_grid(const std::string& key, const std::string& text,
+                                                Index min, Index max);
+
+/// One item of a k grid: an absolute width, or a multiple of D = n·d (`1.0D`, `2D`, `0.5D`).
+struct KItem {
+  bool relative = false;  // true: k = round(factor · D)
+  double factor = 0.0;    // when relative
+  Index value = 0;        // when absolute
+
+  /// k for a text of n words of dimension d (at least 1).
+  [[nodiscard]] Index resolve(Index n, Index d) const;
+  /// Canonical spelling: `1D`, `0.5D`, or the integer.
+  [[nodiscard]] std::string to_string() const;
+  friend bool operator==(const KItem&, const KItem&) = default;
+};
+
+/// Parses a k grid: comma-separated items, each `<factor>D` (factor > 0) or an integer grid
+/// item as in parse_int_grid (numbers and ranges). Relative items come first (ascending
+/// factor), then absolute ones (ascending), deduplicated. Throws std::invalid_argument.
+[[nodiscard]] std::vector<KItem> parse_k_grid(const std::string& text, Index max_k);
+
+/// Parses a comma-separated list of names, each of which must be in `allowed`; the result
+/// follows the order of `allowed` (canonical), without duplicates. Throws for an unknown or
+/// empty list, naming `key`.
+[[nodiscard]] std::vector<std::string> parse_name_list(const std::string& key,
+                                                       const std::string& text,
+                                                       const std::vector<std::string>& allowed);
+
+/// Joins values with commas (the canonical text of a grid).
+[[nodiscard]] std::string join_grid(const std::vector<Index>& values);
+[[nodiscard]] std::string join_grid(const std::vector<KItem>& values);
+[[nodiscard]] std::string join_names(const std::vector<std::string>& names);
+
+/// Shortest text that parses back to exactly `value` (for canonical configuration text).
+[[nodiscard]] std::string format_double(double value);
+
+}  // namespace wordsens

@@ -1,0 +1,139 @@
+#include "grid/run_task.hpp"
+
+#include <chrono>
+#include <limits>
+
+#include "estimators/trained_head.hpp"
+#include "estimators/word_sensitivity.hpp"
+#include "models/attention.hpp"
+#include "models/drf.hpp"
+#include "models/feature_map.hpp"
+#include "models/rf.hpp"
+
+namespace wordsens {
+namespace {
+
+AscentOptions ascent_options(const StudyConfig& config) {
+  AscentOptions ascent;
+  ascent.max_evaluations = config.max_evals;
+  ascent.relative_tolerance = config.rel_tol;
+  return ascent;
+}
+
+TaskArray delta_array(const Vector& delta, Index position) {
+  TaskArray a;
+  a.name = "delta";
+  a.position = static_cast<std::int64_t>(position);
+  a.values = Matrix(1, delta.size());
+  for (Index j = 0; j < delta.size(); ++j) a.values(0, j) = delta(j);
+  return a;
+}
+
+// The model's weights, when small enough to store (--save-witness), so that anyone can
+// recompute a result without this code's random number generator.
+void add_weights(const FeatureMap& model, std::vector<TaskArray>& arrays) {
+  if (const auto* rf = dynamic_cast<const RandomFeatures*>(&model)) {
+    const Index k = model.spec().k, D = model.spec().n * model.spec().d;
+    if (k * D <= kMaxStoredWeights) arrays.push_back({"V", -1, rf->weights().window(0, 0, k, D)});
+  } else if (const auto* drf = dynamic_cast<const DeepRandomFeatures*>(&model)) {
+    Index total = 0;
+    for (const Matrix& V : drf->layers()) total += V.size();
+    if (total > kMaxStoredWeights) return;
+    for (std::size_t l = 0; l < drf->layers().size(); ++l) {
+      arrays.push_back({"V" + std::to_string(l + 1), -1, drf->layers()[l]});
+    }
+  } else if (const auto* raf = dynamic_cast<const AttentionFeatures*>(&model)) {
+    if (raf->W().size() <= kMaxStoredWeights) arrays.push_back({"W", -1, raf->W()});
+  }
+}
+
+std::vector<double> to_std(const Vector& v) { return {v.data(), v.data() + v.size()}; }
+
+void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
+            TaskOutput& out) {
+  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id});
+  const Matrix X = data.test_sample(task.n, task.d, task.trial);
+  WsOptions options;
+  options.positions = PositionSet::parse(config.positions);
+  options.ascent = ascent_options(config);
+  options.sphere_starts = config.sphere_starts;
+  options.near_origin_starts = config.origin_starts;
+  options.guided_start = config.guided_start;
+  options.upper_bound = true;
+  const WsResult result = estimate_word_sensitivity(*model, X, options, config.seed, task.task_id);
+
+  WsRecord& r = out.ws;
+  r.task_id = task.task_id;
+  r.S = result.S;
+  r.S_upper = result.S_upper ? *result.S_upper : std::numeric_limits<double>::quiet_NaN();
+  r.argmax_position = static_cast<std::int64_t>(result.argmax_position);
+  r.phi_norm = result.phi_norm;
+  r.evaluations = result.evaluations;
+  if (config.save_witness) {
+    r.witness = to_std(result.witness);
+    out.arrays.push_back(delta_array(result.witness, result.argmax_position));
+    out.arrays.push_back({"X", -1, X});
+    add_weights(*model, out.arrays);
+  }
+}
+
+void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
+             TaskOutput& out) {
+  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id});
+  const GenProblem problem = data.gen_problem(task.n, task.d, task.N, task.trial);
+  GenOptions options;
+  options.trainings = config.trainings;
+  options.objectives = config.objectives;
+  options.positions = PositionSet::parse(config.positions);
+  options.ascent = ascent_options(config);
+  options.sphere_starts = config.sphere_starts;
+  options.near_origin_starts = config.origin_starts;
+  options.guided_start = config.guided_start;
+  const auto results = evaluate_generalization(*model, problem, options, config.seed, task.task_id);
+  for (const GenResult& g : results) {
+    GenRecord r;
+    r.task_id = task.task_id;
+    r.training = static_cast<std::uint8_t>(g.training);
+    r.objective = static_cast<std::uint8_t>(g.objective);
+    r.t0 = g.t0;
+    r.t1 = g.t1;
+    r.D0 = g.D0;
+    r.D1 = g.D1;
+    r.E = g.E;
+    r.cond_K = g.cond_K;
+    r.position = static_cast<std::int64_t>(g.position);
+    r.evaluations = g.evaluations;
+    if (config.save_witness) r.witness = to_std(g.delta);
+    out.gen.push_back(std::move(r));
+  }
+  if (config.save_witness) {
+    for (const GenResult& g : results) {
+      TaskArray a = delta_array(g.delta, g.position);
+      a.name = "delta_" + to_string(g.training) + "_" + to_string(g.objective);
+      out.arrays.push_back(std::move(a));
+    }
+    out.arrays.push_back({"X", -1, problem.test});
+    add_weights(*model, out.arrays);
+  }
+}
+
+}  // namespace
+
+TaskOutput run_task(const TaskSpec& task, const StudyConfig& config, const DataSource& data) {
+  const auto start = std::chrono::steady_clock::now();
+  TaskOutput out;
+  out.task_id = task.task_id;
+  out.experiment = task.experiment;
+  if (task.experiment == Experiment::ws) {
+    run_ws(task, config, data, out);
+  } else {
+    run_gen(task, config, data, out);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.ws.seconds = seconds;
+  for (auto& g : out.gen) g.seconds = seconds;
+  return out;
+}
+
+}  // namespace wordsens

@@ -1,0 +1,17 @@
+#pragma once
+// One task, start to finish: texts → feature map → estimator → records. A pure function of
+// (task, configuration, data source): no MPI, no files, so any rank computes the same bits.
+#include "grid/data_source.hpp"
+#include "grid/study.hpp"
+#include "grid/task_output.hpp"
+
+namespace wordsens {
+
+/// Weights are stored with --save-witness only below this many entries (k·D for rf).
+inline constexpr Index kMaxStoredWeights = 10000000;
+
+/// Runs a task. Exceptions of the model or estimator propagate (the driver reports the task).
+[[nodiscard]] TaskOutput run_task(const TaskSpec& task, const StudyConfig& config,
+                                  const DataSource& data);
+
+}  // namespace wordsens

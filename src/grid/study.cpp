@@ -1,0 +1,163 @@
+#include "grid/study.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace wordsens {
+
+const std::vector<std::string>& canonical_models() {
+  static const std::vector<std::string> models{"rf", "drf", "raf", "raf_relu"};
+  return models;
+}
+
+bool is_attention_model(const std::string& model) { return model == "raf" || model == "raf_relu"; }
+
+Index feature_dim(const TaskSpec& task) {
+  return is_attention_model(task.model) ? task.n * task.d : task.k;
+}
+
+std::string to_string(Activation a) { return a == Activation::relu ? "relu" : "tanh"; }
+
+Activation parse_activation(const std::string& text) {
+  if (text == "relu") return Activation::relu;
+  if (text == "tanh") return Activation::tanh;
+  throw std::invalid_argument("activation = '" + text + "': expected relu or tanh");
+}
+
+std::string describe(const TaskSpec& task) {
+  std::string s = to_string(task.experiment) + " " + task.model + " n=" + std::to_string(task.n) +
+                  " d=" + std::to_string(task.d);
+  if (!is_attention_model(task.model)) s += " k=" + std::to_string(task.k);
+  if (task.model == "drf") s += " L=" + std::to_string(task.layers);
+  if (task.experiment == Experiment::gen) s += " N=" + std::to_string(task.N);
+  return s + " trial=" + std::to_string(task.trial) + " (task " + std::to_string(task.task_id) +
+         ")";
+}
+
+ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
+  ModelSpec spec;
+  spec.name = task.model;
+  spec.n = task.n;
+  spec.d = task.d;
+  spec.k = task.k;
+  spec.layers = task.layers;
+  spec.activation = config.activation;
+  return spec;
+}
+
+std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
+  std::vector<TaskSpec> tasks;
+  std::uint32_t point_id = 0;
+  auto add_point = [&](TaskSpec point) {
+    if (tasks.size() + config.trials > static_cast<std::size_t>(StudyLimits::max_tasks)) {
+      throw std::invalid_argument("the study has more than " +
+                                  std::to_string(StudyLimits::max_tasks) +
+                                  " tasks; split it into several configurations");
+    }
+    point.point_id = point_id++;
+    for (std::uint32_t trial = 0; trial < config.trials; ++trial) {
+      point.trial = trial;
+      point.task_id = static_cast<std::uint32_t>(tasks.size());
+      tasks.push_back(point);
+    }
+  };
+  for (const Experiment experiment : {Experiment::ws, Experiment::gen}) {
+    if (std::find(config.experiments.begin(), config.experiments.end(), experiment) ==
+        config.experiments.end()) {
+      continue;
+    }
+    for (const auto& model : canonical_models()) {
+      if (std::find(config.models.begin(), config.models.end(), model) == config.models.end()) {
+        continue;
+      }
+      const bool attention = is_attention_model(model);
+      for (const Index n : config.n) {
+        for (const Index d : config.d) {
+          if (n * d > StudyLimits::max_D) {
+            throw std::invalid_argument("n·d = " + std::to_string(n * d) +
+                                        " (n=" + std::to_string(n) + ", d=" + std::to_string(d) +
+                                        ") exceeds " + std::to_string(StudyLimits::max_D));
+          }
+          // Several k items may resolve to the same width at this (n, d): one point each.
+          std::vector<Index> widths;
+          if (attention) {
+            widths.push_back(0);  // k does not apply to attention models
+          } else {
+            for (const auto& item : config.k) widths.push_back(item.resolve(n, d));
+            std::sort(widths.begin(), widths.end());
+            widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+          }
+          const std::vector<Index> depths = model == "drf" ? config.layers : std::vector<Index>{1};
+          const std::vector<Index> sizes =
+              experiment == Experiment::gen ? config.N : std::vector<Index>{0};
+          for (const Index k : widths) {
+            if (k > StudyLimits::max_k) {
+              throw std::invalid_argument(
+                  "k = " + std::to_string(k) + " at n=" + std::to_string(n) +
+                  ", d=" + std::to_string(d) + " exceeds " + std::to_string(StudyLimits::max_k));
+            }
+            for (const Index L : depths) {
+              for (const Index N : sizes) {
+                TaskSpec point;
+                point.experiment = experiment;
+                point.model = model;
+                point.n = n;
+                point.d = d;
+                point.k = k;
+                point.layers = static_cast<int>(L);
+                point.N = N;
+                const Index p = feature_dim(point);
+                if (experiment == Experiment::gen && N >= p) {
+                  throw std::invalid_argument(
+                      "gen needs N < p (the minimum-norm head interpolates N points in p "
+                      "dimensions): N=" +
+                      std::to_string(N) + " >= p=" + std::to_string(p) + " for " + model +
+                      " at n=" + std::to_string(n) + ", d=" + std::to_string(d) +
+                      (attention ? "" : ", k=" + std::to_string(k)));
+                }
+                add_point(point);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return tasks;
+}
+
+std::string canonical_text(const StudyConfig& c) {
+  std::vector<std::string> experiments, trainings, objectives;
+  for (const auto e : c.experiments) experiments.push_back(to_string(e));
+  for (const auto t : c.trainings) trainings.push_back(to_string(t));
+  for (const auto o : c.objectives) objectives.push_back(to_string(o));
+  // A std::map keeps the keys sorted, which is what makes the text canonical.
+  const std::map<std::string, std::string> entries{
+      {"experiments", join_names(experiments)},
+      {"models", join_names(c.models)},
+      {"n", join_grid(c.n)},
+      {"d", join_grid(c.d)},
+      {"k", join_grid(c.k)},
+      {"N", join_grid(c.N)},
+      {"layers", join_grid(c.layers)},
+      {"activation", to_string(c.activation)},
+      {"trials", std::to_string(c.trials)},
+      {"seed", std::to_string(c.seed)},
+      {"positions", c.positions},
+      {"max-evals", std::to_string(c.max_evals)},
+      {"rel-tol", format_double(c.rel_tol)},
+      {"sphere-starts", std::to_string(c.sphere_starts)},
+      {"origin-starts", std::to_string(c.origin_starts)},
+      {"guided-start", c.guided_start ? "true" : "false"},
+      {"training", join_names(trainings)},
+      {"objective", join_names(objectives)},
+      {"data", c.data},
+      {"save-witness", c.save_witness ? "true" : "false"},
+  };
+  std::string text;
+  for (const auto& [key, value] : entries) text += key + " = " + value + "\n";
+  return text;
+}
+
+}  // namespace wordsens

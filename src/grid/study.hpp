@@ -1,0 +1,78 @@
+#pragma once
+// The resolved configuration of a study (`wordsens run`) and its task table (SPEC §6).
+//
+// The task table is a pure function of the StudyConfig: tasks are enumerated in a fixed,
+// canonical order (experiment, model, n, d, k, L, N, trial), so task ids are stable across
+// runs, rank counts and resumes. The canonical text is what the results file stores and what a
+// resumed run must match; it contains every key that can change a result and nothing else.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "estimators/positions.hpp"
+#include "estimators/trained_head.hpp"
+#include "grid/grid_spec.hpp"
+#include "grid/task.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+
+/// Limits every grid value is checked against (one-line error, exit 2, before any file).
+struct StudyLimits {
+  static constexpr Index max_n = 100000;
+  static constexpr Index max_d = 100000;
+  static constexpr Index max_D = 2147483647;  // n·d: column indices of the weights are 32-bit
+  static constexpr Index max_k = 2147483647;
+  static constexpr Index max_N = 1000000;
+  static constexpr Index max_layers = 64;
+  static constexpr Index max_trials = 10000000;
+  static constexpr Index max_tasks = 100000000;
+};
+
+struct StudyConfig {
+  std::vector<Experiment> experiments{Experiment::ws};  // canonical order: ws, gen
+  std::vector<std::string> models{"rf"};                // canonical order: rf, drf, raf, raf_relu
+  std::vector<Index> n{10}, d{8};
+  std::vector<KItem> k{KItem{true, 1.0, 0}};
+  std::vector<Index> N{20};      // gen training-set sizes
+  std::vector<Index> layers{2};  // drf depth L
+  Activation activation = Activation::relu;
+  std::uint32_t trials = 1;
+  std::uint32_t seed = 1;
+  std::string positions = "all";  // PositionSet spelling
+  int max_evals = 300;
+  double rel_tol = 1e-7;
+  int sphere_starts = 1;
+  int origin_starts = 1;
+  bool guided_start = true;
+  std::vector<Training> trainings{Training::finetune, Training::retrain};
+  std::vector<HeadObjective> objectives{HeadObjective::loss, HeadObjective::align};
+  std::string data = "synthetic";  // data source spelling (see cli/config_data_source.cpp)
+  bool save_witness = false;
+};
+
+/// The canonical order of model names (also the order of the task table).
+[[nodiscard]] const std::vector<std::string>& canonical_models();
+[[nodiscard]] bool is_attention_model(const std::string& model);
+/// p, the feature dimension of a task's model (k for rf/drf, D = n·d for attention).
+[[nodiscard]] Index feature_dim(const TaskSpec& task);
+
+/// All tasks of the study in canonical order; task_id = index, point_id = index of the grid
+/// point. Throws std::invalid_argument (one line) when a grid point is invalid: N ≥ p for gen,
+/// n·d too large, too many tasks.
+[[nodiscard]] std::vector<TaskSpec> plan_tasks(const StudyConfig& config);
+
+/// Sorted `key = value` lines of everything that determines the results.
+[[nodiscard]] std::string canonical_text(const StudyConfig& config);
+
+/// The ModelSpec of a task.
+[[nodiscard]] ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config);
+
+[[nodiscard]] std::string to_string(Activation a);
+[[nodiscard]] Activation parse_activation(const std::string& text);  // throws invalid_argument
+
+/// One line describing a task, for logs and errors: "ws rf n=10 d=8 k=80 trial=3 (task 17)".
+[[nodiscard]] std::string describe(const TaskSpec& task);
+
+}  // namespace wordsens

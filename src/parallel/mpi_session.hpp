@@ -1,0 +1,37 @@
+#pragma once
+// MPI for the rest of the program, without mpi.h: initialisation (threads: only the main thread
+// calls MPI, the compute thread never does, so MPI_THREAD_FUNNELED suffices), rank, size and
+// the few collectives the driver needs before the task loop.
+#include <cstdint>
+#include <string>
+
+namespace wordsens::parallel {
+
+class MpiSession {
+ public:
+  /// MPI_Init_thread(FUNNELED); throws std::runtime_error when the library cannot provide it.
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();  // MPI_Finalize
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+  [[nodiscard]] bool is_root() const { return rank_ == 0; }
+
+  /// Rank 0's value on every rank.
+  [[nodiscard]] int broadcast(int value) const;
+  [[nodiscard]] std::string broadcast(const std::string& value) const;
+
+  void barrier() const;
+
+  /// Finalizes now (idempotent); for exits that bypass destructors.
+  void finalize();
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool finalized_ = false;
+};
+
+}  // namespace wordsens::parallel

@@ -1,0 +1,51 @@
+#pragma once
+// The dynamic task queue over MPI (issue 4). Rank 0 hands out task ids, most expensive first,
+// to every rank including itself (its own compute thread: no core idles as a pure
+// coordinator), and passes each record to `sink` as it arrives. Works with any number of ranks
+// ≥ 1. Only the main thread of each rank calls MPI.
+//
+// Stopping: a USR1 or the wall time on any rank → no more tasks are handed out, in-flight ones
+// finish (outcome checkpointed); TERM/INT on any rank → every rank stops at once, in-flight
+// tasks are abandoned (outcome interrupted); a task that throws → no more tasks, in-flight ones
+// finish (outcome failed, with the message). Rank 0 decides and tells the others, so every rank
+// returns the same outcome.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "parallel/compute_thread.hpp"
+#include "parallel/mpi_session.hpp"
+
+namespace wordsens::parallel {
+
+/// Rank 0: receives the encoded output of a finished task (e.g. appends it to the file).
+using SinkFn = std::function<void(std::uint32_t task_id, const std::vector<std::uint8_t>& bytes)>;
+
+struct ScheduleOptions {
+  /// Rank 0: the task ids to run, most expensive first, and their estimated costs.
+  std::vector<std::uint32_t> queue;
+  std::vector<double> costs;
+  /// Seconds since the run began at which no more tasks are handed out (≤ 0: none).
+  double walltime_seconds = 0;
+  /// Seconds already elapsed when the scheduler starts (set-up time counts toward walltime).
+  double elapsed_before = 0;
+  double progress_interval = 10;  // seconds between progress lines (rank 0)
+  bool progress = true;
+};
+
+enum class Outcome { finished, checkpointed, interrupted, failed };
+
+struct ScheduleResult {
+  Outcome outcome = Outcome::finished;
+  std::string failure;             // rank 0: the first failed task's message
+  std::size_t completed = 0;       // rank 0: tasks whose records reached the sink
+  bool abandoned_compute = false;  // a task was still running when the rank stopped
+};
+
+/// Runs the queue; every rank calls it. `sink` is used on rank 0 only; if it throws, the run
+/// stops like a failed task (the message says so).
+[[nodiscard]] ScheduleResult run_schedule(const MpiSession& session, const ComputeFn& compute,
+                                          const SinkFn& sink, const ScheduleOptions& options);
+
+}  // namespace wordsens::parallel
