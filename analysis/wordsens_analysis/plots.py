@@ -11,7 +11,8 @@ from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from . import stats  # noqa: E402
+from . import stats, theorems  # noqa: E402
+from .witness import attention, perturbed  # noqa: E402
 
 MODEL_STYLE = {
     "rf": dict(color="tab:blue", marker="o"),
@@ -69,8 +70,12 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
     fig, axes = plt.subplots(1, len(ds), figsize=(5.2 * len(ds), 4.4), squeeze=False)
     for ax, d in zip(axes[0], ds):
         wd = ws[ws["d"] == d]
-        for (model, L), g in wd.groupby(["model", "layers"], sort=True):
+        wd = wd.assign(k_label=theorems.k_labels(wd))
+        several_k = wd.groupby("model")["k_label"].nunique()
+        for (model, L, kl), g in wd.groupby(["model", "layers", "k_label"], sort=True):
             label = f"{model} (L={L})" if model == "drf" else model
+            if several_k.get(model, 1) > 1:
+                label += f", {kl}"
             st = _style(model)
             if model == "rf" and "S_upper" in g and g["S_upper"].notna().any():
                 up = g.groupby("n")["S_upper"].mean()
@@ -129,27 +134,14 @@ def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
     return _save(fig, outdir, "gen_error")
 
 
-def softmax_rows(s: np.ndarray) -> np.ndarray:
-    z = s - s.max(axis=1, keepdims=True)  # shift by the row maximum: scores reach hundreds
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def attention(X: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """softmax(X W Xᵀ / √d) of a stored sample (its rows are already rescaled to norm √d)."""
-    d = X.shape[1]
-    return softmax_rows(X @ W @ X.T / np.sqrt(d))
-
-
 def witness_figure(witness, outdir: str) -> list:
     """Attention matrix before and after the one-word change of a saved raf witness."""
     if witness is None or witness.X is None or witness.W is None:
         return []
     X = np.asarray(witness.X, dtype=float)
     i = int(witness.position)
-    Xp = X.copy()
-    Xp[i] += np.asarray(witness.delta, dtype=float)
-    A, Ap = attention(X, witness.W), attention(Xp, witness.W)
+    Xp = perturbed(X, i, witness.delta)
+    A, Ap = attention(X, witness.W, witness.model), attention(Xp, witness.W, witness.model)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
     vmax = max(A.max(), Ap.max())
     for ax, M, title in ((axes[0], A, "before: softmax(XWXᵀ/√d)"),
@@ -167,7 +159,7 @@ def witness_figure(witness, outdir: str) -> list:
     axes[2].set_ylabel("query position j")
     fig.colorbar(im, ax=axes[2], fraction=0.046, label="Δ attention weight")
     n, d = X.shape
-    fig.suptitle(f"raf witness, task {witness.task_id}: n = {n}, d = {d}, "
+    fig.suptitle(f"{witness.model} witness, task {witness.task_id}: n = {n}, d = {d}, "
                  f"‖Δ*‖ = {np.linalg.norm(witness.delta):.3g} (≤ √d = {np.sqrt(d):.3g}), "
                  f"S = {witness.S:.3g}")
     fig.tight_layout()

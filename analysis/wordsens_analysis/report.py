@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots, stats, theorems
+from .witness import check_witnesses
 from .io import ResultsFileError, read_results
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -114,6 +115,16 @@ def write_report(res, outdir: str) -> pd.DataFrame:
         if paths:
             figures.append((title, os.path.basename(paths[0])))
     notes = list(res.notes)
+    checks = check_witnesses(res.witnesses)
+    if checks:
+        table = pd.DataFrame(checks, columns=["task_id", "model", "S_stored", "S_recomputed",
+                                              "rel_diff"])
+        tables["witness_check"] = table
+        table.to_csv(os.path.join(outdir, "witness_check.csv"), index=False)
+        worst = table["rel_diff"].max()
+        notes.append(f"{len(table)} attention witnesses recomputed independently in numpy from "
+                     f"the stored X, W, Δ*: max relative difference to the stored S = "
+                     f"{worst:.2e} ({'OK' if worst <= 1e-9 else 'ABOVE the 1e-9 certificate'})")
     if witness is None:
         notes.append("no raf witness with X and W in the file (run with --save-witness for the "
                      "attention heatmaps)")

@@ -18,6 +18,7 @@ CONFIRMED, CONTRADICTED, INCONCLUSIVE = "confirmed", "contradicted", "inconclusi
 VERDICT_COLUMNS = ["claim", "model", "d", "statistic", "estimate", "ci_low", "ci_high", "verdict"]
 MIN_TRIALS = 3  # per grid point
 MIN_POINTS = 3  # distinct n values for a slope
+WIDTH_MODELS = ("rf", "drf")  # models with a feature width k
 
 
 @dataclass(frozen=True)
@@ -92,13 +93,18 @@ RULES = {
 
 
 def k_labels(df: pd.DataFrame) -> pd.Series:
-    """How k was given, per row: 'k=<r>D' when k scales with D = n·d, else 'k=<k>'."""
-    if df.empty or "k" not in df:
-        return pd.Series([""] * len(df), index=df.index, dtype=object)
-    ratio = df["k"] / (df["n"] * df["d"])
+    """How k was given, per row: 'k=<r>D' when k scales with D = n·d, else 'k=<k>'.
+
+    Only rf and drf have a width k; attention models get ''.
+    """
     labels = pd.Series("", index=df.index, dtype=object)
+    if df.empty or "k" not in df:
+        return labels
+    ratio = df["k"] / (df["n"] * df["d"])
     keys = [c for c in ("model", "d", "layers", "N") if c in df]
-    for _, idx in df.groupby(keys).groups.items():
+    for key, idx in df.groupby(keys).groups.items():
+        if (key[0] if isinstance(key, tuple) else key) not in WIDTH_MODELS:
+            continue
         sub = df.loc[idx]
         if sub["k"].nunique() == 1 and sub["n"].nunique() > 1:
             labels.loc[idx] = "k=" + sub["k"].astype(int).astype(str)
