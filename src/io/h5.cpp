@@ -1,1 +1,503 @@
-// Placeholder until the HDF5 layer lands (issue 4).
+// Checked wrappers around the HDF5 C API (see h5.hpp for why they exist).
+#include "io/h5.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+namespace wordsens::io::h5 {
+
+namespace {
+
+// The object path of a handle, for error messages ("?" when HDF5 cannot tell).
+std::string path_of(hid_t id) {
+  const ssize_t size = H5Iget_name(id, nullptr, 0);
+  if (size <= 0) return "?";
+  std::string name(static_cast<std::size_t>(size) + 1, '\0');
+  H5Iget_name(id, name.data(), name.size());
+  name.resize(static_cast<std::size_t>(size));
+  return name;
+}
+
+std::string child_path(const Handle& loc, const std::string& name) {
+  std::string base = path_of(loc.id());
+  if (base.empty() || base.back() != '/') base += '/';
+  return base + name;
+}
+
+Handle file_access(bool clear_status) {
+  Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate", "file access list"), H5Pclose);
+  // Latest format: superblock v3 and the chunk indices SWMR needs.
+  check(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+        "H5Pset_libver_bounds", "file access list");
+#if H5_VERSION_GE(1, 10, 7)
+  // HDF5's own flock cannot tell a live writer from a killed one once the superblock says
+  // "open for write"; the results file uses its own lock instead (io/file_lock.hpp).
+  check(H5Pset_file_locking(fapl.id(), 0, 1), "H5Pset_file_locking", "file access list");
+#endif
+  if (clear_status) {
+    // A writer killed by SIGKILL leaves the superblock marked "open for write", and HDF5 then
+    // refuses to open the file at all. This registered (but undocumented in 1.10) property is
+    // what `h5clear -s` sets; for read-only opens it is not persisted.
+    hbool_t clear = 1;
+    check(H5Pset(fapl.id(), "clear_status_flags", &clear), "H5Pset(clear_status_flags)",
+          "file access list");
+  }
+  return fapl;
+}
+
+Handle dataspace_of(const Handle& dataset) {
+  return {check(H5Dget_space(dataset.id()), "H5Dget_space", path_of(dataset.id())), H5Sclose};
+}
+
+}  // namespace
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = other.id_;
+    closer_ = other.closer_;
+    other.id_ = -1;
+  }
+  return *this;
+}
+
+bool Handle::reset() noexcept {
+  bool ok = true;
+  if (id_ >= 0 && closer_ != nullptr) ok = closer_(id_) >= 0;
+  id_ = -1;
+  return ok;
+}
+
+hid_t check(hid_t status, const char* call, const std::string& object) {
+  if (status < 0) throw std::runtime_error(std::string(call) + " failed for " + object);
+  return status;
+}
+
+void silence_errors() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+Handle create_file(const std::string& path) {
+  silence_errors();
+  const Handle fapl = file_access(false);
+  return {check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id()), "H5Fcreate", path),
+          H5Fclose};
+}
+
+Handle open_file(const std::string& path, Access access) {
+  silence_errors();
+  if (access == Access::read) {
+    // SWMR read sees a consistent file even while a live writer appends to it; it fails on a
+    // file whose killed writer was not in SWMR mode, which a plain read with cleared (not
+    // persisted) flags then opens.
+    const Handle fapl = file_access(false);
+    const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.id());
+    if (id >= 0) return {id, H5Fclose};
+  }
+  const Handle fapl = file_access(true);
+  unsigned flags = H5F_ACC_RDONLY;
+  if (access == Access::read_write) flags = H5F_ACC_RDWR;
+  if (access == Access::swmr_write) flags = H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE;
+  return {check(H5Fopen(path.c_str(), flags, fapl.id()), "H5Fopen", path), H5Fclose};
+}
+
+bool is_hdf5(const std::string& path) {
+  silence_errors();
+#if H5_VERSION_GE(1, 12, 0)
+  return H5Fis_accessible(path.c_str(), H5P_DEFAULT) > 0;
+#else
+  return H5Fis_hdf5(path.c_str()) > 0;
+#endif
+}
+
+void flush(const Handle& file) {
+  check(H5Fflush(file.id(), H5F_SCOPE_GLOBAL), "H5Fflush", path_of(file.id()));
+}
+
+bool exists(const Handle& loc, const std::string& name) {
+  return check(H5Lexists(loc.id(), name.c_str(), H5P_DEFAULT), "H5Lexists", child_path(loc, name)) >
+         0;
+}
+
+Handle create_group(const Handle& loc, const std::string& name) {
+  return {check(H5Gcreate2(loc.id(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                "H5Gcreate2", child_path(loc, name)),
+          H5Gclose};
+}
+
+Handle open_group(const Handle& loc, const std::string& name) {
+  return {check(H5Gopen2(loc.id(), name.c_str(), H5P_DEFAULT), "H5Gopen2", child_path(loc, name)),
+          H5Gclose};
+}
+
+void delete_link(const Handle& loc, const std::string& name) {
+  check(H5Ldelete(loc.id(), name.c_str(), H5P_DEFAULT), "H5Ldelete", child_path(loc, name));
+}
+
+template <>
+hid_t native_type<double>() {
+  return H5T_NATIVE_DOUBLE;
+}
+template <>
+hid_t native_type<std::int64_t>() {
+  return H5T_NATIVE_INT64;
+}
+template <>
+hid_t native_type<std::uint32_t>() {
+  return H5T_NATIVE_UINT32;
+}
+template <>
+hid_t native_type<std::uint8_t>() {
+  return H5T_NATIVE_UINT8;
+}
+
+Handle create_column(const Handle& loc, const std::string& name, hid_t type) {
+  const std::string where = child_path(loc, name);
+  const hsize_t initial = 0;
+  const hsize_t maximum = H5S_UNLIMITED;
+  const hsize_t chunk = 1024;
+  const Handle space(check(H5Screate_simple(1, &initial, &maximum), "H5Screate_simple", where),
+                     H5Sclose);
+  const Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", where), H5Pclose);
+  check(H5Pset_chunk(dcpl.id(), 1, &chunk), "H5Pset_chunk", where);
+  return {check(H5Dcreate2(loc.id(), name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(),
+                           H5P_DEFAULT),
+                "H5Dcreate2", where),
+          H5Dclose};
+}
+
+namespace {
+Handle string_type(std::size_t length, const std::string& where) {
+  Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy", where), H5Tclose);
+  check(H5Tset_size(type.id(), length), "H5Tset_size", where);
+  check(H5Tset_strpad(type.id(), H5T_STR_NULLPAD), "H5Tset_strpad", where);
+  return type;
+}
+}  // namespace
+
+Handle create_string_column(const Handle& loc, const std::string& name, std::size_t length) {
+  const Handle type = string_type(length, child_path(loc, name));
+  return create_column(loc, name, type.id());
+}
+
+Handle open_dataset(const Handle& loc, const std::string& name) {
+  return {check(H5Dopen2(loc.id(), name.c_str(), H5P_DEFAULT), "H5Dopen2", child_path(loc, name)),
+          H5Dclose};
+}
+
+std::uint64_t length(const Handle& dataset) {
+  const Handle space = dataspace_of(dataset);
+  hsize_t rows = 0;
+  check(H5Sget_simple_extent_dims(space.id(), &rows, nullptr), "H5Sget_simple_extent_dims",
+        path_of(dataset.id()));
+  return rows;
+}
+
+void set_length(const Handle& dataset, std::uint64_t rows) {
+  const hsize_t size = rows;
+  check(H5Dset_extent(dataset.id(), &size), "H5Dset_extent", path_of(dataset.id()));
+}
+
+namespace {
+
+// Writes `count` elements of `type` from `data` at rows [offset, offset + count).
+void write_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
+               const void* data) {
+  if (count == 0) return;
+  const std::string where = path_of(dataset.id());
+  if (length(dataset) < offset + count) set_length(dataset, offset + count);
+  const Handle file_space = dataspace_of(dataset);
+  const hsize_t start = offset;
+  const hsize_t size = count;
+  check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &size, nullptr),
+        "H5Sselect_hyperslab", where);
+  const Handle memory_space(check(H5Screate_simple(1, &size, nullptr), "H5Screate_simple", where),
+                            H5Sclose);
+  check(H5Dwrite(dataset.id(), type, memory_space.id(), file_space.id(), H5P_DEFAULT, data),
+        "H5Dwrite", where);
+}
+
+void read_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
+              void* data) {
+  if (count == 0) return;
+  const std::string where = path_of(dataset.id());
+  if (offset + count > length(dataset)) {
+    throw std::runtime_error("read past the end of " + where);
+  }
+  const Handle file_space = dataspace_of(dataset);
+  const hsize_t start = offset;
+  const hsize_t size = count;
+  check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &size, nullptr),
+        "H5Sselect_hyperslab", where);
+  const Handle memory_space(check(H5Screate_simple(1, &size, nullptr), "H5Screate_simple", where),
+                            H5Sclose);
+  check(H5Dread(dataset.id(), type, memory_space.id(), file_space.id(), H5P_DEFAULT, data),
+        "H5Dread", where);
+}
+
+}  // namespace
+
+template <typename T>
+void write_at(const Handle& dataset, std::uint64_t offset, const std::vector<T>& values) {
+  write_raw(dataset, offset, values.size(), native_type<T>(), values.data());
+}
+
+template <typename T>
+std::vector<T> read_range(const Handle& dataset, std::uint64_t offset, std::uint64_t count) {
+  std::vector<T> values(count);
+  read_raw(dataset, offset, count, native_type<T>(), values.data());
+  return values;
+}
+
+template <typename T>
+std::vector<T> read_all(const Handle& dataset) {
+  return read_range<T>(dataset, 0, length(dataset));
+}
+
+#define WORDSENS_H5_INSTANTIATE(T)                                                    \
+  template void write_at<T>(const Handle&, std::uint64_t, const std::vector<T>&);     \
+  template std::vector<T> read_range<T>(const Handle&, std::uint64_t, std::uint64_t); \
+  template std::vector<T> read_all<T>(const Handle&);
+WORDSENS_H5_INSTANTIATE(double)
+WORDSENS_H5_INSTANTIATE(std::int64_t)
+WORDSENS_H5_INSTANTIATE(std::uint32_t)
+WORDSENS_H5_INSTANTIATE(std::uint8_t)
+#undef WORDSENS_H5_INSTANTIATE
+
+namespace {
+std::size_t string_size(const Handle& dataset) {
+  const Handle type(check(H5Dget_type(dataset.id()), "H5Dget_type", path_of(dataset.id())),
+                    H5Tclose);
+  if (H5Tget_class(type.id()) != H5T_STRING || H5Tis_variable_str(type.id()) > 0) {
+    throw std::runtime_error("not a fixed-length string column: " + path_of(dataset.id()));
+  }
+  return H5Tget_size(type.id());
+}
+}  // namespace
+
+void append_strings(const Handle& dataset, const std::vector<std::string>& values) {
+  const std::string where = path_of(dataset.id());
+  const std::size_t size = string_size(dataset);
+  std::vector<char> buffer(values.size() * size, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i].size() > size) {
+      throw std::invalid_argument("string '" + values[i] + "' longer than " + std::to_string(size) +
+                                  " bytes for " + where);
+    }
+    std::memcpy(buffer.data() + i * size, values[i].data(), values[i].size());
+  }
+  const Handle type = string_type(size, where);
+  write_raw(dataset, length(dataset), values.size(), type.id(), buffer.data());
+}
+
+std::vector<std::string> read_strings(const Handle& dataset) {
+  const std::string where = path_of(dataset.id());
+  const std::size_t size = string_size(dataset);
+  const std::uint64_t rows = length(dataset);
+  std::vector<char> buffer(rows * size, '\0');
+  const Handle type = string_type(size, where);
+  read_raw(dataset, 0, rows, type.id(), buffer.data());
+  std::vector<std::string> values(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const char* begin = buffer.data() + i * size;
+    values[i].assign(begin, std::find(begin, begin + size, '\0'));
+  }
+  return values;
+}
+
+std::vector<std::uint64_t> shape(const Handle& dataset) {
+  const std::string where = path_of(dataset.id());
+  const Handle space = dataspace_of(dataset);
+  const int rank = H5Sget_simple_extent_ndims(space.id());
+  check(rank, "H5Sget_simple_extent_ndims", where);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  check(H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr), "H5Sget_simple_extent_dims",
+        where);
+  return {dims.begin(), dims.end()};
+}
+
+TypeClass type_class(const Handle& dataset) {
+  const Handle type(check(H5Dget_type(dataset.id()), "H5Dget_type", path_of(dataset.id())),
+                    H5Tclose);
+  switch (H5Tget_class(type.id())) {
+    case H5T_INTEGER:
+      return TypeClass::integer;
+    case H5T_FLOAT:
+      return TypeClass::floating;
+    case H5T_STRING:
+      return TypeClass::string;
+    default:
+      return TypeClass::other;
+  }
+}
+
+void read_box(const Handle& dataset, const std::vector<std::uint64_t>& start,
+              const std::vector<std::uint64_t>& count, double* out) {
+  const std::string where = path_of(dataset.id());
+  const auto dims = shape(dataset);
+  if (start.size() != dims.size() || count.size() != dims.size()) {
+    throw std::invalid_argument("read_box: rank mismatch for " + where);
+  }
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (start[i] + count[i] > dims[i]) throw std::out_of_range("read_box: outside " + where);
+  }
+  const std::vector<hsize_t> first(start.begin(), start.end());
+  const std::vector<hsize_t> size(count.begin(), count.end());
+  const Handle file_space = dataspace_of(dataset);
+  check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, first.data(), nullptr, size.data(),
+                            nullptr),
+        "H5Sselect_hyperslab", where);
+  const Handle memory_space(
+      check(H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr),
+            "H5Screate_simple", where),
+      H5Sclose);
+  check(H5Dread(dataset.id(), H5T_NATIVE_DOUBLE, memory_space.id(), file_space.id(), H5P_DEFAULT,
+                out),
+        "H5Dread", where);
+}
+
+// ---- attributes ----
+
+namespace {
+
+Handle new_attribute(const Handle& loc, const std::string& name, hid_t type, hid_t space) {
+  const std::string where = child_path(loc, "@" + name);
+  if (check(H5Aexists(loc.id(), name.c_str()), "H5Aexists", where) > 0) {
+    check(H5Adelete(loc.id(), name.c_str()), "H5Adelete", where);
+  }
+  return {check(H5Acreate2(loc.id(), name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
+                "H5Acreate2", where),
+          H5Aclose};
+}
+
+Handle open_attribute(const Handle& loc, const std::string& name) {
+  return {
+      check(H5Aopen(loc.id(), name.c_str(), H5P_DEFAULT), "H5Aopen", child_path(loc, "@" + name)),
+      H5Aclose};
+}
+
+Handle variable_string_type(const std::string& where) {
+  Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy", where), H5Tclose);
+  check(H5Tset_size(type.id(), H5T_VARIABLE), "H5Tset_size", where);
+  check(H5Tset_cset(type.id(), H5T_CSET_UTF8), "H5Tset_cset", where);
+  return type;
+}
+
+Handle scalar_space(const std::string& where) {
+  return {check(H5Screate(H5S_SCALAR), "H5Screate", where), H5Sclose};
+}
+
+Handle vector_space(std::size_t size, const std::string& where) {
+  const hsize_t dims = size;
+  return {check(H5Screate_simple(1, &dims, nullptr), "H5Screate_simple", where), H5Sclose};
+}
+
+std::size_t attribute_size(const Handle& attribute, const std::string& where) {
+  const Handle space(check(H5Aget_space(attribute.id()), "H5Aget_space", where), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.id());
+  check(n < 0 ? -1 : 0, "H5Sget_simple_extent_npoints", where);
+  return static_cast<std::size_t>(n);
+}
+
+}  // namespace
+
+bool has_attribute(const Handle& loc, const std::string& name) {
+  return check(H5Aexists(loc.id(), name.c_str()), "H5Aexists", child_path(loc, "@" + name)) > 0;
+}
+
+void write_attribute(const Handle& loc, const std::string& name, const std::string& value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle type = variable_string_type(where);
+  const Handle space = scalar_space(where);
+  const Handle attribute = new_attribute(loc, name, type.id(), space.id());
+  const char* data = value.c_str();
+  check(H5Awrite(attribute.id(), type.id(), &data), "H5Awrite", where);
+}
+
+void write_attribute(const Handle& loc, const std::string& name,
+                     const std::vector<std::string>& value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle type = variable_string_type(where);
+  const Handle space = vector_space(value.size(), where);
+  const Handle attribute = new_attribute(loc, name, type.id(), space.id());
+  std::vector<const char*> data;
+  data.reserve(value.size());
+  for (const auto& v : value) data.push_back(v.c_str());
+  check(H5Awrite(attribute.id(), type.id(), data.data()), "H5Awrite", where);
+}
+
+void write_attribute(const Handle& loc, const std::string& name, std::int64_t value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle space = scalar_space(where);
+  const Handle attribute = new_attribute(loc, name, H5T_STD_I64LE, space.id());
+  check(H5Awrite(attribute.id(), H5T_NATIVE_INT64, &value), "H5Awrite", where);
+}
+
+void write_attribute(const Handle& loc, const std::string& name, double value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle space = scalar_space(where);
+  const Handle attribute = new_attribute(loc, name, H5T_IEEE_F64LE, space.id());
+  check(H5Awrite(attribute.id(), H5T_NATIVE_DOUBLE, &value), "H5Awrite", where);
+}
+
+void write_attribute(const Handle& loc, const std::string& name, const std::vector<int>& value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle space = vector_space(value.size(), where);
+  const Handle attribute = new_attribute(loc, name, H5T_STD_I32LE, space.id());
+  check(H5Awrite(attribute.id(), H5T_NATIVE_INT, value.data()), "H5Awrite", where);
+}
+
+std::string read_string_attribute(const Handle& loc, const std::string& name) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle attribute = open_attribute(loc, name);
+  const Handle stored(check(H5Aget_type(attribute.id()), "H5Aget_type", where), H5Tclose);
+  if (H5Tget_class(stored.id()) != H5T_STRING) {
+    throw std::runtime_error("attribute is not a string: " + where);
+  }
+  if (H5Tis_variable_str(stored.id()) > 0) {
+    const Handle type = variable_string_type(where);
+    char* data = nullptr;
+    check(H5Aread(attribute.id(), type.id(), &data), "H5Aread", where);
+    std::string value = data != nullptr ? data : "";
+    const Handle space = scalar_space(where);
+    H5Dvlen_reclaim(type.id(), space.id(), H5P_DEFAULT, &data);
+    return value;
+  }
+  // Fixed-length strings (written by other tools, e.g. h5py with numpy bytes).
+  const std::size_t size = H5Tget_size(stored.id());
+  std::string value(size, '\0');
+  check(H5Aread(attribute.id(), stored.id(), value.data()), "H5Aread", where);
+  value.resize(std::min(value.find('\0'), value.size()));
+  return value;
+}
+
+std::int64_t read_int_attribute(const Handle& loc, const std::string& name) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle attribute = open_attribute(loc, name);
+  if (attribute_size(attribute, where) != 1) throw std::runtime_error("not a scalar: " + where);
+  std::int64_t value = 0;
+  check(H5Aread(attribute.id(), H5T_NATIVE_INT64, &value), "H5Aread", where);
+  return value;
+}
+
+double read_double_attribute(const Handle& loc, const std::string& name) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle attribute = open_attribute(loc, name);
+  if (attribute_size(attribute, where) != 1) throw std::runtime_error("not a scalar: " + where);
+  double value = 0;
+  check(H5Aread(attribute.id(), H5T_NATIVE_DOUBLE, &value), "H5Aread", where);
+  return value;
+}
+
+std::vector<int> read_int_array_attribute(const Handle& loc, const std::string& name) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle attribute = open_attribute(loc, name);
+  std::vector<int> value(attribute_size(attribute, where));
+  check(H5Aread(attribute.id(), H5T_NATIVE_INT, value.data()), "H5Aread", where);
+  return value;
+}
+
+}  // namespace wordsens::io::h5

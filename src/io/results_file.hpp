@@ -138,6 +138,12 @@ class ResultsFile {
 
  private:
   struct Impl;
+  // create() with the merge provenance (attribute merged_from).
+  static ResultsFile create_merged(const std::string& path, const RunProvenance& provenance,
+                                   const std::vector<TaskSpec>& tasks, bool overwrite,
+                                   const std::vector<std::string>& merged_from);
+  // Off: no flush around each record (merge builds a new file, then flushes once).
+  void set_sync(bool sync);
   explicit ResultsFile(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,117 @@
+#pragma once
+// The only code that sees the HDF5 C API (ARCHITECTURE.md). Small move-only handles and checked
+// calls: a failed call throws std::runtime_error naming the call and the object, and HDF5's own
+// error-stack printing is switched off (the exception message is the one line a user sees).
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wordsens::io::h5 {
+
+/// Owns one hid_t and closes it with the matching H5?close. Move-only.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  Handle(Handle&& other) noexcept : id_(other.id_), closer_(other.closer_) { other.id_ = -1; }
+  Handle& operator=(Handle&& other) noexcept;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { reset(); }
+
+  [[nodiscard]] hid_t id() const { return id_; }
+  [[nodiscard]] bool valid() const { return id_ >= 0; }
+  /// Closes now; returns false when the close call failed (destructors ignore it).
+  bool reset() noexcept;
+
+ private:
+  hid_t id_ = -1;
+  Closer closer_ = nullptr;
+};
+
+/// Throws std::runtime_error("<call> failed for <object>") when `status` < 0.
+hid_t check(hid_t status, const char* call, const std::string& object);
+
+/// Switches off HDF5's automatic printing of its error stack (idempotent, thread-compatible).
+void silence_errors();
+
+enum class Access {
+  read,        // read-only; also opens a file a killed writer left "open for write"
+  read_write,  // plain read-write (creating objects, shrinking tables, summaries)
+  swmr_write,  // single-writer/multiple-reader appends: the on-disk file stays consistent
+};
+
+/// Creates (truncating) a file in the latest format (superblock v3, needed for SWMR).
+Handle create_file(const std::string& path);
+/// Opens a file. For the write modes, the "file is open for write" flags a killed writer leaves
+/// behind are cleared (what `h5clear -s` does); use only when no other process writes it.
+Handle open_file(const std::string& path, Access access);
+/// True when `path` is an HDF5 file (H5Fis_accessible); false for a missing or foreign file.
+bool is_hdf5(const std::string& path);
+void flush(const Handle& file);
+
+bool exists(const Handle& loc, const std::string& name);  // a link `name` (one level) exists
+Handle create_group(const Handle& loc, const std::string& name);
+Handle open_group(const Handle& loc, const std::string& name);
+void delete_link(const Handle& loc, const std::string& name);
+
+/// Column element types (1-D chunked datasets with an unlimited maximum size).
+template <typename T>
+hid_t native_type();  // double, int64, uint32, uint8
+
+Handle create_column(const Handle& loc, const std::string& name, hid_t type);
+template <typename T>
+Handle create_column(const Handle& loc, const std::string& name) {
+  return create_column(loc, name, native_type<T>());
+}
+/// A column of fixed-length strings of `length` bytes (NUL padded).
+Handle create_string_column(const Handle& loc, const std::string& name, std::size_t length);
+Handle open_dataset(const Handle& loc, const std::string& name);
+
+std::uint64_t length(const Handle& dataset);
+void set_length(const Handle& dataset, std::uint64_t rows);  // grows or shrinks
+
+/// Writes `values` at rows [offset, offset + size) (growing the column when needed).
+template <typename T>
+void write_at(const Handle& dataset, std::uint64_t offset, const std::vector<T>& values);
+/// Appends at the end of the column.
+template <typename T>
+void append(const Handle& dataset, const std::vector<T>& values) {
+  write_at(dataset, length(dataset), values);
+}
+template <typename T>
+std::vector<T> read_all(const Handle& dataset);
+/// Reads rows [offset, offset + count).
+template <typename T>
+std::vector<T> read_range(const Handle& dataset, std::uint64_t offset, std::uint64_t count);
+
+void append_strings(const Handle& dataset, const std::vector<std::string>& values);
+std::vector<std::string> read_strings(const Handle& dataset);
+
+/// Dimensions of a dataset of any rank.
+std::vector<std::uint64_t> shape(const Handle& dataset);
+enum class TypeClass { integer, floating, string, other };
+/// The element class of a dataset (any width: HDF5 converts widths on read).
+TypeClass type_class(const Handle& dataset);
+/// Reads the hyperslab [start, start + count) of an n-D dataset as doubles into `out`
+/// (row-major, prod(count) values).
+void read_box(const Handle& dataset, const std::vector<std::uint64_t>& start,
+              const std::vector<std::uint64_t>& count, double* out);
+
+// Attributes (scalars; strings are variable-length UTF-8, so h5py reads them as str).
+bool has_attribute(const Handle& loc, const std::string& name);
+void write_attribute(const Handle& loc, const std::string& name, const std::string& value);
+void write_attribute(const Handle& loc, const std::string& name, std::int64_t value);
+void write_attribute(const Handle& loc, const std::string& name, double value);
+void write_attribute(const Handle& loc, const std::string& name, const std::vector<int>& value);
+void write_attribute(const Handle& loc, const std::string& name,
+                     const std::vector<std::string>& value);
+std::string read_string_attribute(const Handle& loc, const std::string& name);
+std::int64_t read_int_attribute(const Handle& loc, const std::string& name);
+double read_double_attribute(const Handle& loc, const std::string& name);
+std::vector<int> read_int_array_attribute(const Handle& loc, const std::string& name);
+
+}  // namespace wordsens::io::h5

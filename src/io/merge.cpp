@@ -1,0 +1,118 @@
+// ResultsFile::merge: job-array shards → one file whose records equal an unsharded run's.
+#include <algorithm>
+#include <map>
+
+#include "io/layout.hpp"
+#include "io/results_file.hpp"
+#include "io/schema.hpp"
+
+namespace wordsens::io {
+
+namespace {
+
+std::vector<std::string> shard_keys() {
+  return {schema::kShardKeys.begin(), schema::kShardKeys.end()};
+}
+
+// config_text without the lines whose key is a shard key (with or without an INI section).
+std::string without_shard_keys(const std::string& text) {
+  std::string result;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    std::string key = line.substr(0, line.find('='));
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t\r") + 1);
+    const bool shard = std::any_of(schema::kShardKeys.begin(), schema::kShardKeys.end(),
+                                   [&](const char* k) { return key == k; });
+    if (!shard) result += line + "\n";
+  }
+  return result;
+}
+
+bool same_spec(const TaskSpec& a, const TaskSpec& b) {
+  return a.point_id == b.point_id && a.experiment == b.experiment && a.model == b.model &&
+         a.n == b.n && a.d == b.d && a.k == b.k && a.N == b.N && a.layers == b.layers &&
+         a.trial == b.trial;
+}
+
+}  // namespace
+
+void ResultsFile::merge(const std::vector<std::string>& inputs, const std::string& output,
+                        bool overwrite, const std::string& command_line) {
+  if (inputs.empty()) throw InputError("merge needs at least one input file");
+  std::vector<FileContents> contents;
+  contents.reserve(inputs.size());
+  for (const auto& path : inputs) contents.push_back(read_results(path));
+
+  // Same configuration up to the shard keys.
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    const auto keys = differing_config_keys(contents[0].provenance.config_text,
+                                            contents[i].provenance.config_text, shard_keys());
+    if (!keys.empty()) {
+      throw InputError(
+          inputs[i] + " and " + inputs[0] +
+          " have different configurations (differing keys: " + detail::join(keys, ", ") + ")");
+    }
+  }
+
+  // Union of the task tables; a task may be done in one input only.
+  std::map<std::uint32_t, TaskSpec> tasks;
+  std::map<std::uint32_t, std::size_t> done_in;  // task id → input that finished it
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& c = contents[i];
+    for (std::size_t row = 0; row < c.tasks.size(); ++row) {
+      const TaskSpec& task = c.tasks[row];
+      const auto [it, inserted] = tasks.emplace(task.task_id, task);
+      if (!inserted && !same_spec(it->second, task)) {
+        throw InputError("task " + std::to_string(task.task_id) + " differs between " + inputs[i] +
+                         " and another input");
+      }
+      if (c.done[row] == 0) continue;
+      const auto [first, fresh] = done_in.emplace(task.task_id, i);
+      if (!fresh) {
+        throw InputError("task " + std::to_string(task.task_id) + " is done in both " +
+                         inputs[first->second] + " and " + inputs[i] + " (duplicated task)");
+      }
+    }
+  }
+
+  RunProvenance provenance = contents[0].provenance;
+  provenance.command_line = command_line;
+  provenance.config_text = without_shard_keys(provenance.config_text);
+  for (const auto& c : contents) provenance.save_witness |= c.provenance.save_witness;
+  std::vector<TaskSpec> table;
+  table.reserve(tasks.size());
+  for (const auto& [id, task] : tasks) table.push_back(task);
+
+  ResultsFile out = create_merged(output, provenance, table, overwrite, inputs);
+  out.set_sync(false);  // one flush at the end; a failed merge is simply rerun
+  // Rows in task-id order, each task's rows from the input that finished it.
+  std::map<std::uint32_t, const WsRecord*> ws;
+  std::map<std::uint32_t, std::vector<GenRecord>> gen;
+  std::map<std::uint32_t, std::vector<NamedArray>> arrays;
+  for (const auto& c : contents) {
+    for (const auto& r : c.ws) ws[r.task_id] = &r;
+    for (const auto& r : c.gen) gen[r.task_id].push_back(r);
+    for (const auto& a : c.arrays) arrays[a.task_id].push_back(a);
+  }
+  for (const auto& [id, task] : tasks) {
+    if (done_in.count(id) == 0) continue;
+    if (const auto a = arrays.find(id); a != arrays.end()) out.append_arrays(a->second);
+    if (const auto w = ws.find(id); w != ws.end()) {
+      out.append(*w->second);
+    } else if (const auto g = gen.find(id); g != gen.end()) {
+      out.append(g->second);
+    } else {
+      out.mark_done(id);  // done without a record row (mark_done); keep it done
+    }
+  }
+  out.set_sync(true);
+  out.write_summaries();
+  out.close();
+}
+
+}  // namespace wordsens::io

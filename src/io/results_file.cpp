@@ -1,0 +1,418 @@
+// ResultsFile: creation, resume and crash-safe appends (the write side, rank 0 only).
+#include "io/results_file.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+#include "io/file_lock.hpp"
+#include "io/h5.hpp"
+#include "io/layout.hpp"
+#include "io/schema.hpp"
+
+namespace wordsens::io {
+
+namespace c = schema::col;
+namespace fs = std::filesystem;
+
+struct ResultsFile::Impl {
+  std::string path;
+  FileLock lock;
+  h5::Handle file;
+  std::map<std::string, h5::Handle> datasets;  // by absolute path, e.g. "/ws/S"
+  std::vector<TaskSpec> tasks;
+  std::vector<std::uint8_t> done;
+  std::unordered_map<std::uint32_t, std::size_t> row_of;  // task id → row of /tasks
+  bool save_witness = false;
+  bool sync = true;     // flush around each record (merge turns it off while it builds a file)
+  bool broken = false;  // an append failed half-way: refuse further writes
+
+  const h5::Handle& dataset(const char* group, const std::string& name) const {
+    const auto found = datasets.find(std::string(group) + "/" + name);
+    if (found == datasets.end()) throw std::logic_error("unknown dataset " + name);
+    return found->second;
+  }
+  template <typename T>
+  void add(const char* group, const std::string& name, T value) const {
+    h5::append(dataset(group, name), std::vector<T>{value});
+  }
+
+  void open_all() {
+    for (const auto& table : detail::tables()) {
+      std::vector<std::string> names;
+      for (const auto& column : table.columns()) names.push_back(column.name);
+      if (table.values[0] != '\0') names.emplace_back(table.values);
+      for (const auto& name : names) {
+        const std::string key = std::string(table.group) + "/" + name;
+        datasets.emplace(key, h5::open_dataset(file, key));
+      }
+    }
+    tasks = detail::read_tasks(file);
+    done = h5::read_all<std::uint8_t>(dataset(schema::kTasks, c::kDone));
+    if (done.size() != tasks.size()) throw std::runtime_error(path + ": /tasks/done is damaged");
+    row_of.clear();
+    for (std::size_t i = 0; i < tasks.size(); ++i) row_of.emplace(tasks[i].task_id, i);
+    save_witness = h5::read_int_attribute(file, schema::attr::kSaveWitness) != 0;
+  }
+
+  void require_usable() const {
+    if (!file.valid()) throw std::logic_error("results file " + path + " is closed");
+    if (broken) throw std::runtime_error("an earlier append to " + path + " failed");
+  }
+
+  std::size_t row_for(std::uint32_t task_id, Experiment experiment) const {
+    const auto found = row_of.find(task_id);
+    if (found == row_of.end()) {
+      throw std::invalid_argument("task " + std::to_string(task_id) + " is not in " + path);
+    }
+    if (tasks[found->second].experiment != experiment) {
+      throw std::invalid_argument("task " + std::to_string(task_id) + " is not a " +
+                                  to_string(experiment) + " task");
+    }
+    if (done[found->second] != 0) {
+      throw std::invalid_argument("task " + std::to_string(task_id) + " is already done");
+    }
+    return found->second;
+  }
+
+  // Appends a witness to a flat value array; returns (offset, length) for the row.
+  std::pair<std::int64_t, std::int64_t> add_values(const char* group, const char* name,
+                                                   const std::vector<double>& values) const {
+    const h5::Handle& flat = dataset(group, name);
+    const auto offset = static_cast<std::int64_t>(h5::length(flat));
+    if (!save_witness || values.empty()) return {offset, 0};
+    h5::append(flat, values);
+    return {offset, static_cast<std::int64_t>(values.size())};
+  }
+
+  // The commit point of a task: its rows are on disk before its done flag is.
+  void commit(std::size_t row) {
+    if (sync) h5::flush(file);
+    h5::write_at(dataset(schema::kTasks, c::kDone), row, std::vector<std::uint8_t>{1});
+    done[row] = 1;
+    if (sync) h5::flush(file);
+  }
+
+  bool task_done(std::uint32_t task_id) const {
+    const auto found = row_of.find(task_id);
+    return found != row_of.end() && done[found->second] != 0;
+  }
+
+  // Drops the rows a killed writer left after the last committed task of each table. Rows are
+  // appended task by task and each task is committed before the next begins, so uncommitted
+  // rows can only be at the tail.
+  void truncate_orphans() {
+    for (const auto& table : detail::tables()) {
+      const std::string group = table.group;
+      if (group == schema::kTasks || group.rfind(schema::kSummary, 0) == 0) continue;
+      std::uint64_t rows = UINT64_MAX;
+      for (const auto& column : table.columns()) {
+        rows = std::min(rows, h5::length(dataset(table.group, column.name)));
+      }
+      const auto ids = h5::read_range<std::uint32_t>(dataset(table.group, c::kTaskId), 0, rows);
+      std::uint64_t keep = rows;
+      while (keep > 0 && !task_done(ids[keep - 1])) --keep;
+      for (const auto& column : table.columns()) {
+        const h5::Handle& ds = dataset(table.group, column.name);
+        if (h5::length(ds) != keep) h5::set_length(ds, keep);
+      }
+      // The flat values end where the last kept row's values end.
+      std::int64_t end = 0;
+      if (keep > 0) {
+        const bool witness = group == schema::kWitness;
+        const auto offset = h5::read_range<std::int64_t>(
+            dataset(table.group, witness ? c::kOffset : c::kWitnessOffset), keep - 1, 1);
+        std::int64_t size = 0;
+        if (witness) {
+          size = h5::read_range<std::int64_t>(dataset(table.group, c::kRows), keep - 1, 1)[0] *
+                 h5::read_range<std::int64_t>(dataset(table.group, c::kCols), keep - 1, 1)[0];
+        } else {
+          size =
+              h5::read_range<std::int64_t>(dataset(table.group, c::kWitnessLength), keep - 1, 1)[0];
+        }
+        end = offset[0] + size;
+      }
+      const h5::Handle& flat = dataset(table.group, table.values);
+      if (h5::length(flat) != static_cast<std::uint64_t>(end)) {
+        h5::set_length(flat, static_cast<std::uint64_t>(end));
+      }
+    }
+    h5::flush(file);
+  }
+};
+
+ResultsFile::ResultsFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ResultsFile::ResultsFile(ResultsFile&&) noexcept = default;
+ResultsFile& ResultsFile::operator=(ResultsFile&& other) noexcept {
+  if (this != &other) {
+    close();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+ResultsFile::~ResultsFile() {
+  try {
+    close();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
+  }
+}
+
+namespace {
+
+void check_tasks(const std::vector<TaskSpec>& tasks) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(tasks.size());
+  for (const auto& task : tasks) {
+    if (task.model.size() > schema::kModelLength) {
+      throw std::invalid_argument("model name '" + task.model + "' is longer than " +
+                                  std::to_string(schema::kModelLength) + " bytes");
+    }
+    ids.push_back(task.task_id);
+  }
+  std::sort(ids.begin(), ids.end());
+  if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) {
+    throw std::invalid_argument("duplicated task ids in the task table");
+  }
+}
+
+}  // namespace
+
+ResultsFile ResultsFile::create(const std::string& path, const RunProvenance& provenance,
+                                const std::vector<TaskSpec>& tasks, bool overwrite) {
+  return create_merged(path, provenance, tasks, overwrite, {});
+}
+
+ResultsFile ResultsFile::create_merged(const std::string& path, const RunProvenance& provenance,
+                                       const std::vector<TaskSpec>& tasks, bool overwrite,
+                                       const std::vector<std::string>& merged_from) {
+  check_tasks(tasks);
+  std::error_code error;
+  if (fs::exists(path, error)) {
+    if (!overwrite) {
+      throw InputError(path + " already exists (use --overwrite to replace it)");
+    }
+    if (!fs::is_regular_file(path, error)) throw InputError(path + " is not a regular file");
+    if (FileLock::held_elsewhere(path)) {
+      throw InputError(path + " is being written by another live process");
+    }
+  }
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, error)) {
+    throw InputError("cannot write " + path + ": directory " + parent.string() + " does not exist");
+  }
+  // Build the whole layout under a temporary name, then rename: an existing file is replaced
+  // only by a complete new one, and never touched when anything fails before.
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  try {
+    {
+      h5::Handle file;
+      try {
+        file = h5::create_file(temporary);
+      } catch (const std::runtime_error&) {
+        throw InputError("cannot write " + path + " (directory not writable?)");
+      }
+      detail::write_layout(file, provenance, tasks, merged_from);
+      h5::flush(file);
+      if (!file.reset()) throw std::runtime_error("H5Fclose failed for " + temporary);
+    }
+    impl->lock = FileLock(temporary);  // follows the file through the rename
+    fs::rename(temporary, path);
+  } catch (...) {
+    fs::remove(temporary, error);
+    throw;
+  }
+  impl->file = h5::open_file(path, h5::Access::swmr_write);
+  impl->open_all();
+  return ResultsFile(std::move(impl));
+}
+
+ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::string& config_text) {
+  {
+    const h5::Handle file = detail::open_checked(path, h5::Access::read);
+    const std::string stored = h5::read_string_attribute(file, schema::attr::kConfigText);
+    const auto keys = differing_config_keys(stored, config_text);
+    if (!keys.empty()) {
+      throw InputError(path + " holds a run of a different configuration (differing keys: " +
+                       detail::join(keys, ", ") +
+                       "); use --overwrite to replace it or choose another output");
+    }
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->lock = FileLock(path);
+  // Clears the "open for write" flags a killed writer left: safe, since the lock is ours.
+  impl->file = h5::open_file(path, h5::Access::swmr_write);
+  impl->open_all();
+  impl->truncate_orphans();
+  return ResultsFile(std::move(impl));
+}
+
+const std::vector<TaskSpec>& ResultsFile::tasks() const { return impl_->tasks; }
+
+std::vector<std::uint32_t> ResultsFile::done_task_ids() const {
+  std::vector<std::uint32_t> ids;
+  for (std::size_t i = 0; i < impl_->tasks.size(); ++i) {
+    if (impl_->done[i] != 0) ids.push_back(impl_->tasks[i].task_id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+bool ResultsFile::is_done(std::uint32_t task_id) const { return impl_->task_done(task_id); }
+bool ResultsFile::save_witness() const { return impl_->save_witness; }
+const std::string& ResultsFile::path() const { return impl_->path; }
+
+void ResultsFile::append(const WsRecord& record) {
+  Impl& m = *impl_;
+  m.require_usable();
+  const std::size_t row = m.row_for(record.task_id, Experiment::ws);
+  try {
+    const char* g = schema::kWs;
+    const auto [offset, length] = m.add_values(g, c::kWitnessValues, record.witness);
+    m.add(g, c::kTaskId, record.task_id);
+    m.add(g, c::kS, record.S);
+    m.add(g, c::kSUpper, record.S_upper);
+    m.add(g, c::kArgmaxPosition, record.argmax_position);
+    m.add(g, c::kPhiNorm, record.phi_norm);
+    m.add(g, c::kEvaluations, record.evaluations);
+    m.add(g, c::kSeconds, record.seconds);
+    m.add(g, c::kWitnessOffset, offset);
+    m.add(g, c::kWitnessLength, length);
+    m.commit(row);
+  } catch (...) {
+    m.broken = true;
+    throw;
+  }
+}
+
+void ResultsFile::append(const std::vector<GenRecord>& records) {
+  Impl& m = *impl_;
+  m.require_usable();
+  if (records.empty()) throw std::invalid_argument("a gen task needs at least one record");
+  for (const auto& record : records) {
+    if (record.task_id != records.front().task_id) {
+      throw std::invalid_argument("gen records of one append must share one task id");
+    }
+  }
+  const std::size_t row = m.row_for(records.front().task_id, Experiment::gen);
+  try {
+    const char* g = schema::kGen;
+    for (const auto& record : records) {
+      const auto [offset, length] = m.add_values(g, c::kWitnessValues, record.witness);
+      m.add(g, c::kTaskId, record.task_id);
+      m.add(g, c::kTraining, record.training);
+      m.add(g, c::kObjective, record.objective);
+      m.add(g, c::kT0, record.t0);
+      m.add(g, c::kT1, record.t1);
+      m.add(g, c::kD0, record.D0);
+      m.add(g, c::kD1, record.D1);
+      m.add(g, c::kE, record.E);
+      m.add(g, c::kCondK, record.cond_K);
+      m.add(g, c::kPosition, record.position);
+      m.add(g, c::kEvaluations, record.evaluations);
+      m.add(g, c::kSeconds, record.seconds);
+      m.add(g, c::kWitnessOffset, offset);
+      m.add(g, c::kWitnessLength, length);
+    }
+    m.commit(row);
+  } catch (...) {
+    m.broken = true;
+    throw;
+  }
+}
+
+void ResultsFile::append_witness(std::uint32_t task_id, std::int64_t position,
+                                 const std::vector<double>& delta, const Matrix& X,
+                                 const std::string& weights_name, const Matrix& weights) {
+  std::vector<NamedArray> arrays;
+  NamedArray d{task_id, "delta", position, Matrix(1, static_cast<Index>(delta.size()))};
+  for (std::size_t i = 0; i < delta.size(); ++i) d.values(0, static_cast<Index>(i)) = delta[i];
+  arrays.push_back(std::move(d));
+  arrays.push_back({task_id, "X", -1, X});
+  if (!weights_name.empty()) arrays.push_back({task_id, weights_name, -1, weights});
+  append_arrays(arrays);
+}
+
+void ResultsFile::append_arrays(const std::vector<NamedArray>& arrays) {
+  Impl& m = *impl_;
+  m.require_usable();
+  if (!m.save_witness) return;
+  for (const auto& array : arrays) {
+    const auto found = m.row_of.find(array.task_id);
+    if (found == m.row_of.end() || m.done[found->second] != 0) {
+      throw std::invalid_argument("witness of task " + std::to_string(array.task_id) +
+                                  ": unknown or already done task");
+    }
+    if (array.name.empty() || array.name.size() > schema::kModelLength) {
+      throw std::invalid_argument("witness array name '" + array.name + "' is empty or too long");
+    }
+  }
+  try {
+    const char* g = schema::kWitness;
+    for (const auto& array : arrays) {
+      const h5::Handle& flat = m.dataset(g, c::kValues);
+      const auto offset = static_cast<std::int64_t>(h5::length(flat));
+      // Matrix is row-major, so its storage is the row-major flattening FORMAT.md promises.
+      h5::append(flat, std::vector<double>(array.values.data(),
+                                           array.values.data() + array.values.size()));
+      m.add(g, c::kTaskId, array.task_id);
+      h5::append_strings(m.dataset(g, c::kName), {array.name});
+      m.add(g, c::kPosition, array.position);
+      m.add(g, c::kRows, static_cast<std::int64_t>(array.values.rows()));
+      m.add(g, c::kCols, static_cast<std::int64_t>(array.values.cols()));
+      m.add(g, c::kOffset, offset);
+    }
+  } catch (...) {
+    m.broken = true;
+    throw;
+  }
+}
+
+void ResultsFile::mark_done(std::uint32_t task_id) {
+  Impl& m = *impl_;
+  m.require_usable();
+  const auto found = m.row_of.find(task_id);
+  if (found == m.row_of.end()) {
+    throw std::invalid_argument("task " + std::to_string(task_id) + " is not in " + m.path);
+  }
+  if (m.done[found->second] == 0) m.commit(found->second);
+}
+
+void ResultsFile::flush() {
+  impl_->require_usable();
+  h5::flush(impl_->file);
+}
+
+void ResultsFile::write_summaries() {
+  Impl& m = *impl_;
+  m.require_usable();
+  h5::flush(m.file);
+  detail::write_summary_tables(m.file, detail::read_contents(m.file));
+  h5::flush(m.file);
+}
+
+void ResultsFile::close() {
+  if (!impl_ || !impl_->file.valid()) return;
+  Impl& m = *impl_;
+  m.datasets.clear();
+  bool flushed = true;
+  try {
+    h5::flush(m.file);
+  } catch (const std::runtime_error&) {
+    flushed = false;
+  }
+  const bool closed = m.file.reset();
+  m.lock = FileLock();
+  if (!flushed || !closed) throw std::runtime_error("closing " + m.path + " failed");
+}
+
+}  // namespace wordsens::io
+
+namespace wordsens::io {
+void ResultsFile::set_sync(bool sync) { impl_->sync = sync; }
+}  // namespace wordsens::io

@@ -1,0 +1,240 @@
+// The read side: a whole results file into memory (FileContents), and configuration diffs.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "io/h5.hpp"
+#include "io/layout.hpp"
+#include "io/results_file.hpp"
+#include "io/schema.hpp"
+
+namespace wordsens::io {
+
+namespace c = schema::col;
+
+namespace {
+
+// Columns of one table, cut to the shortest one (a killed writer may leave them uneven).
+class TableReader {
+ public:
+  TableReader(const h5::Handle& file, const char* group, const std::vector<detail::Column>& cols)
+      : group_(h5::open_group(file, group)) {
+    rows_ = UINT64_MAX;
+    for (const auto& column : cols) {
+      rows_ = std::min(rows_, h5::length(h5::open_dataset(group_, column.name)));
+    }
+    if (cols.empty()) rows_ = 0;
+  }
+  [[nodiscard]] std::uint64_t rows() const { return rows_; }
+  template <typename T>
+  std::vector<T> get(const char* name) const {
+    return h5::read_range<T>(h5::open_dataset(group_, name), 0, rows_);
+  }
+  [[nodiscard]] std::vector<std::string> strings(const char* name) const {
+    auto values = h5::read_strings(h5::open_dataset(group_, name));
+    values.resize(rows_);
+    return values;
+  }
+  [[nodiscard]] std::vector<double> values(const char* name) const {
+    return h5::read_all<double>(h5::open_dataset(group_, name));
+  }
+
+ private:
+  h5::Handle group_;
+  std::uint64_t rows_ = 0;
+};
+
+std::vector<double> slice(const std::vector<double>& flat, std::int64_t offset,
+                          std::int64_t length) {
+  if (length <= 0) return {};
+  if (offset < 0 || static_cast<std::size_t>(offset + length) > flat.size()) {
+    throw std::runtime_error("a witness points past the end of its value array");
+  }
+  return {flat.begin() + offset, flat.begin() + offset + length};
+}
+
+std::map<std::string, std::string> parse_config(const std::string& text) {
+  std::map<std::string, std::string> entries;
+  std::string section;
+  std::size_t start = 0;
+  const auto trim = [](std::string s) {
+    const auto first = s.find_first_not_of(" \t\r");
+    if (first == std::string::npos) return std::string();
+    const auto last = s.find_last_not_of(" \t\r");
+    return s.substr(first, last - first + 1);
+  };
+  while (start <= text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = trim(text.substr(start, end - start));
+    start = end + 1;
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    // INI sections qualify the keys below them: "[ws]" then "trials = 3" is "ws.trials".
+    if (line.front() == '[' && line.back() == ']') {
+      section = trim(line.substr(1, line.size() - 2));
+      continue;
+    }
+    const auto equals = line.find('=');
+    const std::string key = trim(line.substr(0, equals));
+    const std::string value = equals == std::string::npos ? "" : trim(line.substr(equals + 1));
+    entries[section.empty() ? key : section + "." + key] = value;
+  }
+  return entries;
+}
+
+}  // namespace
+
+std::vector<std::string> differing_config_keys(const std::string& a, const std::string& b,
+                                               const std::vector<std::string>& ignored) {
+  const auto left = parse_config(a);
+  const auto right = parse_config(b);
+  const std::set<std::string> skip(ignored.begin(), ignored.end());
+  std::set<std::string> keys;
+  for (const auto& [key, value] : left) {
+    const auto other = right.find(key);
+    if (other == right.end() || other->second != value) keys.insert(key);
+  }
+  for (const auto& [key, value] : right) {
+    if (left.find(key) == left.end()) keys.insert(key);
+  }
+  std::vector<std::string> result;
+  for (const auto& key : keys) {
+    if (skip.count(key) == 0) result.push_back(key);
+  }
+  return result;
+}
+
+namespace detail {
+
+FileContents read_contents(const h5::Handle& file) {
+  namespace a = schema::attr;
+  FileContents out;
+  out.filetype = h5::read_string_attribute(file, a::kFileType);
+  const auto version = h5::read_int_array_attribute(file, a::kFormatVersion);
+  out.format_major = version.at(0);
+  out.format_minor = version.at(1);
+  out.software_version = h5::read_string_attribute(file, a::kSoftwareVersion);
+  out.git_sha = h5::read_string_attribute(file, a::kGitSha);
+  out.created_utc = h5::read_string_attribute(file, a::kCreatedUtc);
+  out.config_hash = h5::read_string_attribute(file, a::kConfigHash);
+  out.provenance.command_line = h5::read_string_attribute(file, a::kCommandLine);
+  out.provenance.mpi_ranks = static_cast<int>(h5::read_int_attribute(file, a::kMpiRanks));
+  out.provenance.master_seed =
+      static_cast<std::uint32_t>(h5::read_int_attribute(file, a::kMasterSeed));
+  out.provenance.config_text = h5::read_string_attribute(file, a::kConfigText);
+  out.provenance.save_witness = h5::read_int_attribute(file, a::kSaveWitness) != 0;
+
+  out.tasks = read_tasks(file);
+  out.done =
+      h5::read_all<std::uint8_t>(h5::open_dataset(h5::open_group(file, schema::kTasks), c::kDone));
+  out.done.resize(out.tasks.size(), 0);
+  std::unordered_set<std::uint32_t> done_ids;
+  for (std::size_t i = 0; i < out.tasks.size(); ++i) {
+    if (out.done[i] != 0) done_ids.insert(out.tasks[i].task_id);
+  }
+
+  {
+    const TableReader t(file, schema::kWs, ws_columns());
+    const auto id = t.get<std::uint32_t>(c::kTaskId);
+    const auto S = t.get<double>(c::kS);
+    const auto S_upper = t.get<double>(c::kSUpper);
+    const auto argmax = t.get<std::int64_t>(c::kArgmaxPosition);
+    const auto phi = t.get<double>(c::kPhiNorm);
+    const auto evaluations = t.get<std::int64_t>(c::kEvaluations);
+    const auto seconds = t.get<double>(c::kSeconds);
+    const auto offset = t.get<std::int64_t>(c::kWitnessOffset);
+    const auto length = t.get<std::int64_t>(c::kWitnessLength);
+    const auto flat = t.values(c::kWitnessValues);
+    for (std::size_t i = 0; i < t.rows(); ++i) {
+      if (done_ids.count(id[i]) == 0) continue;  // orphan row of an unfinished task
+      WsRecord r;
+      r.task_id = id[i];
+      r.S = S[i];
+      r.S_upper = S_upper[i];
+      r.argmax_position = argmax[i];
+      r.phi_norm = phi[i];
+      r.evaluations = evaluations[i];
+      r.seconds = seconds[i];
+      r.witness = slice(flat, offset[i], length[i]);
+      out.ws.push_back(std::move(r));
+    }
+    std::stable_sort(out.ws.begin(), out.ws.end(),
+                     [](const auto& x, const auto& y) { return x.task_id < y.task_id; });
+  }
+  {
+    const TableReader t(file, schema::kGen, gen_columns());
+    const auto id = t.get<std::uint32_t>(c::kTaskId);
+    const auto training = t.get<std::uint8_t>(c::kTraining);
+    const auto objective = t.get<std::uint8_t>(c::kObjective);
+    const auto t0 = t.get<double>(c::kT0);
+    const auto t1 = t.get<double>(c::kT1);
+    const auto D0 = t.get<double>(c::kD0);
+    const auto D1 = t.get<double>(c::kD1);
+    const auto E = t.get<double>(c::kE);
+    const auto cond = t.get<double>(c::kCondK);
+    const auto position = t.get<std::int64_t>(c::kPosition);
+    const auto evaluations = t.get<std::int64_t>(c::kEvaluations);
+    const auto seconds = t.get<double>(c::kSeconds);
+    const auto offset = t.get<std::int64_t>(c::kWitnessOffset);
+    const auto length = t.get<std::int64_t>(c::kWitnessLength);
+    const auto flat = t.values(c::kWitnessValues);
+    for (std::size_t i = 0; i < t.rows(); ++i) {
+      if (done_ids.count(id[i]) == 0) continue;
+      GenRecord r;
+      r.task_id = id[i];
+      r.training = training[i];
+      r.objective = objective[i];
+      r.t0 = t0[i];
+      r.t1 = t1[i];
+      r.D0 = D0[i];
+      r.D1 = D1[i];
+      r.E = E[i];
+      r.cond_K = cond[i];
+      r.position = position[i];
+      r.evaluations = evaluations[i];
+      r.seconds = seconds[i];
+      r.witness = slice(flat, offset[i], length[i]);
+      out.gen.push_back(std::move(r));
+    }
+    std::stable_sort(out.gen.begin(), out.gen.end(), [](const auto& x, const auto& y) {
+      return std::tie(x.task_id, x.training, x.objective) <
+             std::tie(y.task_id, y.training, y.objective);
+    });
+  }
+  {
+    const TableReader t(file, schema::kWitness, witness_columns());
+    const auto id = t.get<std::uint32_t>(c::kTaskId);
+    const auto name = t.strings(c::kName);
+    const auto position = t.get<std::int64_t>(c::kPosition);
+    const auto rows = t.get<std::int64_t>(c::kRows);
+    const auto cols = t.get<std::int64_t>(c::kCols);
+    const auto offset = t.get<std::int64_t>(c::kOffset);
+    const auto flat = t.values(c::kValues);
+    for (std::size_t i = 0; i < t.rows(); ++i) {
+      if (done_ids.count(id[i]) == 0) continue;
+      NamedArray array{id[i], name[i], position[i], Matrix(rows[i], cols[i])};
+      const auto values = slice(flat, offset[i], rows[i] * cols[i]);
+      std::copy(values.begin(), values.end(), array.values.data());
+      out.arrays.push_back(std::move(array));
+    }
+    std::stable_sort(out.arrays.begin(), out.arrays.end(),
+                     [](const auto& x, const auto& y) { return x.task_id < y.task_id; });
+  }
+  return out;
+}
+
+}  // namespace detail
+
+FileContents read_results(const std::string& path) {
+  const h5::Handle file = detail::open_checked(path, h5::Access::read);
+  try {
+    return detail::read_contents(file);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::runtime_error("reading " + path + ": " + e.what());
+  }
+}
+
+}  // namespace wordsens::io
