@@ -62,8 +62,9 @@ LanczosResult lanczos_top_eigen(const SymmetricOperator& apply, Index dim, const
 
     const bool exhausted = j + 1 == dim;
     const bool last = j + 1 == m_max;
-    // An invariant subspace: continue from a fresh orthogonal vector so that the Krylov space
-    // still grows to the whole space; the tiny coupling b is dropped from T and added to r.
+    // An invariant subspace (never taken for convergence: the top eigenvector may lie outside
+    // it): continue from a fresh orthogonal vector so that the Krylov space still grows to the
+    // whole space; the tiny coupling b is dropped from T and added to r.
     const bool breakdown = !exhausted && b <= 1e-13 * scale;
     // The tridiagonal eigenproblem costs O(m²)–O(m³); check every step early, then every 4th.
     if (exhausted || last || j < 32 || j % 4 == 3) {
@@ -74,7 +75,7 @@ LanczosResult lanczos_top_eigen(const SymmetricOperator& apply, Index dim, const
       const double theta = eig.eigenvalues()(j);
       const auto s = eig.eigenvectors().col(j);
       const double r = b * std::abs(s(j)) + dropped;
-      if (exhausted || last || r <= options.relative_tolerance * std::abs(theta)) {
+      if (exhausted || last || (!breakdown && r <= options.relative_tolerance * std::abs(theta))) {
         result.ritz_value = theta;
         result.residual = r;
         result.ritz_vector = Q.leftCols(j + 1) * s;
