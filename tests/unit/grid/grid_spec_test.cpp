@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "grid/grid_spec.hpp"
+
+namespace wordsens {
+namespace {
+
+using V = std::vector<Index>;
+
+TEST(IntGrid, ListsAreSortedAndDeduplicated) {
+  EXPECT_EQ(parse_int_grid("n", "10,20,50", 1, 1000), (V{10, 20, 50}));
+  EXPECT_EQ(parse_int_grid("n", " 50 , 10,20,10", 1, 1000), (V{10, 20, 50}));
+  EXPECT_EQ(parse_int_grid("n", "7", 1, 1000), (V{7}));
+}
+
+TEST(IntGrid, LogRangeHasEndpointsAndRoundedLogSpacing) {
+  const V v = parse_int_grid("n", "10:250:log7", 1, 1000);
+  ASSERT_EQ(v.size(), 7u);
+  EXPECT_EQ(v.front(), 10);
+  EXPECT_EQ(v.back(), 250);
+  // ratio (250/10)^(1/6) = 1.71: 10, 17.1, 29.2, 50, 85.499, 146.2, 250
+  EXPECT_EQ(v, (V{10, 17, 29, 50, 85, 146, 250}));
+}
+
+TEST(IntGrid, LogRangeDeduplicatesRoundedValues) {
+  const V v = parse_int_grid("n", "1:3:log10", 1, 1000);
+  EXPECT_EQ(v, (V{1, 2, 3}));
+}
+
+TEST(IntGrid, LinAndStepRanges) {
+  EXPECT_EQ(parse_int_grid("n", "10:50:lin5", 1, 1000), (V{10, 20, 30, 40, 50}));
+  EXPECT_EQ(parse_int_grid("n", "10:50:step10", 1, 1000), (V{10, 20, 30, 40, 50}));
+  EXPECT_EQ(parse_int_grid("n", "10:55:step20", 1, 1000), (V{10, 30, 50}));
+  EXPECT_EQ(parse_int_grid("n", "5:5:lin1", 1, 1000), (V{5}));
+  EXPECT_EQ(parse_int_grid("n", "10:50:lin3,5", 1, 1000), (V{5, 10, 30, 50}));
+}
+
+TEST(IntGrid, MalformedAndEmptyGridsAreRejected) {
+  for (const char* bad : {"",           " ",           "10,,20",      "10,",        ",10",
+                          "abc",        "10x",         "1.5",         "10:20",      "10:20:log",
+                          "10:20:log0", "10:20:lin-1", "10:20:cube3", "20:10:lin3", "0:10:log3",
+                          "10:20:lin1", "10:20:step0", "a:b:lin2",    "1:2:3:4",    "--5"}) {
+    EXPECT_THROW((void)parse_int_grid("n", bad, 1, 1000), std::invalid_argument) << bad;
+  }
+}
+
+TEST(IntGrid, OutOfRangeValuesAreRejectedWithTheKeyInTheMessage) {
+  EXPECT_THROW((void)parse_int_grid("n", "0", 1, 1000), std::invalid_argument);
+  EXPECT_THROW((void)parse_int_grid("n", "-3", 1, 1000), std::invalid_argument);
+  EXPECT_THROW((void)parse_int_grid("n", "10:2000:log3", 1, 1000), std::invalid_argument);
+  try {
+    (void)parse_int_grid("d", "5000", 1, 1000);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("d = '5000'"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+}
+
+TEST(KGrid, RelativeAndAbsoluteItems) {
+  const auto k = parse_k_grid("1.0D", 1 << 30);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_TRUE(k[0].relative);
+  EXPECT_EQ(k[0].resolve(10, 8), 80);
+  EXPECT_EQ(k[0].to_string(), "1D");
+
+  const auto mixed = parse_k_grid("100, 2D, 0.5D, 1:3:lin3", 1 << 30);
+  ASSERT_EQ(mixed.size(), 6u);
+  EXPECT_EQ(join_grid(mixed), "0.5D,2D,1,2,3,100");
+  EXPECT_EQ(mixed[0].resolve(10, 7), 35);
+  EXPECT_EQ(mixed[5].resolve(10, 7), 100);
+  // The same grid spelt differently has the same canonical text.
+  EXPECT_EQ(join_grid(parse_k_grid("1D", 100)), join_grid(parse_k_grid("1.00D", 100)));
+}
+
+TEST(KGrid, MalformedItemsAreRejected) {
+  for (const char* bad : {"", "D", "0D", "-1D", "xD", "1.0DD", "1e7D", "0", "abc", "1.5"}) {
+    EXPECT_THROW((void)parse_k_grid(bad, 1 << 30), std::invalid_argument) << bad;
+  }
+  EXPECT_THROW((void)parse_k_grid("2000", 1000), std::invalid_argument);
+}
+
+TEST(NameList, CanonicalOrderAndUnknownNames) {
+  const std::vector<std::string> allowed{"rf", "drf", "raf", "raf_relu"};
+  EXPECT_EQ(parse_name_list("models", "raf,rf,raf", allowed),
+            (std::vector<std::string>{"rf", "raf"}));
+  EXPECT_THROW((void)parse_name_list("models", "rf,transformer", allowed), std::invalid_argument);
+  EXPECT_THROW((void)parse_name_list("models", "", allowed), std::invalid_argument);
+  EXPECT_THROW((void)parse_name_list("models", "rf,", allowed), std::invalid_argument);
+}
+
+TEST(FormatDouble, RoundTrips) {
+  for (const double v : {1e-7, 0.1, 1.0, 2.5, 1.0 / 3.0, 123456789.0}) {
+    EXPECT_EQ(std::stod(format_double(v)), v);
+  }
+  EXPECT_EQ(format_double(1e-7), "1e-07");
+  EXPECT_EQ(format_double(0.5), "0.5");
+}
+
+}  // namespace
+}  // namespace wordsens
