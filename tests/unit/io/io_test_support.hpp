@@ -1,0 +1,160 @@
+#pragma once
+// Shared fixtures of the io tests: a scratch directory, a small task table, and records whose
+// values are a pure function of the task id (so any file can be checked against them).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "grid/records.hpp"
+#include "grid/task.hpp"
+#include "io/results_file.hpp"
+
+namespace wordsens::io::testing {
+
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("wordsens_io_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// ws tasks 0..ws_count-1 and gen tasks after them; 3 trials per grid point.
+inline std::vector<TaskSpec> make_tasks(std::uint32_t ws_count, std::uint32_t gen_count) {
+  std::vector<TaskSpec> tasks;
+  for (std::uint32_t i = 0; i < ws_count + gen_count; ++i) {
+    TaskSpec t;
+    t.task_id = i;
+    t.experiment = i < ws_count ? Experiment::ws : Experiment::gen;
+    t.point_id = i / 3;
+    t.model = t.experiment == Experiment::ws ? (t.point_id % 2 == 0 ? "rf" : "raf") : "raf_relu";
+    t.n = 10 + t.point_id;
+    t.d = 4 + (t.point_id % 3);
+    t.k = t.n * t.d;
+    t.N = t.experiment == Experiment::gen ? 20 : 0;
+    t.layers = t.model == "drf" ? 2 : 1;
+    t.trial = i % 3;
+    tasks.push_back(t);
+  }
+  return tasks;
+}
+
+inline WsRecord ws_record(const TaskSpec& t) {
+  WsRecord r;
+  r.task_id = t.task_id;
+  r.S = 0.5 + 0.125 * t.task_id + 0.01 * std::sin(t.task_id);
+  r.S_upper = t.model == "rf" ? 2.0 * r.S : std::nan("");
+  r.argmax_position = t.task_id % 7;
+  r.phi_norm = 1.0 / (1.0 + t.task_id);
+  r.evaluations = 1000 + t.task_id;
+  r.seconds = 0.001 * t.task_id;
+  r.witness.assign(static_cast<std::size_t>(t.d), 0.0);
+  for (std::size_t j = 0; j < r.witness.size(); ++j) r.witness[j] = t.task_id + 0.1 * j;
+  return r;
+}
+
+inline std::vector<GenRecord> gen_records(const TaskSpec& t) {
+  std::vector<GenRecord> rows;
+  for (std::uint8_t training = 0; training < 2; ++training) {
+    for (std::uint8_t objective = 0; objective < 2; ++objective) {
+      GenRecord r;
+      r.task_id = t.task_id;
+      r.training = training;
+      r.objective = objective;
+      r.t0 = 1.0 + t.task_id;
+      r.t1 = -r.t0 + training;
+      r.D0 = 0.25 * objective;
+      r.D1 = 0.5 + 0.01 * t.task_id + training + objective;
+      r.E = 0.03 * t.task_id + 0.5 * training - 0.25 * objective;
+      r.cond_K = 1e3 + t.task_id;
+      r.position = t.task_id % 5;
+      r.evaluations = 50 + objective;
+      r.seconds = 0.5;
+      r.witness = {1.0 * t.task_id, 2.0 * training, 3.0 * objective};
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+inline Matrix sample_of(const TaskSpec& t) {
+  Matrix X(t.n, t.d);
+  for (Index i = 0; i < X.rows(); ++i) {
+    for (Index j = 0; j < X.cols(); ++j)
+      X(i, j) = t.task_id + 0.01 * static_cast<double>(i * 10 + j);
+  }
+  return X;
+}
+
+/// Appends the record(s) of a task (and its witness arrays when the file stores them).
+inline void append_task(ResultsFile& file, const TaskSpec& t) {
+  if (file.save_witness()) {
+    const Matrix X = sample_of(t);
+    file.append_witness(t.task_id, 1, std::vector<double>(static_cast<std::size_t>(t.d), 0.5), X,
+                        t.task_id % 2 == 0 ? "W" : "", Matrix::Identity(2, 3));
+  }
+  if (t.experiment == Experiment::ws) {
+    file.append(ws_record(t));
+  } else {
+    file.append(gen_records(t));
+  }
+}
+
+inline RunProvenance provenance(const std::string& config_text, bool save_witness = false) {
+  RunProvenance p;
+  p.command_line = "wordsens run test.ini";
+  p.mpi_ranks = 2;
+  p.master_seed = 12345;
+  p.config_text = config_text;
+  p.save_witness = save_witness;
+  return p;
+}
+
+inline const char* kConfig =
+    "[run]\nseed = 12345\ntrials = 3\nmodels = rf,raf\nn = 10:20:lin3\nd = 4\n";
+
+inline std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Bitwise equality of doubles (NaN == NaN), so that tests compare stored bits.
+inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+inline void expect_same_ws(const WsRecord& a, const WsRecord& b) {
+  EXPECT_EQ(a.task_id, b.task_id);
+  EXPECT_TRUE(same_bits(a.S, b.S)) << a.task_id;
+  EXPECT_TRUE(same_bits(a.S_upper, b.S_upper)) << a.task_id;
+  EXPECT_EQ(a.argmax_position, b.argmax_position);
+  EXPECT_TRUE(same_bits(a.phi_norm, b.phi_norm));
+  EXPECT_EQ(a.evaluations, b.evaluations);
+  EXPECT_TRUE(same_bits(a.seconds, b.seconds));
+  EXPECT_EQ(a.witness, b.witness);
+}
+
+inline void expect_same_gen(const GenRecord& a, const GenRecord& b) {
+  EXPECT_EQ(a.task_id, b.task_id);
+  EXPECT_EQ(a.training, b.training);
+  EXPECT_EQ(a.objective, b.objective);
+  for (auto [x, y] : {std::pair{a.t0, b.t0},
+                      {a.t1, b.t1},
+                      {a.D0, b.D0},
+                      {a.D1, b.D1},
+                      {a.E, b.E},
+                      {a.cond_K, b.cond_K},
+                      {a.seconds, b.seconds}}) {
+    EXPECT_TRUE(same_bits(x, y)) << a.task_id;
+  }
+  EXPECT_EQ(a.position, b.position);
+  EXPECT_EQ(a.evaluations, b.evaluations);
+  EXPECT_EQ(a.witness, b.witness);
+}
+
+}  // namespace wordsens::io::testing
