@@ -32,6 +32,59 @@ Index uniform_below(const Philox& rng, std::uint32_t trial, std::uint32_t step,
 
 }  // namespace
 
+EmbeddingsTable::EmbeddingsTable(std::string name, Index max_length, Index width,
+                                 std::vector<Index> lengths, std::vector<double> labels,
+                                 std::vector<Index> stored, Index stored_n, Index stored_d,
+                                 std::vector<float> tokens)
+    : name_(std::move(name)),
+      max_length_(max_length),
+      width_(width),
+      lengths_(std::move(lengths)),
+      labels_(std::move(labels)),
+      slot_(lengths_.size(), -1),
+      stored_n_(stored_n),
+      stored_d_(stored_d),
+      tokens_(std::move(tokens)) {
+  const std::string where = "embeddings table " + name_ + ": ";
+  if (labels_.size() != lengths_.size()) throw std::invalid_argument(where + "labels != lengths");
+  if (stored_n_ < 0 || stored_n_ > max_length_ || stored_d_ < 0 || stored_d_ > width_) {
+    throw std::invalid_argument(where + "stored window exceeds the sequences");
+  }
+  if (tokens_.size() != stored.size() * static_cast<std::size_t>(stored_n_ * stored_d_)) {
+    throw std::invalid_argument(where + "token buffer does not match the stored window");
+  }
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    const Index s = stored[i];
+    if (s < 0 || s >= sequences() || slot_[static_cast<std::size_t>(s)] >= 0) {
+      throw std::invalid_argument(where + "stored sequence " + str(s) +
+                                  " is out of range or repeated");
+    }
+    slot_[static_cast<std::size_t>(s)] = static_cast<Index>(i);
+  }
+}
+
+Index EmbeddingsTable::sequences() const { return static_cast<Index>(lengths_.size()); }
+Index EmbeddingsTable::length(Index sequence) const {
+  return lengths_.at(static_cast<std::size_t>(sequence));
+}
+double EmbeddingsTable::label(Index sequence) const {
+  return labels_.at(static_cast<std::size_t>(sequence));
+}
+
+Matrix EmbeddingsTable::raw_tokens(Index sequence, Index n, Index d) const {
+  const Index slot = slot_.at(static_cast<std::size_t>(sequence));
+  if (slot < 0 || n > stored_n_ || d > stored_d_) {
+    throw std::logic_error("embeddings table " + name_ + ": sequence " + str(sequence) +
+                           " (n = " + str(n) + ", d = " + str(d) + ") was not loaded");
+  }
+  const float* base = tokens_.data() + slot * stored_n_ * stored_d_;
+  Matrix X(n, d);
+  for (Index t = 0; t < n; ++t) {
+    for (Index c = 0; c < d; ++c) X(t, c) = static_cast<double>(base[t * stored_d_ + c]);
+  }
+  return X;
+}
+
 std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n) {
   std::vector<Index> usable;
   for (Index s = 0; s < source.sequences(); ++s) {

@@ -41,6 +41,38 @@ class EmbeddingsSource {
   EmbeddingsSource& operator=(EmbeddingsSource&&) = default;
 };
 
+/// An in-memory copy of (part of) a source: the lengths and labels of every sequence, and the
+/// tokens of some sequences, truncated to their first `stored_n` tokens and `stored_d`
+/// coordinates (float32, as the file stores them). The driver loads what its tasks need once,
+/// so that computing threads never touch a file (the HDF5 library is not thread-safe).
+class EmbeddingsTable final : public EmbeddingsSource {
+ public:
+  /// `tokens` holds, for each entry of `stored` (sequence ids, any order), stored_n × stored_d
+  /// floats row-major, in the order of `stored`. Throws std::invalid_argument on inconsistent
+  /// sizes.
+  EmbeddingsTable(std::string name, Index max_length, Index width, std::vector<Index> lengths,
+                  std::vector<double> labels, std::vector<Index> stored, Index stored_n,
+                  Index stored_d, std::vector<float> tokens);
+
+  [[nodiscard]] Index sequences() const override;
+  [[nodiscard]] Index max_length() const override { return max_length_; }
+  [[nodiscard]] Index width() const override { return width_; }
+  [[nodiscard]] Index length(Index sequence) const override;
+  [[nodiscard]] double label(Index sequence) const override;
+  /// Throws std::logic_error when the sequence or the window was not loaded.
+  [[nodiscard]] Matrix raw_tokens(Index sequence, Index n, Index d) const override;
+  [[nodiscard]] std::string name() const override { return name_; }
+
+ private:
+  std::string name_;
+  Index max_length_, width_;
+  std::vector<Index> lengths_;
+  std::vector<double> labels_;
+  std::vector<Index> slot_;  // per sequence: its position in `stored`, or -1
+  Index stored_n_, stored_d_;
+  std::vector<float> tokens_;
+};
+
 /// The sequences with at least n tokens, in storage order.
 [[nodiscard]] std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n);
 

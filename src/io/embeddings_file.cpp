@@ -1,0 +1,156 @@
+#include "io/embeddings_file.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/h5.hpp"
+
+namespace wordsens::io {
+
+namespace {
+
+constexpr const char* kTokens = "tokens";
+constexpr const char* kLengths = "lengths";
+constexpr const char* kLabels = "labels";
+
+std::string str(std::uint64_t value) { return std::to_string(value); }
+
+}  // namespace
+
+struct EmbeddingsFile::Impl {
+  std::string path;
+  h5::Handle file;
+  h5::Handle tokens;
+  Index sequences = 0, max_length = 0, width = 0;
+  std::vector<Index> lengths;
+  std::vector<double> labels;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument("embeddings file " + path + ": " + what);
+  }
+
+  // Opens dataset `name`, checking that it exists, has `rank` dimensions and element class
+  // `type` (HDF5 converts integer and float widths on read, so any width is accepted).
+  h5::Handle dataset(const std::string& name, std::size_t rank, h5::TypeClass type,
+                     const char* type_name) const {
+    if (!h5::exists(file, name)) fail("no dataset /" + name + " (SPEC section 6 layout)");
+    h5::Handle set = h5::open_dataset(file, name);
+    const auto dims = h5::shape(set);
+    if (dims.size() != rank) {
+      fail("/" + name + " has rank " + str(dims.size()) + ", expected " + str(rank));
+    }
+    if (h5::type_class(set) != type) fail("/" + name + " must hold " + type_name);
+    return set;
+  }
+};
+
+EmbeddingsFile EmbeddingsFile::open(const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) impl->fail("does not exist");
+  if (!h5::is_hdf5(path)) impl->fail("is not an HDF5 file");
+  try {
+    impl->file = h5::open_file(path, h5::Access::read);
+  } catch (const std::runtime_error& e) {
+    impl->fail(std::string("cannot be opened (") + e.what() + ")");
+  }
+
+  impl->tokens = impl->dataset(kTokens, 3, h5::TypeClass::floating, "floating-point numbers");
+  const auto dims = h5::shape(impl->tokens);
+  impl->sequences = static_cast<Index>(dims[0]);
+  impl->max_length = static_cast<Index>(dims[1]);
+  impl->width = static_cast<Index>(dims[2]);
+  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {
+    impl->fail("/tokens is empty (" + str(dims[0]) + " x " + str(dims[1]) + " x " + str(dims[2]) +
+               ")");
+  }
+
+  const h5::Handle lengths = impl->dataset(kLengths, 1, h5::TypeClass::integer, "integers");
+  const h5::Handle labels = impl->dataset(kLabels, 1, h5::TypeClass::integer, "integers");
+  for (const auto& [set, name] : {std::pair{&lengths, kLengths}, std::pair{&labels, kLabels}}) {
+    const auto rows = h5::shape(*set)[0];
+    if (rows != dims[0]) {
+      impl->fail("/" + std::string(name) + " has " + str(rows) + " entries but /tokens has " +
+                 str(dims[0]) + " sequences");
+    }
+  }
+
+  const auto raw_lengths = h5::read_all<std::int64_t>(lengths);
+  const auto raw_labels = h5::read_all<std::int64_t>(labels);
+  for (std::size_t s = 0; s < raw_lengths.size(); ++s) {
+    if (raw_lengths[s] < 0 || raw_lengths[s] > impl->max_length) {
+      impl->fail("/lengths[" + str(s) + "] = " + std::to_string(raw_lengths[s]) +
+                 " is not in [0, " + str(dims[1]) + "]");
+    }
+    if (raw_labels[s] != 1 && raw_labels[s] != -1) {
+      impl->fail("/labels[" + str(s) + "] = " + std::to_string(raw_labels[s]) + " is not +1 or -1");
+    }
+    impl->lengths.push_back(static_cast<Index>(raw_lengths[s]));
+    impl->labels.push_back(static_cast<double>(raw_labels[s]));
+  }
+  return EmbeddingsFile(std::move(impl));
+}
+
+EmbeddingsFile::EmbeddingsFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EmbeddingsFile::EmbeddingsFile(EmbeddingsFile&&) noexcept = default;
+EmbeddingsFile& EmbeddingsFile::operator=(EmbeddingsFile&&) noexcept = default;
+EmbeddingsFile::~EmbeddingsFile() = default;
+
+Index EmbeddingsFile::sequences() const { return impl_->sequences; }
+Index EmbeddingsFile::max_length() const { return impl_->max_length; }
+Index EmbeddingsFile::width() const { return impl_->width; }
+std::string EmbeddingsFile::name() const { return impl_->path; }
+
+Index EmbeddingsFile::length(Index sequence) const {
+  return impl_->lengths.at(static_cast<std::size_t>(sequence));
+}
+
+double EmbeddingsFile::label(Index sequence) const {
+  return impl_->labels.at(static_cast<std::size_t>(sequence));
+}
+
+Matrix EmbeddingsFile::raw_tokens(Index sequence, Index n, Index d) const {
+  if (sequence < 0 || sequence >= impl_->sequences || n < 0 || n > impl_->max_length || d < 0 ||
+      d > impl_->width) {
+    impl_->fail("request (sequence " + std::to_string(sequence) + ", n = " + std::to_string(n) +
+                ", d = " + std::to_string(d) + ") is outside /tokens");
+  }
+  Matrix X(n, d);  // row-major n × d: exactly the memory layout of the (1, n, d) box
+  if (n > 0 && d > 0) {
+    h5::read_box(impl_->tokens, {static_cast<std::uint64_t>(sequence), 0, 0},
+                 {1, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(d)}, X.data());
+  }
+  return X;
+}
+
+EmbeddingsTable EmbeddingsFile::load(const std::vector<Index>& stored, Index n, Index d) const {
+  const auto window = static_cast<std::size_t>(n * d);
+  std::vector<float> tokens;
+  tokens.reserve(stored.size() * window);
+  for (const Index s : stored) {
+    const Matrix X = raw_tokens(s, n, d);  // checks the request
+    // SPEC §6 stores float32, so this is exact (a float64 file is rounded to float32).
+    for (Index i = 0; i < X.size(); ++i) tokens.push_back(static_cast<float>(X.data()[i]));
+  }
+  return {impl_->path, impl_->max_length, impl_->width, impl_->lengths, impl_->labels, stored, n,
+          d,           std::move(tokens)};
+}
+
+Index EmbeddingsFile::count_usable(Index n) const {
+  return static_cast<Index>(usable_sequences(*this, n).size());
+}
+
+std::string EmbeddingsFile::attribute(const std::string& key) const {
+  if (!h5::has_attribute(impl_->file, key)) return "";
+  try {
+    return h5::read_string_attribute(impl_->file, key);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+}  // namespace wordsens::io

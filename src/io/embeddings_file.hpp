@@ -1,0 +1,52 @@
+#pragma once
+// Reader of the real-text embeddings file (SPEC §6): /tokens (sequences × max_len × d_emb,
+// floating point), /lengths (integers), /labels (integers ±1), optional /text and provenance
+// attributes. This header does not include hdf5.h (only io/h5.hpp does), so the driver and the
+// tests can use it like any other EmbeddingsSource.
+//
+// open() validates the layout once and keeps the small arrays (lengths, labels) in memory;
+// raw_tokens() reads just the (1 × n × d) box it needs, so a 200 MB file costs no memory.
+// Token values are checked (NaN/Inf, zero rows) when used, by embeddings_sample().
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/embeddings_source.hpp"
+
+namespace wordsens::io {
+
+class EmbeddingsFile final : public EmbeddingsSource {
+ public:
+  /// Opens and validates `path`. Throws std::invalid_argument with a one-line message for a
+  /// missing or non-HDF5 file, a missing dataset, a wrong rank or element type, inconsistent
+  /// sizes, a length outside [0, max_len], or a label other than ±1.
+  [[nodiscard]] static EmbeddingsFile open(const std::string& path);
+
+  EmbeddingsFile(EmbeddingsFile&&) noexcept;
+  EmbeddingsFile& operator=(EmbeddingsFile&&) noexcept;
+  ~EmbeddingsFile() override;
+
+  [[nodiscard]] Index sequences() const override;
+  [[nodiscard]] Index max_length() const override;
+  [[nodiscard]] Index width() const override;
+  [[nodiscard]] Index length(Index sequence) const override;
+  [[nodiscard]] double label(Index sequence) const override;
+  [[nodiscard]] Matrix raw_tokens(Index sequence, Index n, Index d) const override;
+  [[nodiscard]] std::string name() const override;
+
+  /// An in-memory table with every length and label and the first n tokens and d coordinates
+  /// of `stored` (sequence ids). Throws std::invalid_argument for an out-of-range request.
+  [[nodiscard]] EmbeddingsTable load(const std::vector<Index>& stored, Index n, Index d) const;
+
+  /// Number of sequences with at least n tokens.
+  [[nodiscard]] Index count_usable(Index n) const;
+  /// A root attribute as text ("" when absent or not a string), e.g. "embedding_model".
+  [[nodiscard]] std::string attribute(const std::string& key) const;
+
+ private:
+  struct Impl;
+  explicit EmbeddingsFile(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wordsens::io
