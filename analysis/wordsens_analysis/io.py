@@ -220,7 +220,7 @@ def _open(path: str) -> h5py.File:
     (older HDF5 layout) fall back to a plain read-only open.
     """
     errors = []
-    for kwargs in (dict(swmr=True, locking=False), dict(locking=False)):
+    for kwargs in (dict(libver="latest", swmr=True, locking=False), dict(locking=False)):
         try:
             return h5py.File(path, "r", **kwargs)
         except (OSError, ValueError) as e:

@@ -27,8 +27,11 @@ def write_table(f, group, columns: dict):
 
 
 def write_results(path, tasks, ws=None, gen=None, version=(1, 0), filetype=names.FILETYPE,
-                  witnesses=(), libver=None):
-    """witnesses: dicts with task_id, position, delta (d), X (n × d), W (d × d)."""
+                  witnesses=(), libver="latest"):
+    """witnesses: dicts with task_id, position, delta (d), X (n × d), W (d × d).
+
+    libver="latest" (superblock v3) as the writer uses; libver=None gives an older layout.
+    """
     with h5py.File(path, "w", libver=libver) as f:
         f.attrs[names.ATTR_FILETYPE] = filetype
         f.attrs[names.ATTR_FORMAT_VERSION] = np.array(version, dtype=np.int32)

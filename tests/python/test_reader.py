@@ -87,7 +87,9 @@ WRITER = textwrap.dedent("""
     f.swmr_mode = True
     f["ws/S"].resize((6,)); f["ws/S"][5] = 1.0; f.flush()
     print("ready", flush=True)
-    sys.stdin.readline()
+    if sys.stdin.readline().strip() == "kill":
+        import os, signal
+        os.kill(os.getpid(), signal.SIGKILL)  # leaves the "open for write" flag set
     f.close()
 """)
 
@@ -108,6 +110,28 @@ def test_reads_a_file_the_writer_still_holds_open(tmp_path):
         writer.stdin.flush()
         writer.wait(timeout=30)
     assert writer.returncode == 0
+
+
+def test_reads_a_file_left_by_a_killed_writer(tmp_path):
+    path = str(tmp_path / "killed.h5")
+    code = WRITER.format(tests=str(ROOT + "/tests/python"), analysis=ROOT + "/analysis", path=path)
+    writer = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "ready"
+    writer.stdin.write("kill\n")
+    writer.stdin.flush()
+    assert writer.wait(timeout=30) == -9
+    with pytest.raises(OSError):  # what a plain reader meets
+        h5py.File(path, "r")
+    with pytest.warns(UserWarning):
+        res = read_results(path)
+    assert len(res.ws) == 5 and res.planned == 4 * 3 * 3 + 2 * 3 * 3  # ws: 4 models, gen: 2
+
+
+def test_reads_an_older_hdf5_layout(tmp_path):
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
+    res = read_results(write_results(tmp_path / "old.h5", tasks, ws, gen, libver=None))
+    assert len(res.ws) == 4
 
 
 def test_witness_arrays(tmp_path):
