@@ -1,0 +1,115 @@
+// kill -9 robustness: a child process appends records and is killed at random moments; after
+// every kill the file must open, hold every committed task exactly once with the right values,
+// and accept a resumed writer. Finally a resumed run completes it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "io/results_file.hpp"
+#include "io_test_support.hpp"
+
+namespace wordsens::io {
+namespace {
+
+using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
+
+// Checks that `c` holds exactly the records of its done tasks, with the expected values.
+std::size_t check_committed(const FileContents& c, const std::vector<TaskSpec>& tasks) {
+  std::set<std::uint32_t> done;
+  for (std::size_t i = 0; i < c.tasks.size(); ++i) {
+    if (c.done[i] != 0) done.insert(c.tasks[i].task_id);
+  }
+  std::set<std::uint32_t> seen;
+  for (const auto& r : c.ws) {
+    EXPECT_TRUE(seen.insert(r.task_id).second) << "duplicated ws task " << r.task_id;
+    expect_same_ws(r, ws_record(tasks[r.task_id]));
+  }
+  std::map<std::uint32_t, std::size_t> gen_rows;
+  for (const auto& r : c.gen) {
+    const std::size_t k = gen_rows[r.task_id]++;
+    if (k < 4) expect_same_gen(r, gen_records(tasks[r.task_id])[k]);
+  }
+  for (const auto& [id, rows] : gen_rows) {
+    EXPECT_EQ(rows, 4u) << "gen task " << id;
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen, done);  // every done task has its rows, and no other rows are read
+  std::map<std::uint32_t, std::size_t> arrays;
+  for (const auto& a : c.arrays) ++arrays[a.task_id];
+  for (std::uint32_t id : done) EXPECT_EQ(arrays[id], id % 2 == 0 ? 3u : 2u) << id;
+  EXPECT_EQ(arrays.size(), done.size());
+  return done.size();
+}
+
+TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
+  const auto dir = scratch_dir("crash");
+  const std::string path = (dir / "r.h5").string();
+  const auto tasks = make_tasks(240, 60);
+  { auto file = ResultsFile::create(path, provenance(kConfig, true), tasks, false); }
+
+  const unsigned seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  SCOPED_TRACE("random seed " + std::to_string(seed));
+  std::uniform_int_distribution<int> delay_us(0, 25000);
+  std::size_t committed = 0;
+  int kills = 0;
+  std::string progress;
+  for (int round = 0; round < 15 && committed < tasks.size(); ++round) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {  // the child: a resumed writer that never stops by itself
+      try {
+        auto file = ResultsFile::open_for_resume(path, kConfig);
+        for (const auto& t : tasks) {
+          if (!file.is_done(t.task_id)) append_task(file, t);
+        }
+      } catch (...) {
+        ::_exit(3);
+      }
+      ::_exit(0);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng)));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status)) {
+      ++kills;
+    } else {
+      ASSERT_EQ(WEXITSTATUS(status), 0) << "the child writer failed";
+    }
+    FileContents c;
+    ASSERT_NO_THROW(c = read_results(path)) << "round " << round;
+    const std::size_t now = check_committed(c, tasks);
+    EXPECT_GE(now, committed) << "committed tasks were lost";
+    committed = now;
+    progress += " " + std::to_string(now);
+  }
+  std::cout << "committed after each kill:" << progress << "\n";
+  EXPECT_GT(kills, 5);
+  {
+    auto file = ResultsFile::open_for_resume(path, kConfig);
+    EXPECT_EQ(file.done_task_ids().size(), committed);
+    for (const auto& t : tasks) {
+      if (!file.is_done(t.task_id)) append_task(file, t);
+    }
+    file.write_summaries();
+  }
+  const FileContents c = read_results(path);
+  EXPECT_EQ(check_committed(c, tasks), tasks.size());
+  EXPECT_EQ(c.ws.size(), 240u);
+  EXPECT_EQ(c.gen.size(), 240u);
+  if (std::system("command -v h5dump > /dev/null") == 0) {
+    EXPECT_EQ(std::system(("h5dump -H " + path + " > /dev/null").c_str()), 0);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace wordsens::io
