@@ -5,6 +5,8 @@
 // identical bits. `features` streams row blocks of V (kRowBlock × D); the evaluator of word i
 // keeps a = V vec(X) (k numbers) and B = V_i (the k × d column block of word i), so memory is
 // O(k·d + D) and each evaluation costs O(k·d).
+#include <mutex>
+
 #include "core/gaussian.hpp"
 #include "models/feature_map.hpp"
 
@@ -33,7 +35,9 @@ class RandomFeatures final : public FeatureMap {
 
   /// The weights (for tests: any window of V).
   [[nodiscard]] const GaussianMatrix& weights() const { return V_; }
-  /// V vec(X), streamed by row blocks of V.
+  /// V vec(X), streamed by row blocks of V (a pass over all of V: k·D normals). The result for
+  /// the latest X is cached, so features(X) followed by at_position(X, i) for every i costs one
+  /// pass, not n + 1.
   [[nodiscard]] Vector preactivation(const Matrix& X) const;
   /// V_i, the k × d column block of word i.
   [[nodiscard]] Matrix word_block(Index position) const;
@@ -46,6 +50,11 @@ class RandomFeatures final : public FeatureMap {
   ModelSpec spec_;
   WeightKey key_;
   GaussianMatrix V_;
+  // Cache of preactivation(): the last sample (compared bitwise) and V vec(X). Guarded by a
+  // mutex so that const methods stay safe to call from several threads.
+  mutable std::mutex cache_mutex_;
+  mutable Matrix cached_X_;
+  mutable Vector cached_a_;
 };
 
 }  // namespace wordsens

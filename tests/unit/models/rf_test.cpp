@@ -152,5 +152,21 @@ TEST(RfStreaming, FeaturesAreTheDenseProduct) {
   EXPECT_NEAR(model.weights().stddev(), std::sqrt(1.0 / (n * d)), 1e-15);
 }
 
+TEST(RfStreaming, PreactivationCacheNeverServesAnotherSample) {
+  const Index n = 3, d = 4;
+  const RandomFeatures model({"rf", n, d, 50, 1, Activation::relu}, {4, 2});
+  const Matrix X = testing::test_sample(n, d, 1), Y = testing::test_sample(n, d, 2);
+  const Matrix V = model.weights().window(0, 0, 50, n * d);
+  const Vector aX = model.preactivation(X);
+  Matrix X_changed = X;
+  X_changed(2, 3) = std::nextafter(X(2, 3), 10.0);  // one ulp: a different sample
+  EXPECT_LT(testing::relative_difference(model.preactivation(Y), V * vec(Y)), 1e-14);
+  EXPECT_LT(testing::relative_difference(model.preactivation(X_changed), V * vec(X_changed)),
+            1e-14);
+  EXPECT_FALSE(bitwise_equal(model.preactivation(X_changed), aX));
+  EXPECT_TRUE(bitwise_equal(model.preactivation(X), aX));
+  EXPECT_TRUE(bitwise_equal(model.preactivation(X), aX));  // served from the cache
+}
+
 }  // namespace
 }  // namespace wordsens
