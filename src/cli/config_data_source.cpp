@@ -1,22 +1,55 @@
 // The one place that maps the `data` key to a DataSource. `synthetic` is built in; a source
 // that reads a file (`embeddings:<path>`) is added here, next to its validation.
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "cli/config.hpp"
+#include "grid/embeddings_data_source.hpp"
+#include "io/embeddings_file.hpp"
 
 namespace wordsens::cli {
 
+namespace {
+
+constexpr const char* kEmbeddingsPrefix = "embeddings:";
+
+bool is_embeddings(const StudyConfig& study) { return study.data.rfind(kEmbeddingsPrefix, 0) == 0; }
+
+// Opens and validates the file, checks every grid point against it, and (when `load`) reads the
+// sequences the tasks use into memory: the computing threads never touch HDF5.
+std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
+                                              const std::vector<TaskSpec>& tasks, bool load) {
+  const std::string path = study.data.substr(std::string(kEmbeddingsPrefix).size());
+  if (path.empty()) throw UsageError("data = '" + study.data + "': expected embeddings:<path>");
+  try {
+    const auto file = io::EmbeddingsFile::open(path);
+    const EmbeddingsNeeds needs = embeddings_needs(file, study.seed, tasks);
+    if (!load) return nullptr;
+    auto table =
+        std::make_shared<const EmbeddingsTable>(file.load(needs.sequences, needs.n, needs.d));
+    return std::make_unique<EmbeddingsDataSource>(std::move(table), study.seed);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  } catch (const std::runtime_error& e) {
+    throw UsageError("embeddings file " + path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<DataSource> make_data_source(const StudyConfig& study) {
   if (study.data == "synthetic") return std::make_unique<SyntheticSource>(study.seed);
-  if (study.data.rfind("embeddings:", 0) == 0) {
-    throw UsageError("data = '" + study.data +
-                     "': real-embedding sequences are not wired into `run` in this build");
-  }
+  if (is_embeddings(study)) return embeddings_source(study, plan_tasks(study), true);
   throw UsageError("data = '" + study.data + "': expected synthetic or embeddings:<path>");
 }
 
-void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& /*tasks*/) {
-  (void)make_data_source(study);
+void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& tasks) {
+  if (is_embeddings(study)) {
+    (void)embeddings_source(study, tasks, false);
+  } else {
+    (void)make_data_source(study);
+  }
 }
 
 }  // namespace wordsens::cli
