@@ -1,0 +1,124 @@
+// `wordsens info FILE`: what a results file holds and how complete it is. Read-only; works on a
+// file that is being written or whose writer was killed.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "io/results_file.hpp"
+
+namespace wordsens::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string percent(std::size_t done, std::size_t total) {
+  char text[32];
+  std::snprintf(
+      text, sizeof text, "%.1f%%",
+      total == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total));
+  return text;
+}
+
+void print(const std::string& path, const io::FileContents& c, bool show_config) {
+  std::size_t done = 0;
+  for (auto flag : c.done) done += flag != 0 ? 1 : 0;
+  std::cout << "file:          " << path << "\n"
+            << "filetype:      " << c.filetype << " " << c.format_major << "." << c.format_minor
+            << "\n"
+            << "software:      wordsens " << c.software_version << " (git " << c.git_sha << ")\n"
+            << "created (UTC): " << c.created_utc << "\n"
+            << "command line:  " << c.provenance.command_line << "\n"
+            << "mpi ranks:     " << c.provenance.mpi_ranks << "\n"
+            << "master seed:   " << c.provenance.master_seed << "\n"
+            << "config hash:   " << c.config_hash << "\n"
+            << "save witness:  " << (c.provenance.save_witness ? "yes" : "no") << "\n"
+            << "tasks done:    " << done << "/" << c.tasks.size() << " ("
+            << percent(done, c.tasks.size()) << ")\n"
+            << "rows:          ws " << c.ws.size() << ", gen " << c.gen.size()
+            << ", witness arrays " << c.arrays.size() << "\n";
+
+  // Per experiment and model, then per grid point.
+  std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::size_t>> by_model;
+  using Point = std::tuple<std::string, std::string, long long, long long, long long, long long,
+                           int, std::uint32_t>;
+  std::map<Point, std::pair<std::size_t, std::size_t>> by_point;
+  for (std::size_t i = 0; i < c.tasks.size(); ++i) {
+    const TaskSpec& t = c.tasks[i];
+    const std::size_t d = c.done[i] != 0 ? 1 : 0;
+    auto& m = by_model[{to_string(t.experiment), t.model}];
+    m.first += d;
+    ++m.second;
+    auto& p = by_point[{to_string(t.experiment), t.model, static_cast<long long>(t.n),
+                        static_cast<long long>(t.d), static_cast<long long>(t.k),
+                        static_cast<long long>(t.N), t.layers, t.point_id}];
+    p.first += d;
+    ++p.second;
+  }
+  std::cout << "\nper experiment and model (done/total):\n";
+  for (const auto& [key, counts] : by_model) {
+    std::printf("  %-4s %-9s %7zu/%-7zu %6s\n", key.first.c_str(), key.second.c_str(), counts.first,
+                counts.second, percent(counts.first, counts.second).c_str());
+  }
+  std::cout << std::flush << "\nper grid point (done/total):\n";
+  std::printf("  %-4s %-9s %7s %6s %9s %7s %3s %15s\n", "exp", "model", "n", "d", "k", "N", "L",
+              "done/total");
+  for (const auto& [key, counts] : by_point) {
+    const auto& [experiment, model, n, d, k, N, L, point] = key;
+    (void)point;
+    std::printf("  %-4s %-9s %7lld %6lld %9lld %7lld %3d %7zu/%-7zu\n", experiment.c_str(),
+                model.c_str(), n, d, k, N, L, counts.first, counts.second);
+  }
+  std::fflush(stdout);
+  if (show_config) std::cout << "\nconfiguration:\n" << c.provenance.config_text << "\n";
+}
+
+}  // namespace
+
+int info_command(int argc, char** argv) {
+  std::string path;
+  bool show_config = false;
+  po::options_description visible(
+      "usage: wordsens info FILE.h5 [--config]\n\n"
+      "Prints what a results file holds: format, provenance, and tasks done per experiment,\n"
+      "model and grid point. Read-only; also reads a file being written or left by a killed\n"
+      "run. Exit codes: 0, 2 (missing or not a wordsens file), 1 (damaged file).\n\n"
+      "options");
+  visible.add_options()                       //
+      ("help,h", "print this help and exit")  //
+      ("config", po::bool_switch(&show_config), "also print the stored configuration");
+  po::options_description all;
+  all.add(visible).add_options()("file", po::value(&path));
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    if (vm.count("help") != 0) {
+      std::cout << visible << "\n";
+      return kExitOk;
+    }
+    po::notify(vm);
+    if (path.empty()) throw std::invalid_argument("no file given");
+  } catch (const std::exception& e) {
+    std::cerr << "wordsens info: error: " << e.what() << " (see wordsens info --help)\n";
+    return kExitUsage;
+  }
+  try {
+    print(path, io::read_results(path), show_config);
+  } catch (const io::InputError& e) {
+    std::cerr << "wordsens info: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "wordsens info: error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace wordsens::cli

@@ -1,0 +1,73 @@
+// `wordsens merge a.h5 b.h5 … -o all.h5`: the shards of a job array into one results file
+// (io::ResultsFile::merge does the work and the checks).
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "io/results_file.hpp"
+
+namespace wordsens::cli {
+
+namespace po = boost::program_options;
+
+int merge_command(int argc, char** argv) {
+  std::vector<std::string> inputs;
+  std::string output;
+  bool overwrite = false;
+  po::options_description visible(
+      "usage: wordsens merge A.h5 B.h5 ... -o ALL.h5 [--overwrite]\n\n"
+      "Merges results files of the shards of one study (--shard i/N runs of the same\n"
+      "configuration) into one file whose records equal those of an unsharded run. Refuses\n"
+      "files of different configurations and tasks finished in two inputs. Exit codes: 0 done,\n"
+      "2 bad input (missing or foreign file, different configurations, duplicated tasks),\n"
+      "1 I/O failure.\n\n"
+      "options");
+  visible.add_options()                                                           //
+      ("help,h", "print this help and exit")                                      //
+      ("output,o", po::value(&output), "the merged file to write (required)")     //
+      ("overwrite", po::bool_switch(&overwrite), "replace OUTPUT if it exists");  //
+  po::options_description all;
+  all.add(visible).add_options()("input", po::value(&inputs));
+  po::positional_options_description positional;
+  positional.add("input", -1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    if (vm.count("help") != 0) {
+      std::cout << visible << "\n";
+      return kExitOk;
+    }
+    po::notify(vm);
+    if (inputs.empty()) throw std::invalid_argument("no input files");
+    if (output.empty()) throw std::invalid_argument("the output file is missing (-o ALL.h5)");
+    for (const auto& input : inputs) {
+      std::error_code error;
+      if (std::filesystem::equivalent(input, output, error)) {
+        throw std::invalid_argument("the output " + output + " is also an input");
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "wordsens merge: error: " << e.what() << " (see wordsens merge --help)\n";
+    return kExitUsage;
+  }
+  std::string command_line;
+  for (int i = 0; i < argc; ++i)
+    command_line += (i == 0 ? "wordsens " : " ") + std::string(argv[i]);
+  try {
+    io::ResultsFile::merge(inputs, output, overwrite, command_line);
+  } catch (const io::InputError& e) {
+    std::cerr << "wordsens merge: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "wordsens merge: error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  std::cout << "merged " << inputs.size() << " files into " << output << "\n";
+  return kExitOk;
+}
+
+}  // namespace wordsens::cli
