@@ -83,10 +83,11 @@ struct Search {
   HeadObjective objective;
   const Vector* theta;
   ReadoutTarget readout;
-  double best_value = std::numeric_limits<double>::infinity();
-  Index best_position = 0;
+  // Filled by the search; start from "nothing found" (an infinite objective).
+  double best_value;
+  Index best_position;
   Vector best_delta;
-  long evaluations = 0;
+  long evaluations;
 };
 
 }  // namespace
@@ -117,7 +118,8 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
           o == HeadObjective::loss
               ? loss_target(theta, y_changed)
               : align_target(t == Training::finetune ? heads.phi_x : heads.u_retrain);
-      searches.push_back({t, o, &theta, std::move(readout), {}, 0, Vector::Zero(d), 0});
+      searches.push_back({t, o, &theta, std::move(readout), std::numeric_limits<double>::infinity(),
+                          0, Vector::Zero(d), 0});
     }
   }
 

@@ -121,8 +121,11 @@ TEST(EvaluateGeneralization, ToyMapAllCombinationsAreConsistentAndReproducible) 
   }
   // The loss search minimises E itself: it cannot lose to the align search's witness by much
   // (both are local searches from the same starts; allow slack but catch a sign error).
-  EXPECT_LT(results[0].E, 4.0);
-  EXPECT_LT(results[2].E, 4.0);
+  // Δ = 0 gives D1 = y and E = 4: the search must find better (the toy map is smooth and
+  // small, the head's read-out moves by O(1) over the ball).
+  EXPECT_LT(results[0].E, 3.0);
+  EXPECT_LT(results[2].E, 3.0);
+  for (const GenResult& g : results) EXPECT_GT(g.delta.norm(), 0.1);
 
   const auto again = evaluate_generalization(model, pr, options, 8, 3);
   for (std::size_t r = 0; r < results.size(); ++r) {
