@@ -36,13 +36,13 @@ po::options_description describe_options(Raw& r) {
       "words per text: list (10,20,50) or range lo:hi:logM | lo:hi:linM | lo:hi:stepS")(
       "d", po::value(&r.d)->default_value("8"), "embedding dimension (grid, as n)")(
       "k", po::value(&r.k)->default_value("1.0D"),
-      "rf/drf width: multiples of D = n·d (1.0D, 0.5D) and/or integers or ranges")(
+      "rf/drf width: multiples of D = n*d (1.0D, 0.5D) and/or integers or ranges")(
       "N", po::value(&r.N)->default_value("20"), "gen training-set sizes (grid; N < p)")(
       "layers", po::value(&r.layers)->default_value("2"), "drf depth L (grid)")(
       "activation", po::value(&r.activation)->default_value("relu"),
       "rf/drf activation: relu or tanh")("trials", po::value(&r.trials)->default_value(3),
                                          "independent trials per grid point")(
-      "seed", po::value(&r.seed)->default_value("1"), "master seed, 0 … 4294967295")(
+      "seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")(
       "positions", po::value(&r.positions)->default_value("all"),
       "word positions examined: all, first or random:m")(
       "max-evals", po::value(&r.max_evals)->default_value(defaults.max_evals),
@@ -50,9 +50,9 @@ po::options_description describe_options(Raw& r) {
       "rel-tol", po::value(&r.rel_tol)->default_value(defaults.rel_tol, "1e-7"),
       "ascent stops when the relative progress falls below this")(
       "sphere-starts", po::value(&r.sphere_starts)->default_value(defaults.sphere_starts),
-      "random starts on the sphere ‖Δ‖ = √d per position")(
+      "random starts on the sphere |Delta| = sqrt(d) per position")(
       "origin-starts", po::value(&r.origin_starts)->default_value(defaults.origin_starts),
-      "random starts 0.1·N(0, I) near the origin per position")(
+      "random starts 0.1*N(0, I) near the origin per position")(
       "guided-start", po::value(&r.guided_start)->default_value(true, "true"),
       "also start from the model's suggested direction")(
       "training", po::value(&r.training)->default_value("finetune,retrain"),
@@ -72,7 +72,7 @@ po::options_description describe_options(Raw& r) {
       "walltime", po::value(&r.walltime)->default_value(0),
       "seconds after which no task is handed out (then exit 3); 0: none")(
       "shard", po::value(&r.shard)->default_value("0/1"),
-      "run only tasks whose index ≡ i (mod N) (job arrays; merge the files)")(
+      "run only tasks whose index = i (mod N) (job arrays; merge the files)")(
       "progress", po::value(&r.progress)->default_value(10),
       "seconds between progress lines on stderr");
   po::options_description all;
@@ -171,7 +171,7 @@ RunOptions parse_run_options(int argc, char** argv) {
     // No prefix guessing: `--N` and `--n` are different keys, and a typo must be an error.
     const auto style =
         po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(argc - 1, argv + 1)
+    po::store(po::command_line_parser(argc, argv)
                   .options(with_positional)
                   .positional(positional)
                   .style(style)
