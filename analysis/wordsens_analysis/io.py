@@ -36,6 +36,8 @@ class Witness:
     X: np.ndarray | None = None
     W: np.ndarray | None = None
     S: float = float("nan")
+    S_upper: float = float("nan")
+    arrays: dict = field(default_factory=dict)  # every array of the task by name (V, V1, …)
 
 
 @dataclass
@@ -153,6 +155,7 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
     flat = values[()]
     model_of = dict(zip(tasks.get("task_id", []), tasks.get("model", [])))
     s_of = dict(zip(ws.get("task_id", []), ws.get("S", [])))
+    su_of = dict(zip(ws.get("task_id", []), ws.get("S_upper", [])))
     out = []
     for tid, g in table.groupby("task_id", sort=True):
         if int(tid) not in s_of:
@@ -172,7 +175,8 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
         out.append(Witness(task_id=int(tid), model=str(model_of.get(tid, "")), position=position,
                            delta=arrays[names.WITNESS_DELTA].ravel(),
                            X=arrays.get(names.WITNESS_X), W=arrays.get(names.WITNESS_W),
-                           S=float(s_of.get(tid, float("nan")))))
+                           S=float(s_of.get(tid, float("nan"))),
+                           S_upper=float(su_of.get(tid, float("nan"))), arrays=arrays))
     return out
 
 

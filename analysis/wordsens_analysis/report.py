@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots, stats, theorems
-from .witness import check_witnesses
+from .witness import CHECK_COLUMNS, activation_of, check_witnesses
 from .io import ResultsFileError, read_results
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -77,7 +77,8 @@ RULES_INTRO = (
     "(model, d, training mode, objective, N, k) for generalization. Slopes are least-squares "
     "fits of log(mean over trials) against log n; 95% confidence intervals are percentile "
     f"bootstraps with {stats.N_BOOT} resamples (seed {stats.SEED}) of trial indices, drawn once "
-    "and shared by all n (a trial's texts are common to every n and model). Too little data "
+    "and shared by all n (trial t draws its text from the same stream at every n, and all "
+    "models see the same texts), so correlations across n are kept. Too little data "
     f"(fewer than {theorems.MIN_POINTS} values of n with at least {theorems.MIN_TRIALS} trials, "
     f"or fewer than {theorems.MIN_TRIALS} trials at a point) gives *inconclusive* with the "
     "reason. Objective `best` is, per task and training mode, the Δ with the smaller E."
@@ -115,16 +116,18 @@ def write_report(res, outdir: str) -> pd.DataFrame:
         if paths:
             figures.append((title, os.path.basename(paths[0])))
     notes = list(res.notes)
-    checks = check_witnesses(res.witnesses)
+    checks = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))
     if checks:
-        table = pd.DataFrame(checks, columns=["task_id", "model", "S_stored", "S_recomputed",
-                                              "rel_diff"])
+        table = pd.DataFrame(checks, columns=CHECK_COLUMNS)
         tables["witness_check"] = table
         table.to_csv(os.path.join(outdir, "witness_check.csv"), index=False)
         worst = table["rel_diff"].max()
-        notes.append(f"{len(table)} attention witnesses recomputed independently in numpy from "
-                     f"the stored X, W, Δ*: max relative difference to the stored S = "
-                     f"{worst:.2e} ({'OK' if worst <= 1e-9 else 'ABOVE the 1e-9 certificate'})")
+        notes.append(f"{len(table)} witnesses recomputed independently in numpy from the stored "
+                     f"X, weights and Δ*: max relative difference to the stored S = {worst:.2e} "
+                     f"({'OK' if worst <= 1e-9 else 'ABOVE the 1e-9 certificate'})")
+        if table["rel_diff_upper"].notna().any():
+            notes.append("rf upper bounds recomputed from V: max relative difference = "
+                         f"{table['rel_diff_upper'].max():.2e}")
     if witness is None:
         notes.append("no raf witness with X and W in the file (run with --save-witness for the "
                      "attention heatmaps)")

@@ -1,14 +1,18 @@
-"""Independent recomputation of attention witnesses saved with --save-witness (SPEC §2–3).
+"""Independent recomputation of witnesses saved with --save-witness (SPEC §2–3).
 
 The C++ suite certifies S by its witness (i*, Δ*): recomputing the map from scratch must give S
-to 1e-9 relative. Doing it again here, in numpy, from the stored X, W and Δ*, checks the file
-and the C++ maps with code that shares nothing with them.
+to 1e-9 relative. Doing it again here, in numpy, from the stored X, weights and Δ*, checks the
+file and the C++ feature maps with code that shares nothing with them. For rf the certified
+upper bound max_i ‖V_i‖₂·√d/‖φ(X)‖ is recomputed as well.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 ATTENTION_MODELS = ("raf", "raf_relu")
+ACTIVATIONS = {"relu": lambda a: np.maximum(a, 0.0), "tanh": np.tanh}
 
 
 def softmax_rows(s: np.ndarray) -> np.ndarray:
@@ -36,21 +40,67 @@ def perturbed(X: np.ndarray, position: int, delta: np.ndarray) -> np.ndarray:
     return Xp
 
 
-def recompute_S(w) -> float:
-    """‖φ(X^i(Δ*)) − φ(X)‖ / ‖φ(X)‖ with φ(X) = A(X) X; NaN if the witness lacks X or W."""
-    if w.X is None or w.W is None or w.model not in ATTENTION_MODELS:
+def activation_of(config_text: str | None) -> str:
+    m = re.search(r"^\s*activation\s*=\s*(\w+)", config_text or "", re.MULTILINE)
+    return m.group(1) if m else "relu"
+
+
+def feature_map(w, activation: str = "relu"):
+    """φ of the witness's model from its stored weights, or None when they were not stored."""
+    act = ACTIVATIONS.get(activation)
+    if w.model in ATTENTION_MODELS and w.W is not None:
+        return lambda X: (attention(X, w.W, w.model) @ X).ravel()
+    if w.model == "rf" and "V" in w.arrays and act is not None:
+        V = w.arrays["V"]
+        return lambda X: act(V @ X.ravel())
+    layers = sorted((k for k in w.arrays if re.fullmatch(r"V\d+", k)), key=lambda k: int(k[1:]))
+    if w.model == "drf" and layers and act is not None:
+        Vs = [w.arrays[k] for k in layers]
+
+        def phi(X):
+            h = X.ravel()
+            for V in Vs:
+                h = act(V @ h)
+            return h
+
+        return phi
+    return None
+
+
+def recompute_S(w, activation: str = "relu") -> float:
+    """‖φ(X^i(Δ*)) − φ(X)‖ / ‖φ(X)‖; NaN if the witness lacks X or the weights."""
+    phi = feature_map(w, activation) if w.X is not None else None
+    if phi is None:
         return float("nan")
-    Xp = perturbed(w.X, w.position, w.delta)
-    y = attention(w.X, w.W, w.model) @ w.X
-    yp = attention(Xp, w.W, w.model) @ Xp
-    return float(np.linalg.norm(yp - y) / np.linalg.norm(y))
+    y = phi(w.X)
+    return float(np.linalg.norm(phi(perturbed(w.X, w.position, w.delta)) - y) / np.linalg.norm(y))
 
 
-def check_witnesses(witnesses) -> list:
-    """(task_id, model, S stored, S recomputed, relative difference) per attention witness."""
+def recompute_S_upper(w, activation: str = "relu") -> float:
+    """rf: max_i ‖V_i‖₂ · √d / ‖φ(X)‖ with V_i the column block of word i (SPEC §3)."""
+    phi = feature_map(w, activation) if w.X is not None else None
+    if w.model != "rf" or phi is None:
+        return float("nan")
+    n, d = w.X.shape
+    V = w.arrays["V"]
+    top = max(np.linalg.norm(V[:, i * d:(i + 1) * d], ord=2) for i in range(n))
+    return float(top * np.sqrt(d) / np.linalg.norm(phi(w.X)))
+
+
+def check_witnesses(witnesses, activation: str = "relu") -> list:
+    """Per witness with weights: task, model, S stored/recomputed and their relative difference,
+    and for rf the same for S_upper."""
     rows = []
     for w in witnesses:
-        S = recompute_S(w)
-        if np.isfinite(S):
-            rows.append((w.task_id, w.model, w.S, S, abs(S - w.S) / max(abs(w.S), 1e-300)))
+        S = recompute_S(w, activation)
+        if not np.isfinite(S):
+            continue
+        Su = recompute_S_upper(w, activation)
+        rel_u = abs(Su - w.S_upper) / abs(w.S_upper) if np.isfinite(Su) else float("nan")
+        rows.append((w.task_id, w.model, w.S, S, abs(S - w.S) / max(abs(w.S), 1e-300),
+                     w.S_upper, Su, rel_u))
     return rows
+
+
+CHECK_COLUMNS = ["task_id", "model", "S_stored", "S_recomputed", "rel_diff", "S_upper_stored",
+                 "S_upper_recomputed", "rel_diff_upper"]

@@ -3,10 +3,12 @@ import os
 import subprocess
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import REPORT
 
 from wordsens_analysis import read_results
+from wordsens_analysis.witness import CHECK_COLUMNS, check_witnesses
 
 BIN = os.environ.get("WORDSENS_BIN")
 pytestmark = pytest.mark.skipif(
@@ -30,16 +32,29 @@ def env():
     return e
 
 
+def run(tmp, *args):
+    p = subprocess.run([BIN, "run", str(tmp / "tiny.ini"), *args], capture_output=True, text=True,
+                       timeout=300, env=env(), cwd=tmp)
+    assert p.returncode == 0, f"wordsens run {args} failed ({p.returncode}): {p.stderr[-2000:]}"
+
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("binary")
     (tmp / "tiny.ini").write_text(TINY)
     out = tmp / "tiny.h5"
-    p = subprocess.run([BIN, "run", str(tmp / "tiny.ini"), "--output", str(out), "--seed", "7",
-                        "--trials", str(TRIALS), "--overwrite", "--save-witness"],
-                       capture_output=True, text=True, timeout=300, env=env(), cwd=tmp)
-    assert p.returncode == 0, f"wordsens run failed ({p.returncode}): {p.stderr[-2000:]}"
+    run(tmp, "--output", str(out), "--seed", "7", "--trials", str(TRIALS), "--overwrite")
     return tmp, out
+
+
+@pytest.fixture(scope="module")
+def witness_run(tiny_run):
+    """The ws experiment again with --save-witness (X, weights and Δ* of every task)."""
+    tmp, _ = tiny_run
+    out = tmp / "witness.h5"
+    run(tmp, "--output", str(out), "--seed", "7", "--trials", str(TRIALS), "--overwrite",
+        "--save-witness", "--experiments=ws")
+    return out
 
 
 def test_reader_on_a_real_file(tiny_run):
@@ -59,10 +74,9 @@ def test_reader_on_a_real_file(tiny_run):
     assert int(res.attrs["master_seed"]) == 7
 
 
-def test_raf_witness_recomputes_S(tiny_run):
+def test_raf_witness_recomputes_S(witness_run):
     """Python recomputes S from the stored X, W and Δ*: an independent check of the C++ maps."""
-    _, path = tiny_run
-    res = read_results(path)
+    res = read_results(witness_run)
     raf = [w for w in res.witnesses if w.model == "raf"]
     assert len(raf) == len(NS) * TRIALS
     for w in raf:
@@ -81,13 +95,28 @@ def test_raf_witness_recomputes_S(tiny_run):
         assert S == pytest.approx(w.S, rel=1e-9)
 
 
-def test_report_on_a_real_file(tiny_run):
+def test_every_witness_certifies_its_record(witness_run):
+    """S of every model from its witness to 1e-9; rf's S_upper from V (stored ≥ exact)."""
+    res = read_results(witness_run)
+    rows = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+    assert len(rows) == len(MODELS) * len(NS) * TRIALS
+    assert (rows["rel_diff"] <= 1e-9).all(), rows.sort_values("rel_diff").tail()
+    rf = rows[rows.model == "rf"]
+    assert (rf["S_upper_stored"] >= rf["S_upper_recomputed"] * (1 - 1e-12)).all()
+    assert (rf["rel_diff_upper"] <= 1e-6).all()
+
+
+@pytest.mark.parametrize("which", ["tiny", "witness"])
+def test_report_on_a_real_file(tiny_run, witness_run, which):
     tmp, path = tiny_run
-    out = tmp / "report"
+    path = path if which == "tiny" else witness_run
+    out = tmp / f"report-{which}"
     p = subprocess.run(["/usr/bin/python3", REPORT, str(path), "-o", str(out)],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
-    for name in ("report.md", "report.html", "verdicts.csv", "ws_vs_n.png", "gen_error.png",
-                 "raf_witness_attention.png"):
+    expected = ["report.md", "report.html", "verdicts.csv", "ws_vs_n.png"]
+    expected += ["gen_error.png"] if which == "tiny" else ["raf_witness_attention.png",
+                                                           "witness_check.csv"]
+    for name in expected:
         assert (out / name).exists(), name
     assert "thm1_slope" in p.stdout and "thm3_slope" in p.stdout
