@@ -100,7 +100,11 @@ std::vector<std::string> differing_config_keys(const std::string& a, const std::
   }
   std::vector<std::string> result;
   for (const auto& key : keys) {
-    if (skip.count(key) == 0) result.push_back(key);
+    // An ignored key also matches inside an INI section ("run.shard" for "shard").
+    const auto dot = key.rfind('.');
+    const bool ignore =
+        skip.count(key) != 0 || (dot != std::string::npos && skip.count(key.substr(dot + 1)) != 0);
+    if (!ignore) result.push_back(key);
   }
   return result;
 }
