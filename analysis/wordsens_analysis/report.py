@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import plots, stats, theorems
+from . import stats, theorems
 from .witness import CHECK_COLUMNS, activation_of, check_witnesses
 from .io import ResultsFileError, read_results
 
@@ -99,6 +99,8 @@ def _provenance(res) -> list:
 
 
 def write_report(res, outdir: str) -> pd.DataFrame:
+    from . import plots  # matplotlib is slow to import: only once the input is known good
+
     os.makedirs(outdir, exist_ok=True)
     verdicts = theorems.check_all(res.ws, res.gen)
     verdicts[theorems.VERDICT_COLUMNS].to_csv(os.path.join(outdir, "verdicts.csv"), index=False)

@@ -33,6 +33,7 @@ def env():
 
 
 def run(tmp, *args):
+    assert os.access(BIN, os.X_OK), f"WORDSENS_BIN={BIN} is not an executable (build wordsens)"
     p = subprocess.run([BIN, "run", str(tmp / "tiny.ini"), *args], capture_output=True, text=True,
                        timeout=300, env=env(), cwd=tmp)
     assert p.returncode == 0, f"wordsens run {args} failed ({p.returncode}): {p.stderr[-2000:]}"
