@@ -67,7 +67,7 @@ marked_pids() {
   local p
   for p in /proc/[0-9]*; do
     [ "${p#/proc/}" != "$$" ] || continue
-    if tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qxF "$mark"; then echo "${p#/proc/}"; fi
+    if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "$mark"; then echo "${p#/proc/}"; fi
   done
 }
 
@@ -182,8 +182,7 @@ job=$(env "$mark" sbatch --parsable --nodes=1 --ntasks-per-node=2 --time=10 \
 job=${job%%;*}
 wait_state "$job" RUNNING 60
 # Signal only once tasks are being computed, so the checkpoint really interrupts work.
-wait_line "slow-$job.out" 'tasks planned' 60
-sleep 3
+wait_line "slow-$job.out" 'progress: [1-9][0-9]*/' 60
 [ "$(job_state "$job")" = RUNNING ] || fail "(b) job $job finished before USR1 could be sent; slow.ini is too fast"
 log "(b) scancel --signal=USR1 $job"
 timeout 10 scancel --signal=USR1 "$job"
