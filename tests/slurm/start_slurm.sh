@@ -22,6 +22,13 @@ die() {
   for f in "$dir"/log/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
   exit 1
 }
+
+# munged also wants every ancestor of its socket searchable by all (mktemp -d makes 0700 dirs).
+d=$(dirname "$dir")
+while [ "$d" != / ]; do
+  [ "$(( $(stat -c '0%a' "$d") & 1 ))" -eq 1 ] || die "$d is not searchable by others (chmod o+x it)"
+  d=$(dirname "$d")
+done
 # Bounded poll: retry CMD every 0.2 s for at most SECONDS_MAX seconds.
 poll() {
   local seconds_max=$1

@@ -207,3 +207,48 @@ timeout 180 mpirun -n 2 --oversubscribe "$bin" run slow.ini --output ref_slow.h5
 }
 /usr/bin/python3 "$here/compare_results.py" ref_slow.h5 slow.h5 || fail "(b) resumed run != plain run"
 log "ok (b): USR1 -> exit 3 -> requeue -> resume ($done_before/$planned done) -> COMPLETED, records identical"
+
+# ---------------------------------------------------------------- (d) mpirun launcher, USR1 on the batch shell
+# With mpirun the ranks live in the batch step, which a plain USR1 does not reach; the batch shell
+# gets it (here `scancel --batch`, on a cluster `--signal=B:USR1@…`) and forwards it to mpirun.
+log "(d) submitting run.sbatch with WORDSENS_LAUNCHER=mpirun"
+job=$(env "$mark" WORDSENS_LAUNCHER=mpirun sbatch --parsable --nodes=1 --ntasks-per-node=2 \
+  --time=10 --output="$work/jobs/mpirun-%j.out" "$repo/jobs/slurm/run.sbatch" slow.ini \
+  slow_mpirun.h5 --progress 1)
+job=${job%%;*}
+wait_state "$job" RUNNING 60
+wait_line "mpirun-$job.out" 'progress: [1-9][0-9]*/' 60
+[ "$(job_state "$job")" = RUNNING ] || fail "(d) job $job finished before USR1 could be sent"
+log "(d) scancel --batch --signal=USR1 $job"
+timeout 10 scancel --batch --signal=USR1 "$job"
+wait_line "mpirun-$job.out" 'forwarding to the step' 30
+wait_line "mpirun-$job.out" 'step exit code 3' 60
+wait_line "mpirun-$job.out" 'restart 1,' 90
+wait_state "$job" COMPLETED 180
+/usr/bin/python3 "$here/compare_results.py" ref_slow.h5 slow_mpirun.h5 ||
+  fail "(d) resumed mpirun run != plain run"
+log "ok (d): mpirun launcher: batch-shell USR1 forwarded -> exit 3 -> requeue -> resume, records identical"
+
+# ---------------------------------------------------------------- (e) failures never end COMPLETED
+printf 'experiments = ws\nmodels = no_such_model\n' >bad.ini
+log "(e) a bad configuration: run.sbatch must end FAILED, the array's merge job must not run"
+job=$(env "$mark" sbatch --parsable --nodes=1 --ntasks-per-node=1 --time=10 \
+  --output="$work/jobs/bad-%j.out" "$repo/jobs/slurm/run.sbatch" bad.ini bad.h5)
+job=${job%%;*}
+ids=$(env "$mark" WORDSENS_SBATCH_ARGS="--nodes=1 --ntasks-per-node=1 --time=10" \
+  bash "$repo/jobs/slurm/submit_array.sh" bad.ini 2 "$work/jobs/bad_array")
+array_id=$(awk '/^array job/{print $3}' <<<"$ids")
+merge_id=$(awk '/^merge job/{print $3}' <<<"$ids")
+deadline=$((SECONDS + 60))
+until [ "$(job_state "$job")" = FAILED ] && [ "$(job_state "$merge_id")" = CANCELLED ]; do
+  [ "$SECONDS" -lt "$deadline" ] ||
+    fail "(e) run job $job is $(job_state "$job") (want FAILED), merge job $merge_id is $(job_state "$merge_id") (want CANCELLED)"
+  sleep 0.5
+done
+[ "$(job_field "$job" ExitCode)" = "2:0" ] || fail "(e) run job exit code $(job_field "$job" ExitCode), want 2:0"
+for i in 0 1; do
+  state=$(job_state "${array_id}_${i}")
+  [ "$state" = FAILED ] || fail "(e) array task ${array_id}_${i} is $state, want FAILED"
+done
+[ ! -e bad_array.h5 ] || fail "(e) the merge job wrote bad_array.h5"
+log "ok (e): bad input -> FAILED (exit 2), failed shards -> merge job CANCELLED"
