@@ -98,8 +98,10 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
         ax.set_ylabel(S_LABEL, fontsize=8)
         ax.set_title(f"Word sensitivity vs n (d = {d})")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
+    # One legend, outside the last panel, so that it never hides data (added after the layout:
+    # savefig's tight bounding box widens the image to include it).
+    axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return _save(fig, outdir, "ws_vs_n")
 
 
@@ -115,22 +117,26 @@ def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
         for j, d in enumerate(ds):
             ax = axes[i][j]
             g = gen[(gen["training"] == training) & (gen["d"] == d)]
-            for (model, objective), gm in g.groupby(["model", "objective"], sort=True):
+            several_N = g["N"].nunique() > 1 if "N" in g else False
+            for (model, objective, N), gm in g.groupby(["model", "objective", "N"], sort=True):
                 st = _style(model)
                 t = _mean_ci(gm, "E")
-                _errorbar(ax, t, f"{model}, Δ by {objective}", color=st["color"],
+                label = f"{model}, Δ by {objective}" + (f", N={N}" if several_N else "")
+                _errorbar(ax, t, label, color=st["color"],
                           marker=st["marker"], ls=OBJECTIVE_STYLE.get(objective, "-"))
             ax.axhline(4.0, color="gray", ls="--", lw=1, label="E = 4 (D1 = y: wrong label)")
             ax.axhline(0.0, color="gray", ls=":", lw=1, label="E = 0 (right label)")
             ax.set_xscale("log")
             _log_ticks(ax, "x")
             ax.set_xlabel(N_LABEL)
-            ax.set_ylabel("test error E = (D1 − y_Δ)²  (dimensionless)", fontsize=8)
+            ax.set_ylabel("test error E = (D1 − y_Δ)², mean ± 95% CI  (dimensionless)",
+                          fontsize=8)
             ax.set_title(f"Generalization after a one-word change ({training}, d = {d})",
                          fontsize=10)
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
+    for row in axes:
+        row[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return _save(fig, outdir, "gen_error")
 
 

@@ -68,8 +68,14 @@ def summaries(res) -> dict:
 
 
 def _pick_witness(res):
+    """A raf witness to draw: the longest text up to n = 40 (larger heatmaps get unreadable)."""
     cands = [w for w in res.witnesses if w.model == "raf" and w.X is not None and w.W is not None]
-    return min(cands, key=lambda w: w.task_id) if cands else None
+    if not cands:
+        return None
+    small = [w for w in cands if w.X.shape[0] <= 40]
+    if small:
+        return min(small, key=lambda w: (-w.X.shape[0], w.task_id))
+    return min(cands, key=lambda w: (w.X.shape[0], w.task_id))
 
 
 RULES_INTRO = (

@@ -44,6 +44,14 @@ def test_swapped_slopes_are_contradicted(tmp_path):
         assert (by_claim(v, claim)["verdict"] == "contradicted").all(), claim
 
 
+def test_faster_decay_than_predicted_is_not_a_contradiction(tmp_path):
+    # O(1/√n) is an upper bound: a slope of −1 does not break it, but it is not the ≈ −1/2 rate.
+    v = verdicts(tmp_path, slopes={"rf": -1.0})
+    row = by_claim(v, "thm1_slope").iloc[0]
+    assert row["ci_high"] < -0.75
+    assert row["verdict"] == "inconclusive" and "faster" in row["reason"]
+
+
 def test_rf_bracket_violation_is_contradicted():
     ws = pd.DataFrame({"model": "rf", "d": 8, "layers": 1, "k": 80, "n": 10, "trial": [0, 1, 2],
                        "S": [0.3, 0.5, 0.3], "S_upper": [0.4, 0.4, 0.4]})
