@@ -121,3 +121,52 @@ def test_report_on_a_real_file(tiny_run, witness_run, which):
     for name in expected:
         assert (out / name).exists(), name
     assert "thm1_slope" in p.stdout and "thm3_slope" in p.stdout
+
+
+LIVE = """\
+experiments = ws
+models = raf
+n = 40,80
+d = 8
+trials = 40
+"""
+
+
+def test_reading_a_live_run_then_killing_it(tmp_path):
+    """Read the file while `wordsens run` writes it, kill -9 the run, read and report again."""
+    import signal
+    import time
+
+    (tmp_path / "live.ini").write_text(LIVE)
+    out = tmp_path / "live.h5"
+    assert os.access(BIN, os.X_OK), f"WORDSENS_BIN={BIN} is not an executable (build wordsens)"
+    proc = subprocess.Popen([BIN, "run", str(tmp_path / "live.ini"), "--output", str(out),
+                             "--overwrite"], env=env(), cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        res = None
+        while time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            if not out.exists():
+                continue
+            try:
+                res = read_results(out)
+            except Exception:  # the file may not be created yet (renamed into place)
+                continue
+            if res.done >= 2:
+                break
+        if proc.poll() is not None:
+            pytest.skip("the run finished before it could be read live (machine too fast)")
+        assert res is not None and res.done >= 2, "no record appeared within 120 s"
+        assert not res.complete and len(res.ws) == res.done <= res.planned == 80
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    after = read_results(out)  # the killed writer's file, flags still set
+    assert len(after.ws) == after.done >= res.done and not after.complete
+    p = subprocess.run(["/usr/bin/python3", REPORT, str(out), "-o", str(tmp_path / "rep")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "PARTIAL" in (tmp_path / "rep" / "report.md").read_text()
