@@ -109,7 +109,10 @@ std::vector<Index> parse_int_grid(const std::string& key, const std::string& tex
                                   Index max) {
   if (trim(text).empty()) fail(key, text, "empty grid");
   std::vector<long long> values;
-  for (const auto item : split(text, ',')) expand_item(key, item, values);
+  for (const auto item : split(text, ',')) {
+    if (item.empty()) fail(key, text, "empty item (two commas in a row, or a trailing comma?)");
+    expand_item(key, item, values);
+  }
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
   std::vector<Index> result;
