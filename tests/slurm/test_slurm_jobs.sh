@@ -16,6 +16,15 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 t_start=$SECONDS
 
+# ctest kills the test with SIGKILL at its TIMEOUT (480 s), when no EXIT trap can stop the
+# daemons: every wait below is capped so the test gives up, and cleans up, before that.
+hard_limit=440
+# Seconds a step may take: its own limit, capped by what is left of hard_limit.
+budget() {
+  local left=$((hard_limit - (SECONDS - t_start)))
+  [ "$left" -gt 1 ] || left=1
+  echo $(($1 < left ? $1 : left))
+}
 log() { echo "test_slurm_jobs [$((SECONDS - t_start))s]: $*" >&2; }
 fail() {
   log "FAIL: $*"
@@ -37,9 +46,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   # The package lists may be stale on a fresh machine: refresh them only when needed.
-  if ! timeout 240 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
-    timeout 120 apt-get update -q >/dev/null 2>&1 || true
-    if ! timeout 240 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1
+  if ! timeout "$(budget 150)" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+    timeout "$(budget 90)" apt-get update -q >/dev/null 2>&1 || true
+    if ! timeout "$(budget 150)" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1
     then
       log "SKIP: cannot install ${missing[*]} with apt-get"
       exit "$SKIP"
@@ -121,6 +130,7 @@ job_field() { timeout 10 scontrol -o show job "$1" 2>/dev/null | grep -o "$2=[^ 
 # Bounded wait until job $1 reaches state $2; fails at once on a terminal state other than $2.
 wait_state() {
   local id=$1 want=$2 limit=$3 state=""
+  limit=$(budget "$limit")
   local deadline=$((SECONDS + limit))
   while [ "$SECONDS" -lt "$deadline" ]; do
     state=$(job_state "$id")
@@ -138,6 +148,7 @@ wait_state() {
 # Bounded wait until file $1 contains a line matching regex $2.
 wait_line() {
   local file=$1 regex=$2 limit=$3
+  limit=$(budget "$limit")
   local deadline=$((SECONDS + limit))
   until grep -qE "$regex" "$file" 2>/dev/null; do
     [ "$SECONDS" -lt "$deadline" ] || fail "no line /$regex/ in $file within $limit s"
@@ -153,7 +164,7 @@ export WORDSENS_HOME="$repo" WORDSENS_BIN="$bin"
 # ---------------------------------------------------------------- (a) array of 3 shards + merge
 cp "$here/tiny.ini" tiny.ini
 log "(a) reference: plain mpirun -n 2"
-timeout 120 mpirun -n 2 --oversubscribe "$bin" run tiny.ini --output ref_tiny.h5 --progress 60 \
+timeout "$(budget 120)" mpirun -n 2 --oversubscribe "$bin" run tiny.ini --output ref_tiny.h5 --progress 60 \
   >ref_tiny.log 2>&1 || {
   cat ref_tiny.log >&2
   fail "plain mpirun run of tiny.ini failed"
@@ -178,14 +189,14 @@ log "ok (a): 3 shards + merge == plain mpirun"
 cp "$here/slow.ini" slow.ini
 log "(b) submitting run.sbatch (2 ranks through srun --mpi=pmix)"
 job=$(env "$mark" sbatch --parsable --nodes=1 --ntasks-per-node=2 --time=10 \
-  --output="$work/jobs/slow-%j.out" "$repo/jobs/slurm/run.sbatch" slow.ini slow.h5 --progress 1)
+  --output="$work/jobs/slow-%j.out" "$repo/jobs/slurm/run.sbatch" slow.ini slow.h5 --progress 0.2)
 job=${job%%;*}
 wait_state "$job" RUNNING 60
 # Signal only once tasks are being computed, so the checkpoint really interrupts work.
 wait_line "slow-$job.out" 'progress: [1-9][0-9]*/' 60
 [ "$(job_state "$job")" = RUNNING ] || fail "(b) job $job finished before USR1 could be sent; slow.ini is too fast"
 log "(b) scancel --signal=USR1 $job"
-timeout 10 scancel --signal=USR1 "$job"
+timeout 10 scancel --signal=USR1 "$job" || fail "(b) scancel --signal=USR1 $job failed (job already over? state $(job_state "$job"))"
 wait_line "slow-$job.out" 'step exit code 3' 60
 log "(b) checkpointed; waiting for the requeued run"
 wait_line "slow-$job.out" 'restart 1,' 90
@@ -200,7 +211,7 @@ if ! [ "${done_before:-0}" -gt 0 ] || ! [ "$done_before" -lt "${planned:-0}" ]; 
   fail "(b) rerun did not resume mid-way: '$resume_line'"
 fi
 log "(b) resumed with $done_before of $planned tasks done; reference: plain mpirun -n 2"
-timeout 180 mpirun -n 2 --oversubscribe "$bin" run slow.ini --output ref_slow.h5 --progress 60 \
+timeout "$(budget 180)" mpirun -n 2 --oversubscribe "$bin" run slow.ini --output ref_slow.h5 --progress 60 \
   >ref_slow.log 2>&1 || {
   cat ref_slow.log >&2
   fail "plain mpirun run of slow.ini failed"
@@ -214,13 +225,13 @@ log "ok (b): USR1 -> exit 3 -> requeue -> resume ($done_before/$planned done) ->
 log "(d) submitting run.sbatch with WORDSENS_LAUNCHER=mpirun"
 job=$(env "$mark" WORDSENS_LAUNCHER=mpirun sbatch --parsable --nodes=1 --ntasks-per-node=2 \
   --time=10 --output="$work/jobs/mpirun-%j.out" "$repo/jobs/slurm/run.sbatch" slow.ini \
-  slow_mpirun.h5 --progress 1)
+  slow_mpirun.h5 --progress 0.2)
 job=${job%%;*}
 wait_state "$job" RUNNING 60
 wait_line "mpirun-$job.out" 'progress: [1-9][0-9]*/' 60
 [ "$(job_state "$job")" = RUNNING ] || fail "(d) job $job finished before USR1 could be sent"
 log "(d) scancel --batch --signal=USR1 $job"
-timeout 10 scancel --batch --signal=USR1 "$job"
+timeout 10 scancel --batch --signal=USR1 "$job" || fail "(d) scancel --batch --signal=USR1 $job failed (state $(job_state "$job"))"
 wait_line "mpirun-$job.out" 'forwarding to the step' 30
 wait_line "mpirun-$job.out" 'step exit code 3' 60
 wait_line "mpirun-$job.out" 'restart 1,' 90
@@ -239,7 +250,7 @@ ids=$(env "$mark" WORDSENS_SBATCH_ARGS="--nodes=1 --ntasks-per-node=1 --time=10"
   bash "$repo/jobs/slurm/submit_array.sh" bad.ini 2 "$work/jobs/bad_array")
 array_id=$(awk '/^array job/{print $3}' <<<"$ids")
 merge_id=$(awk '/^merge job/{print $3}' <<<"$ids")
-deadline=$((SECONDS + 60))
+deadline=$((SECONDS + $(budget 60)))
 until [ "$(job_state "$job")" = FAILED ] && [ "$(job_state "$merge_id")" = CANCELLED ]; do
   [ "$SECONDS" -lt "$deadline" ] ||
     fail "(e) run job $job is $(job_state "$job") (want FAILED), merge job $merge_id is $(job_state "$merge_id") (want CANCELLED)"
