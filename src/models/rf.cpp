@@ -7,21 +7,9 @@
 #include <string>
 
 #include "models/activation.hpp"
-#include "models/lanczos.hpp"
 
 namespace wordsens {
 namespace {
-
-/// Lanczos start vectors come from the weights stream at a matrix id no model uses for weights,
-/// so they are random (see lanczos.hpp) yet a pure function of the key.
-constexpr std::uint32_t kLanczosStartMatrix = 0xFFFF0000U;
-
-/// Relative safety margin on ‖V_i‖₂ for rounding: forming V_i v and V_iᵀ(·) sums k products
-/// (relative error ≲ k·2⁻⁵³ ≈ 1e-11 for k = 10⁵), the tridiagonal eigensolver adds O(m·ε).
-constexpr double kNormSafety = 1e-8;
-
-/// Rows of V_i per cache-resident chunk in the Lanczos operator.
-constexpr Index kChunk = 256;
 
 class RfEvaluator final : public PositionEvaluator {
  public:
@@ -115,39 +103,34 @@ std::unique_ptr<PositionEvaluator> RandomFeatures::at_position(const Matrix& X,
   return std::make_unique<RfEvaluator>(spec_.activation, position, preactivation(X), std::move(B));
 }
 
-namespace {
-
-LanczosResult top_of_block(const Matrix& B, const WeightKey& key, Index position) {
-  const GaussianMatrix start_gen(
-      {Philox(key.master_seed, Stream::weights), key.task_id, kLanczosStartMatrix}, 1.0);
-  const Vector start = start_gen.row_segment(position, 0, B.cols());
-  // V_iᵀ(V_i v) by row chunks of V_i that stay in cache, so each application reads V_i from
-  // memory once (V_i is k·d doubles: 700 MB at k = 115200, d = 768).
-  Vector tmp(kChunk);
-  const SymmetricOperator apply = [&B, &tmp](const Vector& v, Vector& out) {
-    out.setZero(B.cols());
-    for (Index r0 = 0; r0 < B.rows(); r0 += kChunk) {
-      const Index h = std::min(kChunk, B.rows() - r0);
-      tmp.head(h).noalias() = B.middleRows(r0, h) * v;
-      out.noalias() += B.middleRows(r0, h).transpose() * tmp.head(h);
+const BlockSpectrum& RandomFeatures::word_spectrum(Index position) const {
+  if (position < 0 || position >= spec_.n) {
+    throw std::out_of_range("rf: word position " + std::to_string(position) + " outside [0, " +
+                            std::to_string(spec_.n) + ")");
+  }
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (!spectra_.empty() && spectra_[static_cast<std::size_t>(position)]) {
+      return *spectra_[static_cast<std::size_t>(position)];
     }
-  };
-  return lanczos_top_eigen(apply, B.cols(), start);
+  }
+  // Computed outside the lock (seconds at large k·d); a concurrent duplicate is harmless.
+  auto spectrum = std::make_unique<BlockSpectrum>(
+      column_block_spectrum(V_, spec_.k, position * spec_.d, spec_.d));
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (spectra_.empty()) spectra_.resize(static_cast<std::size_t>(spec_.n));
+  auto& slot = spectra_[static_cast<std::size_t>(position)];
+  if (!slot) slot = std::move(spectrum);
+  return *slot;
 }
-
-}  // namespace
 
 std::optional<Vector> RandomFeatures::guided_direction(const Matrix& X, Index position) const {
   check_sample(X);
-  return top_of_block(word_block(position), key_, position).ritz_vector;
+  return word_spectrum(position).top_right_vector;
 }
 
 double RandomFeatures::word_block_norm_bound(Index position) const {
-  // Conservative by construction: λ_max(V_iᵀV_i) ≤ θ + r (lanczos.hpp: rigorous when the Krylov
-  // space exhausts R^d, else up to a start-vector event of negligible probability), the square
-  // root is monotone, and the result is inflated by kNormSafety to cover rounding.
-  const LanczosResult top = top_of_block(word_block(position), key_, position);
-  return std::sqrt(std::max(0.0, top.upper_bound())) * (1.0 + kNormSafety);
+  return word_spectrum(position).norm_upper;
 }
 
 std::optional<double> RandomFeatures::sensitivity_upper_bound(const Matrix& X) const {

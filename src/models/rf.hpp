@@ -5,9 +5,12 @@
 // identical bits. `features` streams row blocks of V (kRowBlock × D); the evaluator of word i
 // keeps a = V vec(X) (k numbers) and B = V_i (the k × d column block of word i), so memory is
 // O(k·d + D) and each evaluation costs O(k·d).
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "core/gaussian.hpp"
+#include "models/block_norm.hpp"
 #include "models/feature_map.hpp"
 
 namespace wordsens {
@@ -27,7 +30,8 @@ class RandomFeatures final : public FeatureMap {
   /// The top right-singular vector of V_i: the direction that moves the pre-activations most.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;
-  /// max_i ‖V_i‖₂·√d with ‖V_i‖₂ bounded from above by Lanczos (see word_block_norm_bound).
+  /// max_i U_i·√d with U_i ≥ ‖V_i‖₂ certified (block_norm.cpp). Independent of X; the per-word
+  /// spectra are cached (O(D) memory), so later calls and guided_direction are free.
   [[nodiscard]] std::optional<double> sensitivity_upper_bound(const Matrix& X) const override;
   [[nodiscard]] Matrix gram(std::span<const Matrix> samples) const override;
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
@@ -41,11 +45,12 @@ class RandomFeatures final : public FeatureMap {
   [[nodiscard]] Vector preactivation(const Matrix& X) const;
   /// V_i, the k × d column block of word i.
   [[nodiscard]] Matrix word_block(Index position) const;
-  /// An upper bound on ‖V_i‖₂ (certified as explained in lanczos.hpp and rf.cpp).
+  /// U_i ≥ ‖V_i‖₂, certified as explained in block_norm.cpp; tight to ~1e-8 relative.
   [[nodiscard]] double word_block_norm_bound(Index position) const;
 
  private:
   void check_sample(const Matrix& X) const;
+  [[nodiscard]] const BlockSpectrum& word_spectrum(Index position) const;
 
   ModelSpec spec_;
   WeightKey key_;
@@ -55,6 +60,8 @@ class RandomFeatures final : public FeatureMap {
   mutable std::mutex cache_mutex_;
   mutable Matrix cached_X_;
   mutable Vector cached_a_;
+  // Per-word spectra of V_i (bound and top right-singular vector), filled on demand.
+  mutable std::vector<std::unique_ptr<BlockSpectrum>> spectra_;
 };
 
 }  // namespace wordsens
