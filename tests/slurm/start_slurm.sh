@@ -12,7 +12,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 # munged wants the socket's directories searchable by all but writable by no one else.
 chmod 0711 "$dir"
-mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
+mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/munge" "$dir/tmp"
 chmod 0711 "$dir/munge"
 : >"$dir/pids"
 
@@ -75,6 +75,7 @@ echo "munged $!" >>"$dir/pids"
 poll 10 test -S "$sock" || die "munged did not create its socket within 10 s"
 
 # --- slurm.conf ---
+# TmpFS: the PMIx plugin puts per-step directories there (default /tmp).
 # cred_expire=10: a requeued job waits cred_expire+1 s before it may start again (default 120).
 # sched_interval / bf_interval: a small cluster can afford scheduling every second, so pending
 # jobs start promptly instead of on the next 60 s pass.
@@ -90,6 +91,7 @@ CredType=cred/munge
 AuthInfo=socket=${sock},cred_expire=10
 StateSaveLocation=${dir}/state
 SlurmdSpoolDir=${dir}/spool/%n
+TmpFS=${dir}/tmp
 SlurmctldPidFile=${dir}/slurmctld.pid
 SlurmdPidFile=${dir}/slurmd.pid
 SlurmctldLogFile=${dir}/log/slurmctld.log
