@@ -51,7 +51,7 @@ const std::vector<Column>& gen_columns() {
 }
 
 const std::vector<Column>& witness_columns() {
-  static const std::vector<Column> columns = {{c::kTaskId, Kind::u32},   {c::kName, Kind::str},
+  static const std::vector<Column> columns = {{c::kTaskId, Kind::u32},   {c::kName, Kind::name},
                                               {c::kPosition, Kind::i64}, {c::kRows, Kind::i64},
                                               {c::kCols, Kind::i64},     {c::kOffset, Kind::i64}};
   return columns;
@@ -122,6 +122,9 @@ void create_column(const h5::Handle& group, const Column& column) {
       break;
     case Kind::str:
       h5::create_string_column(group, column.name, s::kModelLength);
+      break;
+    case Kind::name:
+      h5::create_string_column(group, column.name, s::kNameLength);
       break;
   }
 }

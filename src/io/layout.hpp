@@ -12,7 +12,7 @@
 
 namespace wordsens::io::detail {
 
-enum class Kind : std::uint8_t { f64, i64, u32, u8, str };
+enum class Kind : std::uint8_t { f64, i64, u32, u8, str, name };  // str: model, name: array
 
 struct Column {
   std::string name;

@@ -348,7 +348,7 @@ void ResultsFile::append_arrays(const std::vector<NamedArray>& arrays) {
       throw std::invalid_argument("witness of task " + std::to_string(array.task_id) +
                                   ": unknown or already done task");
     }
-    if (array.name.empty() || array.name.size() > schema::kModelLength) {
+    if (array.name.empty() || array.name.size() > schema::kNameLength) {
       throw std::invalid_argument("witness array name '" + array.name + "' is empty or too long");
     }
   }

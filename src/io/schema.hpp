@@ -72,7 +72,7 @@ inline constexpr const char* kCondK = "cond_K";
 inline constexpr const char* kPosition = "position";
 
 // /witness arrays table.
-inline constexpr const char* kName = "name";  // fixed string, kModelLength bytes
+inline constexpr const char* kName = "name";  // fixed string, kNameLength bytes
 inline constexpr const char* kRows = "rows";
 inline constexpr const char* kCols = "cols";
 inline constexpr const char* kOffset = "offset";
@@ -84,7 +84,8 @@ inline constexpr std::array<const char*, 6> kStatistics = {"mean",   "std", "sem
                                                            "median", "q05", "q95"};
 }  // namespace col
 
-inline constexpr std::size_t kModelLength = 16;         // bytes of fixed strings (NUL padded)
+inline constexpr std::size_t kModelLength = 16;         // bytes of /tasks/model, /summary/*/model
+inline constexpr std::size_t kNameLength = 32;          // bytes of /witness/name (NUL padded)
 inline constexpr unsigned long long kChunkRows = 1024;  // chunk size of the 1-D columns
 
 // Configuration keys that legitimately differ between the shards of one job array; merge

@@ -60,6 +60,8 @@ struct Buffers {
         case Kind::str:
           h5::append_strings(ds, model);
           break;
+        case Kind::name:  // no summary column has this kind
+          break;
       }
     }
   }
