@@ -29,7 +29,9 @@ constexpr const char* kCsvHeader = "trial,S,S_upper,argmax_position,evaluations,
 struct WsArgs {
   std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu";
   long long n = 0, d = 0, trials = 1, seed = 1, layers = 1, max_evals = 300;
-  long long sphere_starts = 1, screen_points = 32, near_origin_starts = 1;
+  // The estimator's own defaults, so that the CLI and the driver agree unless told otherwise.
+  long long sphere_starts = WsOptions{}.sphere_starts, screen_points = WsOptions{}.screen_points,
+            near_origin_starts = WsOptions{}.near_origin_starts;
   bool no_guided_start = false, no_upper_bound = false;
 };
 

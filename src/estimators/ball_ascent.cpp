@@ -50,22 +50,24 @@ AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector star
   // A zero gradient is a stationary point (e.g. Δ = 0 for the WS objective): there is no
   // ascent direction to follow, so the start is returned as it is.
   if (!(gnorm > 0.0) || !std::isfinite(gnorm) || radius == 0.0) return result;
-  double step = options.initial_step > 0.0 ? options.initial_step : 0.1 * radius / gnorm;
+  // The step is a distance along the unit gradient, not a multiple of the gradient: the
+  // objectives of piecewise-smooth models (ReLU, row-normalised ReLU attention) have narrow
+  // spikes where ‖g‖ jumps by orders of magnitude, and a step proportional to ‖g‖ would then
+  // throw the iterate across the ball. No useful move is longer than the diameter.
+  const double max_step = 2.0 * radius;
+  double step =
+      std::min(options.initial_step > 0.0 ? options.initial_step : 0.1 * radius, max_step);
 
   Vector y(x.size());
   Vector gy(x.size());
   int stalled = 0;
   while (result.evaluations < options.max_evaluations && stalled < options.patience) {
-    y = x + step * g;
+    y = x + (step / gnorm) * g;
     project_onto_ball(y, radius);
     if ((y - x).norm() <= kMinMove * radius) {
-      // Moving along g is blocked by the sphere (g ∥ x) or the step underflowed: a larger
-      // step cannot help in the first case and a smaller one cannot in the second.
-      if (step * gnorm <= kMinMove * radius) break;
-      if ((x + step * g).norm() > radius) break;
-      step *= kGrow;
-      ++stalled;
-      continue;
+      // Moving along g is blocked by the sphere (g ∥ x: a KKT point) or the step underflowed;
+      // neither a larger nor a smaller step can help.
+      break;
     }
     const double fy = f(y, gy);
     ++result.evaluations;
@@ -80,12 +82,46 @@ AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector star
       result.argmax = x;
       result.value = fx;
       stalled = gain < options.relative_tolerance ? stalled + 1 : 0;
-      step *= kGrow;
-      if (!(gnorm > 0.0)) break;  // reached a stationary point exactly
+      step = std::min(step * kGrow, max_step);
+      if (!(gnorm > 0.0) || !std::isfinite(gnorm)) break;  // stationary (or broken) point
     } else {
       step *= kShrink;
       ++stalled;
     }
+  }
+  return result;
+}
+
+AscentResult pattern_search_on_ball(const BallValue& f, double radius, Vector start,
+                                    double start_value, double initial_step, double min_step,
+                                    int max_evaluations) {
+  if (!(initial_step > 0.0) || !(min_step > 0.0) || max_evaluations < 0) {
+    throw std::invalid_argument("pattern_search_on_ball: steps must be positive");
+  }
+  project_onto_ball(start, radius);
+  AscentResult result{std::move(start), start_value, 0};
+  Vector& x = result.argmax;
+  Vector y(x.size());
+  double step = initial_step;
+  while (step >= min_step && result.evaluations < max_evaluations) {
+    bool improved = false;
+    for (Index j = 0; j < x.size() && !improved; ++j) {
+      for (const double sign : {1.0, -1.0}) {
+        if (result.evaluations >= max_evaluations) break;
+        y = x;
+        y(j) += sign * step;
+        project_onto_ball(y, radius);
+        const double fy = f(y);
+        ++result.evaluations;
+        if (fy > result.value) {
+          x = y;
+          result.value = fy;
+          improved = true;
+          break;
+        }
+      }
+    }
+    if (!improved) step *= 0.5;
   }
   return result;
 }

@@ -11,15 +11,15 @@ namespace wordsens {
 using BallObjective = std::function<double(const Vector& x, Vector& grad)>;
 
 struct AscentOptions {
-  int max_evaluations = 300;     // per start
+  int max_evaluations = 300;         // per start
   double relative_tolerance = 1e-7;  // stop when the best value improves by less than this
-  int patience = 10;             // … (relative) over this many consecutive accepted steps
-  double initial_step = 0.0;     // 0: choose from the first gradient (radius / ‖g‖ · 0.1)
+  int patience = 10;                 // … (relative) over this many consecutive accepted steps
+  double initial_step = 0.0;         // distance of the first step along ĝ; 0: radius / 10
 };
 
 struct AscentResult {
-  Vector argmax;        // the best point seen (never worse than the start)
-  double value = 0.0;   // f(argmax)
+  Vector argmax;       // the best point seen (never worse than the start)
+  double value = 0.0;  // f(argmax)
   long evaluations = 0;
 };
 
@@ -30,6 +30,18 @@ struct AscentResult {
 /// Minimises f over the ball: the result's `value` is f(argmin) (not negated).
 [[nodiscard]] AscentResult minimise_on_ball(const BallObjective& f, double radius, Vector start,
                                             const AscentOptions& options);
+
+/// value ← f(x), for derivative-free searches.
+using BallValue = std::function<double(const Vector& x)>;
+
+/// Derivative-free compass search on the ball from `start` (whose value is `start_value`):
+/// tries x ± step·e_j for every coordinate j, projected onto the ball, and moves to the first
+/// improvement; after a round without one the step halves. Stops when the step falls below
+/// `min_step` or after `max_evaluations`. Costs 2·dim evaluations per round, so it is meant
+/// for low dimension, where it finds maxima on kinks and jumps that gradient steps stall at.
+[[nodiscard]] AscentResult pattern_search_on_ball(const BallValue& f, double radius, Vector start,
+                                                  double start_value, double initial_step,
+                                                  double min_step, int max_evaluations);
 
 /// Projects x onto the ball of the given radius (in place).
 void project_onto_ball(Vector& x, double radius);

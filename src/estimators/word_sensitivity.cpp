@@ -100,6 +100,21 @@ PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index p
       if (norm > 0.0 && std::isfinite(norm)) run(*direction * (radius / norm));
     }
   }
+  // Row-normalised ReLU attention jumps where a row's only positive score crosses 0, and
+  // ReLU maps have kinks: gradient steps stall next to such maxima. In low dimension a
+  // compass search around the best point is cheap and climbs onto them.
+  if (d <= options.polish_max_dim && options.polish_evaluations > 0 && best.delta.size() > 0) {
+    const BallValue value = [&](const Vector& delta) {
+      evaluator->features_at(delta, phi_delta);
+      return (phi_delta - phi).squaredNorm();
+    };
+    AscentResult polished =
+        pattern_search_on_ball(value, radius, best.delta, best.value, 0.05 * radius, 1e-10 * radius,
+                               options.polish_evaluations);
+    best.evaluations += polished.evaluations;
+    best.value = polished.value;
+    best.delta = std::move(polished.argmax);
+  }
   return best;
 }
 

@@ -15,10 +15,12 @@ namespace wordsens {
 struct WsOptions {
   PositionSet positions;          // default: all
   AscentOptions ascent;
-  int sphere_starts = 1;          // random points on the sphere ‖Δ‖ = √d …
-  int screen_points = 32;         // … the best of this many random sphere points (f only)
+  int sphere_starts = 2;          // random points on the sphere ‖Δ‖ = √d: the best …
+  int screen_points = 64;         // … of this many random sphere points (by f, no gradient)
   int near_origin_starts = 1;     // 0.1·N(0, I)
   bool guided_start = true;       // the model's suggested direction, scaled to the sphere
+  int polish_max_dim = 16;        // d ≤ this: compass-search polish of each position's best
+  int polish_evaluations = 400;   // … with at most this many evaluations
   bool upper_bound = true;        // compute S_upper where the model has one
 };
 

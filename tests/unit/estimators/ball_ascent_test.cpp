@@ -159,6 +159,25 @@ TEST(BallAscent, RejectsBadArguments) {
   EXPECT_THROW((void)maximise_on_ball(f, -1.0, Vector::Ones(2), {}), std::invalid_argument);
 }
 
+TEST(BallAscent, PatternSearchClimbsOntoAKinkWhereGradientsDisagree) {
+  // f = −|x0 − 0.3| − 2|x1 + 0.2|: the maximum sits on two kinks at once.
+  const BallValue f = [](const Vector& x) {
+    return -std::abs(x(0) - 0.3) - 2.0 * std::abs(x(1) + 0.2);
+  };
+  Vector start(2);
+  start << -0.5, 0.6;
+  const AscentResult r = pattern_search_on_ball(f, 1.0, start, f(start), 0.1, 1e-12, 10000);
+  EXPECT_NEAR(r.argmax(0), 0.3, 1e-9);
+  EXPECT_NEAR(r.argmax(1), -0.2, 1e-9);
+  EXPECT_EQ(r.value, f(r.argmax));
+  // The same on the boundary: the constrained maximum of −|x0 − 2| on the unit disc is (1, 0).
+  const BallValue g = [](const Vector& x) { return -std::abs(x(0) - 2.0) - std::abs(x(1)); };
+  const AscentResult b = pattern_search_on_ball(g, 1.0, start, g(start), 0.1, 1e-12, 10000);
+  EXPECT_NEAR(b.argmax(0), 1.0, 1e-6);
+  EXPECT_LE(b.argmax.norm(), 1.0 + 1e-12);
+  EXPECT_LE(b.evaluations, 10000);
+}
+
 TEST(BallAscent, ProjectOntoBall) {
   Vector inside = Vector::Constant(4, 0.1);
   const Vector copy = inside;

@@ -1,0 +1,115 @@
+// The estimator's contract on the real models (src/models/): certified witnesses, the rf
+// bracket S ≤ S_upper, no better point on a dense d = 2 grid, reproducibility.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "data/synthetic.hpp"
+#include "disc_search.hpp"
+#include "estimators/word_sensitivity.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+namespace {
+
+ModelSpec make_spec(const std::string& name, Index n, Index d, Index k, int layers = 1,
+                    Activation activation = Activation::relu) {
+  return {name, n, d, k, layers, activation};
+}
+
+/// Every model flavour the suite runs, at a small size.
+std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
+  return {make_spec("rf", n, d, k),
+          make_spec("rf", n, d, k, 1, Activation::tanh),
+          make_spec("drf", n, d, k, 1),
+          make_spec("drf", n, d, k, 3),
+          make_spec("drf", n, d, k, 2, Activation::tanh),
+          make_spec("raf", n, d, k),
+          make_spec("raf_relu", n, d, k)};
+}
+
+std::string label(const ModelSpec& s) {
+  return s.name + (s.activation == Activation::tanh ? "/tanh" : "") +
+         " L=" + std::to_string(s.layers) + " n=" + std::to_string(s.n) +
+         " d=" + std::to_string(s.d) + " k=" + std::to_string(s.k);
+}
+
+TEST(WordSensitivityModels, WitnessReproducesSFromScratchForEveryModel) {
+  for (std::uint32_t task = 0; task < 3; ++task) {
+    const Index n = 5 + task, d = 4 + 2 * task;
+    const Matrix X = synthetic_sample(21, n, d, task, 0);
+    for (const ModelSpec& spec : all_models(n, d, n * d)) {
+      const auto model = make_feature_map(spec, {21, task});
+      const WsResult r = estimate_word_sensitivity(*model, X, {}, 21, task);
+      ASSERT_GT(r.S, 0.0) << label(spec);
+      ASSERT_LE(r.witness.norm(), std::sqrt(static_cast<double>(d)) * (1 + 1e-12)) << label(spec);
+      const double recomputed = sensitivity_at(*model, X, r.argmax_position, r.witness);
+      EXPECT_NEAR(recomputed, r.S, 1e-9 * r.S) << label(spec) << " task " << task;
+      EXPECT_EQ(r.S_upper.has_value(), spec.name == "rf") << label(spec);
+    }
+  }
+}
+
+TEST(WordSensitivityModels, RfSNeverExceedsItsUpperBound) {
+  int instances = 0;
+  for (std::uint32_t task = 0; task < 130; ++task) {
+    const Index n = 2 + task % 6, d = 1 + task % 5;
+    const Index k = (task % 3 == 0) ? n * d : 3 + (task * 7) % 40;
+    const Activation act = task % 4 == 3 ? Activation::tanh : Activation::relu;
+    const std::uint32_t seed = 100 + task % 7;
+    const ModelSpec spec = make_spec("rf", n, d, k, 1, act);
+    const auto model = make_feature_map(spec, {seed, task});
+    const Matrix X = synthetic_sample(seed, n, d, task, 0);
+    // With few ReLU units all may be off: S is undefined there (the estimator says so).
+    if (model->features(X).norm() == 0.0) {
+      EXPECT_THROW((void)estimate_word_sensitivity(*model, X, {}, seed, task), std::runtime_error);
+      continue;
+    }
+    WsOptions options;
+    options.ascent.max_evaluations = 100;
+    const WsResult r = estimate_word_sensitivity(*model, X, options, seed, task);
+    ASSERT_TRUE(r.S_upper.has_value()) << label(spec);
+    EXPECT_LE(r.S, *r.S_upper) << label(spec) << " task " << task;
+    ++instances;
+  }
+  EXPECT_GE(instances, 100);
+}
+
+TEST(WordSensitivityModels, DiscGridSearchNeverBeatsTheEstimator) {
+  for (const std::string name : {"rf", "drf", "raf", "raf_relu"}) {
+    for (std::uint32_t task = 0; task < 6; ++task) {
+      const Index n = 4 + task % 3, k = 20 + (7 * task) % 21;
+      const ModelSpec spec = make_spec(name, n, 2, k, name == "drf" ? 2 : 1);
+      const auto model = make_feature_map(spec, {31, task});
+      const Matrix X = synthetic_sample(31, n, 2, task, 0);
+      const WsResult r = estimate_word_sensitivity(*model, X, {}, 31, task);
+      const double brute = testing::disc_sensitivity(*model, X);
+      EXPECT_LE(brute, r.S * (1 + 1e-3)) << label(spec) << " task " << task;
+    }
+  }
+}
+
+TEST(WordSensitivityModels, SameSeedBitwiseIdenticalOtherTaskDifferent) {
+  const Index n = 6, d = 5;
+  const Matrix X = synthetic_sample(4, n, d, 0, 0);
+  for (const ModelSpec& spec : all_models(n, d, 30)) {
+    WsOptions options;
+    options.positions = PositionSet::parse("random:4");
+    const auto model = make_feature_map(spec, {4, 7});
+    const WsResult a = estimate_word_sensitivity(*model, X, options, 4, 7);
+    const auto again = make_feature_map(spec, {4, 7});
+    const WsResult b = estimate_word_sensitivity(*again, X, options, 4, 7);
+    EXPECT_EQ(std::memcmp(&a.S, &b.S, sizeof(double)), 0) << label(spec);
+    EXPECT_EQ(a.witness, b.witness) << label(spec);
+    EXPECT_EQ(a.evaluations, b.evaluations) << label(spec);
+    const auto other = make_feature_map(spec, {4, 8});
+    const WsResult c = estimate_word_sensitivity(*other, X, options, 4, 8);
+    EXPECT_NE(a.S, c.S) << label(spec);
+  }
+}
+
+}  // namespace
+}  // namespace wordsens
