@@ -96,6 +96,7 @@ void store(io::ResultsFile& file, const TaskOutput& out) {
 }  // namespace
 
 int run_command(int argc, char** argv) {
+  parallel::die_with_launcher();
   const bool print = launcher_rank_is_zero();
   RunOptions options;
   std::vector<TaskSpec> tasks;

@@ -12,22 +12,14 @@
 
 namespace wordsens::parallel {
 
-namespace {
-
-// Open MPI puts each rank in its own process group; when mpirun is killed with SIGKILL (node
-// failure, `kill -9`), a rank can survive as an orphan and keep appending to the results file
-// while a rerun resumes it. A rank started by a launcher therefore dies with its parent.
 void die_with_launcher() {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr) return;  // singleton: no launcher
-  const pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) std::_Exit(137);  // the launcher died before prctl took effect
+  // Orphans are re-parented to init: the launcher died before prctl took effect.
+  if (getppid() == 1) std::_Exit(137);
 }
 
-}  // namespace
-
 MpiSession::MpiSession(int* argc, char*** argv) {
-  die_with_launcher();
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   if (provided < MPI_THREAD_FUNNELED) {

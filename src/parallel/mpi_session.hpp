@@ -7,6 +7,12 @@
 
 namespace wordsens::parallel {
 
+/// Open MPI puts each rank in its own process group; when mpirun is killed with SIGKILL (node
+/// failure, `kill -9`), a rank could survive as an orphan and keep appending to the results file
+/// while a rerun resumes it. Under an Open MPI launcher this makes the rank die with its parent
+/// (Linux PR_SET_PDEATHSIG). Call it first thing, to leave no window after the fork.
+void die_with_launcher();
+
 class MpiSession {
  public:
   /// MPI_Init_thread(FUNNELED); throws std::runtime_error when the library cannot provide it.

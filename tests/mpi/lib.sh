@@ -44,3 +44,16 @@ same_records() {
 done_count() {
   dump "$1" | awk '$1 == "done" {print $2}'
 }
+
+# start LOG R ARGS…: like run, in the background, stderr to LOG; PID is the launcher's own pid
+# (a simple command, not a subshell, so signals reach mpirun itself).
+start() {
+  local log=$1 ranks=$2
+  shift 2
+  if [ "$ranks" -eq 0 ]; then
+    "$WORDSENS" run "$@" 2>"$log" &
+  else
+    "$MPIRUN" --oversubscribe -n "$ranks" "$WORDSENS" run "$@" 2>"$log" &
+  fi
+  PID=$!
+}

@@ -7,8 +7,7 @@ TOTAL=$(awk '$1 == "done" {print $4}' "$REF/interrupt.txt")
 
 # start_run FILE LOG RANKS: a background run; sets PID. wait_progress LOG: until it computes.
 start_run() {
-  run "$3" "$CONFIG" --output "$1" --progress 0.2 2>"$2" &
-  PID=$!
+  start "$2" "$3" "$CONFIG" --output "$1" --progress 0.2
 }
 wait_progress() {
   for _ in $(seq 1 300); do
