@@ -71,7 +71,8 @@ std::vector<Vector> starting_points(const FeatureMap& model, const Matrix& X, In
     starts.push_back(0.1 * random.row_segment(kNearOriginStartRow + s, 0, d));
   }
   if (options.guided_start) {
-    if (const auto dir = model.guided_direction(X, position); dir && dir->norm() > 0.0) {
+    if (const auto dir = model.guided_direction(X, position);
+        dir && dir->norm() > 0.0 && std::isfinite(dir->norm())) {
       starts.push_back(*dir * (radius / dir->norm()));
     }
   }
