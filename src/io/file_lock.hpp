@@ -1,5 +1,6 @@
 #pragma once
-// An advisory whole-file lock (flock) held by the one process that writes a results file.
+// An advisory whole-file lock (an open-file-description lock, or flock where those are missing)
+// held by the one process that writes a results file.
 // The kernel drops it when that process dies, even by SIGKILL, so "locked" means "a live writer
 // exists"; this is what lets a resumed run safely clear the "open for write" flags that a killed
 // writer leaves in the HDF5 superblock. HDF5's own locking is switched off (h5.cpp) because it
@@ -11,8 +12,8 @@ namespace wordsens::io {
 class FileLock {
  public:
   FileLock() = default;
-  /// Locks `path` (which must exist). Throws InputError when another live process holds the
-  /// lock. On file systems without flock support the lock is silently skipped.
+  /// Locks `path` (which must exist and be writable). Throws InputError when another live
+  /// process holds the lock. On file systems without lock support the lock is skipped.
   explicit FileLock(const std::string& path);
   FileLock(FileLock&& other) noexcept;
   FileLock& operator=(FileLock&& other) noexcept;
