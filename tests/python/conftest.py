@@ -57,7 +57,7 @@ def write_results(path, tasks, ws=None, gen=None, version=(1, 0), filetype=names
                         table[c].append(v)
                     values.append(a.ravel())
                     offset += a.size
-            table["name"] = np.array(table["name"], dtype="S16")
+            table["name"] = np.array(table["name"], dtype="S32")
             write_table(f, names.GROUP_WITNESS, {k: np.asarray(v) for k, v in table.items()})
             f[names.GROUP_WITNESS].create_dataset(names.WITNESS_VALUES,
                                                   data=np.concatenate(values), maxshape=(None,))
