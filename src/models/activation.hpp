@@ -2,8 +2,6 @@
 // The pointwise nonlinearity ϕ of rf and drf (SPEC §2) and its derivative. Both are 1-Lipschitz,
 // which the rf upper bound relies on.
 #include <cmath>
-#include <stdexcept>
-#include <string>
 
 #include "core/types.hpp"
 #include "models/feature_map.hpp"
@@ -28,7 +26,5 @@ inline void multiply_by_derivative(Activation act, const Vector& z, Vector& g) {
     g.array() *= 1.0 - z.array().tanh().square();
   }
 }
-
-inline std::string to_string(Activation act) { return act == Activation::relu ? "relu" : "tanh"; }
 
 }  // namespace wordsens
