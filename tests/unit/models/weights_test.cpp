@@ -1,0 +1,57 @@
+// Each model draws the weights SPEC §2 and the brief's addressing prescribe: stream `weights`,
+// entity = task id; rf: matrix 0 is V (N(0, 1/D)); drf: matrix l − 1 is V_l (N(0, 2/D) for V_1,
+// N(0, 2/k) after); raf: matrix 0 is W (N(0, 1/d)).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/gaussian.hpp"
+#include "models/attention.hpp"
+#include "models/drf.hpp"
+#include "models/rf.hpp"
+
+namespace wordsens {
+namespace {
+
+GaussianMatrix expected(WeightKey key, std::uint32_t matrix, double variance) {
+  return GaussianMatrix({Philox(key.master_seed, Stream::weights), key.task_id, matrix},
+                        std::sqrt(variance));
+}
+
+TEST(Weights, RfDrawsMatrixZeroWithVarianceOneOverD) {
+  const WeightKey key{12, 34};
+  const Index n = 3, d = 4, k = 9, D = n * d;
+  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, key);
+  EXPECT_EQ(model.weights().window(0, 0, k, D), expected(key, 0, 1.0 / D).window(0, 0, k, D));
+}
+
+TEST(Weights, DrfLayersAreMatricesZeroToLMinusOne) {
+  const WeightKey key{12, 34};
+  const Index n = 3, d = 4, k = 9, D = n * d;
+  const DeepRandomFeatures model({"drf", n, d, k, 3, Activation::relu}, key);
+  ASSERT_EQ(model.layers().size(), 3U);
+  EXPECT_EQ(model.layers()[0], expected(key, 0, 2.0 / D).window(0, 0, k, D));
+  EXPECT_EQ(model.layers()[1], expected(key, 1, 2.0 / k).window(0, 0, k, k));
+  EXPECT_EQ(model.layers()[2], expected(key, 2, 2.0 / k).window(0, 0, k, k));
+  EXPECT_DOUBLE_EQ(DeepRandomFeatures::weight_bytes(model.spec()), 8.0 * (k * D + 2 * k * k));
+}
+
+TEST(Weights, AttentionDrawsMatrixZeroWithVarianceOneOverLittleD) {
+  const WeightKey key{12, 34};
+  const Index d = 6;
+  const AttentionFeatures model({"raf", 4, d, 0, 1, Activation::relu}, key, AttentionKind::softmax);
+  EXPECT_EQ(model.W(), expected(key, 0, 1.0 / d).window(0, 0, d, d));
+}
+
+TEST(Weights, EmpiricalVarianceMatches) {
+  // 200 × 300 entries of rf's V: the sample variance is 1/D within a few standard errors.
+  const Index n = 10, d = 30, k = 200, D = n * d;
+  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {1, 1});
+  const Matrix V = model.weights().window(0, 0, k, D);
+  const double variance = V.squaredNorm() / static_cast<double>(V.size());
+  const double se = std::sqrt(2.0 / static_cast<double>(V.size())) / D;
+  EXPECT_NEAR(variance, 1.0 / D, 5 * se);
+}
+
+}  // namespace
+}  // namespace wordsens
