@@ -92,13 +92,13 @@ HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> train,
   const Index col_star = add(c);
   Index col_finetune = -1, col_retrain = -1, col_u = -1;
   if (request.finetune) {
-    if (!(phi_norm2 > 0.0)) throw std::runtime_error("finetune: phi(X) is zero");
+    if (!(phi_norm2 > 0.0)) throw std::runtime_error("finetune: φ(X) is zero");
     c.head(N) = alpha;
     c(N) = (test_label - t0) / phi_norm2;
     col_finetune = add(c);
   }
   if (request.retrain) {
-    const GramSolver extended(G, "extended K (training samples plus X)");
+    const GramSolver extended(G, "extended K (Gram of the training samples and X)");
     out.cond_K_extended = extended.condition();
     Eigen::VectorXd y_ext(N + 1);
     y_ext.head(N) = train_labels;
