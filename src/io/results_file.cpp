@@ -148,7 +148,10 @@ ResultsFile::ResultsFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ResultsFile::ResultsFile(ResultsFile&&) noexcept = default;
 ResultsFile& ResultsFile::operator=(ResultsFile&& other) noexcept {
   if (this != &other) {
-    close();
+    try {
+      close();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): noexcept; closing is best effort here
+    }
     impl_ = std::move(other.impl_);
   }
   return *this;

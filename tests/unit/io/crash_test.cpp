@@ -111,5 +111,44 @@ TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
   std::filesystem::remove_all(dir);
 }
 
+// The recipes of FORMAT.md for a file whose writer was killed: wordsens reads it as it is,
+// h5py reads it in SWMR mode, and after `h5clear -s` every HDF5 tool opens it.
+TEST(CrashTest, AKilledWritersFileOpensWithTheDocumentedRecipes) {
+  const auto dir = scratch_dir("killed");
+  const std::string path = (dir / "r.h5").string();
+  const auto tasks = make_tasks(6, 3);
+  { auto file = ResultsFile::create(path, provenance(kConfig, true), tasks, false); }
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    try {
+      auto file = ResultsFile::open_for_resume(path, kConfig);
+      for (std::uint32_t id : {0u, 6u, 1u}) append_task(file, tasks[id]);
+      ::raise(SIGKILL);  // dies with the file open for (SWMR) write
+    } catch (...) {
+    }
+    ::_exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(check_committed(read_results(path), tasks), 3u);
+  if (std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") == 0) {
+    const std::string py = "/usr/bin/python3 -c \"import h5py; f = h5py.File('" + path +
+                           "', 'r', libver='latest', swmr=True); assert f['tasks/done'][:].sum() "
+                           "== 3\"";
+    EXPECT_EQ(std::system(py.c_str()), 0);
+  }
+  if (std::system("command -v h5clear > /dev/null && command -v h5dump > /dev/null") == 0) {
+    EXPECT_EQ(
+        std::system(("h5clear -s " + path + " && h5dump -H " + path + " > /dev/null").c_str()), 0);
+  }
+  {
+    auto file = ResultsFile::open_for_resume(path, kConfig);
+    EXPECT_EQ(file.done_task_ids(), (std::vector<std::uint32_t>{0, 1, 6}));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace wordsens::io
