@@ -35,10 +35,14 @@ def _save(fig, outdir: str, name: str) -> list:
     return paths
 
 
-def _log_ticks(ax, axis: str) -> None:
-    """Plain-number labels at 1, 2, 5 × 10^k: log axes over a decade or less stay readable."""
+def _log_ticks(ax, axis: str, values=None) -> None:
+    """Plain-number labels: at the grid's own values when there are few of them (every n of the
+    study gets a label), else at 1, 2, 5 × 10^k."""
     a = ax.xaxis if axis == "x" else ax.yaxis
-    a.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    if values is not None and 0 < len(values) <= 10:
+        a.set_major_locator(ticker.FixedLocator(sorted(values)))
+    else:
+        a.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     a.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(ticker.NullFormatter())
 
@@ -92,7 +96,7 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
             ax.plot(ns, y0 * (ns / n0) ** 0.0, "k:", lw=1, alpha=0.6, label="guide: slope 0")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        _log_ticks(ax, "x")
+        _log_ticks(ax, "x", ns)
         _log_ticks(ax, "y")
         ax.set_xlabel(N_LABEL)
         ax.set_ylabel(S_LABEL, fontsize=8)
@@ -127,7 +131,7 @@ def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
             ax.axhline(4.0, color="gray", ls="--", lw=1, label="E = 4 (D1 = y: wrong label)")
             ax.axhline(0.0, color="gray", ls=":", lw=1, label="E = 0 (right label)")
             ax.set_xscale("log")
-            _log_ticks(ax, "x")
+            _log_ticks(ax, "x", g["n"].unique())
             ax.set_xlabel(N_LABEL)
             ax.set_ylabel("test error E = (D1 − y_Δ)², mean ± 95% CI  (dimensionless)",
                           fontsize=8)
