@@ -162,3 +162,27 @@ def test_reading_a_live_run_then_killing_it(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "PARTIAL" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_reader_on_merged_shards(tiny_run):
+    """Two shards of the tiny study, merged: the reader sees the unsharded run's records."""
+    tmp, whole = tiny_run
+    shards = []
+    for i in (0, 1):
+        out = tmp / f"shard{i}.h5"
+        run(tmp, "--output", str(out), "--seed", "7", "--trials", str(TRIALS), "--overwrite",
+            "--save-witness", f"--shard={i}/2")
+        shards.append(str(out))
+    total = 2 * len(MODELS) * len(NS) * TRIALS
+    done = [read_results(path).done for path in shards]
+    assert all(0 < n < total for n in done) and sum(done) == total
+    merged = tmp / "merged.h5"
+    p = subprocess.run([BIN, "merge", *shards, "-o", str(merged)], capture_output=True,
+                       text=True, timeout=120, env=env())
+    assert p.returncode == 0, p.stderr
+    a, b = read_results(whole), read_results(merged)
+    assert b.complete and "merged_from" in b.attrs
+    cols = ["task_id", "S", "S_upper", "argmax_position", "model", "n", "trial"]
+    pd.testing.assert_frame_equal(a.ws.sort_values("task_id")[cols].reset_index(drop=True),
+                                  b.ws.sort_values("task_id")[cols].reset_index(drop=True))
+    assert len(b.gen) == len(a.gen) and len(b.witnesses) == len(a.witnesses)

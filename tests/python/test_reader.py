@@ -128,6 +128,22 @@ def test_reads_a_file_left_by_a_killed_writer(tmp_path):
     assert len(res.ws) == 5 and res.planned == 4 * 3 * 3 + 2 * 3 * 3  # ws: 4 models, gen: 2
 
 
+def test_a_file_with_no_record_yet(tmp_path):
+    """Just created by `wordsens run`: every column exists, empty; no task done."""
+    tasks, ws, gen = synthetic_tables(ns=(10, 20, 40), trials=3)
+    tasks["done"][:] = 0
+    path = write_results(tmp_path / "empty.h5", tasks, {k: v[:0] for k, v in ws.items()},
+                         {k: v[:0] for k, v in gen.items()})
+    res = read_results(path)
+    assert res.ws.empty and res.gen.empty and res.done == 0 and not res.complete
+    from wordsens_analysis import theorems
+    v = theorems.check_all(res.ws, res.gen)
+    assert (v["verdict"] == "inconclusive").all() and v["reason"].str.startswith("no ").all()
+    from wordsens_analysis.report import main
+    assert main([str(path), "-o", str(tmp_path / "rep")]) == 0
+    assert (tmp_path / "rep" / "verdicts.csv").exists()
+
+
 def test_reads_an_older_hdf5_layout(tmp_path):
     tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
     res = read_results(write_results(tmp_path / "old.h5", tasks, ws, gen, libver=None))
