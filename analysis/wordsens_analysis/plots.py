@@ -81,6 +81,9 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
             if several_k.get(model, 1) > 1:
                 label += f", {kl}"
             st = _style(model)
+            if model == "drf":  # tell the depths apart
+                i = (int(L) - 1) % 4
+                st = dict(st, ls=("-", "--", ":", "-.")[i], marker=("s", "D", "P", "X")[i])
             if model == "rf" and "S_upper" in g and g["S_upper"].notna().any():
                 up = g.groupby("n")["S_upper"].mean()
                 lo = g.groupby("n")["S"].mean()
