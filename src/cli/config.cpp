@@ -16,8 +16,8 @@ namespace {
 
 // Raw option values, as text where the text is parsed by the grid layer.
 struct Raw {
-  std::string config, experiments, models, n, d, k, N, layers, activation, positions, training,
-      objective, data, output, shard, seed;
+  std::string config, experiments, models, gen_models, n, d, k, N, layers, activation, positions,
+      training, objective, data, output, shard, seed;
   long long trials = 0;
   int max_evals = 0, sphere_starts = 0, origin_starts = 0;
   double rel_tol = 0, walltime = 0, progress = 0;
@@ -26,55 +26,61 @@ struct Raw {
 
 po::options_description describe_options(Raw& r) {
   const StudyConfig defaults;
+  // clang-format off
   po::options_description study("Study (INI keys; --key=value on the command line wins)");
-  study.add_options()(
-      "experiments", po::value(&r.experiments)->default_value("ws"),
-      "experiments to run: ws (word sensitivity), gen (trained head after a one-word change)")(
-      "models", po::value(&r.models)->default_value("rf,drf,raf,raf_relu"),
-      "models: rf, drf, raf, raf_relu (comma list)")(
-      "n", po::value(&r.n)->default_value("10,20,40"),
-      "words per text: list (10,20,50) or range lo:hi:logM | lo:hi:linM | lo:hi:stepS")(
-      "d", po::value(&r.d)->default_value("8"), "embedding dimension (grid, as n)")(
-      "k", po::value(&r.k)->default_value("1.0D"),
-      "rf/drf width: multiples of D = n*d (1.0D, 0.5D) and/or integers or ranges")(
-      "N", po::value(&r.N)->default_value("20"), "gen training-set sizes (grid; N < p)")(
-      "layers", po::value(&r.layers)->default_value("2"), "drf depth L (grid)")(
-      "activation", po::value(&r.activation)->default_value("relu"),
-      "rf/drf activation: relu or tanh")("trials", po::value(&r.trials)->default_value(3),
-                                         "independent trials per grid point")(
-      "seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")(
-      "positions", po::value(&r.positions)->default_value("all"),
-      "word positions examined: all, first or random:m")(
-      "max-evals", po::value(&r.max_evals)->default_value(defaults.max_evals),
-      "ascent budget: objective evaluations per start")(
-      "rel-tol", po::value(&r.rel_tol)->default_value(defaults.rel_tol, "1e-7"),
-      "ascent stops when the relative progress falls below this")(
-      "sphere-starts", po::value(&r.sphere_starts)->default_value(defaults.sphere_starts),
-      "random starts on the sphere |Delta| = sqrt(d) per position")(
-      "origin-starts", po::value(&r.origin_starts)->default_value(defaults.origin_starts),
-      "random starts 0.1*N(0, I) near the origin per position")(
-      "guided-start", po::value(&r.guided_start)->default_value(true, "true"),
-      "also start from the model's suggested direction")(
-      "training", po::value(&r.training)->default_value("finetune,retrain"),
-      "gen training modes: finetune, retrain")(
-      "objective", po::value(&r.objective)->default_value("loss,align"),
-      "gen Δ objectives: loss, align")("data", po::value(&r.data)->default_value("synthetic"),
-                                       "data source: synthetic (or embeddings:<path>)")(
-      "save-witness", po::bool_switch(&r.save_witness),
-      "store per task the witness (i*, Δ*), the sample X and small weights");
+  study.add_options()
+      ("experiments", po::value(&r.experiments)->default_value("ws"),
+       "experiments to run: ws (word sensitivity), gen (trained head after a one-word change)")
+      ("models", po::value(&r.models)->default_value("rf,drf,raf,raf_relu"),
+       "models: rf, drf, raf, raf_relu (comma list)")
+      ("gen-models", po::value(&r.gen_models)->default_value(""),
+       "models of the gen experiment (comma list; empty: the same as models)")
+      ("n", po::value(&r.n)->default_value("10,20,40"),
+       "words per text: list (10,20,50) or range lo:hi:logM | lo:hi:linM | lo:hi:stepS")
+      ("d", po::value(&r.d)->default_value("8"), "embedding dimension (grid, as n)")
+      ("k", po::value(&r.k)->default_value("1.0D"),
+       "rf/drf width: multiples of D = n*d (1.0D, 0.5D) and/or integers or ranges")
+      ("N", po::value(&r.N)->default_value("20"), "gen training-set sizes (grid; N < p)")
+      ("layers", po::value(&r.layers)->default_value("2"), "drf depth L (grid)")
+      ("activation", po::value(&r.activation)->default_value("relu"),
+       "rf/drf activation: relu or tanh")
+      ("trials", po::value(&r.trials)->default_value(3), "independent trials per grid point")
+      ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
+      ("positions", po::value(&r.positions)->default_value("all"),
+       "word positions examined: all, first or random:m")
+      ("max-evals", po::value(&r.max_evals)->default_value(defaults.max_evals),
+       "ascent budget: objective evaluations per start")
+      ("rel-tol", po::value(&r.rel_tol)->default_value(defaults.rel_tol, "1e-7"),
+       "ascent stops when the relative progress falls below this")
+      ("sphere-starts", po::value(&r.sphere_starts)->default_value(defaults.sphere_starts),
+       "random starts on the sphere |Delta| = sqrt(d) per position")
+      ("origin-starts", po::value(&r.origin_starts)->default_value(defaults.origin_starts),
+       "random starts 0.1*N(0, I) near the origin per position")
+      ("guided-start", po::value(&r.guided_start)->default_value(true, "true"),
+       "also start from the model's suggested direction")
+      ("training", po::value(&r.training)->default_value("finetune,retrain"),
+       "gen training modes: finetune, retrain")
+      ("objective", po::value(&r.objective)->default_value("loss,align"),
+       "gen Delta objectives: loss, align")
+      ("data", po::value(&r.data)->default_value("synthetic"),
+       "data source: synthetic or embeddings:<path>")
+      ("save-witness", po::bool_switch(&r.save_witness),
+       "store per task the witness (i*, Delta*), the sample X and small weights");
   po::options_description run("Run (not part of the configuration compared on resume)");
-  run.add_options()("help,h", po::bool_switch(&r.help), "print this help")(
-      "output,o", po::value(&r.output)->default_value("results.h5"),
-      "results file (HDF5); an existing file of the same configuration is resumed")(
-      "overwrite", po::bool_switch(&r.overwrite), "start over, replacing an existing output")(
-      "dry-run", po::bool_switch(&r.dry_run),
-      "print the task table and estimated cost, touch no file")(
-      "walltime", po::value(&r.walltime)->default_value(0),
-      "seconds after which no task is handed out (then exit 3); 0: none")(
-      "shard", po::value(&r.shard)->default_value("0/1"),
-      "run only tasks whose index = i (mod N) (job arrays; merge the files)")(
-      "progress", po::value(&r.progress)->default_value(10),
-      "seconds between progress lines on stderr");
+  run.add_options()
+      ("help,h", po::bool_switch(&r.help), "print this help")
+      ("output,o", po::value(&r.output)->default_value("results.h5"),
+       "results file (HDF5); an existing file of the same configuration is resumed")
+      ("overwrite", po::bool_switch(&r.overwrite), "start over, replacing an existing output")
+      ("dry-run", po::bool_switch(&r.dry_run),
+       "print the task table and estimated cost, touch no file")
+      ("walltime", po::value(&r.walltime)->default_value(0),
+       "seconds after which no task is handed out (then exit 3); 0: none")
+      ("shard", po::value(&r.shard)->default_value("0/1"),
+       "i/N: run only tasks whose index = i (mod N) (job arrays; merge the files)")
+      ("progress", po::value(&r.progress)->default_value(10),
+       "seconds between progress lines on stderr");
+  // clang-format on
   po::options_description all;
   all.add(study).add(run);
   return all;
@@ -103,6 +109,9 @@ StudyConfig resolve_study(const Raw& r) {
   s.experiments =
       parse_enum_list<Experiment>("experiments", r.experiments, {"ws", "gen"}, parse_experiment);
   s.models = parse_name_list("models", r.models, canonical_models());
+  if (!r.gen_models.empty()) {
+    s.gen_models = parse_name_list("gen-models", r.gen_models, canonical_models());
+  }
   s.n = parse_int_grid("n", r.n, 1, StudyLimits::max_n);
   s.d = parse_int_grid("d", r.d, 1, StudyLimits::max_d);
   s.k = parse_k_grid(r.k, StudyLimits::max_k);

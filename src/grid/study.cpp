@@ -11,6 +11,10 @@ const std::vector<std::string>& canonical_models() {
   return models;
 }
 
+const std::vector<std::string>& models_of(const StudyConfig& config, Experiment e) {
+  return e == Experiment::gen && !config.gen_models.empty() ? config.gen_models : config.models;
+}
+
 bool is_attention_model(const std::string& model) { return model == "raf" || model == "raf_relu"; }
 
 Index feature_dim(const TaskSpec& task) {
@@ -68,7 +72,8 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
       continue;
     }
     for (const auto& model : canonical_models()) {
-      if (std::find(config.models.begin(), config.models.end(), model) == config.models.end()) {
+      const auto& models = models_of(config, experiment);
+      if (std::find(models.begin(), models.end(), model) == models.end()) {
         continue;
       }
       const bool attention = is_attention_model(model);
@@ -136,6 +141,7 @@ std::string canonical_text(const StudyConfig& c) {
   const std::map<std::string, std::string> entries{
       {"experiments", join_names(experiments)},
       {"models", join_names(c.models)},
+      {"gen-models", join_names(models_of(c, Experiment::gen))},
       {"n", join_grid(c.n)},
       {"d", join_grid(c.d)},
       {"k", join_grid(c.k)},

@@ -33,6 +33,7 @@ struct StudyLimits {
 struct StudyConfig {
   std::vector<Experiment> experiments{Experiment::ws};  // canonical order: ws, gen
   std::vector<std::string> models{"rf"};                // canonical order: rf, drf, raf, raf_relu
+  std::vector<std::string> gen_models;  // models of the gen experiment; empty: `models`
   std::vector<Index> n{10}, d{8};
   std::vector<KItem> k{KItem{true, 1.0, 0}};
   std::vector<Index> N{20};      // gen training-set sizes
@@ -51,6 +52,9 @@ struct StudyConfig {
   std::string data = "synthetic";  // data source spelling (see cli/config_data_source.cpp)
   bool save_witness = false;
 };
+
+/// The models an experiment runs (gen: gen_models unless empty).
+[[nodiscard]] const std::vector<std::string>& models_of(const StudyConfig& config, Experiment e);
 
 /// The canonical order of model names (also the order of the task table).
 [[nodiscard]] const std::vector<std::string>& canonical_models();

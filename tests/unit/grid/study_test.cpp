@@ -180,3 +180,28 @@ TEST(TaskOutput, EncodingRoundTripsBitwise) {
 
 }  // namespace
 }  // namespace wordsens
+
+namespace wordsens {
+namespace {
+
+TEST(Study, GenModelsRestrictTheGenExperimentOnly) {
+  StudyConfig c;
+  c.experiments = {Experiment::ws, Experiment::gen};
+  c.models = {"rf", "drf", "raf", "raf_relu"};
+  c.gen_models = {"raf"};
+  c.n = {4};
+  c.d = {3};
+  c.N = {5};
+  c.layers = {2};
+  c.trials = 1;
+  const auto tasks = plan_tasks(c);
+  ASSERT_EQ(tasks.size(), 5u);
+  EXPECT_EQ(tasks[4].experiment, Experiment::gen);
+  EXPECT_EQ(tasks[4].model, "raf");
+  EXPECT_NE(canonical_text(c).find("gen-models = raf\n"), std::string::npos);
+  c.gen_models.clear();
+  EXPECT_NE(canonical_text(c).find("gen-models = rf,drf,raf,raf_relu\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wordsens
