@@ -269,5 +269,24 @@ TEST_F(ResultsFileTest, H5dumpAndH5lsOpenTheFile) {
   EXPECT_EQ(std::system(("h5dump -d /ws/S " + path("r.h5") + " > /dev/null").c_str()), 0);
 }
 
+TEST_F(ResultsFileTest, AFailedHdf5CallNamesTheCallAndTheObject) {
+  if (!has_h5py()) GTEST_SKIP() << "h5py is needed to damage a file";
+  { auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(3, 0), false); }
+  ASSERT_EQ(std::system(("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + path("r.h5") +
+                         "', 'r+'); del f['ws/S']\"")
+                            .c_str()),
+            0);
+  try {
+    (void)read_results(path("r.h5"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    FAIL() << "a damaged file is not an input error: " << e.what();
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("H5Dopen2 failed for /ws/S"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace wordsens::io
