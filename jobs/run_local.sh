@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The main job on one machine: install what is missing, build the release preset, run the study
+# on RANKS MPI ranks, then write the report (figures and one verdict per theorem).
+#
+#   bash jobs/run_local.sh [CONFIG] [RANKS] [OUTPUT]
+#     CONFIG  default jobs/configs/quick.ini
+#     RANKS   default 2
+#     OUTPUT  default results/<config name>.h5; the report goes to report/<config name>/
+#
+# Rerunning resumes: finished tasks are never redone. Exit code: the driver's (README "Exit
+# codes"), unchanged: 3 means checkpointed (USR1 / wall time), rerun to continue.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CONFIG=${1:-jobs/configs/quick.ini}
+RANKS=${2:-2}
+NAME=$(basename "${CONFIG%.*}")
+OUTPUT=${3:-results/${NAME}.h5}
+REPORT=report/${NAME}
+
+if [ ! -f "$CONFIG" ]; then
+  echo "run_local: no configuration file '$CONFIG'" >&2
+  exit 2
+fi
+case "$RANKS" in
+  '' | *[!0-9]* | 0)
+    echo "run_local: RANKS must be a positive integer, not '$RANKS'" >&2
+    exit 2
+    ;;
+esac
+
+bash jobs/install_deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$(nproc)"
+
+if [ "$(id -u)" -eq 0 ]; then
+  # Open MPI refuses to start as root without both of these.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+mkdir -p "$(dirname "$OUTPUT")"
+echo "run_local: mpirun -n $RANKS wordsens run $CONFIG --output $OUTPUT"
+rc=0
+# --oversubscribe: RANKS may exceed the cores of a small machine.
+mpirun --oversubscribe -n "$RANKS" build/release/src/wordsens run "$CONFIG" --output "$OUTPUT" ||
+  rc=$?
+if [ "$rc" -ne 0 ]; then
+  echo "run_local: wordsens run exited with $rc (3: checkpointed, rerun to resume)" >&2
+  exit "$rc"
+fi
+
+if [ -x analysis/wordsens-report ]; then
+  mkdir -p "$REPORT"
+  analysis/wordsens-report "$OUTPUT" -o "$REPORT"
+  echo "run_local: results in $OUTPUT, report in $REPORT/"
+else
+  echo "run_local: results in $OUTPUT (analysis/wordsens-report not found: no report)"
+fi
