@@ -21,6 +21,9 @@ import pandas as pd
 from . import names
 
 
+WITNESS_BUDGET = 50_000_000  # float64 values of /witness loaded at most (400 MB)
+
+
 class ResultsFileError(Exception):
     """The file is missing, not a wordsens results file, or of an unsupported version."""
 
@@ -152,11 +155,12 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
         return []
     values = f[names.GROUP_WITNESS][names.WITNESS_VALUES]
     total = values.shape[0]
-    flat = values[()]
+    budget = WITNESS_BUDGET  # weights can be large (V up to 10⁷ values per task)
     model_of = dict(zip(tasks.get("task_id", []), tasks.get("model", [])))
     s_of = dict(zip(ws.get("task_id", []), ws.get("S", [])))
     su_of = dict(zip(ws.get("task_id", []), ws.get("S_upper", [])))
     out = []
+    left_out = 0
     for tid, g in table.groupby("task_id", sort=True):
         if int(tid) not in s_of:
             continue
@@ -166,7 +170,11 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
             if int(r.offset) + size > total:
                 notes.append(f"/witness: array {r.name} of task {tid} is cut short; skipped")
                 continue
-            arrays[str(r.name)] = flat[int(r.offset):int(r.offset) + size].reshape(
+            if size > budget:
+                left_out += 1
+                continue
+            budget -= size
+            arrays[str(r.name)] = values[int(r.offset):int(r.offset) + size].reshape(
                 int(r.rows), int(r.cols))
             if str(r.name) == names.WITNESS_DELTA:
                 position = int(r.position)
@@ -177,6 +185,9 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
                            X=arrays.get(names.WITNESS_X), W=arrays.get(names.WITNESS_W),
                            S=float(s_of.get(tid, float("nan"))),
                            S_upper=float(su_of.get(tid, float("nan"))), arrays=arrays))
+    if left_out:
+        notes.append(f"/witness: {left_out} arrays not loaded (over the memory budget of "
+                     f"{WITNESS_BUDGET} values)")
     return out
 
 
