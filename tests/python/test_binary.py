@@ -186,3 +186,22 @@ def test_reader_on_merged_shards(tiny_run):
     pd.testing.assert_frame_equal(a.ws.sort_values("task_id")[cols].reset_index(drop=True),
                                   b.ws.sort_values("task_id")[cols].reset_index(drop=True))
     assert len(b.gen) == len(a.gen) and len(b.witnesses) == len(a.witnesses)
+
+
+def test_file_summaries_match_the_python_statistics(tiny_run):
+    """/summary/ws and /summary/gen (written by C++) equal stats.summarize on the rows."""
+    from wordsens_analysis import stats
+
+    res = read_results(tiny_run[1])
+    point = ["model", "n", "d", "k", "N", "layers"]
+    for table, summary, value, extra in ((res.ws, res.summary_ws, "S", []),
+                                         (res.gen, res.summary_gen, "E",
+                                          ["training", "objective"])):
+        mine = stats.summarize(table, point + extra, value)
+        theirs = summary.rename(columns={f"{value}_{s}": s for s in
+                                         ("mean", "std", "sem", "median", "q05", "q95")})
+        both = mine.merge(theirs, on=point + extra, suffixes=("", "_file"))
+        assert len(both) == len(mine) == len(summary) > 0
+        for s in ("count", "mean", "std", "sem", "median", "q05", "q95"):
+            np.testing.assert_allclose(both[s].astype(float), both[f"{s}_file"].astype(float),
+                                       rtol=1e-12, err_msg=f"{value} {s}")

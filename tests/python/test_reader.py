@@ -164,6 +164,20 @@ def test_witness_arrays(tmp_path):
     assert w.S == res.ws.loc[res.ws.task_id == 1, "S"].iloc[0]
 
 
+def test_witness_memory_budget(tmp_path, monkeypatch):
+    from wordsens_analysis import io as wio
+
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=3, models=("raf",), gen_models=())
+    rng = np.random.default_rng(0)
+    wit = [dict(task_id=t, position=0, delta=rng.normal(size=8), X=rng.normal(size=(10, 8)),
+                W=rng.normal(size=(8, 8))) for t in range(3)]
+    path = write_results(tmp_path / "w.h5", tasks, ws, gen, witnesses=wit)
+    monkeypatch.setattr(wio, "WITNESS_BUDGET", 2 * (8 + 80 + 64))  # two tasks' arrays
+    with pytest.warns(UserWarning, match="not loaded"):
+        res = read_results(path)
+    assert [w.task_id for w in res.witnesses] == [0, 1]
+
+
 def test_names_mirror_the_cpp_schema():
     """Every name the reader uses is defined in src/io/schema.hpp (the writer's single source)."""
     schema = open(f"{ROOT}/src/io/schema.hpp", encoding="utf-8").read()
