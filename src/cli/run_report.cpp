@@ -60,6 +60,12 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
 
 void print_outcome(std::ostream& out, const parallel::ScheduleResult& result,
                    const RunOptions& options) {
+  if (!result.per_rank.empty()) {
+    // Rank 0 computes too: its count shows that no core idled as a pure coordinator.
+    out << "wordsens run: tasks per rank:";
+    for (const auto n : result.per_rank) out << " " << n;
+    out << "\n";
+  }
   switch (result.outcome) {
     case parallel::Outcome::finished:
       out << "wordsens run: finished, " << options.output << " complete\n";

@@ -129,10 +129,12 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
       mode = Mode::draining;
     }
   };
-  auto deliver = [&](std::uint32_t task_id, const std::vector<std::uint8_t>& bytes) {
+  result.per_rank.assign(static_cast<std::size_t>(session.size()), 0);
+  auto deliver = [&](int rank, std::uint32_t task_id, const std::vector<std::uint8_t>& bytes) {
     try {
       sink(task_id, bytes);
       ++result.completed;
+      ++result.per_rank[static_cast<std::size_t>(rank)];
       progress.task_done(cost_of[task_id]);
     } catch (const std::exception& e) {
       fail(std::string("storing the result of task ") + std::to_string(task_id) + ": " + e.what());
@@ -155,7 +157,7 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
       active = true;
       auto& slot = assigned[static_cast<std::size_t>(m->source)];
       if (m->tag == kTagResult) {
-        if (slot) deliver(*slot, m->bytes);
+        if (slot) deliver(m->source, *slot, m->bytes);
         slot.reset();
       } else if (m->tag == kTagFailure) {
         fail(std::string(m->bytes.begin(), m->bytes.end()));
@@ -167,7 +169,7 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
     if (auto done = local.poll()) {
       active = true;
       if (done->ok) {
-        deliver(done->task_id, done->bytes);
+        deliver(0, done->task_id, done->bytes);
       } else {
         fail(done->error);
       }

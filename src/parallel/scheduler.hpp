@@ -38,9 +38,10 @@ enum class Outcome { finished, checkpointed, interrupted, failed };
 
 struct ScheduleResult {
   Outcome outcome = Outcome::finished;
-  std::string failure;             // rank 0: the first failed task's message
-  std::size_t completed = 0;       // rank 0: tasks whose records reached the sink
-  bool abandoned_compute = false;  // a task was still running when the rank stopped
+  std::string failure;                // rank 0: the first failed task's message
+  std::size_t completed = 0;          // rank 0: tasks whose records reached the sink
+  std::vector<std::size_t> per_rank;  // rank 0: tasks completed by each rank (rank 0 included)
+  bool abandoned_compute = false;     // a task was still running when the rank stopped
 };
 
 /// Runs the queue; every rank calls it. `sink` is used on rank 0 only; if it throws, the run
