@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <stdexcept>
 
 namespace wordsens::io::h5 {
@@ -76,8 +75,9 @@ hid_t check(hid_t status, const char* call, const std::string& object) {
 }
 
 void silence_errors() {
-  static std::once_flag once;
-  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+  // In a thread-safe HDF5 build (Debian's) the error stack and its printing are per thread, so
+  // this is done on every call of the thread that opens files, not once per process.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
 Handle create_file(const std::string& path) {

@@ -35,7 +35,8 @@ class Handle {
 /// Throws std::runtime_error("<call> failed for <object>") when `status` < 0.
 hid_t check(hid_t status, const char* call, const std::string& object);
 
-/// Switches off HDF5's automatic printing of its error stack (idempotent, thread-compatible).
+/// Switches off HDF5's automatic printing of its error stack for the calling thread (cheap;
+/// called by every function that opens or tests a file).
 void silence_errors();
 
 enum class Access {

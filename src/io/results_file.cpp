@@ -59,6 +59,7 @@ struct ResultsFile::Impl {
   }
 
   void require_usable() const {
+    h5::silence_errors();  // this thread may not be the one that opened the file
     if (!file.valid()) throw std::logic_error("results file " + path + " is closed");
     if (broken) throw std::runtime_error("an earlier append to " + path + " failed");
   }
