@@ -1,6 +1,7 @@
 #include "models/drf.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -108,6 +109,23 @@ Vector DeepRandomFeatures::features(const Matrix& X) const {
   return h;
 }
 
+Vector DeepRandomFeatures::first_preactivation(const Matrix& X) const {
+  const auto same = [&X](const Matrix& Y) {
+    return Y.size() == X.size() &&
+           std::memcmp(Y.data(), X.data(), sizeof(double) * static_cast<std::size_t>(X.size())) ==
+               0;
+  };
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (same(cached_X_)) return cached_a1_;
+  }
+  Vector a1 = layers_[0] * vec(X);
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  cached_X_ = X;
+  cached_a1_ = a1;
+  return a1;
+}
+
 std::unique_ptr<PositionEvaluator> DeepRandomFeatures::at_position(const Matrix& X,
                                                                    Index position) const {
   check_sample(X);
@@ -115,7 +133,7 @@ std::unique_ptr<PositionEvaluator> DeepRandomFeatures::at_position(const Matrix&
     throw std::out_of_range("drf: word position " + std::to_string(position) + " outside [0, " +
                             std::to_string(spec_.n) + ")");
   }
-  Vector a1 = layers_[0] * vec(X);
+  Vector a1 = first_preactivation(X);
   Matrix B = layers_[0].middleCols(position * spec_.d, spec_.d);
   return std::make_unique<DrfEvaluator>(spec_.activation, layers_, position, std::move(a1),
                                         std::move(B));

@@ -3,6 +3,7 @@
 // V_l ∈ R^{k×k} iid N(0, 2/k); V_l is weight matrix l − 1 of the task.
 //
 // The layers are kept in memory: 8·(k·D + (L−1)·k²) bytes, refused above kMaxWeightBytes.
+#include <mutex>
 #include <vector>
 
 #include "models/feature_map.hpp"
@@ -37,6 +38,12 @@ class DeepRandomFeatures final : public FeatureMap {
   ModelSpec spec_;
   WeightKey key_;
   std::vector<Matrix> layers_;  // V_1 … V_L
+  // a_1 = V_1 vec(X) of the latest sample (compared bitwise): at_position for every word of one
+  // text then reads V_1 once, not n times.
+  mutable std::mutex cache_mutex_;
+  mutable Matrix cached_X_;
+  mutable Vector cached_a1_;
+  [[nodiscard]] Vector first_preactivation(const Matrix& X) const;
 };
 
 }  // namespace wordsens
