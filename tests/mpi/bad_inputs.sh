@@ -73,4 +73,10 @@ expect 2 0 /nonexistent-dir/out.h5 "$CONFIG"
 run 0 "$CONFIG" --output good.h5 --dry-run >dry.log || fail "dry run"
 grep -q "^total: " dry.log || fail "dry run prints no total"
 [ "$(md5sum <good.h5)" = "$sum_before" ] || fail "good.h5 changed by the dry run"
-echo "every bad input refused; good.h5 unchanged"
+# --overwrite is the explicit way to start over with another configuration.
+cp good.h5 overwritten.h5
+run 0 "$CONFIG" --seed 8 --overwrite --output overwritten.h5 --progress 60 2>ow.log ||
+  fail "--overwrite with another configuration"
+dump overwritten.h5 --config >ow.txt
+grep -q "^seed = 8$" ow.txt || fail "--overwrite kept the old configuration"
+echo "every bad input refused; good.h5 unchanged; --overwrite starts over"
