@@ -41,7 +41,7 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
             << "tasks done:    " << done << "/" << c.tasks.size() << " ("
             << percent(done, c.tasks.size()) << ")\n"
             << "rows:          ws " << c.ws.size() << ", gen " << c.gen.size()
-            << ", witness arrays " << c.arrays.size() << "\n";
+            << ", witness arrays " << c.array_count << "\n";
 
   // Per experiment and model, then per grid point.
   std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::size_t>> by_model;
@@ -110,7 +110,7 @@ int info_command(int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    print(path, io::read_results(path), show_config);
+    print(path, io::read_results(path, io::ReadOptions{false}), show_config);
   } catch (const io::InputError& e) {
     std::cerr << "wordsens info: error: " << e.what() << "\n";
     return kExitUsage;

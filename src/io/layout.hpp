@@ -55,7 +55,7 @@ namespace wordsens::io::detail {
 
 /// The records of done tasks, sorted (see FileContents), and the task table; provenance
 /// attributes are filled too. Works on a file open in any mode.
-FileContents read_contents(const h5::Handle& file);
+FileContents read_contents(const h5::Handle& file, const ReadOptions& options = {});
 
 /// Rewrites /summary/ws and /summary/gen from `contents` (SWMR-safe: resizes and writes only).
 void write_summary_tables(const h5::Handle& file, const FileContents& contents);

@@ -396,7 +396,7 @@ void ResultsFile::write_summaries() {
   Impl& m = *impl_;
   m.require_usable();
   h5::flush(m.file);
-  detail::write_summary_tables(m.file, detail::read_contents(m.file));
+  detail::write_summary_tables(m.file, detail::read_contents(m.file, ReadOptions{false}));
   h5::flush(m.file);
 }
 

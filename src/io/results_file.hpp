@@ -61,11 +61,18 @@ struct FileContents {
   std::vector<WsRecord> ws;        // witness filled when the file stored it
   std::vector<GenRecord> gen;
   std::vector<NamedArray> arrays;  // /witness (only with save_witness)
+  std::size_t array_count = 0;     // rows of /witness of done tasks (also when not read)
+};
+
+/// What read_results loads; witnesses and /witness arrays can be large (weights, samples).
+struct ReadOptions {
+  bool witness = true;  // false: leave every witness and `arrays` empty (array_count is set)
 };
 
 /// Reads a whole results file, read-only (also a file left behind by a killed writer).
 /// Throws InputError when the path is missing, not a wordsens file, or of a newer major version.
 [[nodiscard]] FileContents read_results(const std::string& path);
+[[nodiscard]] FileContents read_results(const std::string& path, const ReadOptions& options);
 
 /// Differences between two canonical configuration texts: the keys whose values differ or that
 /// are present in only one of them, sorted; keys in `ignored` are skipped.

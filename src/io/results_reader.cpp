@@ -111,7 +111,7 @@ std::vector<std::string> differing_config_keys(const std::string& a, const std::
 
 namespace detail {
 
-FileContents read_contents(const h5::Handle& file) {
+FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
   namespace a = schema::attr;
   FileContents out;
   out.filetype = h5::read_string_attribute(file, a::kFileType);
@@ -149,7 +149,7 @@ FileContents read_contents(const h5::Handle& file) {
     const auto seconds = t.get<double>(c::kSeconds);
     const auto offset = t.get<std::int64_t>(c::kWitnessOffset);
     const auto length = t.get<std::int64_t>(c::kWitnessLength);
-    const auto flat = t.values(c::kWitnessValues);
+    const auto flat = options.witness ? t.values(c::kWitnessValues) : std::vector<double>{};
     for (std::size_t i = 0; i < t.rows(); ++i) {
       if (done_ids.count(id[i]) == 0) continue;  // orphan row of an unfinished task
       WsRecord r;
@@ -160,7 +160,7 @@ FileContents read_contents(const h5::Handle& file) {
       r.phi_norm = phi[i];
       r.evaluations = evaluations[i];
       r.seconds = seconds[i];
-      r.witness = slice(flat, offset[i], length[i]);
+      if (options.witness) r.witness = slice(flat, offset[i], length[i]);
       out.ws.push_back(std::move(r));
     }
     std::stable_sort(out.ws.begin(), out.ws.end(),
@@ -182,7 +182,7 @@ FileContents read_contents(const h5::Handle& file) {
     const auto seconds = t.get<double>(c::kSeconds);
     const auto offset = t.get<std::int64_t>(c::kWitnessOffset);
     const auto length = t.get<std::int64_t>(c::kWitnessLength);
-    const auto flat = t.values(c::kWitnessValues);
+    const auto flat = options.witness ? t.values(c::kWitnessValues) : std::vector<double>{};
     for (std::size_t i = 0; i < t.rows(); ++i) {
       if (done_ids.count(id[i]) == 0) continue;
       GenRecord r;
@@ -198,7 +198,7 @@ FileContents read_contents(const h5::Handle& file) {
       r.position = position[i];
       r.evaluations = evaluations[i];
       r.seconds = seconds[i];
-      r.witness = slice(flat, offset[i], length[i]);
+      if (options.witness) r.witness = slice(flat, offset[i], length[i]);
       out.gen.push_back(std::move(r));
     }
     std::stable_sort(out.gen.begin(), out.gen.end(), [](const auto& x, const auto& y) {
@@ -209,31 +209,36 @@ FileContents read_contents(const h5::Handle& file) {
   {
     const TableReader t(file, schema::kWitness, witness_columns());
     const auto id = t.get<std::uint32_t>(c::kTaskId);
-    const auto name = t.strings(c::kName);
-    const auto position = t.get<std::int64_t>(c::kPosition);
-    const auto rows = t.get<std::int64_t>(c::kRows);
-    const auto cols = t.get<std::int64_t>(c::kCols);
-    const auto offset = t.get<std::int64_t>(c::kOffset);
-    const auto flat = t.values(c::kValues);
-    for (std::size_t i = 0; i < t.rows(); ++i) {
-      if (done_ids.count(id[i]) == 0) continue;
-      NamedArray array{id[i], name[i], position[i], Matrix(rows[i], cols[i])};
-      const auto values = slice(flat, offset[i], rows[i] * cols[i]);
-      std::copy(values.begin(), values.end(), array.values.data());
-      out.arrays.push_back(std::move(array));
+    for (std::size_t i = 0; i < t.rows(); ++i) out.array_count += done_ids.count(id[i]);
+    if (options.witness) {
+      const auto name = t.strings(c::kName);
+      const auto position = t.get<std::int64_t>(c::kPosition);
+      const auto rows = t.get<std::int64_t>(c::kRows);
+      const auto cols = t.get<std::int64_t>(c::kCols);
+      const auto offset = t.get<std::int64_t>(c::kOffset);
+      const auto flat = t.values(c::kValues);
+      for (std::size_t i = 0; i < t.rows(); ++i) {
+        if (done_ids.count(id[i]) == 0) continue;
+        NamedArray array{id[i], name[i], position[i], Matrix(rows[i], cols[i])};
+        const auto values = slice(flat, offset[i], rows[i] * cols[i]);
+        std::copy(values.begin(), values.end(), array.values.data());
+        out.arrays.push_back(std::move(array));
+      }
+      std::stable_sort(out.arrays.begin(), out.arrays.end(),
+                       [](const auto& x, const auto& y) { return x.task_id < y.task_id; });
     }
-    std::stable_sort(out.arrays.begin(), out.arrays.end(),
-                     [](const auto& x, const auto& y) { return x.task_id < y.task_id; });
   }
   return out;
 }
 
 }  // namespace detail
 
-FileContents read_results(const std::string& path) {
+FileContents read_results(const std::string& path) { return read_results(path, ReadOptions{}); }
+
+FileContents read_results(const std::string& path, const ReadOptions& options) {
   const h5::Handle file = detail::open_checked(path, h5::Access::read);
   try {
-    return detail::read_contents(file);
+    return detail::read_contents(file, options);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {

@@ -71,6 +71,13 @@ TEST_F(ResultsFileTest, RoundTripOfEveryRecordType) {
   std::size_t expected_arrays = 0;
   for (std::uint32_t id : {0u, 1u, 2u, 5u, 6u, 7u}) expected_arrays += id % 2 == 0 ? 3 : 2;
   ASSERT_EQ(c.arrays.size(), expected_arrays);
+  EXPECT_EQ(c.array_count, expected_arrays);
+  const FileContents light = read_results(path("r.h5"), ReadOptions{false});
+  EXPECT_TRUE(light.arrays.empty());
+  EXPECT_EQ(light.array_count, expected_arrays);
+  ASSERT_EQ(light.ws.size(), 4u);
+  EXPECT_TRUE(light.ws[0].witness.empty());
+  EXPECT_TRUE(same_bits(light.ws[0].S, c.ws[0].S));
   for (const auto& a : c.arrays) {
     const TaskSpec& t = tasks[a.task_id];
     if (a.name == "X") {
