@@ -1,6 +1,7 @@
 // ResultsFile::merge: job-array shards → one file whose records equal an unsharded run's.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "io/layout.hpp"
 #include "io/results_file.hpp"
@@ -46,7 +47,8 @@ void ResultsFile::merge(const std::vector<std::string>& inputs, const std::strin
   if (inputs.empty()) throw InputError("merge needs at least one input file");
   std::vector<FileContents> contents;
   contents.reserve(inputs.size());
-  for (const auto& path : inputs) contents.push_back(read_results(path));
+  // First pass without witnesses (they may be large): checks only.
+  for (const auto& path : inputs) contents.push_back(read_results(path, ReadOptions{false}));
 
   // Same configuration up to the shard keys.
   for (std::size_t i = 1; i < inputs.size(); ++i) {
@@ -90,24 +92,31 @@ void ResultsFile::merge(const std::vector<std::string>& inputs, const std::strin
 
   ResultsFile out = create_merged(output, provenance, table, overwrite, inputs);
   out.set_sync(false);  // one flush at the end; a failed merge is simply rerun
-  // Rows in task-id order, each task's rows from the input that finished it.
-  std::map<std::uint32_t, const WsRecord*> ws;
-  std::map<std::uint32_t, std::vector<GenRecord>> gen;
-  std::map<std::uint32_t, std::vector<NamedArray>> arrays;
-  for (const auto& c : contents) {
-    for (const auto& r : c.ws) ws[r.task_id] = &r;
-    for (const auto& r : c.gen) gen[r.task_id].push_back(r);
+  // Second pass, one input at a time so that only one is in memory: its done tasks in task-id
+  // order (read_results sorts), each with its witness arrays first.
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    contents[i] = FileContents{};
+    const FileContents c = read_results(inputs[i]);
+    std::map<std::uint32_t, std::vector<NamedArray>> arrays;
     for (const auto& a : c.arrays) arrays[a.task_id].push_back(a);
-  }
-  for (const auto& [id, task] : tasks) {
-    if (done_in.count(id) == 0) continue;
-    if (const auto a = arrays.find(id); a != arrays.end()) out.append_arrays(a->second);
-    if (const auto w = ws.find(id); w != ws.end()) {
-      out.append(*w->second);
-    } else if (const auto g = gen.find(id); g != gen.end()) {
-      out.append(g->second);
-    } else {
-      out.mark_done(id);  // done without a record row (mark_done); keep it done
+    std::map<std::uint32_t, std::vector<GenRecord>> gen;
+    for (const auto& r : c.gen) gen[r.task_id].push_back(r);
+    std::set<std::uint32_t> written;
+    const auto add_arrays = [&](std::uint32_t id) {
+      if (const auto a = arrays.find(id); a != arrays.end()) out.append_arrays(a->second);
+    };
+    for (const auto& r : c.ws) {
+      add_arrays(r.task_id);
+      out.append(r);
+      written.insert(r.task_id);
+    }
+    for (const auto& [id, rows] : gen) {
+      add_arrays(id);
+      out.append(rows);
+      written.insert(id);
+    }
+    for (const auto& [id, from] : done_in) {
+      if (from == i && written.count(id) == 0) out.mark_done(id);  // done without rows
     }
   }
   out.set_sync(true);

@@ -138,8 +138,9 @@ class ResultsFile {
   /// Merges shard files into `output` (refused if it exists unless `overwrite`). Refuses
   /// (InputError) inputs with different configurations (config_text compared ignoring
   /// schema::kShardKeys), different specs under one task id, or a task done in two inputs.
-  /// The output's task table is the union; its rows are sorted by task id; its config_text has
-  /// the shard keys removed; it gets summaries. Records equal those of an unsharded run.
+  /// The output's task table is the union (by task id); its rows come input by input, each
+  /// input's by task id (one input in memory at a time); its config_text has the shard keys
+  /// removed; it gets summaries. Records equal those of an unsharded run (read_results sorts).
   static void merge(const std::vector<std::string>& inputs, const std::string& output,
                     bool overwrite, const std::string& command_line);
 
