@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/results_file.hpp"
+#include "io/schema.hpp"
 #include "io_test_support.hpp"
 
 namespace wordsens::io {
@@ -66,6 +67,17 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
     EXPECT_TRUE(documented) << name << " is not in FORMAT.md";
   }
   EXPECT_GT(datasets, 50);
+  // Every root attribute and the format constants are on the page.
+  namespace a = schema::attr;
+  for (const char* attribute : {a::kFileType, a::kFormatVersion, a::kSoftwareVersion, a::kGitSha,
+                                a::kCreatedUtc, a::kCommandLine, a::kMpiRanks, a::kMasterSeed,
+                                a::kConfigText, a::kConfigHash, a::kSaveWitness, a::kMergedFrom}) {
+    EXPECT_NE(doc.find(std::string("| `") + attribute + "`"), std::string::npos) << attribute;
+  }
+  EXPECT_NE(doc.find(std::string("`filetype = \"") + schema::kFileType + "\"`, format " +
+                     std::to_string(schema::kFormatMajor) + "." +
+                     std::to_string(schema::kFormatMinor) + ")"),
+            std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
