@@ -154,11 +154,12 @@ hid_t native_type<std::uint8_t>() {
   return H5T_NATIVE_UINT8;
 }
 
-Handle create_column(const Handle& loc, const std::string& name, hid_t type) {
+Handle create_column(const Handle& loc, const std::string& name, hid_t type,
+                     std::uint64_t chunk_rows) {
   const std::string where = child_path(loc, name);
   const hsize_t initial = 0;
   const hsize_t maximum = H5S_UNLIMITED;
-  const hsize_t chunk = 1024;
+  const hsize_t chunk = chunk_rows;
   const Handle space(check(H5Screate_simple(1, &initial, &maximum), "H5Screate_simple", where),
                      H5Sclose);
   const Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", where), H5Pclose);

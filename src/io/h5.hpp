@@ -63,10 +63,12 @@ void delete_link(const Handle& loc, const std::string& name);
 template <typename T>
 hid_t native_type();  // double, int64, uint32, uint8
 
-Handle create_column(const Handle& loc, const std::string& name, hid_t type);
+/// `chunk_rows`: elements per chunk (the unit HDF5 reads, writes and allocates).
+Handle create_column(const Handle& loc, const std::string& name, hid_t type,
+                     std::uint64_t chunk_rows = 1024);
 template <typename T>
-Handle create_column(const Handle& loc, const std::string& name) {
-  return create_column(loc, name, native_type<T>());
+Handle create_column(const Handle& loc, const std::string& name, std::uint64_t chunk_rows = 1024) {
+  return create_column(loc, name, native_type<T>(), chunk_rows);
 }
 /// A column of fixed-length strings of `length` bytes (NUL padded).
 Handle create_string_column(const Handle& loc, const std::string& name, std::size_t length);

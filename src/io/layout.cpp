@@ -109,16 +109,16 @@ namespace {
 void create_column(const h5::Handle& group, const Column& column) {
   switch (column.kind) {
     case Kind::f64:
-      h5::create_column<double>(group, column.name);
+      h5::create_column<double>(group, column.name, s::kChunkRows);
       break;
     case Kind::i64:
-      h5::create_column<std::int64_t>(group, column.name);
+      h5::create_column<std::int64_t>(group, column.name, s::kChunkRows);
       break;
     case Kind::u32:
-      h5::create_column<std::uint32_t>(group, column.name);
+      h5::create_column<std::uint32_t>(group, column.name, s::kChunkRows);
       break;
     case Kind::u8:
-      h5::create_column<std::uint8_t>(group, column.name);
+      h5::create_column<std::uint8_t>(group, column.name, s::kChunkRows);
       break;
     case Kind::str:
       h5::create_string_column(group, column.name, s::kModelLength);
@@ -162,7 +162,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   for (const auto& table : tables()) {
     const h5::Handle group = h5::create_group(file, table.group);
     for (const auto& column : table.columns()) create_column(group, column);
-    if (table.values[0] != '\0') h5::create_column<double>(group, table.values);
+    if (table.values[0] != '\0') h5::create_column<double>(group, table.values, s::kValuesChunk);
   }
 
   const h5::Handle group = h5::open_group(file, s::kTasks);

@@ -86,7 +86,8 @@ inline constexpr std::array<const char*, 6> kStatistics = {"mean",   "std", "sem
 
 inline constexpr std::size_t kModelLength = 16;         // bytes of /tasks/model, /summary/*/model
 inline constexpr std::size_t kNameLength = 32;          // bytes of /witness/name (NUL padded)
-inline constexpr unsigned long long kChunkRows = 1024;  // chunk size of the 1-D columns
+inline constexpr unsigned long long kChunkRows = 1024;  // chunk of the row columns
+inline constexpr unsigned long long kValuesChunk = 16384;  // chunk of the flat value arrays
 
 // Configuration keys that legitimately differ between the shards of one job array; merge
 // ignores them when comparing config_text and drops them from the output's config_text.
