@@ -1,7 +1,8 @@
 #pragma once
 // Lanczos with full reorthogonalisation for the largest eigenvalue of a symmetric positive
-// semi-definite operator M given only as v ↦ Mv (rf: M = V_iᵀV_i, applied as V_iᵀ(V_i v)), with
-// a residual-based upper bound on λ_max(M).
+// semi-definite operator M given only as v ↦ Mv (e.g. M = BᵀB applied as Bᵀ(Bv)), with a
+// residual-based upper bound on λ_max(M). drf uses it for its guided direction; rf's certified
+// bound uses the deterministic Gram route instead (block_norm.cpp says why).
 //
 // Why θ + r bounds λ_max: after m steps, M Q = Q T + r_m e_mᵀ with orthonormal Q (kept
 // orthonormal by reorthogonalising twice against every previous vector). The largest Ritz value θ
