@@ -13,15 +13,15 @@
 namespace wordsens {
 
 struct WsOptions {
-  PositionSet positions;          // default: all
+  PositionSet positions;  // default: all
   AscentOptions ascent;
-  int sphere_starts = 2;          // random points on the sphere ‖Δ‖ = √d: the best …
-  int screen_points = 64;         // … of this many random sphere points (by f, no gradient)
-  int near_origin_starts = 1;     // 0.1·N(0, I)
-  bool guided_start = true;       // the model's suggested direction, scaled to the sphere
-  int polish_max_dim = 16;        // d ≤ this: compass-search polish of each position's best
-  int polish_evaluations = 400;   // … with at most this many evaluations
-  bool upper_bound = true;        // compute S_upper where the model has one
+  int sphere_starts = 2;         // random points on the sphere ‖Δ‖ = √d: the best …
+  int screen_points = 64;        // … of this many random sphere points (by f, no gradient)
+  int near_origin_starts = 1;    // 0.1·N(0, I)
+  bool guided_start = true;      // the model's suggested direction, scaled to the sphere
+  int polish_max_dim = 16;       // d ≤ this: compass-search polish of each position's best
+  int polish_evaluations = 400;  // … with at most this many evaluations
+  bool upper_bound = true;       // compute S_upper where the model has one
 };
 
 struct WsResult {
@@ -32,7 +32,7 @@ struct WsResult {
   double phi_norm = 0.0;                // ‖φ(X)‖
   std::vector<Index> positions;         // positions examined
   std::vector<double> position_maxima;  // S attained at each examined position
-  long evaluations = 0;                 // objective + gradient evaluations, all starts
+  long evaluations = 0;                 // f evaluations: screening, ascents, polish; all positions
 };
 
 /// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
