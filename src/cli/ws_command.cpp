@@ -94,7 +94,7 @@ void print_row(const std::string& format, long long trial, const WsResult& r, do
   } else {
     std::printf("trial %lld: S = %.6g", trial, r.S);
     if (r.S_upper) std::printf("  S_upper = %.6g", *r.S_upper);
-    std::printf("  (i* = %lld, |Delta*| = %.4g, evaluations = %ld, %.3g s)\n",
+    std::printf("  (i* = %lld, |Delta*| = %.4g, evaluations = %ld, %.2f s)\n",
                 static_cast<long long>(r.argmax_position), r.witness.norm(), r.evaluations,
                 seconds);
   }
