@@ -23,23 +23,30 @@ inline double flip_sign(double x, std::uint64_t flip) {
   return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ ((flip & 1U) << 63));
 }
 
-/// ln(u) for u > 0 normal (not subnormal): u = m·2^e with m ∈ [1, 2), ln m = 2·atanh(s),
-/// s = (m − 1)/(m + 1) ∈ [0, ⅓), series to s³¹ (truncation < 1e-16 relative). No √2 split:
-/// a compare-and-select does not vectorise on baseline x86-64 (SSE2), a longer series does.
+/// ln(u) for u > 0 normal (not subnormal): u = m·2^e, m ∈ [1, 2), folded to m' ∈ [√½, √2)
+/// so that u near 1 keeps full relative accuracy (no cancellation between e·ln2 and ln m);
+/// ln m' = 2·atanh(s), s = (m' − 1)/(m' + 1), |s| ≤ 0.1716, series to s¹⁹ (truncation < 1e-17).
+/// The fold uses arithmetic, not a compare-and-select, which would not vectorise on SSE2.
 inline double log_positive(double u) {
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(u);
   const std::uint64_t biased_exponent = (bits >> 52) & 0x7ffU;
   const double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
   // Exact small-integer → double conversion without cvtsi2sd (not vectorisable on SSE2/AVX2).
-  const double e =
-      std::bit_cast<double>(0x4330000000000000ULL | biased_exponent) - 4503599627370496.0 - 1023.0;
-  const double s = (m - 1.0) / (m + 1.0);
+  const double e = std::bit_cast<double>(0x4330000000000000ULL | biased_exponent) -
+                   4503599627370496.0 - 1023.0;
+  // fold = 1 when m > √2, else 0: m/√2 − ½ ∈ [0.21, 0.92) rounds to 0 or 1 (round-to-nearest by
+  // adding and removing 1.5·2⁵²). Near the boundary either choice is accurate.
+  constexpr double kRoundMagic = 6755399441055744.0;
+  const double fold = ((m * 0.70710678118654752 - 0.5) + kRoundMagic) - kRoundMagic;
+  const double folded_m = m * (1.0 - 0.5 * fold);  // exact: × 1 or × ½
+  const double folded_e = e + fold;
+  const double s = (folded_m - 1.0) / (folded_m + 1.0);
   const double s2 = s * s;
-  double p = 1.0 / 31.0;
-  for (int j = 14; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
+  double p = 1.0 / 19.0;
+  for (int j = 8; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
   constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 split so e·kLn2Hi is exact
   constexpr double kLn2Lo = 1.90821492927058770002e-10;
-  return e * kLn2Hi + (2.0 * s * p + e * kLn2Lo);
+  return folded_e * kLn2Hi + (2.0 * s * p + folded_e * kLn2Lo);
 }
 
 /// sin(2πv) and cos(2πv) for v ∈ [0, 1]: quarter turns t = 4v = q + f, |f| ≤ ½, x = f·π/2,
