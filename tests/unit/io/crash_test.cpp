@@ -51,13 +51,16 @@ std::size_t check_committed(const FileContents& c, const std::vector<TaskSpec>& 
 TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
   const auto dir = scratch_dir("crash");
   const std::string path = (dir / "r.h5").string();
-  const auto tasks = make_tasks(240, 60);
+  // Enough tasks that 15 kills at most 10 ms apart can never let a writer finish the table on a
+  // fast, idle machine (about 0.1 ms per task): every round must end in a real kill -9.
+  constexpr std::size_t kWsTasks = 2400, kGenTasks = 600, kGenRowsPerTask = 4;
+  const auto tasks = make_tasks(kWsTasks, kGenTasks);
   { auto file = ResultsFile::create(path, provenance(kConfig, true), tasks, false); }
 
   const unsigned seed = std::random_device{}();
   std::mt19937 rng(seed);
   SCOPED_TRACE("random seed " + std::to_string(seed));
-  std::uniform_int_distribution<int> delay_us(0, 25000);
+  std::uniform_int_distribution<int> delay_us(0, 10000);
   std::size_t committed = 0;
   int kills = 0;
   std::string progress;
@@ -103,8 +106,8 @@ TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
   }
   const FileContents c = read_results(path);
   EXPECT_EQ(check_committed(c, tasks), tasks.size());
-  EXPECT_EQ(c.ws.size(), 240u);
-  EXPECT_EQ(c.gen.size(), 240u);
+  EXPECT_EQ(c.ws.size(), kWsTasks);
+  EXPECT_EQ(c.gen.size(), kGenTasks * kGenRowsPerTask);
   if (std::system("command -v h5dump > /dev/null") == 0) {
     EXPECT_EQ(std::system(("h5dump -H " + path + " > /dev/null").c_str()), 0);
   }
