@@ -16,8 +16,8 @@ namespace {
 
 // Raw option values, as text where the text is parsed by the grid layer.
 struct Raw {
-  std::string config, experiments, models, gen_models, n, d, k, N, layers, activation, positions,
-      training, objective, data, output, shard, seed;
+  std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
+      positions, training, objective, data, output, shard, seed;
   long long trials = 0;
   int max_evals = 0, sphere_starts = 0, origin_starts = 0;
   double rel_tol = 0, walltime = 0, progress = 0;
@@ -38,6 +38,10 @@ po::options_description describe_options(Raw& r) {
       ("n", po::value(&r.n)->default_value("10,20,40"),
        "words per text: list (10,20,50) or range lo:hi:logM | lo:hi:linM | lo:hi:stepS")
       ("d", po::value(&r.d)->default_value("8"), "embedding dimension (grid, as n)")
+      ("gen-n", po::value(&r.gen_n)->default_value(""),
+       "words per text for the gen experiment (grid, as n; empty: the same as n)")
+      ("gen-d", po::value(&r.gen_d)->default_value(""),
+       "embedding dimension for the gen experiment (grid; empty: the same as d)")
       ("k", po::value(&r.k)->default_value("1.0D"),
        "rf/drf width: multiples of D = n*d (1.0D, 0.5D) and/or integers or ranges")
       ("N", po::value(&r.N)->default_value("20"), "gen training-set sizes (grid; N < p)")
@@ -114,6 +118,8 @@ StudyConfig resolve_study(const Raw& r) {
   }
   s.n = parse_int_grid("n", r.n, 1, StudyLimits::max_n);
   s.d = parse_int_grid("d", r.d, 1, StudyLimits::max_d);
+  if (!r.gen_n.empty()) s.gen_n = parse_int_grid("gen-n", r.gen_n, 1, StudyLimits::max_n);
+  if (!r.gen_d.empty()) s.gen_d = parse_int_grid("gen-d", r.gen_d, 1, StudyLimits::max_d);
   s.k = parse_k_grid(r.k, StudyLimits::max_k);
   s.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
   s.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);

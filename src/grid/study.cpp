@@ -15,6 +15,14 @@ const std::vector<std::string>& models_of(const StudyConfig& config, Experiment 
   return e == Experiment::gen && !config.gen_models.empty() ? config.gen_models : config.models;
 }
 
+const std::vector<Index>& n_grid_of(const StudyConfig& config, Experiment e) {
+  return e == Experiment::gen && !config.gen_n.empty() ? config.gen_n : config.n;
+}
+
+const std::vector<Index>& d_grid_of(const StudyConfig& config, Experiment e) {
+  return e == Experiment::gen && !config.gen_d.empty() ? config.gen_d : config.d;
+}
+
 bool is_attention_model(const std::string& model) { return model == "raf" || model == "raf_relu"; }
 
 Index feature_dim(const TaskSpec& task) {
@@ -77,8 +85,8 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
         continue;
       }
       const bool attention = is_attention_model(model);
-      for (const Index n : config.n) {
-        for (const Index d : config.d) {
+      for (const Index n : n_grid_of(config, experiment)) {
+        for (const Index d : d_grid_of(config, experiment)) {
           if (n * d > StudyLimits::max_D) {
             throw std::invalid_argument("n·d = " + std::to_string(n * d) +
                                         " (n=" + std::to_string(n) + ", d=" + std::to_string(d) +
@@ -144,6 +152,8 @@ std::string canonical_text(const StudyConfig& c) {
       {"gen-models", join_names(models_of(c, Experiment::gen))},
       {"n", join_grid(c.n)},
       {"d", join_grid(c.d)},
+      {"gen-n", join_grid(n_grid_of(c, Experiment::gen))},
+      {"gen-d", join_grid(d_grid_of(c, Experiment::gen))},
       {"k", join_grid(c.k)},
       {"N", join_grid(c.N)},
       {"layers", join_grid(c.layers)},

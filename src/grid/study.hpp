@@ -35,6 +35,7 @@ struct StudyConfig {
   std::vector<std::string> models{"rf"};                // canonical order: rf, drf, raf, raf_relu
   std::vector<std::string> gen_models;  // models of the gen experiment; empty: `models`
   std::vector<Index> n{10}, d{8};
+  std::vector<Index> gen_n, gen_d;  // grids of the gen experiment; empty: `n`, `d`
   std::vector<KItem> k{KItem{true, 1.0, 0}};
   std::vector<Index> N{20};      // gen training-set sizes
   std::vector<Index> layers{2};  // drf depth L
@@ -55,6 +56,11 @@ struct StudyConfig {
 
 /// The models an experiment runs (gen: gen_models unless empty).
 [[nodiscard]] const std::vector<std::string>& models_of(const StudyConfig& config, Experiment e);
+
+/// The n and d grids an experiment runs (gen: gen_n / gen_d unless empty). The head needs other
+/// sizes than WS (the attention head separates the two texts only when d is large next to n).
+[[nodiscard]] const std::vector<Index>& n_grid_of(const StudyConfig& config, Experiment e);
+[[nodiscard]] const std::vector<Index>& d_grid_of(const StudyConfig& config, Experiment e);
 
 /// The canonical order of model names (also the order of the task table).
 [[nodiscard]] const std::vector<std::string>& canonical_models();

@@ -203,5 +203,30 @@ TEST(Study, GenModelsRestrictTheGenExperimentOnly) {
   EXPECT_NE(canonical_text(c).find("gen-models = rf,drf,raf,raf_relu\n"), std::string::npos);
 }
 
+TEST(Study, GenGridsOverrideNAndDForTheGenExperimentOnly) {
+  StudyConfig c;
+  c.experiments = {Experiment::ws, Experiment::gen};
+  c.models = {"raf"};
+  c.n = {4, 8};
+  c.d = {3};
+  c.gen_n = {6};
+  c.gen_d = {16, 32};
+  c.N = {5};
+  c.trials = 1;
+  const auto tasks = plan_tasks(c);
+  ASSERT_EQ(tasks.size(), 4u);  // ws: (4,3), (8,3); gen: (6,16), (6,32)
+  EXPECT_EQ(tasks[0].experiment, Experiment::ws);
+  EXPECT_EQ(tasks[1].n, 8);
+  EXPECT_EQ(tasks[1].d, 3);
+  EXPECT_EQ(tasks[2].experiment, Experiment::gen);
+  EXPECT_EQ(tasks[2].n, 6);
+  EXPECT_EQ(tasks[2].d, 16);
+  EXPECT_EQ(tasks[3].d, 32);
+  EXPECT_NE(canonical_text(c).find("gen-n = 6\n"), std::string::npos);
+  EXPECT_NE(canonical_text(c).find("gen-d = 16,32\n"), std::string::npos);
+  c.gen_n.clear();  // empty: gen uses n, and the canonical text says so
+  EXPECT_NE(canonical_text(c).find("gen-n = 4,8\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace wordsens
