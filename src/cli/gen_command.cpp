@@ -57,7 +57,7 @@ po::options_description describe(GenArgs& a) {
       ("layers", po::value(&a.layers)->default_value(a.layers), "depth L of drf (>= 1)")  //
       ("activation", po::value(&a.activation)->default_value(a.activation),
        "activation of rf/drf: relu|tanh")  //
-      ("max-evaluations", po::value(&a.max_evaluations)->default_value(a.max_evaluations),
+      ("max-evals", po::value(&a.max_evaluations)->default_value(a.max_evaluations),
        "objective evaluations per optimiser start (>= 1)")  //
       ("format", po::value(&a.format)->default_value(a.format), "output: text|csv");
   return o;
@@ -107,7 +107,7 @@ int gen_command(int argc, char** argv) {
             "--seed must be in 0 .. 2^32-1");
     require(a.layers >= 1 && a.layers <= 1000, "--layers must be in 1 .. 1000");
     require(a.max_evaluations >= 1 && a.max_evaluations <= 1000000000,
-            "--max-evaluations must be at least 1");
+            "--max-evals must be at least 1");
     require(a.format == "text" || a.format == "csv", "--format must be text or csv");
     require(a.activation == "relu" || a.activation == "tanh", "--activation must be relu or tanh");
     const auto k_items = parse_k_grid(a.k_text, std::numeric_limits<std::int32_t>::max());

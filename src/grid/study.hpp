@@ -12,6 +12,7 @@
 #include "core/types.hpp"
 #include "estimators/positions.hpp"
 #include "estimators/trained_head.hpp"
+#include "estimators/word_sensitivity.hpp"
 #include "grid/grid_spec.hpp"
 #include "grid/task.hpp"
 #include "models/feature_map.hpp"
@@ -45,7 +46,7 @@ struct StudyConfig {
   std::string positions = "all";  // PositionSet spelling
   int max_evals = 300;
   double rel_tol = 1e-7;
-  int sphere_starts = 1;
+  int sphere_starts = WsOptions{}.sphere_starts;  // the estimator's default, as `wordsens ws`
   int origin_starts = 1;
   bool guided_start = true;
   std::vector<Training> trainings{Training::finetune, Training::retrain};
