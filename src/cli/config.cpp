@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -17,7 +18,7 @@ namespace {
 // Raw option values, as text where the text is parsed by the grid layer.
 struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
-      positions, training, objective, data, output, shard, seed;
+      positions, training, objective, data, output, shard, seed, rf_sampling;
   long long trials = 0;
   int max_evals = 0, sphere_starts = 0, origin_starts = 0;
   double rel_tol = 0, walltime = 0, progress = 0;
@@ -48,6 +49,9 @@ po::options_description describe_options(Raw& r) {
       ("layers", po::value(&r.layers)->default_value("2"), "drf depth L (grid)")
       ("activation", po::value(&r.activation)->default_value("relu"),
        "rf/drf activation: relu or tanh")
+      ("rf-sampling", po::value(&r.rf_sampling)->default_value("full"),
+       "rf weights: full, or marginal (ws only: just the examined words' blocks plus an exact "
+       "Gaussian residual; same law of S, no S_upper)")
       ("trials", po::value(&r.trials)->default_value(3), "independent trials per grid point")
       ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),
@@ -124,6 +128,10 @@ StudyConfig resolve_study(const Raw& r) {
   s.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
   s.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
   s.activation = parse_activation(r.activation);
+  if (r.rf_sampling != "full" && r.rf_sampling != "marginal") {
+    throw UsageError("rf-sampling = '" + r.rf_sampling + "': expected full or marginal");
+  }
+  s.rf_sampling = r.rf_sampling == "marginal" ? RfSampling::marginal : RfSampling::full;
   if (r.trials < 1 || r.trials > StudyLimits::max_trials) {
     throw UsageError("trials = " + std::to_string(r.trials) + ": expected 1 … " +
                      std::to_string(StudyLimits::max_trials));
@@ -148,6 +156,13 @@ StudyConfig resolve_study(const Raw& r) {
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
   s.data = r.data;
   s.save_witness = r.save_witness;
+  const auto& gen_models = models_of(s, Experiment::gen);
+  if (s.rf_sampling == RfSampling::marginal &&
+      std::find(s.experiments.begin(), s.experiments.end(), Experiment::gen) !=
+          s.experiments.end() &&
+      std::find(gen_models.begin(), gen_models.end(), "rf") != gen_models.end()) {
+    throw UsageError("rf-sampling = marginal is implemented for ws only: drop rf from gen-models");
+  }
   return s;
 }
 

@@ -27,7 +27,8 @@ namespace po = boost::program_options;
 constexpr const char* kCsvHeader = "trial,S,S_upper,argmax_position,evaluations,seconds";
 
 struct WsArgs {
-  std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu";
+  std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu",
+                     rf_sampling = "full";
   long long n = 0, d = 0, trials = 1, seed = 1, layers = 1, max_evals = 300;
   // The estimator's own defaults, so that the CLI and the driver agree unless told otherwise.
   long long sphere_starts = WsOptions{}.sphere_starts, screen_points = WsOptions{}.screen_points,
@@ -59,9 +60,12 @@ po::options_description describe(WsArgs& a) {
        "width of rf/drf: an integer or a multiple of D = n*d such as 1.0D or 0.5D")       //
       ("layers", po::value(&a.layers)->default_value(a.layers), "depth L of drf (>= 1)")  //
       ("activation", po::value(&a.activation)->default_value(a.activation),
-       "activation of rf/drf: relu|tanh")                                                   //
-      ("trials", po::value(&a.trials)->default_value(a.trials), "number of trials (>= 1)")  //
-      ("seed", po::value(&a.seed)->default_value(a.seed), "master seed (0 .. 2^32-1)")      //
+       "activation of rf/drf: relu|tanh")  //
+      ("rf-sampling", po::value(&a.rf_sampling)->default_value(a.rf_sampling),
+       "rf weights: full (all of V) | marginal (only the blocks of the examined positions plus "
+       "an exact Gaussian residual: same law of S, O(k*d*|P|) instead of O(k*n*d); no S_upper)")  //
+      ("trials", po::value(&a.trials)->default_value(a.trials), "number of trials (>= 1)")        //
+      ("seed", po::value(&a.seed)->default_value(a.seed), "master seed (0 .. 2^32-1)")            //
       ("positions", po::value(&a.positions)->default_value(a.positions),
        "word positions examined: all | first | random:m (m distinct random positions)")  //
       ("max-evals", po::value(&a.max_evals)->default_value(a.max_evals),
@@ -135,6 +139,10 @@ int ws_command(int argc, char** argv) {
             "at least one start is needed (sphere, near-origin or guided)");
     require(a.format == "text" || a.format == "csv", "--format must be text or csv");
     require(a.activation == "relu" || a.activation == "tanh", "--activation must be relu or tanh");
+    require(a.rf_sampling == "full" || a.rf_sampling == "marginal",
+            "--rf-sampling must be full or marginal");
+    require(a.rf_sampling == "full" || a.model == "rf",
+            "--rf-sampling marginal applies to rf only");
     const auto k_items = parse_k_grid(a.k_text, std::numeric_limits<std::int32_t>::max());
     require(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
 
@@ -144,6 +152,7 @@ int ws_command(int argc, char** argv) {
     spec.k = k_items.front().resolve(a.n, a.d);
     spec.layers = static_cast<int>(a.layers);
     spec.activation = a.activation == "tanh" ? Activation::tanh : Activation::relu;
+    spec.sampling = a.rf_sampling == "marginal" ? RfSampling::marginal : RfSampling::full;
     ws.positions = PositionSet::parse(a.positions);
     ws.ascent.max_evaluations = static_cast<int>(a.max_evals);
     ws.sphere_starts = static_cast<int>(a.sphere_starts);
@@ -152,7 +161,8 @@ int ws_command(int argc, char** argv) {
     ws.guided_start = !a.no_guided_start;
     ws.upper_bound = !a.no_upper_bound;
     // Validates the model name and sizes before any output (e.g. drf layers that do not fit).
-    (void)make_feature_map(spec, {static_cast<std::uint32_t>(a.seed), 0});
+    const auto seed0 = static_cast<std::uint32_t>(a.seed);
+    (void)make_feature_map(spec, {seed0, 0}, ws.positions.resolve(spec.n, seed0, 0));
   } catch (const std::exception& e) {  // boost's errors and ours: a usage error
     std::cerr << "wordsens ws: error: " << e.what() << " (see wordsens ws --help)\n";
     return kExitUsage;
@@ -163,7 +173,8 @@ int ws_command(int argc, char** argv) {
   for (long long trial = 0; trial < a.trials; ++trial) {
     const auto t = static_cast<std::uint32_t>(trial);
     const auto start = std::chrono::steady_clock::now();
-    const auto model = make_feature_map(spec, {seed, t});
+    // The estimator resolves the same positions from (seed, t); the marginal rf needs them.
+    const auto model = make_feature_map(spec, {seed, t}, ws.positions.resolve(spec.n, seed, t));
     const Matrix X = synthetic_sample(seed, spec.n, spec.d, t, 0);
     const WsResult result = estimate_word_sensitivity(*model, X, ws, seed, t);
     const double seconds =

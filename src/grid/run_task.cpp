@@ -51,10 +51,13 @@ std::vector<double> to_std(const Vector& v) { return {v.data(), v.data() + v.siz
 
 void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
             TaskOutput& out) {
-  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id});
-  const Matrix X = data.test_sample(task.n, task.d, task.trial);
   WsOptions options;
   options.positions = PositionSet::parse(config.positions);
+  // The estimator resolves the same positions from (seed, task id); rf's marginal sampler
+  // draws its weights for exactly these.
+  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id},
+                                      options.positions.resolve(task.n, config.seed, task.task_id));
+  const Matrix X = data.test_sample(task.n, task.d, task.trial);
   options.ascent = ascent_options(config);
   options.sphere_starts = config.sphere_starts;
   options.near_origin_starts = config.origin_starts;

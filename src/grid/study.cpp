@@ -55,6 +55,7 @@ ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   spec.k = task.k;
   spec.layers = task.layers;
   spec.activation = config.activation;
+  if (task.model == "rf") spec.sampling = config.rf_sampling;
   return spec;
 }
 
@@ -146,7 +147,7 @@ std::string canonical_text(const StudyConfig& c) {
   for (const auto t : c.trainings) trainings.push_back(to_string(t));
   for (const auto o : c.objectives) objectives.push_back(to_string(o));
   // A std::map keeps the keys sorted, which is what makes the text canonical.
-  const std::map<std::string, std::string> entries{
+  std::map<std::string, std::string> entries{
       {"experiments", join_names(experiments)},
       {"models", join_names(c.models)},
       {"gen-models", join_names(models_of(c, Experiment::gen))},
@@ -171,6 +172,8 @@ std::string canonical_text(const StudyConfig& c) {
       {"data", c.data},
       {"save-witness", c.save_witness ? "true" : "false"},
   };
+  // Only when not the default, so that files written before the key existed still resume.
+  if (c.rf_sampling == RfSampling::marginal) entries["rf-sampling"] = "marginal";
   std::string text;
   for (const auto& [key, value] : entries) text += key + " = " + value + "\n";
   return text;

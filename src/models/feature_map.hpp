@@ -25,6 +25,10 @@ struct WeightKey {
 
 enum class Activation { relu, tanh };
 
+/// How rf draws its weights: all of V, or only what a WS estimate over known positions needs
+/// (models/rf_marginal.hpp; the same law for everything WS computes).
+enum class RfSampling { full, marginal };
+
 /// Everything that determines a model, as read from the configuration.
 struct ModelSpec {
   std::string name;  // rf | drf | raf | raf_relu
@@ -33,6 +37,7 @@ struct ModelSpec {
   Index k = 0;       // width of rf / drf (ignored by attention models)
   int layers = 1;    // L for drf
   Activation activation = Activation::relu;
+  RfSampling sampling = RfSampling::full;  // rf only
 };
 
 /// Evaluates φ(X^i(Δ)) for one sample X and one word i, and the pullback of a cotangent through
@@ -89,6 +94,12 @@ class FeatureMap {
 /// Builds a model by name; throws std::invalid_argument with a one-line message for an unknown
 /// name or sizes the model cannot take (e.g. drf layers that do not fit in memory).
 [[nodiscard]] std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key);
+
+/// The same, for a WS estimate over the word positions `positions` (PositionSet::resolve's
+/// result): rf with RfSampling::marginal needs them to draw its weights; other models ignore them.
+/// The one-argument form throws for RfSampling::marginal.
+[[nodiscard]] std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key,
+                                                           std::span<const Index> positions);
 
 /// The model names make_feature_map accepts, for --help texts and validation.
 [[nodiscard]] std::span<const std::string> known_models();

@@ -9,6 +9,7 @@
 #include "models/drf.hpp"
 #include "models/feature_map.hpp"
 #include "models/rf.hpp"
+#include "models/rf_marginal.hpp"
 
 namespace wordsens {
 namespace {
@@ -23,7 +24,10 @@ void require(bool ok, const std::string& message) {
 
 std::span<const std::string> known_models() { return kModels; }
 
-std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key) {
+namespace {
+
+std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
+                                  const std::span<const Index>* positions) {
   const std::string& name = spec.name;
   const bool known = std::find(kModels.begin(), kModels.end(), name) != kModels.end();
   require(known, "unknown model '" + name + "' (known: rf, drf, raf, raf_relu)");
@@ -35,6 +39,13 @@ std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey ke
     require(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
     require(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
   }
+  require(spec.sampling == RfSampling::full || name == "rf",
+          name + ": rf-sampling = marginal applies to rf only");
+  if (name == "rf" && spec.sampling == RfSampling::marginal) {
+    require(positions != nullptr,
+            "rf: rf-sampling = marginal needs the word positions (word sensitivity only)");
+    return std::make_unique<MarginalRandomFeatures>(spec, key, *positions);
+  }
   if (name == "rf") return std::make_unique<RandomFeatures>(spec, key);
   if (name == "drf") {
     require(spec.layers >= 1, "drf: layers must be >= 1, got " + std::to_string(spec.layers));
@@ -42,6 +53,17 @@ std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey ke
   }
   return std::make_unique<AttentionFeatures>(
       spec, key, name == "raf" ? AttentionKind::softmax : AttentionKind::relu);
+}
+
+}  // namespace
+
+std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key) {
+  return build(spec, key, nullptr);
+}
+
+std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key,
+                                             std::span<const Index> positions) {
+  return build(spec, key, &positions);
 }
 
 }  // namespace wordsens
