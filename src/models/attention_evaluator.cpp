@@ -5,10 +5,18 @@
 // O(n²·d + n·d²):
 //   softmax: m_j = max_{l≠i} S_jl, Z_j = Σ_{l≠i} e^{S_jl − m_j}, T_j = Σ_{l≠i} e^{S_jl − m_j} x_l;
 //   relu:    R_j = Σ_{l≠i} ReLU(S_jl),             T_j = Σ_{l≠i} ReLU(S_jl) x_l.
-// A call then needs the new column entries S'_ji = q_j·x'_i (q_j = x_jW/√d: O(n·d)), the new row
-// i (W x'_i: O(d²), then O(n·d)), and an O(d) update of each y'_j: softmax rescales to the new
-// maximum M = max(m_j, S'_ji) (all exponents ≤ 0, so scores in the hundreds or thousands stay
-// finite); relu adds the new term. Total O(n·d + d²) per features_at and per pullback.
+// A call then needs the new column entries S'_ji = x_j·k (k = W x'_iᵀ/√d), the new row i
+// S'_il = q·x'_l (q = Wᵀ x'_iᵀ/√d), and an O(d) update of each y'_j = a_j T_j + c_j x'_i: softmax
+// rescales to the new maximum M = max(m_j, S'_ji) (all exponents ≤ 0, so scores in the hundreds
+// or thousands stay finite); relu adds the new term. Total O(n·d + d²) per features_at and per
+// pullback.
+//
+// Speed (issue 8): at the paper's sizes W (d×d, 4.7 MB at d = 768) and the n×d arrays (1.5 MB at
+// n = 250) live in L3 or memory, so the cost is the number of passes over them, not the flops.
+// Each call makes exactly one pass over W (W x and Wᵀ x together forward, W u and Wᵀ v together
+// backward) and one pass over the rows of X and T (all per-row work of a call fused into one
+// loop); Y' is written straight into the caller's vector and never re-read, since y'_j is
+// represented by the two scalars (a_j, c_j).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,13 +28,27 @@
 namespace wordsens {
 namespace {
 
+/// One pass over the rows of W: y = W aᵀ and z = b W. W is read from memory once, a block of
+/// kRowBlock rows at a time (24 KB at d = 768), and the block is used twice while it is in L1;
+/// the two small products are Eigen's vectorised matrix-vector kernels.
+void fused_products(const Matrix& W, const RowVector& a, const RowVector& b, Vector& y,
+                    RowVector& z) {
+  constexpr Index kRowBlock = 8;
+  z.setZero();
+  for (Index r = 0; r < W.rows(); r += kRowBlock) {
+    const Index rows = std::min(kRowBlock, W.rows() - r);
+    const auto block = W.middleRows(r, rows);
+    y.segment(r, rows).noalias() = block * a.transpose();
+    z.noalias() += b.segment(r, rows) * block;
+  }
+}
+
 class AttentionEvaluator final : public PositionEvaluator {
  public:
   AttentionEvaluator(const Matrix& X, const Matrix& W, AttentionKind kind, Index position)
       : kind_(kind), i_(position), n_(X.rows()), d_(X.cols()), X_(X), W_(W) {
     inv_sqrt_d_ = 1.0 / std::sqrt(static_cast<double>(d_));
-    Q_ = X_ * W_ * inv_sqrt_d_;  // row j: q_j, so S_jl = q_j·x_l
-    const Matrix S = Q_ * X_.transpose();
+    const Matrix S = (X_ * W_ * inv_sqrt_d_) * X_.transpose();  // S_jl = x_j W x_lᵀ/√d
     // Leave-one-out weights E_jl (l ≠ i), E_ji = 0, row i unused.
     Matrix E = Matrix::Zero(n_, n_);
     loo_max_ = Vector::Zero(n_);
@@ -47,13 +69,21 @@ class AttentionEvaluator final : public PositionEvaluator {
       loo_sum_(j) = E.row(j).sum();
     }
     T_ = E * X_;
-    Xp_ = X_;
-    col_scores_.resize(n_);
-    col_weight_.resize(n_);
-    col_inv_norm_.resize(n_);
-    Yp_.resize(n_, d_);
-    evaluate(Vector::Zero(d_));
-    base_ = vec(Yp_);
+    col_scores_ = Vector::Zero(n_);
+    col_weight_ = Vector::Zero(n_);
+    col_coef_T_ = Vector::Zero(n_);
+    col_inv_norm_ = Vector::Zero(n_);
+    row_scores_.resize(n_);
+    row_weight_.resize(n_);
+    k_.resize(d_);
+    q_.resize(d_);
+    acc_.resize(d_);
+    u_.resize(d_);
+    v_.resize(d_);
+    Wu_.resize(d_);
+    Wtv_.resize(d_);
+    base_.resize(n_ * d_);
+    evaluate(Vector::Zero(d_), base_);
   }
 
   [[nodiscard]] Index position() const override { return i_; }
@@ -61,8 +91,8 @@ class AttentionEvaluator final : public PositionEvaluator {
 
   void features_at(const Vector& delta, Vector& out) override {
     if (delta.size() != d_) throw std::invalid_argument("raf evaluator: Δ has the wrong size");
-    evaluate(delta);
-    out = vec(Yp_);
+    if (out.size() != n_ * d_) out.resize(n_ * d_);
+    evaluate(delta, out);
   }
 
   void pullback(const Vector& cotangent, Vector& grad) override {
@@ -70,96 +100,122 @@ class AttentionEvaluator final : public PositionEvaluator {
       throw std::invalid_argument("raf evaluator: cotangent has the wrong size");
     }
     const Eigen::Map<const Matrix> G(cotangent.data(), n_, d_);
-    const auto xi = Xp_.row(i_);
-    grad = Vector::Zero(d_);
-    // Column i: value path A'_ji g_j and score path dS_ji = ∂f/∂S'_ji, rows j ≠ i: O(n·d).
-    Vector v = Vector::Zero(d_);  // Σ_j dS_ji x'_j
-    for (Index j = 0; j < n_; ++j) {
-      if (j == i_) continue;
-      const auto g = G.row(j);
-      grad += col_weight_(j) * g.transpose();
-      const double proj = g.dot(xi - Yp_.row(j));
-      const double dS = kind_ == AttentionKind::softmax
-                            ? col_weight_(j) * proj
-                            : (col_scores_(j) > 0.0 ? col_inv_norm_(j) * proj : 0.0);
-      v += dS * X_.row(j).transpose();
-    }
-    // Row i: dS_il for every l (including the diagonal): O(n·d).
     const auto gi = G.row(i_);
-    grad += row_weight_(i_) * gi.transpose();
-    const Vector gx = Xp_ * gi.transpose();  // g_iᵀx'_l
-    const double gy = gi.dot(Yp_.row(i_));
-    Vector dS_row(n_);
+    const double gy = gi.dot(yi_);
+    if (grad.size() != d_) grad.resize(d_);
+    grad.setZero();
+    u_.setZero();  // Σ_l dS_il x'_l      (row i of S')
+    v_.setZero();  // Σ_{j≠i} dS_ji x_j  (column i of S')
+    // One pass over the rows: row i's score path for word l, and word l's own row (l ≠ i):
+    // value path c_l g_l and score path dS_li = ∂f/∂S'_li.
     for (Index l = 0; l < n_; ++l) {
-      const double proj = gx(l) - gy;
-      dS_row(l) = kind_ == AttentionKind::softmax
-                      ? row_weight_(l) * proj
-                      : (row_scores_(l) > 0.0 ? row_inv_norm_ * proj : 0.0);
+      const Eigen::Map<const RowVector> xl(l == i_ ? xi_.data() : X_.row(l).data(), d_);
+      const double row_proj = gi.dot(xl) - gy;
+      const double dS_row = kind_ == AttentionKind::softmax
+                                ? row_weight_(l) * row_proj
+                                : (row_scores_(l) > 0.0 ? row_inv_norm_ * row_proj : 0.0);
+      u_.noalias() += dS_row * xl;
+      if (l == i_) {
+        v_.noalias() += dS_row * xi_;  // the diagonal entry is also in column i
+        continue;
+      }
+      const auto g = G.row(l);
+      grad.noalias() += col_weight_(l) * g.transpose();
+      const double gxi = g.dot(xi_);
+      // g·(x'_i − y'_l) with y'_l = a_l T_l + c_l x'_i.
+      const double proj = (1.0 - col_weight_(l)) * gxi - col_coef_T_(l) * g.dot(T_.row(l));
+      const double dS = kind_ == AttentionKind::softmax
+                            ? col_weight_(l) * proj
+                            : (col_scores_(l) > 0.0 ? col_inv_norm_(l) * proj : 0.0);
+      v_.noalias() += dS * X_.row(l);
     }
-    const Vector u = Xp_.transpose() * dS_row;  // Σ_l dS_il x'_l
-    v += dS_row(i_) * xi.transpose();           // the diagonal entry is also in column i
-    // O(d²).
-    grad.noalias() += inv_sqrt_d_ * (W_ * u + W_.transpose() * v);
+    grad += row_weight_(i_) * gi.transpose();
+    // O(d²): ∂/∂x'_i of S'_il = x'_i W x'_lᵀ/√d gives W u, of S'_ji = x_j W x'_iᵀ/√d gives Wᵀ v.
+    fused_products(W_, u_, v_, Wu_, Wtv_);
+    grad += inv_sqrt_d_ * (Wu_ + Wtv_.transpose());
   }
 
  private:
-  /// Y' = A'X' for X' = X^i(Δ), and what pullback needs.
-  void evaluate(const Vector& delta) {
-    Xp_.row(i_) = X_.row(i_) + delta.transpose();
-    const auto xi = Xp_.row(i_);
-    // Column i, rows j ≠ i: S'_ji = q_j·x'_i.
-    col_scores_.noalias() = Q_ * xi.transpose();
-    for (Index j = 0; j < n_; ++j) {
-      if (j == i_) continue;
-      const double s = col_scores_(j);
+  /// φ(X') for X' = X^i(Δ) into out, and what pullback needs.
+  void evaluate(const Vector& delta, Vector& out) {
+    xi_ = X_.row(i_) + delta.transpose();
+    // k = W x'_iᵀ (column i: S'_ji = x_j·k/√d), q = x'_i W (row i: S'_il = q·x'_l/√d).
+    fused_products(W_, xi_, xi_, k_, q_);
+    Eigen::Map<Matrix> Y(out.data(), n_, d_);
+    // One pass over the rows. Row i's output Σ_l A'_il x'_l is accumulated on the fly: softmax
+    // keeps a running maximum and rescales the accumulator when it grows (about ln n times).
+    double run_max = -std::numeric_limits<double>::infinity();
+    double run_sum = 0.0;
+    acc_.setZero();
+    for (Index l = 0; l < n_; ++l) {
+      const Eigen::Map<const RowVector> xl(l == i_ ? xi_.data() : X_.row(l).data(), d_);
+      const double r = xl.dot(q_) * inv_sqrt_d_;
+      row_scores_(l) = r;
       if (kind_ == AttentionKind::softmax) {
-        const double M = std::max(loo_max_(j), s);
-        const double old_scale = std::exp(loo_max_(j) - M);
+        if (r > run_max) {
+          const double scale = std::exp(run_max - r);  // 0 for the first word
+          run_sum *= scale;
+          acc_ *= scale;
+          run_max = r;
+        }
+        const double e = std::exp(r - run_max);
+        run_sum += e;
+        acc_.noalias() += e * xl;
+      } else if (r > 0.0) {
+        run_sum += r;
+        acc_.noalias() += r * xl;
+      }
+      if (l == i_) continue;
+      const double s = X_.row(l).dot(k_) * inv_sqrt_d_;
+      col_scores_(l) = s;
+      double a = 0.0, c = 0.0, inv = 0.0;
+      if (kind_ == AttentionKind::softmax) {
+        const double M = std::max(loo_max_(l), s);
+        const double old_scale = std::exp(loo_max_(l) - M);
         const double e_new = std::exp(s - M);
-        const double Z = loo_sum_(j) * old_scale + e_new;
-        Yp_.row(j) = (old_scale * T_.row(j) + e_new * xi) / Z;
-        col_weight_(j) = e_new / Z;
+        const double Z = loo_sum_(l) * old_scale + e_new;
+        a = old_scale / Z;
+        c = e_new / Z;
       } else {
-        const double r = std::max(s, 0.0);
-        const double R = loo_sum_(j) + r;
+        const double rr = std::max(s, 0.0);
+        const double R = loo_sum_(l) + rr;
         if (R > 0.0) {
-          Yp_.row(j) = (T_.row(j) + r * xi) / R;
-          col_weight_(j) = r / R;
-          col_inv_norm_(j) = 1.0 / R;
-        } else {
-          Yp_.row(j).setZero();
-          col_weight_(j) = 0.0;
-          col_inv_norm_(j) = 0.0;
+          inv = 1.0 / R;
+          a = inv;
+          c = rr * inv;
         }
       }
+      col_coef_T_(l) = a;
+      col_weight_(l) = c;
+      col_inv_norm_(l) = inv;
+      Y.row(l).noalias() = a * T_.row(l) + c * xi_;
     }
-    // Row i in full: q'_i = x'_iW/√d (O(d²)), S'_il = q'_i·x'_l (O(n·d)).
-    const RowVector qi = xi * W_ * inv_sqrt_d_;
-    row_scores_.noalias() = Xp_ * qi.transpose();
     if (kind_ == AttentionKind::softmax) {
-      const double m = row_scores_.maxCoeff();
-      row_weight_ = (row_scores_.array() - m).exp().matrix();
-      row_weight_ /= row_weight_.sum();
+      row_weight_ = (row_scores_.array() - run_max).exp().matrix() / run_sum;
+      yi_ = acc_ / run_sum;
     } else {
-      row_weight_ = row_scores_.cwiseMax(0.0);
-      const double R = row_weight_.sum();
-      row_inv_norm_ = R > 0.0 ? 1.0 / R : 0.0;
-      row_weight_ *= row_inv_norm_;
+      row_inv_norm_ = run_sum > 0.0 ? 1.0 / run_sum : 0.0;
+      row_weight_ = row_scores_.cwiseMax(0.0) * row_inv_norm_;
+      yi_ = acc_ * row_inv_norm_;
     }
-    Yp_.row(i_).noalias() = row_weight_.transpose() * Xp_;
+    Y.row(i_) = yi_;
   }
 
   AttentionKind kind_;
   Index i_, n_, d_;
   double inv_sqrt_d_ = 1.0;
-  Matrix X_, W_, Q_, T_;
+  Matrix X_, W_, T_;
   Vector loo_max_, loo_sum_;  // m_j (softmax), Z_j or R_j
   Vector base_;
-  // State of the latest evaluate(): X', Y', column i and row i of S' and of A'.
-  Matrix Xp_, Yp_;
-  Vector col_scores_, col_weight_, col_inv_norm_;
+  // State of the latest evaluate(): x'_i, y'_i, column i of S' and y'_j = a_j T_j + c_j x'_i,
+  // row i of S' and of A'.
+  RowVector xi_, yi_;
+  Vector col_scores_, col_weight_, col_coef_T_, col_inv_norm_;
   Vector row_scores_, row_weight_;
   double row_inv_norm_ = 0.0;
+  // Scratch, allocated once.
+  Vector k_, Wu_;
+  RowVector q_, acc_, u_, v_, Wtv_;
 };
 
 }  // namespace
