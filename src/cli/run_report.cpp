@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #include "grid/cost_model.hpp"
 #include "parallel/progress.hpp"
@@ -9,8 +10,8 @@
 namespace wordsens::cli {
 namespace {
 
-// Assumed sustained speed of one core, only to turn flops into a rough duration.
-constexpr double kFlopsPerCoreSecond = 2e9;
+// Core counts for which --dry-run predicts the wall time (the scheduler's longest-first order).
+constexpr int kPredictedCores[] = {1, 2, 4, 16, 64};
 
 std::string format_flops(double flops) {
   char buffer[32];
@@ -26,9 +27,12 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
     const TaskSpec* first = nullptr;
     std::size_t count = 0;
     double cost = 0;
+    double seconds = 0;
   };
   std::map<std::uint32_t, Point> points;
   double total = 0;
+  std::vector<double> task_seconds;
+  task_seconds.reserve(selected.size());
   for (const auto id : selected) {
     const TaskSpec& t = tasks[id];
     auto& p = points[t.point_id];
@@ -37,25 +41,33 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
     const double c = estimated_cost(t, options.study);
     p.cost += c;
     total += c;
+    task_seconds.push_back(estimated_seconds(t, options.study));
+    p.seconds += task_seconds.back();
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%6s  %-4s %-9s %7s %6s %10s %3s %7s %6s %12s\n", "point", "exp",
-                "model", "n", "d", "k", "L", "N", "tasks", "est. Gflop");
+  std::snprintf(line, sizeof line, "%6s  %-4s %-9s %7s %6s %10s %3s %7s %6s %12s %10s\n", "point",
+                "exp", "model", "n", "d", "k", "L", "N", "tasks", "est. Gflop", "est. time");
   out << line;
   for (const auto& [id, p] : points) {
     const TaskSpec& t = *p.first;
-    std::snprintf(line, sizeof line, "%6u  %-4s %-9s %7lld %6lld %10lld %3d %7lld %6zu %12s\n", id,
-                  to_string(t.experiment).c_str(), t.model.c_str(), static_cast<long long>(t.n),
+    std::snprintf(line, sizeof line, "%6u  %-4s %-9s %7lld %6lld %10lld %3d %7lld %6zu %12s %10s\n",
+                  id, to_string(t.experiment).c_str(), t.model.c_str(), static_cast<long long>(t.n),
                   static_cast<long long>(t.d), static_cast<long long>(t.k), t.layers,
-                  static_cast<long long>(t.N), p.count, format_flops(p.cost).c_str());
+                  static_cast<long long>(t.N), p.count, format_flops(p.cost).c_str(),
+                  parallel::format_duration(p.seconds).c_str());
     out << line;
   }
   out << "total: " << selected.size() << " tasks";
   if (!options.shard.is_whole()) {
     out << " in shard " << options.shard.to_string() << " (of " << tasks.size() << ")";
   }
-  out << " in " << points.size() << " grid points, est. " << format_flops(total) << " Gflop (~"
-      << parallel::format_duration(total / kFlopsPerCoreSecond) << " on one core at 2 Gflop/s)\n";
+  out << " in " << points.size() << " grid points, est. " << format_flops(total) << " Gflop\n";
+  out << "predicted wall time (cost model calibrated on the 2-core development machine):";
+  for (const int cores : kPredictedCores) {
+    out << " " << cores << (cores == 1 ? " core " : " cores ")
+        << parallel::format_duration(predicted_wall_seconds(task_seconds, cores)) << ";";
+  }
+  out << "\n";
 }
 
 void print_outcome(std::ostream& out, const parallel::ScheduleResult& result,

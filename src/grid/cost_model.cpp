@@ -1,6 +1,10 @@
 #include "grid/cost_model.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
+#include <stdexcept>
+#include <vector>
 
 namespace wordsens {
 namespace {
@@ -31,12 +35,17 @@ double weight_cost(const TaskSpec& t) {
   return kGenerationCost * d * d;
 }
 
-// Per-position set-up of the fast evaluator (attention: leave-one-out row sums).
+// Per-position set-up of the fast evaluator: attention forms X W (2·n·d²), the scores (2·n²·d)
+// and the leave-one-out sums T = E X (2·n²·d); rf/drf generate the word's column block.
 double position_setup_cost(const TaskSpec& t) {
-  const double n = static_cast<double>(t.n), d = static_cast<double>(t.d);
-  if (t.model == "rf" || t.model == "drf") return 2.0 * static_cast<double>(t.k) * d;
-  return 2.0 * (n * n + n * d);
+  const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
+               k = static_cast<double>(t.k);
+  if (t.model == "rf" || t.model == "drf") return (kGenerationCost + 2.0) * k * d;
+  return 2.0 * n * d * d + 4.0 * n * n * d;
 }
+
+// Random sphere points screened per position (WsOptions::screen_points): f only, no gradient.
+constexpr double kScreenPoints = 64.0;
 
 }  // namespace
 
@@ -53,12 +62,25 @@ Index positions_examined(const TaskSpec& task, const StudyConfig& config) {
   return task.n;
 }
 
+double expected_evaluations_per_start(const TaskSpec& task, const StudyConfig& config) {
+  // Evaluations per start measured with `wordsens ws --trials 1 --seed 1` (issue 8), as
+  // (evaluations / positions − 64 screened) / 4 starts: raf 63-82 (n = 10-50, d = 192-384),
+  // raf_relu 131-206, rf 163-280 (n = 20-40, d = 64-192), drf 165-181 (L = 2, 4).
+  double typical = 80.0;
+  if (task.model == "raf_relu") typical = 180.0;
+  if (task.model == "rf") typical = 250.0;
+  if (task.model == "drf") typical = 175.0;
+  return std::min(typical, static_cast<double>(config.max_evals));
+}
+
 double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   const double positions = static_cast<double>(positions_examined(task, config));
   const double starts =
       config.sphere_starts + config.origin_starts + (config.guided_start ? 1.0 : 0.0);
+  const double evaluations =
+      0.5 * kScreenPoints + starts * expected_evaluations_per_start(task, config);
   const double search =
-      positions * (position_setup_cost(task) + starts * config.max_evals * evaluation_cost(task));
+      positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
   if (task.experiment == Experiment::ws) {
     return weight_cost(task) + feature_cost(task) + search;
   }
@@ -67,6 +89,27 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   const double searches = static_cast<double>(config.trainings.size() * config.objectives.size());
   return weight_cost(task) + (N + 1.0) * feature_cost(task) + N * N * p + N * N * N / 3.0 +
          searches * search;
+}
+
+double estimated_seconds(const TaskSpec& task, const StudyConfig& config) {
+  return estimated_cost(task, config) / kEffectiveFlopsPerSecond;
+}
+
+double predicted_wall_seconds(std::span<const double> task_seconds, int cores) {
+  if (cores < 1) throw std::invalid_argument("predicted_wall_seconds: cores must be >= 1");
+  std::vector<double> sorted(task_seconds.begin(), task_seconds.end());
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  // Min-heap of the cores' finishing times.
+  std::priority_queue<double, std::vector<double>, std::greater<>> load;
+  for (int c = 0; c < cores; ++c) load.push(0.0);
+  double wall = 0.0;
+  for (const double s : sorted) {
+    const double end = load.top() + s;
+    load.pop();
+    load.push(end);
+    wall = std::max(wall, end);
+  }
+  return wall;
 }
 
 }  // namespace wordsens

@@ -1,8 +1,12 @@
 #pragma once
-// A rough cost model of a task, in floating-point operations (a Philox normal counts as
-// kGenerationCost flops). It orders the work queue (most expensive first, so the long tasks do
-// not straggle at the end) and prints the --dry-run estimate. Its absolute scale is a guess;
-// only ratios matter for scheduling.
+// A cost model of a task, in floating-point operations (a Philox normal counts as
+// kGenerationCost flops), turned into seconds by one effective rate calibrated against measured
+// task times on the 2-core development machine (issue 8; within ~2x of the measured times of
+// raf, raf_relu, rf and drf ws tasks, see cost_model.cpp). It orders the work queue (most
+// expensive first, so the long tasks do not straggle at the end) and gives the --dry-run
+// prediction of the wall time.
+#include <span>
+
 #include "grid/study.hpp"
 #include "grid/task.hpp"
 
@@ -10,10 +14,26 @@ namespace wordsens {
 
 inline constexpr double kGenerationCost = 20.0;
 
+/// Sustained flops per second of one core on this code's mix of memory-bound matrix-vector work
+/// (measured 1.4-3.2 Gflop/s on the calibration tasks).
+inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
+
 /// Number of word positions a task's estimator examines.
 [[nodiscard]] Index positions_examined(const TaskSpec& task, const StudyConfig& config);
 
-/// Estimated flops of one task (an upper bound on the ascent: every start runs max-evals).
+/// Expected objective evaluations of one ascent start: the ascent usually stops on its patience
+/// rule well before max-evals; the typical count per model was measured (cost_model.cpp).
+[[nodiscard]] double expected_evaluations_per_start(const TaskSpec& task,
+                                                    const StudyConfig& config);
+
+/// Estimated flops of one task.
 [[nodiscard]] double estimated_cost(const TaskSpec& task, const StudyConfig& config);
+
+/// Estimated seconds of one task on one core.
+[[nodiscard]] double estimated_seconds(const TaskSpec& task, const StudyConfig& config);
+
+/// Wall time of tasks of the given durations on `cores` ranks that each take the most expensive
+/// remaining task when free (the scheduler's order): greedy longest-first list scheduling.
+[[nodiscard]] double predicted_wall_seconds(std::span<const double> task_seconds, int cores);
 
 }  // namespace wordsens
