@@ -82,6 +82,11 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   const double search =
       positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
   if (task.experiment == Experiment::ws) {
+    if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
+      // Only the examined words' blocks V_i are drawn (counted in the set-up) and
+      // a = Σ_i V_i x_i plus a Gaussian residual: no pass over the k × D matrix.
+      return positions * 2.0 * static_cast<double>(task.k * task.d) + search;
+    }
     return weight_cost(task) + feature_cost(task) + search;
   }
   const double N = static_cast<double>(task.N);
