@@ -43,6 +43,27 @@ BENCHMARK(BM_RafEvaluation)
     ->Args({400, 768})
     ->Unit(benchmark::kMicrosecond);
 
+/// The evaluator alone: features_at then pullback of a fixed cotangent, without the estimator's
+/// O(n·d) residual arithmetic (φ' − φ, its norm and 2(φ' − φ): three more passes over n·d arrays).
+void BM_RafEvaluatorOnly(benchmark::State& state) {
+  const ModelSpec spec{.name = "raf", .n = state.range(0), .d = state.range(1)};
+  const auto model = make_feature_map(spec, {1, 0});
+  const Matrix X = synthetic_sample(1, spec.n, spec.d, 0, 0);
+  auto evaluator = model->at_position(X, spec.n / 2);
+  const GaussianMatrix starts({Philox(1, Stream::ascent_starts), 0, 0}, 1.0);
+  const Vector delta = starts.row_segment(0, 0, spec.d);
+  Vector phi(model->feature_dim()), grad(spec.d);
+  evaluator->features_at(delta, phi);
+  const Vector cotangent = 2.0 * (phi - evaluator->base_features());
+  for (auto _ : state) {
+    evaluator->features_at(delta, phi);
+    benchmark::DoNotOptimize(phi.data());
+    evaluator->pullback(cotangent, grad);
+    benchmark::DoNotOptimize(grad.data());
+  }
+}
+BENCHMARK(BM_RafEvaluatorOnly)->Args({250, 768})->Args({50, 768})->Unit(benchmark::kMicrosecond);
+
 void BM_RafReluEvaluation(benchmark::State& state) {
   ModelSpec spec{.name = "raf_relu", .n = state.range(0), .d = state.range(1)};
   evaluate_loop(state, spec);
