@@ -14,9 +14,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/trial_options.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "grid/grid_spec.hpp"
 #include "models/feature_map.hpp"
 
 namespace wordsens::cli {
@@ -26,10 +26,8 @@ namespace po = boost::program_options;
 
 constexpr const char* kCsvHeader = "trial,S,S_upper,argmax_position,evaluations,seconds";
 
-struct WsArgs {
-  std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu",
-                     rf_sampling = "full";
-  long long n = 0, d = 0, trials = 1, seed = 1, layers = 1, max_evals = 300;
+struct WsArgs : TrialOptions {
+  std::string rf_sampling = "full";
   // The estimator's own defaults, so that the CLI and the driver agree unless told otherwise.
   long long sphere_starts = WsOptions{}.sphere_starts, screen_points = WsOptions{}.screen_points,
             near_origin_starts = WsOptions{}.near_origin_starts;
@@ -37,8 +35,6 @@ struct WsArgs {
 };
 
 po::options_description describe(WsArgs& a) {
-  std::string models;
-  for (const auto& name : known_models()) models += (models.empty() ? "" : "|") + name;
   po::options_description o(
       "usage: wordsens ws --model M --n N --d D [options]\n\n"
       "Estimates the word sensitivity S = max_i max_{|Delta| <= sqrt(d)} |phi(X^i(Delta)) - "
@@ -51,25 +47,13 @@ po::options_description describe(WsArgs& a) {
       "  trial,S,S_upper,argmax_position,evaluations,seconds\n"
       "then one row per trial (S_upper empty where undefined).\n\n"
       "options");
-  o.add_options()                                                                    //
-      ("help,h", "print this help and exit")                                         //
-      ("model", po::value(&a.model), ("feature map (required): " + models).c_str())  //
-      ("n", po::value(&a.n), "words per text (required, >= 1)")                      //
-      ("d", po::value(&a.d), "embedding dimension (required, >= 1)")                 //
-      ("k", po::value(&a.k_text)->default_value(a.k_text),
-       "width of rf/drf: an integer or a multiple of D = n*d such as 1.0D or 0.5D")       //
-      ("layers", po::value(&a.layers)->default_value(a.layers), "depth L of drf (>= 1)")  //
-      ("activation", po::value(&a.activation)->default_value(a.activation),
-       "activation of rf/drf: relu|tanh")  //
+  o.add_options()("help,h", "print this help and exit");
+  add_trial_options(
+      o, a, "word positions examined: all | first | random:m (m distinct random positions)");
+  o.add_options()  //
       ("rf-sampling", po::value(&a.rf_sampling)->default_value(a.rf_sampling),
        "rf weights: full (all of V) | marginal (only the blocks of the examined positions plus "
        "an exact Gaussian residual: same law of S, O(k*d*|P|) instead of O(k*n*d); no S_upper)")  //
-      ("trials", po::value(&a.trials)->default_value(a.trials), "number of trials (>= 1)")        //
-      ("seed", po::value(&a.seed)->default_value(a.seed), "master seed (0 .. 2^32-1)")            //
-      ("positions", po::value(&a.positions)->default_value(a.positions),
-       "word positions examined: all | first | random:m (m distinct random positions)")  //
-      ("max-evals", po::value(&a.max_evals)->default_value(a.max_evals),
-       "objective evaluations per optimiser start (>= 1)")  //
       ("sphere-starts", po::value(&a.sphere_starts)->default_value(a.sphere_starts),
        "ascents per position from the best screened points on the sphere |Delta| = sqrt(d)")  //
       ("screen-points", po::value(&a.screen_points)->default_value(a.screen_points),
@@ -79,14 +63,8 @@ po::options_description describe(WsArgs& a) {
       ("no-guided-start", po::bool_switch(&a.no_guided_start),
        "skip the model-guided start (e.g. raf's W'sum_j x_j direction); default: use it")  //
       ("no-upper-bound", po::bool_switch(&a.no_upper_bound),
-       "skip S_upper (for rf it reads all of V once more); default: compute it")  //
-      ("format", po::value(&a.format)->default_value(a.format),
-       "output: text (one readable line per trial) | csv");
+       "skip S_upper (for rf it reads all of V once more); default: compute it");
   return o;
-}
-
-void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument(message);
 }
 
 void print_row(const std::string& format, long long trial, const WsResult& r, double seconds) {
@@ -120,17 +98,7 @@ int ws_command(int argc, char** argv) {
       return kExitOk;
     }
     po::notify(vm);
-    for (const char* name : {"model", "n", "d"}) {
-      require(vm.count(name) > 0, std::string("missing required option --") + name);
-    }
-    require(a.n >= 1 && a.d >= 1, "--n and --d must be at least 1");
-    require(a.n * a.d <= std::numeric_limits<std::int32_t>::max(), "n*d is too large");
-    require(a.trials >= 1 && a.trials <= std::numeric_limits<std::uint32_t>::max(),
-            "--trials must be in 1 .. 2^32-1");
-    require(a.seed >= 0 && a.seed <= std::numeric_limits<std::uint32_t>::max(),
-            "--seed must be in 0 .. 2^32-1");
-    require(a.layers >= 1 && a.layers <= 1000, "--layers must be in 1 .. 1000");
-    require(a.max_evals >= 1 && a.max_evals <= 1000000000, "--max-evals must be at least 1");
+    spec = checked_model_spec(vm, a);
     require(a.sphere_starts >= 0 && a.sphere_starts <= 100000 && a.screen_points >= 0 &&
                 a.screen_points <= 100000 && a.near_origin_starts >= 0 &&
                 a.near_origin_starts <= 100000,
@@ -143,15 +111,6 @@ int ws_command(int argc, char** argv) {
             "--rf-sampling must be full or marginal");
     require(a.rf_sampling == "full" || a.model == "rf",
             "--rf-sampling marginal applies to rf only");
-    const auto k_items = parse_k_grid(a.k_text, std::numeric_limits<std::int32_t>::max());
-    require(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
-
-    spec.name = a.model;
-    spec.n = a.n;
-    spec.d = a.d;
-    spec.k = k_items.front().resolve(a.n, a.d);
-    spec.layers = static_cast<int>(a.layers);
-    spec.activation = a.activation == "tanh" ? Activation::tanh : Activation::relu;
     spec.sampling = a.rf_sampling == "marginal" ? RfSampling::marginal : RfSampling::full;
     ws.positions = PositionSet::parse(a.positions);
     ws.ascent.max_evaluations = static_cast<int>(a.max_evals);

@@ -1,0 +1,66 @@
+#include "cli/trial_options.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include "grid/grid_spec.hpp"
+
+namespace wordsens::cli {
+
+namespace po = boost::program_options;
+
+void add_trial_options(po::options_description& options, TrialOptions& t,
+                       const std::string& positions_help) {
+  std::string models;
+  for (const auto& name : known_models()) models += (models.empty() ? "" : "|") + name;
+  options.add_options()                                                              //
+      ("model", po::value(&t.model), ("feature map (required): " + models).c_str())  //
+      ("n", po::value(&t.n), "words per text (required, >= 1)")                      //
+      ("d", po::value(&t.d), "embedding dimension (required, >= 1)")                 //
+      ("k", po::value(&t.k_text)->default_value(t.k_text),
+       "width of rf/drf: an integer or a multiple of D = n*d such as 1.0D or 0.5D")       //
+      ("layers", po::value(&t.layers)->default_value(t.layers), "depth L of drf (>= 1)")  //
+      ("activation", po::value(&t.activation)->default_value(t.activation),
+       "activation of rf/drf: relu|tanh")                                                         //
+      ("trials", po::value(&t.trials)->default_value(t.trials), "number of trials (>= 1)")        //
+      ("seed", po::value(&t.seed)->default_value(t.seed), "master seed (0 .. 2^32-1)")            //
+      ("positions", po::value(&t.positions)->default_value(t.positions), positions_help.c_str())  //
+      ("max-evals", po::value(&t.max_evals)->default_value(t.max_evals),
+       "objective evaluations per optimiser start (>= 1)")  //
+      ("format", po::value(&t.format)->default_value(t.format),
+       "output: text (one readable line per trial) | csv");
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+ModelSpec checked_model_spec(const po::variables_map& vm, const TrialOptions& t) {
+  for (const char* name : {"model", "n", "d"}) {
+    require(vm.count(name) > 0, std::string("missing required option --") + name);
+  }
+  require(t.n >= 1 && t.d >= 1, "--n and --d must be at least 1");
+  require(t.n * t.d <= std::numeric_limits<std::int32_t>::max(), "n*d is too large");
+  require(t.trials >= 1 && t.trials <= std::numeric_limits<std::uint32_t>::max(),
+          "--trials must be in 1 .. 2^32-1");
+  require(t.seed >= 0 && t.seed <= std::numeric_limits<std::uint32_t>::max(),
+          "--seed must be in 0 .. 2^32-1");
+  require(t.layers >= 1 && t.layers <= 1000, "--layers must be in 1 .. 1000");
+  require(t.max_evals >= 1 && t.max_evals <= 1000000000, "--max-evals must be at least 1");
+  require(t.format == "text" || t.format == "csv", "--format must be text or csv");
+  require(t.activation == "relu" || t.activation == "tanh", "--activation must be relu or tanh");
+  const auto k_items = parse_k_grid(t.k_text, std::numeric_limits<std::int32_t>::max());
+  require(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
+
+  ModelSpec spec;
+  spec.name = t.model;
+  spec.n = t.n;
+  spec.d = t.d;
+  spec.k = k_items.front().resolve(t.n, t.d);
+  spec.layers = static_cast<int>(t.layers);
+  spec.activation = t.activation == "tanh" ? Activation::tanh : Activation::relu;
+  return spec;
+}
+
+}  // namespace wordsens::cli
