@@ -7,42 +7,9 @@
 #include <string>
 
 #include "models/activation.hpp"
+#include "models/rf_evaluator.hpp"
 
 namespace wordsens {
-namespace {
-
-class RfEvaluator final : public PositionEvaluator {
- public:
-  RfEvaluator(Activation act, Index position, Vector a, Matrix B)
-      : act_(act), position_(position), a_(std::move(a)), B_(std::move(B)) {
-    activate(act_, a_, base_);
-    z_ = a_;
-  }
-  [[nodiscard]] Index position() const override { return position_; }
-  [[nodiscard]] const Vector& base_features() const override { return base_; }
-
-  // O(k·d): one k × d matrix–vector product.
-  void features_at(const Vector& delta, Vector& out) override {
-    z_.noalias() = B_ * delta;
-    z_ += a_;
-    activate(act_, z_, out);
-  }
-  // O(k·d): Bᵀ(c ⊙ ϕ'(a + BΔ)).
-  void pullback(const Vector& cotangent, Vector& grad) override {
-    g_ = cotangent;
-    multiply_by_derivative(act_, z_, g_);
-    grad.noalias() = B_.transpose() * g_;
-  }
-
- private:
-  Activation act_;
-  Index position_;
-  Vector a_;  // V vec(X)
-  Matrix B_;  // V_i
-  Vector base_, z_, g_;
-};
-
-}  // namespace
 
 RandomFeatures::RandomFeatures(ModelSpec spec, WeightKey key)
     : spec_(std::move(spec)),
@@ -100,7 +67,7 @@ Matrix RandomFeatures::word_block(Index position) const {
 std::unique_ptr<PositionEvaluator> RandomFeatures::at_position(const Matrix& X,
                                                                Index position) const {
   Matrix B = word_block(position);
-  return std::make_unique<RfEvaluator>(spec_.activation, position, preactivation(X), std::move(B));
+  return make_rf_evaluator(spec_.activation, position, preactivation(X), std::move(B));
 }
 
 const BlockSpectrum& RandomFeatures::word_spectrum(Index position) const {

@@ -7,40 +7,9 @@
 #include <string>
 
 #include "models/activation.hpp"
+#include "models/rf_evaluator.hpp"
 
 namespace wordsens {
-namespace {
-
-// The same O(k·d) evaluator as RandomFeatures': φ(X^i(Δ)) = ϕ(a + V_i Δ).
-class MarginalRfEvaluator final : public PositionEvaluator {
- public:
-  MarginalRfEvaluator(Activation act, Index position, Vector a, Matrix B)
-      : act_(act), position_(position), a_(std::move(a)), B_(std::move(B)) {
-    activate(act_, a_, base_);
-    z_ = a_;
-  }
-  [[nodiscard]] Index position() const override { return position_; }
-  [[nodiscard]] const Vector& base_features() const override { return base_; }
-  void features_at(const Vector& delta, Vector& out) override {
-    z_.noalias() = B_ * delta;
-    z_ += a_;
-    activate(act_, z_, out);
-  }
-  void pullback(const Vector& cotangent, Vector& grad) override {
-    g_ = cotangent;
-    multiply_by_derivative(act_, z_, g_);
-    grad.noalias() = B_.transpose() * g_;
-  }
-
- private:
-  Activation act_;
-  Index position_;
-  Vector a_;
-  Matrix B_;
-  Vector base_, z_, g_;
-};
-
-}  // namespace
 
 MarginalRandomFeatures::MarginalRandomFeatures(ModelSpec spec, WeightKey key,
                                                std::span<const Index> positions)
@@ -132,8 +101,7 @@ Matrix MarginalRandomFeatures::word_block(Index position) const {
 std::unique_ptr<PositionEvaluator> MarginalRandomFeatures::at_position(const Matrix& X,
                                                                        Index position) const {
   Matrix B = word_block(position);
-  return std::make_unique<MarginalRfEvaluator>(spec_.activation, position, preactivation(X),
-                                               std::move(B));
+  return make_rf_evaluator(spec_.activation, position, preactivation(X), std::move(B));
 }
 
 std::optional<Vector> MarginalRandomFeatures::guided_direction(const Matrix& X,
