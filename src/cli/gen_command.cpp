@@ -71,12 +71,7 @@ int gen_command(int argc, char** argv) {
   GenOptions gen;
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
-    if (vm.count("help")) {
-      std::cout << options << "\n";
-      return kExitOk;
-    }
-    po::notify(vm);
+    if (!parse_command_line(argc, argv, options, vm)) return kExitOk;  // --help
     spec = checked_model_spec(vm, a);
     for (const char* name : {"N", "training", "objective"}) {
       require(vm.count(name) > 0, std::string("missing required option --") + name);

@@ -1,6 +1,7 @@
 #include "cli/trial_options.hpp"
 
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <stdexcept>
 
@@ -30,6 +31,17 @@ void add_trial_options(po::options_description& options, TrialOptions& t,
        "objective evaluations per optimiser start (>= 1)")  //
       ("format", po::value(&t.format)->default_value(t.format),
        "output: text (one readable line per trial) | csv");
+}
+
+bool parse_command_line(int argc, char** argv, const po::options_description& options,
+                        po::variables_map& vm) {
+  po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+  if (vm.count("help") != 0) {
+    std::cout << options << "\n";
+    return false;
+  }
+  po::notify(vm);
+  return true;
 }
 
 void require(bool ok, const std::string& message) {

@@ -19,6 +19,12 @@ struct TrialOptions {
 void add_trial_options(boost::program_options::options_description& options, TrialOptions& t,
                        const std::string& positions_help);
 
+/// Parses argv into vm; prints the options and returns false for --help (the command then exits
+/// 0). Throws on a bad command line.
+[[nodiscard]] bool parse_command_line(int argc, char** argv,
+                                      const boost::program_options::options_description& options,
+                                      boost::program_options::variables_map& vm);
+
 /// Throws std::invalid_argument(message) unless ok (the commands report it as a usage error).
 void require(bool ok, const std::string& message);
 

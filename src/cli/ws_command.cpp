@@ -92,12 +92,7 @@ int ws_command(int argc, char** argv) {
   WsOptions ws;
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
-    if (vm.count("help")) {
-      std::cout << options << "\n";
-      return kExitOk;
-    }
-    po::notify(vm);
+    if (!parse_command_line(argc, argv, options, vm)) return kExitOk;  // --help
     spec = checked_model_spec(vm, a);
     require(a.sphere_starts >= 0 && a.sphere_starts <= 100000 && a.screen_points >= 0 &&
                 a.screen_points <= 100000 && a.near_origin_starts >= 0 &&
