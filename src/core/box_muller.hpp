@@ -32,8 +32,8 @@ inline double log_positive(double u) {
   const std::uint64_t biased_exponent = (bits >> 52) & 0x7ffU;
   const double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
   // Exact small-integer → double conversion without cvtsi2sd (not vectorisable on SSE2/AVX2).
-  const double e = std::bit_cast<double>(0x4330000000000000ULL | biased_exponent) -
-                   4503599627370496.0 - 1023.0;
+  const double e =
+      std::bit_cast<double>(0x4330000000000000ULL | biased_exponent) - 4503599627370496.0 - 1023.0;
   // fold = 1 when m > √2, else 0: m/√2 − ½ ∈ [0.21, 0.92) rounds to 0 or 1 (round-to-nearest by
   // adding and removing 1.5·2⁵²). Near the boundary either choice is accurate.
   constexpr double kRoundMagic = 6755399441055744.0;

@@ -12,8 +12,7 @@ ReadoutTarget loss_target(const Vector& theta, double changed_label) {
 ReadoutTarget align_target(const Vector& u) {
   const double norm2 = u.squaredNorm();
   if (!(norm2 > 0.0)) {
-    throw std::runtime_error(
-        "align objective: u is zero (φ(X) lies in the span of the rows of Φ)");
+    throw std::runtime_error("align objective: u is zero (φ(X) lies in the span of the rows of Φ)");
   }
   return {u / norm2, -1.0};
 }

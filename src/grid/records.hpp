@@ -17,7 +17,7 @@ struct WsRecord {
   std::int64_t argmax_position = 0;
   double phi_norm = 0;
   std::int64_t evaluations = 0;
-  double seconds = 0;  // wall time of the task (not part of bitwise comparisons)
+  double seconds = 0;           // wall time of the task (not part of bitwise comparisons)
   std::vector<double> witness;  // Δ* (d values); stored only with --save-witness
 };
 

@@ -18,10 +18,10 @@ struct TaskSpec {
   std::uint32_t task_id = 0;   // stable: position in the planned task table
   std::uint32_t point_id = 0;  // stable id of (experiment, model, n, d, k, N, L)
   Experiment experiment = Experiment::ws;
-  std::string model;           // rf | drf | raf | raf_relu
-  Index n = 0, d = 0, k = 0;   // k resolved to a number (k = 1.0D → n·d)
-  Index N = 0;                 // training-set size (gen; 0 for ws)
-  int layers = 1;              // L (drf; 1 otherwise)
+  std::string model;          // rf | drf | raf | raf_relu
+  Index n = 0, d = 0, k = 0;  // k resolved to a number (k = 1.0D → n·d)
+  Index N = 0;                // training-set size (gen; 0 for ws)
+  int layers = 1;             // L (drf; 1 otherwise)
   std::uint32_t trial = 0;
 };
 
