@@ -3,32 +3,23 @@
 
 usage: head_cli_test.py WORDSENS_BINARY CASE
 """
-import csv
-import io
 import math
-import subprocess
 import sys
 
+import cli_common  # beside this script
+
 CSV_HEADER = "trial,t0,t1,D0,D1,E,cond_K,seconds"
-EXIT_USAGE = 2
+EXIT_USAGE = cli_common.EXIT_USAGE
+check = cli_common.check
 SMALL = ["--n", "5", "--d", "4", "--N", "12"]
 
 
 def run(binary, *args):
-    return subprocess.run([binary, "gen", *args], capture_output=True, text=True, timeout=100)
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
+    return cli_common.run(binary, "gen", *args)
 
 
 def csv_rows(binary, *args):
-    p = run(binary, *args, "--format", "csv")
-    check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
-    lines = p.stdout.splitlines()
-    check(lines and lines[0] == CSV_HEADER, f"bad csv header: {lines[:1]}")
-    return list(csv.DictReader(io.StringIO(p.stdout)))
+    return cli_common.csv_rows(binary, "gen", CSV_HEADER, *args)
 
 
 def case_gen_csv(binary):

@@ -3,31 +3,22 @@
 
 usage: ws_cli_test.py WORDSENS_BINARY CASE
 """
-import csv
-import io
 import math
-import subprocess
 import sys
 
+import cli_common  # beside this script
+
 CSV_HEADER = "trial,S,S_upper,argmax_position,evaluations,seconds"
-EXIT_USAGE = 2
+EXIT_USAGE = cli_common.EXIT_USAGE
+check = cli_common.check
 
 
 def run(binary, *args):
-    return subprocess.run([binary, "ws", *args], capture_output=True, text=True, timeout=100)
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
+    return cli_common.run(binary, "ws", *args)
 
 
 def csv_rows(binary, *args):
-    p = run(binary, *args, "--format", "csv")
-    check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
-    lines = p.stdout.splitlines()
-    check(lines and lines[0] == CSV_HEADER, f"bad csv header: {lines[:1]}")
-    return list(csv.DictReader(io.StringIO(p.stdout)))
+    return cli_common.csv_rows(binary, "ws", CSV_HEADER, *args)
 
 
 def case_ws_csv(binary):
