@@ -204,21 +204,34 @@ void set_length(const Handle& dataset, std::uint64_t rows) {
 
 namespace {
 
+// The file rows [offset, offset + count) of a 1-D dataset and a memory space of `count` elements.
+struct RowSelection {
+  Handle file_space;
+  Handle memory_space;
+};
+
+RowSelection select_rows(const Handle& dataset, std::uint64_t offset, std::uint64_t count,
+                         const std::string& where) {
+  Handle file_space = dataspace_of(dataset);
+  const hsize_t start = offset;
+  const hsize_t size = count;
+  check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &size, nullptr),
+        "H5Sselect_hyperslab", where);
+  Handle memory_space(check(H5Screate_simple(1, &size, nullptr), "H5Screate_simple", where),
+                      H5Sclose);
+  return {std::move(file_space), std::move(memory_space)};
+}
+
 // Writes `count` elements of `type` from `data` at rows [offset, offset + count).
 void write_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
                const void* data) {
   if (count == 0) return;
   const std::string where = path_of(dataset.id());
   if (length(dataset) < offset + count) set_length(dataset, offset + count);
-  const Handle file_space = dataspace_of(dataset);
-  const hsize_t start = offset;
-  const hsize_t size = count;
-  check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &size, nullptr),
-        "H5Sselect_hyperslab", where);
-  const Handle memory_space(check(H5Screate_simple(1, &size, nullptr), "H5Screate_simple", where),
-                            H5Sclose);
-  check(H5Dwrite(dataset.id(), type, memory_space.id(), file_space.id(), H5P_DEFAULT, data),
-        "H5Dwrite", where);
+  const RowSelection rows = select_rows(dataset, offset, count, where);
+  check(
+      H5Dwrite(dataset.id(), type, rows.memory_space.id(), rows.file_space.id(), H5P_DEFAULT, data),
+      "H5Dwrite", where);
 }
 
 void read_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
@@ -228,15 +241,10 @@ void read_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, 
   if (offset + count > length(dataset)) {
     throw std::runtime_error("read past the end of " + where);
   }
-  const Handle file_space = dataspace_of(dataset);
-  const hsize_t start = offset;
-  const hsize_t size = count;
-  check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &size, nullptr),
-        "H5Sselect_hyperslab", where);
-  const Handle memory_space(check(H5Screate_simple(1, &size, nullptr), "H5Screate_simple", where),
-                            H5Sclose);
-  check(H5Dread(dataset.id(), type, memory_space.id(), file_space.id(), H5P_DEFAULT, data),
-        "H5Dread", where);
+  const RowSelection rows = select_rows(dataset, offset, count, where);
+  check(
+      H5Dread(dataset.id(), type, rows.memory_space.id(), rows.file_space.id(), H5P_DEFAULT, data),
+      "H5Dread", where);
 }
 
 }  // namespace
