@@ -16,6 +16,12 @@ target_compile_definitions(HDF5::C INTERFACE ${HDF5_C_DEFINITIONS})
 # Open MPI's deprecated C++ bindings trip -Wextra -Werror; we only use the C API.
 target_compile_definitions(MPI::MPI_C INTERFACE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)
 
+if(WORDSENS_EXTERNAL_BLAS)
+  # Must be single-threaded (one MPI rank per core): Debian's libopenblas-serial-dev, or
+  # OPENBLAS_NUM_THREADS=1 with a threaded build.
+  find_package(BLAS REQUIRED)
+endif()
+
 if(WORDSENS_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -19,5 +19,13 @@ endif()
 if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/.git/HEAD")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/.git/HEAD")
 endif()
+# What the numbers depend on besides the sources: recorded in every results file.
+if(WORDSENS_EXTERNAL_BLAS)
+  set(WORDSENS_BLAS_TEXT "external BLAS (${BLAS_LIBRARIES})")
+else()
+  set(WORDSENS_BLAS_TEXT "Eigen ${Eigen3_VERSION} own kernels")
+endif()
+set(WORDSENS_BUILD_TEXT
+    "-march=${WORDSENS_ARCH_RESOLVED}; ${WORDSENS_BLAS_TEXT}; ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}; ${CMAKE_BUILD_TYPE}")
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/version.hpp.in
                ${CMAKE_CURRENT_BINARY_DIR}/generated/wordsens/version.hpp @ONLY)

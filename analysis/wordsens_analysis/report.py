@@ -94,8 +94,8 @@ RULES_INTRO = (
 def _provenance(res) -> list:
     a = res.attrs
     items = [("file", res.path), ("format_version", ".".join(map(str, res.format_version)))]
-    for key in ("software_version", "git_sha", "created_utc", "command_line", "mpi_ranks",
-                "master_seed"):
+    for key in ("software_version", "git_sha", "build", "created_utc", "command_line",
+                "mpi_ranks", "master_seed"):
         if key in a:
             items.append((key, _fmt(a[key]) if not isinstance(a[key], list) else str(a[key])))
     state = "complete" if res.complete else "PARTIAL (run unfinished or interrupted)"

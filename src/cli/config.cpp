@@ -50,8 +50,8 @@ po::options_description describe_options(Raw& r) {
       ("activation", po::value(&r.activation)->default_value("relu"),
        "rf/drf activation: relu or tanh")
       ("rf-sampling", po::value(&r.rf_sampling)->default_value("full"),
-       "rf weights: full, or marginal (ws only: just the examined words' blocks plus an exact "
-       "Gaussian residual; same law of S, no S_upper)")
+       "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
+       "residuals for the task's texts; same law of every result, no S_upper)")
       ("trials", po::value(&r.trials)->default_value(3), "independent trials per grid point")
       ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),
@@ -156,13 +156,6 @@ StudyConfig resolve_study(const Raw& r) {
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
   s.data = r.data;
   s.save_witness = r.save_witness;
-  const auto& gen_models = models_of(s, Experiment::gen);
-  if (s.rf_sampling == RfSampling::marginal &&
-      std::find(s.experiments.begin(), s.experiments.end(), Experiment::gen) !=
-          s.experiments.end() &&
-      std::find(gen_models.begin(), gen_models.end(), "rf") != gen_models.end()) {
-    throw UsageError("rf-sampling = marginal is implemented for ws only: drop rf from gen-models");
-  }
   return s;
 }
 

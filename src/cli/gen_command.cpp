@@ -81,8 +81,11 @@ int gen_command(int argc, char** argv) {
     gen.objectives = {parse_objective(a.objective)};
     gen.positions = PositionSet::parse(a.positions);
     gen.ascent.max_evaluations = static_cast<int>(a.max_evals);
-    // Validates the name and sizes before any work (p is known without weights).
-    const auto probe = make_feature_map(spec, {static_cast<std::uint32_t>(a.seed), 0});
+    // Validates the name and sizes before any work (p is known without weights; the full
+    // sampler's probe draws nothing).
+    ModelSpec probe_spec = spec;
+    probe_spec.sampling = RfSampling::full;
+    const auto probe = make_feature_map(probe_spec, {static_cast<std::uint32_t>(a.seed), 0});
     if (a.N >= probe->feature_dim()) {
       throw std::invalid_argument("N ≥ p (N = " + std::to_string(a.N) +
                                   ", p = " + std::to_string(probe->feature_dim()) +
@@ -98,8 +101,8 @@ int gen_command(int argc, char** argv) {
   for (long long trial = 0; trial < a.trials; ++trial) {
     const auto t = static_cast<std::uint32_t>(trial);
     const auto start = std::chrono::steady_clock::now();
-    const auto model = make_feature_map(spec, {seed, t});
     const GenProblem problem = synthetic_gen_problem(seed, spec.n, spec.d, a.N, t);
+    const auto model = make_gen_feature_map(spec, {seed, t}, problem, gen.positions);
     const auto results = evaluate_generalization(*model, problem, gen, seed, t);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

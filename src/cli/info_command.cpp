@@ -32,6 +32,7 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
             << "filetype:      " << c.filetype << " " << c.format_major << "." << c.format_minor
             << "\n"
             << "software:      wordsens " << c.software_version << " (git " << c.git_sha << ")\n"
+            << "build:         " << (c.build.empty() ? "(not recorded)" : c.build) << "\n"
             << "created (UTC): " << c.created_utc << "\n"
             << "command line:  " << c.provenance.command_line << "\n"
             << "mpi ranks:     " << c.provenance.mpi_ranks << "\n"

@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
     if (command == "merge") return merge_command(sub_argc, sub_argv);
     if (command == "info") return info_command(sub_argc, sub_argv);
     if (command == "version" || command == "--version") {
-      std::cout << "wordsens " << wordsens::version::software << " "
-                << wordsens::version::git_sha << "\n";
+      std::cout << "wordsens " << wordsens::version::software << " " << wordsens::version::git_sha
+                << "\nbuild: " << wordsens::version::build << "\n";
       return kExitOk;
     }
     if (command == "help" || command == "--help" || command == "-h") {

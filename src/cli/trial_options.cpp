@@ -23,7 +23,11 @@ void add_trial_options(po::options_description& options, TrialOptions& t,
        "width of rf/drf: an integer or a multiple of D = n*d such as 1.0D or 0.5D")       //
       ("layers", po::value(&t.layers)->default_value(t.layers), "depth L of drf (>= 1)")  //
       ("activation", po::value(&t.activation)->default_value(t.activation),
-       "activation of rf/drf: relu|tanh")                                                         //
+       "activation of rf/drf: relu|tanh")  //
+      ("rf-sampling", po::value(&t.rf_sampling)->default_value(t.rf_sampling),
+       "rf weights: full (all of V) | marginal (only the blocks of the examined positions plus "
+       "an exact Gaussian residual per text: same law, O(k*d*|P|) normals instead of O(k*n*d); "
+       "no S_upper)")                                                                             //
       ("trials", po::value(&t.trials)->default_value(t.trials), "number of trials (>= 1)")        //
       ("seed", po::value(&t.seed)->default_value(t.seed), "master seed (0 .. 2^32-1)")            //
       ("positions", po::value(&t.positions)->default_value(t.positions), positions_help.c_str())  //
@@ -62,6 +66,9 @@ ModelSpec checked_model_spec(const po::variables_map& vm, const TrialOptions& t)
   require(t.max_evals >= 1 && t.max_evals <= 1000000000, "--max-evals must be at least 1");
   require(t.format == "text" || t.format == "csv", "--format must be text or csv");
   require(t.activation == "relu" || t.activation == "tanh", "--activation must be relu or tanh");
+  require(t.rf_sampling == "full" || t.rf_sampling == "marginal",
+          "--rf-sampling must be full or marginal");
+  require(t.rf_sampling == "full" || t.model == "rf", "--rf-sampling marginal applies to rf only");
   const auto k_items = parse_k_grid(t.k_text, std::numeric_limits<std::int32_t>::max());
   require(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
 
@@ -72,6 +79,7 @@ ModelSpec checked_model_spec(const po::variables_map& vm, const TrialOptions& t)
   spec.k = k_items.front().resolve(t.n, t.d);
   spec.layers = static_cast<int>(t.layers);
   spec.activation = t.activation == "tanh" ? Activation::tanh : Activation::relu;
+  spec.sampling = t.rf_sampling == "marginal" ? RfSampling::marginal : RfSampling::full;
   return spec;
 }
 

@@ -10,12 +10,14 @@
 namespace wordsens::cli {
 
 struct TrialOptions {
-  std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu";
+  std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu",
+                     rf_sampling = "full";
   long long n = 0, d = 0, trials = 1, seed = 1, layers = 1, max_evals = 300;
 };
 
-/// Adds --model --n --d --k --layers --activation --trials --seed --positions --max-evals
-/// --format, bound to `t`. `positions_help` says what the command does at those positions.
+/// Adds --model --n --d --k --layers --activation --rf-sampling --trials --seed --positions
+/// --max-evals --format, bound to `t`. `positions_help` says what the command does at those
+/// positions.
 void add_trial_options(boost::program_options::options_description& options, TrialOptions& t,
                        const std::string& positions_help);
 

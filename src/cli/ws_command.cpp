@@ -27,7 +27,6 @@ namespace po = boost::program_options;
 constexpr const char* kCsvHeader = "trial,S,S_upper,argmax_position,evaluations,seconds";
 
 struct WsArgs : TrialOptions {
-  std::string rf_sampling = "full";
   // The estimator's own defaults, so that the CLI and the driver agree unless told otherwise.
   long long sphere_starts = WsOptions{}.sphere_starts, screen_points = WsOptions{}.screen_points,
             near_origin_starts = WsOptions{}.near_origin_starts;
@@ -51,9 +50,6 @@ po::options_description describe(WsArgs& a) {
   add_trial_options(
       o, a, "word positions examined: all | first | random:m (m distinct random positions)");
   o.add_options()  //
-      ("rf-sampling", po::value(&a.rf_sampling)->default_value(a.rf_sampling),
-       "rf weights: full (all of V) | marginal (only the blocks of the examined positions plus "
-       "an exact Gaussian residual: same law of S, O(k*d*|P|) instead of O(k*n*d); no S_upper)")  //
       ("sphere-starts", po::value(&a.sphere_starts)->default_value(a.sphere_starts),
        "ascents per position from the best screened points on the sphere |Delta| = sqrt(d)")  //
       ("screen-points", po::value(&a.screen_points)->default_value(a.screen_points),
@@ -100,13 +96,6 @@ int ws_command(int argc, char** argv) {
             "--sphere-starts, --screen-points and --near-origin-starts must be in 0 .. 100000");
     require(a.sphere_starts + a.near_origin_starts > 0 || !a.no_guided_start,
             "at least one start is needed (sphere, near-origin or guided)");
-    require(a.format == "text" || a.format == "csv", "--format must be text or csv");
-    require(a.activation == "relu" || a.activation == "tanh", "--activation must be relu or tanh");
-    require(a.rf_sampling == "full" || a.rf_sampling == "marginal",
-            "--rf-sampling must be full or marginal");
-    require(a.rf_sampling == "full" || a.model == "rf",
-            "--rf-sampling marginal applies to rf only");
-    spec.sampling = a.rf_sampling == "marginal" ? RfSampling::marginal : RfSampling::full;
     ws.positions = PositionSet::parse(a.positions);
     ws.ascent.max_evaluations = static_cast<int>(a.max_evals);
     ws.sphere_starts = static_cast<int>(a.sphere_starts);

@@ -52,7 +52,8 @@ struct HeadVectors {
   double cond_K_extended = 0.0;  // cond of the (N+1)×(N+1) Gram (0 unless retrain was asked)
 };
 
-/// Fits the heads with one `model.gram` call on the N+1 samples [train; test] and one
+/// Fits the heads with one `model.gram` call on the N+1 samples [train; test] (this order:
+/// make_gen_feature_map registers them so for rf's marginal sampler) and one
 /// `model.transpose_apply` with all needed coefficient columns. Throws std::invalid_argument
 /// when N ≥ p (the interpolator is not unique and K is singular) and std::runtime_error when
 /// K (or, for retrain, the extended Gram) is numerically singular, saying which.

@@ -45,6 +45,17 @@ GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d, In
   return problem;
 }
 
+std::unique_ptr<FeatureMap> make_gen_feature_map(const ModelSpec& spec, WeightKey key,
+                                                 const GenProblem& problem,
+                                                 const PositionSet& positions) {
+  std::vector<const Matrix*> samples;
+  samples.reserve(problem.train.size() + 1);
+  for (const Matrix& X : problem.train) samples.push_back(&X);
+  samples.push_back(&problem.test);  // fit_heads' order: [train; test]
+  return make_feature_map(
+      spec, key, positions.resolve(problem.test.rows(), key.master_seed, key.task_id), samples);
+}
+
 namespace {
 
 // Rows of the ascent_starts matrix used here; WS uses the first rows of the same matrices, so

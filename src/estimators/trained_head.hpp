@@ -1,6 +1,7 @@
 #pragma once
 // Trained head and generalization after a one-word change (SPEC §4).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,15 @@ struct GenProblem {
 
 /// Synthetic problem of a trial: texts from data/synthetic.hpp (test = sample 0, training =
 /// samples 1..N), labels sign(⟨vec(X), w⟩) with the trial's w.
-[[nodiscard]] GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d,
-                                               Index N, std::uint32_t trial);
+[[nodiscard]] GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d, Index N,
+                                               std::uint32_t trial);
+
+/// The model for a gen task: make_feature_map with the positions the search will examine and
+/// the samples [train; test] in fit_heads' order (rf's marginal sampler draws its weights for
+/// exactly those; other models do not care).
+[[nodiscard]] std::unique_ptr<FeatureMap> make_gen_feature_map(const ModelSpec& spec, WeightKey key,
+                                                               const GenProblem& problem,
+                                                               const PositionSet& positions);
 
 struct GenOptions {
   std::vector<Training> trainings{Training::finetune, Training::retrain};

@@ -82,12 +82,13 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
 
 void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
              TaskOutput& out) {
-  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id});
   const GenProblem problem = data.gen_problem(task.n, task.d, task.N, task.trial);
   GenOptions options;
   options.trainings = config.trainings;
   options.objectives = config.objectives;
   options.positions = PositionSet::parse(config.positions);
+  const auto model = make_gen_feature_map(model_spec(task, config), {config.seed, task.task_id},
+                                          problem, options.positions);
   options.ascent = ascent_options(config);
   options.sphere_starts = config.sphere_starts;
   options.near_origin_starts = config.origin_starts;

@@ -147,6 +147,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   h5::write_attribute(file, a::kFormatVersion, std::vector<int>{s::kFormatMajor, s::kFormatMinor});
   h5::write_attribute(file, a::kSoftwareVersion, std::string(version::software));
   h5::write_attribute(file, a::kGitSha, std::string(version::git_sha));
+  h5::write_attribute(file, a::kBuild, std::string(version::build));
   h5::write_attribute(file, a::kCreatedUtc, utc_now());
   h5::write_attribute(file, a::kCommandLine, provenance.command_line);
   h5::write_attribute(file, a::kMpiRanks, static_cast<std::int64_t>(provenance.mpi_ranks));

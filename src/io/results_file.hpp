@@ -55,6 +55,7 @@ struct NamedArray {
 struct FileContents {
   RunProvenance provenance;
   std::string filetype, software_version, git_sha, created_utc, config_hash;
+  std::string build;  // empty in format 1.0 files
   int format_major = 0, format_minor = 0;
   std::vector<TaskSpec> tasks;     // the planned task table, in file order
   std::vector<std::uint8_t> done;  // done[i] belongs to tasks[i]

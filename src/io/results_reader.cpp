@@ -120,6 +120,7 @@ FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
   out.format_minor = version.at(1);
   out.software_version = h5::read_string_attribute(file, a::kSoftwareVersion);
   out.git_sha = h5::read_string_attribute(file, a::kGitSha);
+  if (h5::has_attribute(file, a::kBuild)) out.build = h5::read_string_attribute(file, a::kBuild);
   out.created_utc = h5::read_string_attribute(file, a::kCreatedUtc);
   out.config_hash = h5::read_string_attribute(file, a::kConfigHash);
   out.provenance.command_line = h5::read_string_attribute(file, a::kCommandLine);

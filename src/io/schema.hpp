@@ -9,7 +9,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 0;
+inline constexpr int kFormatMinor = 1;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 
 // Root attributes (provenance).
@@ -18,6 +18,7 @@ inline constexpr const char* kFileType = "filetype";
 inline constexpr const char* kFormatVersion = "format_version";  // int32[2]: major, minor
 inline constexpr const char* kSoftwareVersion = "software_version";
 inline constexpr const char* kGitSha = "git_sha";
+inline constexpr const char* kBuild = "build";  // -march, BLAS, compiler, build type (format 1.1)
 inline constexpr const char* kCreatedUtc = "created_utc";  // ISO 8601, e.g. 2026-11-26T00:10:00Z
 inline constexpr const char* kCommandLine = "command_line";
 inline constexpr const char* kMpiRanks = "mpi_ranks";        // int64

@@ -17,6 +17,15 @@ inline void activate(Activation act, const Vector& z, Vector& out) {
   }
 }
 
+/// Z ← ϕ(Z) entrywise, for a block of preactivations.
+inline void activate_in_place(Activation act, Matrix& Z) {
+  if (act == Activation::relu) {
+    Z = Z.cwiseMax(0.0);
+  } else {
+    Z = Z.array().tanh().matrix();
+  }
+}
+
 /// g ← g ⊙ ϕ'(z) entrywise. ReLU'(0) is taken as 0 (a subgradient; z = 0 exactly has
 /// probability 0 for random weights).
 inline void multiply_by_derivative(Activation act, const Vector& z, Vector& g) {

@@ -25,8 +25,8 @@ struct WeightKey {
 
 enum class Activation { relu, tanh };
 
-/// How rf draws its weights: all of V, or only what a WS estimate over known positions needs
-/// (models/rf_marginal.hpp; the same law for everything WS computes).
+/// How rf draws its weights: all of V, or only what the estimates over known positions (and, for
+/// gen, known samples) need (models/rf_marginal.hpp; the same joint law for everything computed).
 enum class RfSampling { full, marginal };
 
 /// Everything that determines a model, as read from the configuration.
@@ -100,6 +100,13 @@ class FeatureMap {
 /// The one-argument form throws for RfSampling::marginal.
 [[nodiscard]] std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key,
                                                            std::span<const Index> positions);
+
+/// The same, for estimates over several samples (gen's training texts and test text, in the
+/// order `gram` will see them): rf with RfSampling::marginal draws its weights for exactly these
+/// samples and positions (models/rf_marginal.hpp); other models ignore both.
+[[nodiscard]] std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key,
+                                                           std::span<const Index> positions,
+                                                           std::span<const Matrix* const> samples);
 
 /// The model names make_feature_map accepts, for --help texts and validation.
 [[nodiscard]] std::span<const std::string> known_models();

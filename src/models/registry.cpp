@@ -27,7 +27,8 @@ std::span<const std::string> known_models() { return kModels; }
 namespace {
 
 std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
-                                  const std::span<const Index>* positions) {
+                                  const std::span<const Index>* positions,
+                                  const std::span<const Matrix* const>* samples) {
   const std::string& name = spec.name;
   const bool known = std::find(kModels.begin(), kModels.end(), name) != kModels.end();
   require(known, "unknown model '" + name + "' (known: rf, drf, raf, raf_relu)");
@@ -42,8 +43,10 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
   require(spec.sampling == RfSampling::full || name == "rf",
           name + ": rf-sampling = marginal applies to rf only");
   if (name == "rf" && spec.sampling == RfSampling::marginal) {
-    require(positions != nullptr,
-            "rf: rf-sampling = marginal needs the word positions (word sensitivity only)");
+    require(positions != nullptr, "rf: rf-sampling = marginal needs the word positions");
+    if (samples != nullptr) {
+      return std::make_unique<MarginalRandomFeatures>(spec, key, *positions, *samples);
+    }
     return std::make_unique<MarginalRandomFeatures>(spec, key, *positions);
   }
   if (name == "rf") return std::make_unique<RandomFeatures>(spec, key);
@@ -58,12 +61,18 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
 }  // namespace
 
 std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key) {
-  return build(spec, key, nullptr);
+  return build(spec, key, nullptr, nullptr);
 }
 
 std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key,
                                              std::span<const Index> positions) {
-  return build(spec, key, &positions);
+  return build(spec, key, &positions, nullptr);
+}
+
+std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key,
+                                             std::span<const Index> positions,
+                                             std::span<const Matrix* const> samples) {
+  return build(spec, key, &positions, &samples);
 }
 
 }  // namespace wordsens

@@ -110,56 +110,59 @@ std::optional<double> RandomFeatures::sensitivity_upper_bound(const Matrix& X) c
 
 namespace {
 
-/// Φ_b (N × h): row m is ϕ(V_b vec(X_m)).
-template <typename Rows>
-void block_features(Activation act, const Rows& Vb, std::span<const Matrix> samples,
-                    Matrix& phi_b) {
-  phi_b.resize(static_cast<Index>(samples.size()), Vb.rows());
-  Vector z, h_out;
+/// The samples' vec(X_m) as the rows of one M × D matrix, so that each block of V meets all of
+/// them in one matrix–matrix product (GEMM) instead of M matrix–vector products that would each
+/// stream the block from memory.
+Matrix stack_samples(std::span<const Matrix> samples, Index D) {
+  Matrix X_all(static_cast<Index>(samples.size()), D);
   for (std::size_t m = 0; m < samples.size(); ++m) {
-    z.noalias() = Vb * vec(samples[m]);
-    activate(act, z, h_out);
-    phi_b.row(static_cast<Index>(m)) = h_out.transpose();
+    X_all.row(static_cast<Index>(m)) = vec(samples[m]).transpose();
   }
+  return X_all;
 }
 
 }  // namespace
 
-// Streaming over row blocks V_b of V (kRowBlock × D): Φ_b = ϕ(X_all V_bᵀ) is N × h, so memory is
-// O(kRowBlock·D + N·kRowBlock + N²) for gram and adds O(k·C.cols()) for the result of
-// transpose_apply; Φ (N × k) is never formed. Each block is generated exactly once per call.
+// Streaming over row blocks V_b of V (kRowBlock × D): Φ_b = ϕ(X_all V_bᵀ) is M × h, so memory is
+// O(M·D + kRowBlock·D + M·kRowBlock + M²) for gram (X_all is a copy of the samples) and adds
+// O(k·C.cols()) for the result of transpose_apply; Φ (M × k) is never formed. Each block is
+// generated exactly once per call.
 Matrix RandomFeatures::gram(std::span<const Matrix> samples) const {
-  const Index N = static_cast<Index>(samples.size());
+  const Index M = static_cast<Index>(samples.size());
   const Index D = spec_.n * spec_.d;
   for (const Matrix& X : samples) check_sample(X);
-  Matrix K = Matrix::Zero(N, N);
+  const Matrix X_all = stack_samples(samples, D);
+  Matrix K = Matrix::Zero(M, M);
   Matrix Vb(std::min(kRowBlock, spec_.k), D);
   Matrix phi_b;
   for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
     const Index h = std::min(kRowBlock, spec_.k - r0);
     V_.fill(r0, 0, h, D, Vb.data(), D);
-    block_features(spec_.activation, Vb.topRows(h), samples, phi_b);
-    K.noalias() += phi_b * phi_b.transpose();
+    phi_b.noalias() = X_all * Vb.topRows(h).transpose();
+    activate_in_place(spec_.activation, phi_b);
+    K.selfadjointView<Eigen::Lower>().rankUpdate(phi_b);
   }
-  return K;
+  return K.selfadjointView<Eigen::Lower>();
 }
 
 Matrix RandomFeatures::transpose_apply(std::span<const Matrix> samples, const Matrix& C) const {
-  const Index N = static_cast<Index>(samples.size());
-  if (C.rows() != N) {
+  const Index M = static_cast<Index>(samples.size());
+  if (C.rows() != M) {
     throw std::invalid_argument("rf: transpose_apply coefficients have " +
-                                std::to_string(C.rows()) + " rows for " + std::to_string(N) +
+                                std::to_string(C.rows()) + " rows for " + std::to_string(M) +
                                 " samples");
   }
   const Index D = spec_.n * spec_.d;
   for (const Matrix& X : samples) check_sample(X);
+  const Matrix X_all = stack_samples(samples, D);
   Matrix theta(spec_.k, C.cols());
   Matrix Vb(std::min(kRowBlock, spec_.k), D);
   Matrix phi_b;
   for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
     const Index h = std::min(kRowBlock, spec_.k - r0);
     V_.fill(r0, 0, h, D, Vb.data(), D);
-    block_features(spec_.activation, Vb.topRows(h), samples, phi_b);
+    phi_b.noalias() = X_all * Vb.topRows(h).transpose();
+    activate_in_place(spec_.activation, phi_b);
     theta.middleRows(r0, h).noalias() = phi_b.transpose() * C;
   }
   return theta;

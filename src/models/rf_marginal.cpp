@@ -1,5 +1,7 @@
 #include "models/rf_marginal.hpp"
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -35,6 +37,69 @@ MarginalRandomFeatures::MarginalRandomFeatures(ModelSpec spec, WeightKey key,
   }
 }
 
+MarginalRandomFeatures::MarginalRandomFeatures(ModelSpec spec, WeightKey key,
+                                               std::span<const Index> positions,
+                                               std::span<const Matrix* const> samples)
+    : MarginalRandomFeatures(std::move(spec), key, positions) {
+  const Index M = static_cast<Index>(samples.size());
+  if (M < 1) throw std::invalid_argument("rf marginal sampling: empty sample set");
+  for (const Matrix* X : samples) check_sample(*X);
+  const Index n = spec_.n, d = spec_.d;
+  SampleSet set;
+  set.count = M;
+  for (const Index i : positions_) {
+    Matrix words(M, d);
+    for (Index s = 0; s < M; ++s) words.row(s) = samples[static_cast<std::size_t>(s)]->row(i);
+    set.words_in_p.push_back(std::move(words));
+  }
+  for (const Matrix* X : samples) set.fingerprints.push_back(fingerprint_outside_p(*X));
+
+  // G = Σ_{j∉P} X_j X_jᵀ / D with X_j (M × d) word j of every sample, accumulated a few words at
+  // a time as one symmetric rank update (summed directly: subtracting the words in P from the
+  // full Gram would cancel digits).
+  constexpr Index kWordsPerUpdate = 16;
+  Matrix G = Matrix::Zero(M, M);
+  std::vector<Index> outside;
+  for (Index j = 0; j < n; ++j) {
+    if (!in_p_[static_cast<std::size_t>(j)]) outside.push_back(j);
+  }
+  Matrix chunk;
+  for (std::size_t q0 = 0; q0 < outside.size(); q0 += kWordsPerUpdate) {
+    const Index words = std::min<Index>(kWordsPerUpdate, static_cast<Index>(outside.size() - q0));
+    chunk.resize(M, words * d);
+    for (Index s = 0; s < M; ++s) {
+      for (Index w = 0; w < words; ++w) {
+        chunk.row(s).segment(w * d, d) =
+            samples[static_cast<std::size_t>(s)]->row(outside[q0 + static_cast<std::size_t>(w)]);
+      }
+    }
+    G.selfadjointView<Eigen::Lower>().rankUpdate(chunk);
+  }
+  G = G.selfadjointView<Eigen::Lower>();
+  G /= static_cast<double>(n * d);
+  set.covariance = G;
+
+  // Cholesky when G is positive definite (the usual case, D − |P|·d ≥ M); otherwise (e.g. all
+  // words in P, or more samples than free coordinates) a symmetric square root with the tiny
+  // negative eigenvalues of a PSD matrix set to zero — any F with F Fᵀ = G gives the same law.
+  const Eigen::LLT<Matrix> llt(G);
+  if (llt.info() == Eigen::Success) {
+    set.factor = llt.matrixL();
+    set.triangular = true;
+  } else {
+    const Eigen::SelfAdjointEigenSolver<Matrix> eig(G);
+    if (eig.info() != Eigen::Success) {
+      throw std::runtime_error(
+          "rf marginal sampling: eigendecomposition of the residual "
+          "covariance did not converge");
+    }
+    const Vector root = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+    set.factor = eig.eigenvectors() * root.asDiagonal() * eig.eigenvectors().transpose();
+    set.triangular = false;
+  }
+  sample_set_ = std::move(set);
+}
+
 void MarginalRandomFeatures::check_sample(const Matrix& X) const {
   if (X.rows() != spec_.n || X.cols() != spec_.d) {
     throw std::invalid_argument("rf: sample is " + std::to_string(X.rows()) + "x" +
@@ -50,6 +115,61 @@ void MarginalRandomFeatures::check_position(Index position) const {
   }
 }
 
+std::uint64_t MarginalRandomFeatures::fingerprint_outside_p(const Matrix& X) const {
+  // FNV-1a over the bytes of the words outside P, then a final avalanche (splitmix64). A
+  // collision between two different texts has probability ~2^-64; it would only pair a text with
+  // another text's residual, never crash.
+  std::uint64_t h = 1469598103934665603ULL;
+  for (Index j = 0; j < spec_.n; ++j) {
+    if (in_p_[static_cast<std::size_t>(j)]) continue;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(X.row(j).data());
+    for (std::size_t b = 0; b < sizeof(double) * static_cast<std::size_t>(spec_.d); ++b) {
+      h = (h ^ bytes[b]) * 1099511628211ULL;
+    }
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+Index MarginalRandomFeatures::find_sample(const Matrix& X) const {
+  const std::uint64_t h = fingerprint_outside_p(X);
+  const auto& fp = sample_set_->fingerprints;
+  // From the end: gen's test text is registered last and is the one perturbed.
+  for (Index s = sample_set_->count - 1; s >= 0; --s) {
+    if (fp[static_cast<std::size_t>(s)] == h) return s;
+  }
+  throw std::invalid_argument(
+      "rf marginal sampling: this text differs from every sample the weights were drawn for "
+      "outside the examined word positions");
+}
+
+void MarginalRandomFeatures::check_sample_set(std::span<const Matrix> samples) const {
+  if (!sample_set_) {
+    throw std::logic_error(
+        "rf marginal sampling was set up for one sample at a time (ws); several samples need the "
+        "sample set at construction");
+  }
+  const SampleSet& set = *sample_set_;
+  bool same = static_cast<Index>(samples.size()) == set.count;
+  for (Index s = 0; same && s < set.count; ++s) {
+    const Matrix& X = samples[static_cast<std::size_t>(s)];
+    check_sample(X);
+    same = fingerprint_outside_p(X) == set.fingerprints[static_cast<std::size_t>(s)];
+    for (std::size_t q = 0; same && q < positions_.size(); ++q) {
+      same = std::memcmp(X.row(positions_[q]).data(), set.words_in_p[q].row(s).data(),
+                         sizeof(double) * static_cast<std::size_t>(spec_.d)) == 0;
+    }
+  }
+  if (!same) {
+    throw std::invalid_argument(
+        "rf marginal sampling: gram / transpose_apply over samples other than the ones the "
+        "weights were drawn for");
+  }
+}
+
 double MarginalRandomFeatures::residual_scale(const Matrix& X) const {
   check_sample(X);
   double sum = 0.0;
@@ -60,6 +180,28 @@ double MarginalRandomFeatures::residual_scale(const Matrix& X) const {
 }
 
 Vector MarginalRandomFeatures::residual_direction() const { return Z_.row_segment(0, 0, spec_.k); }
+
+const Matrix& MarginalRandomFeatures::residual_covariance() const {
+  if (!sample_set_) throw std::logic_error("rf marginal sampling: no sample set (ws mode)");
+  return sample_set_->covariance;
+}
+
+Vector MarginalRandomFeatures::residual(const Matrix& X) const {
+  if (!sample_set_) return residual_scale(X) * residual_direction();
+  const Index s = find_sample(X);
+  const SampleSet& set = *sample_set_;
+  // R[:, s] = Zᵀ F[s, :]ᵀ; with a Cholesky factor only Z's rows 0..s enter.
+  const Index used = set.triangular ? s + 1 : set.count;
+  const Vector f = set.factor.row(s).head(used).transpose();
+  Vector r(spec_.k);
+  Matrix Zb(used, std::min(kSampleRowBlock, spec_.k));
+  for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
+    const Index h = std::min(kSampleRowBlock, spec_.k - r0);
+    Z_.fill(0, r0, used, h, Zb.data(), Zb.cols());
+    r.segment(r0, h).noalias() = Zb.leftCols(h).transpose() * f;
+  }
+  return r;
+}
 
 Vector MarginalRandomFeatures::preactivation(const Matrix& X) const {
   check_sample(X);
@@ -72,7 +214,7 @@ Vector MarginalRandomFeatures::preactivation(const Matrix& X) const {
     }
   }
   const Index d = spec_.d;
-  Vector a = residual_scale(X) * residual_direction();
+  Vector a = residual(X);
   Matrix Vb(std::min(kRowBlock, spec_.k), d);
   for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
     const Index h = std::min(kRowBlock, spec_.k - r0);
@@ -116,15 +258,58 @@ std::optional<double> MarginalRandomFeatures::sensitivity_upper_bound(const Matr
   return std::nullopt;
 }
 
-Matrix MarginalRandomFeatures::gram(std::span<const Matrix> /*samples*/) const {
-  throw std::logic_error(
-      "rf marginal sampling draws the weights for one sample (ws); use rf-sampling = full");
+void MarginalRandomFeatures::preactivation_block(Index r0, Index h, Matrix& A_b) const {
+  const SampleSet& set = *sample_set_;
+  const Index M = set.count, d = spec_.d;
+  Matrix Zb(M, h);
+  Z_.fill(0, r0, M, h, Zb.data(), h);
+  if (set.triangular) {
+    A_b.noalias() = set.factor.triangularView<Eigen::Lower>() * Zb;
+  } else {
+    A_b.noalias() = set.factor * Zb;
+  }
+  Matrix Vb(h, d);
+  for (std::size_t q = 0; q < positions_.size(); ++q) {
+    V_.fill(r0, positions_[q] * d, h, d, Vb.data(), d);
+    A_b.noalias() += set.words_in_p[q] * Vb.transpose();
+  }
 }
 
-Matrix MarginalRandomFeatures::transpose_apply(std::span<const Matrix> /*samples*/,
-                                               const Matrix& /*C*/) const {
-  throw std::logic_error(
-      "rf marginal sampling draws the weights for one sample (ws); use rf-sampling = full");
+// Both stream row blocks of (V_P, Z): Φ_b = ϕ(A_b) is M × h, never all of Φ (M × k).
+Matrix MarginalRandomFeatures::gram(std::span<const Matrix> samples) const {
+  check_sample_set(samples);
+  const Index M = sample_set_->count;
+  Matrix K = Matrix::Zero(M, M);
+  Matrix A_b(M, kSampleRowBlock);
+  for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
+    const Index h = std::min(kSampleRowBlock, spec_.k - r0);
+    A_b.resize(M, h);
+    preactivation_block(r0, h, A_b);
+    activate_in_place(spec_.activation, A_b);
+    K.selfadjointView<Eigen::Lower>().rankUpdate(A_b);
+  }
+  return K.selfadjointView<Eigen::Lower>();
+}
+
+Matrix MarginalRandomFeatures::transpose_apply(std::span<const Matrix> samples,
+                                               const Matrix& C) const {
+  check_sample_set(samples);
+  const Index M = sample_set_->count;
+  if (C.rows() != M) {
+    throw std::invalid_argument("rf: transpose_apply coefficients have " +
+                                std::to_string(C.rows()) + " rows for " + std::to_string(M) +
+                                " samples");
+  }
+  Matrix theta(spec_.k, C.cols());
+  Matrix A_b(M, kSampleRowBlock);
+  for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
+    const Index h = std::min(kSampleRowBlock, spec_.k - r0);
+    A_b.resize(M, h);
+    preactivation_block(r0, h, A_b);
+    activate_in_place(spec_.activation, A_b);
+    theta.middleRows(r0, h).noalias() = A_b.transpose() * C;
+  }
+  return theta;
 }
 
 }  // namespace wordsens

@@ -1,32 +1,48 @@
 #pragma once
-// rf with the exact marginal sampler (issue 8 item 7): for word sensitivity over a position set
-// P, only a = V vec(X) and the blocks V_i (i ∈ P) enter the estimate, so only those are drawn.
+// rf with the exact marginal sampler (issue 8 item 7): only the weights a task's estimates
+// actually read are drawn, with the full sampler's joint law.
 //
-// Why the joint law is exact. With V ∈ R^{k×D} iid N(0, 1/D) and x_j the rows of X,
-//   a = Σ_{i∈P} V_i x_i + r,   r = Σ_{j∉P} V_j x_j.
-// r is a linear function of the blocks (V_j)_{j∉P} alone, which are independent of (V_i)_{i∈P};
-// each row of r is a sum of independent N(0, ‖x_j‖²/D) terms and different rows use disjoint
-// entries, so r ~ N(0, σ² I_k) with σ² = Σ_{j∉P} ‖x_j‖²/D, independent of (V_i)_{i∈P}. Hence
-//   (V_P, Σ_{i∈P} V_i x_i + σ z),  z ~ N(0, I_k) independent of V_P,
-// has exactly the law of (V_P, a) under the full sampler. Every quantity WS computes at a
-// position i ∈ P — φ(X^i(Δ)) = ϕ(a + V_i Δ), its pullback, the guided start from V_i — is a
-// function of (a, V_i), so S (and i*, Δ*) has the same law under both samplers.
+// Everything rf computes for a set of samples X_0 … X_{M−1} and perturbations of the words in a
+// position set P is a function of (V_P, A): the blocks V_i (i ∈ P) and the preactivations
+// A[:, s] = V vec(X_s) — WS's a, gen's Gram matrix, heads and φ(X^i(Δ)) = ϕ(A[:, s] + V_i Δ).
+//
+// Why the joint law is exact. With V ∈ R^{k×D} iid N(0, 1/D) and x_{s,j} word j of sample s,
+//   A[r, s] = Σ_{i∈P} V_{r,i}·x_{s,i} + R[r, s],   R[r, s] = Σ_{j∉P} V_{r,j}·x_{s,j}.
+// R is a linear function of the blocks (V_j)_{j∉P} alone, independent of V_P. Row r of R uses
+// only row r of V, so rows are independent; each row is a centred Gaussian vector over the
+// samples with covariance G[s, t] = Σ_{j∉P} ⟨x_{s,j}, x_{t,j}⟩ / D. Hence, with F any factor
+// F Fᵀ = G (a Cholesky factor; a symmetric square root when G is singular) and Z ∈ R^{M×k} iid
+// N(0, 1) independent of V_P, the rows R[r, :] := (F Z[:, r])ᵀ are independent N(0, G) vectors
+// independent of V_P: (V_P, R) has exactly the full sampler's law, and so does every quantity
+// computed from (V_P, A): S, i*, Δ*, K, the heads, t0, t1, D0, D1, E.
+//
+// Two modes.
+//  * WS (no sample set given): one sample at a time, M = 1, G = σ(X)² with
+//    σ(X)² = Σ_{j∉P} ‖x_j‖²/D, so R = σ(X)·z with z = row 0 of Z. A trial costs O(k·d·|P|).
+//  * Gen (a sample set given at construction, e.g. gen's N training texts and its test text):
+//    F is computed once from the samples' words outside P (O(M²·(D − |P|·d)) flops, then an
+//    O(M³) Cholesky factorisation), and gram / transpose_apply regenerate Z and V_P in row blocks:
+//    O(k·M² + k·M·|P|·d) per call instead of the full sampler's O(k·M·D) — the (N+1)×(N+1)
+//    factor replaces the D columns of V. Memory O(M² + M·|P|·d + block·M).
 //
 // Weights: V_i are the very same GaussianMatrix windows as RandomFeatures' (weights matrix 0 of
-// the task), bitwise; z is row 0 of weights matrix 1 of the task, which rf never uses. A
-// trial costs O(k·d·|P|) normals and flops instead of O(k·D), and memory O(k·d).
+// the task), bitwise; Z is weights matrix 1 of the task, which rf never uses (its entry (s, r)
+// drives sample s, feature r; WS uses row 0, so WS of one sample equals gen mode with M = 1 up to
+// the rounding of σ).
 //
 // What it cannot give:
-//  * at_position(X, i) for i ∉ P: V_i is not drawn (and would not be independent of z); throws.
+//  * at_position(X, i) for i ∉ P: V_i is not drawn (and would not be independent of R); throws.
 //  * S_upper = max over all n words of ‖V_i‖₂·√d needs every block, i.e. the full O(k·D) pass the
-//    sampler exists to avoid, so sensitivity_upper_bound returns nullopt (no S_upper reported;
-//    use rf-sampling = full for it).
-//  * Several samples (gen's gram / transpose_apply): the residuals of different samples are
-//    correlated through the undrawn blocks, so one z cannot serve them; both throw.
-// `features(X')` is ϕ(Σ_{i∈P} V_i x'_i + σ(X') z): for X' = X^i(Δ) with i ∈ P it equals the
-// evaluator's value (σ does not depend on the rows in P), which is what certification needs.
+//    sampler exists to avoid, so sensitivity_upper_bound returns nullopt (use rf-sampling = full).
+//  * In WS mode, several samples at once (gram / transpose_apply): the residuals of different
+//    samples are correlated through the undrawn blocks, so one z cannot serve them; both throw.
+//    In gen mode they accept exactly the registered samples (same order), nothing else.
+//  * In gen mode, features / at_position of a text that does not agree with one of the
+//    registered samples on every word outside P (its residual was never drawn); throws.
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -38,11 +54,16 @@ namespace wordsens {
 
 class MarginalRandomFeatures final : public FeatureMap {
  public:
-  /// Rows of V_P generated and multiplied at a time.
+  /// Rows of V_P generated and multiplied at a time in WS mode.
   static constexpr Index kRowBlock = 1024;
+  /// Rows of V_P and columns of Z per block of gram / transpose_apply (memory ≈ 3·M·256 doubles).
+  static constexpr Index kSampleRowBlock = 256;
 
-  /// `positions`: P, distinct, each in [0, n), non-empty (e.g. PositionSet::resolve's result).
+  /// WS mode. `positions`: P, distinct, each in [0, n), non-empty (PositionSet::resolve's result).
   MarginalRandomFeatures(ModelSpec spec, WeightKey key, std::span<const Index> positions);
+  /// Gen mode: the weights are drawn for exactly these samples (in this order for gram).
+  MarginalRandomFeatures(ModelSpec spec, WeightKey key, std::span<const Index> positions,
+                         std::span<const Matrix* const> samples);
 
   [[nodiscard]] const ModelSpec& spec() const override { return spec_; }
   [[nodiscard]] Index feature_dim() const override { return spec_.k; }
@@ -60,24 +81,47 @@ class MarginalRandomFeatures final : public FeatureMap {
                                        const Matrix& C) const override;
 
   [[nodiscard]] const std::vector<Index>& positions() const { return positions_; }
-  /// Σ_{i∈P} V_i x_i + σ(X) z (cached for the latest X, like RandomFeatures::preactivation).
+  [[nodiscard]] bool has_sample_set() const { return sample_set_.has_value(); }
+  /// A[:, s] for the sample X (cached for the latest X, like RandomFeatures::preactivation).
   [[nodiscard]] Vector preactivation(const Matrix& X) const;
   /// V_i for i ∈ P: bitwise RandomFeatures::word_block(i) of the same key.
   [[nodiscard]] Matrix word_block(Index position) const;
-  /// z ~ N(0, I_k), the standardised residual.
+  /// z ~ N(0, I_k), the standardised residual of WS mode (row 0 of Z).
   [[nodiscard]] Vector residual_direction() const;
   /// σ(X) = sqrt(Σ_{j∉P} ‖x_j‖² / D).
   [[nodiscard]] double residual_scale(const Matrix& X) const;
+  /// Gen mode: G, the covariance over the samples of one row of R (for tests).
+  [[nodiscard]] const Matrix& residual_covariance() const;
 
  private:
+  // Gen mode's sample set: what the residuals and the blocks' products need, not the samples.
+  struct SampleSet {
+    Index count = 0;
+    std::vector<Matrix> words_in_p;  // [q]: count × d, row s = word positions_[q] of sample s
+    Matrix covariance;               // G (count × count)
+    Matrix factor;                   // F with F Fᵀ = G
+    bool triangular = true;          // F lower triangular (Cholesky) or a symmetric square root
+    std::vector<std::uint64_t> fingerprints;  // of each sample's words outside P
+  };
+
   void check_sample(const Matrix& X) const;
   void check_position(Index position) const;
+  [[nodiscard]] std::uint64_t fingerprint_outside_p(const Matrix& X) const;
+  /// Index of the registered sample that agrees with X outside P; throws if none.
+  [[nodiscard]] Index find_sample(const Matrix& X) const;
+  /// Throws unless `samples` are the registered ones, in order.
+  void check_sample_set(std::span<const Matrix> samples) const;
+  /// R[:, s] in gen mode, σ(X)·z in WS mode.
+  [[nodiscard]] Vector residual(const Matrix& X) const;
+  /// A_b = A[r0 : r0 + h, :]ᵀ for every registered sample (count × h).
+  void preactivation_block(Index r0, Index h, Matrix& A_b) const;
 
   ModelSpec spec_;
   GaussianMatrix V_;  // weights matrix 0: the full sampler's V
-  GaussianMatrix Z_;  // weights matrix 1: z is its row 0
+  GaussianMatrix Z_;  // weights matrix 1: the standardised residuals
   std::vector<Index> positions_;
   std::vector<bool> in_p_;
+  std::optional<SampleSet> sample_set_;
   mutable std::mutex cache_mutex_;
   mutable Matrix cached_X_;
   mutable Vector cached_a_;

@@ -3,6 +3,7 @@
 // deterministic random vectors (std::mt19937, never Eigen's Random()).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <random>
@@ -62,6 +63,22 @@ inline Vector ball_point(std::mt19937_64& gen, Index d, bool boundary) {
 
 inline double relative_difference(const Vector& a, const Vector& b) {
   return (a - b).norm() / std::max(b.norm(), 1e-300);
+}
+
+/// Two-sample Kolmogorov–Smirnov statistic sup_x |F_a(x) − F_b(x)|.
+inline double ks_statistic(std::vector<double> a, std::vector<double> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::size_t i = 0, j = 0;
+  double worst = 0.0;
+  while (i < a.size() && j < b.size()) {
+    const double x = std::min(a[i], b[j]);
+    while (i < a.size() && a[i] <= x) ++i;
+    while (j < b.size() && b[j] <= x) ++j;
+    worst = std::max(worst, std::abs(static_cast<double>(i) / static_cast<double>(a.size()) -
+                                     static_cast<double>(j) / static_cast<double>(b.size())));
+  }
+  return worst;
 }
 
 }  // namespace wordsens::testing

@@ -29,22 +29,6 @@ ModelSpec rf_spec(Index n, Index d, Index k, Activation act = Activation::relu) 
   return spec;
 }
 
-/// Two-sample Kolmogorov–Smirnov statistic sup_x |F_a(x) − F_b(x)|.
-double ks_statistic(std::vector<double> a, std::vector<double> b) {
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  std::size_t i = 0, j = 0;
-  double worst = 0.0;
-  while (i < a.size() && j < b.size()) {
-    const double x = std::min(a[i], b[j]);
-    while (i < a.size() && a[i] <= x) ++i;
-    while (j < b.size() && b[j] <= x) ++j;
-    worst = std::max(worst, std::abs(static_cast<double>(i) / static_cast<double>(a.size()) -
-                                     static_cast<double>(j) / static_cast<double>(b.size())));
-  }
-  return worst;
-}
-
 TEST(RfMarginal, BlocksAreBitwiseTheFullSamplersAndGuidedDirectionsAgree) {
   const Index n = 5, d = 3, k = 11;
   const std::vector<Index> P{1, 3};
@@ -121,8 +105,8 @@ TEST(RfMarginal, WordSensitivityHasTheFullSamplersDistribution) {
     const MarginalRandomFeatures narrow(rf_spec(n, d, k), {seed, task}, P);
     s_narrow.push_back(estimate_word_sensitivity(narrow, Xw, options, seed, task).S);
   }
-  const double ks = ks_statistic(s_full, s_marginal);
-  const double ks_wrong = ks_statistic(s_full, s_narrow);
+  const double ks = testing::ks_statistic(s_full, s_marginal);
+  const double ks_wrong = testing::ks_statistic(s_full, s_narrow);
   std::printf("KS(full, marginal) = %.4f, KS(full, wrong residual) = %.4f\n", ks, ks_wrong);
   EXPECT_LT(ks, 0.25) << "full and marginal samplers disagree";
   EXPECT_GT(ks_wrong, 0.25) << "the test has no power";
