@@ -122,11 +122,18 @@ PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index p
 
 }  // namespace
 
+int sphere_starts_per_position(const WsOptions& options, Index positions) {
+  if (options.sphere_starts <= 0 || positions <= 0) return options.sphere_starts;
+  const Index spread = (options.min_total_sphere_starts + positions - 1) / positions;
+  return static_cast<int>(std::max<Index>(options.sphere_starts, spread));
+}
+
 WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
                                    const WsOptions& options, std::uint32_t master_seed,
                                    std::uint32_t task_id) {
   check_sample(model, X);
-  if (options.sphere_starts < 0 || options.near_origin_starts < 0 || options.screen_points < 0) {
+  if (options.sphere_starts < 0 || options.near_origin_starts < 0 || options.screen_points < 0 ||
+      options.min_total_sphere_starts < 0) {
     throw std::invalid_argument("the numbers of starts must be non-negative");
   }
   if (options.sphere_starts + options.near_origin_starts == 0 && !options.guided_start) {
@@ -135,11 +142,14 @@ WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
   WsResult result;
   result.positions = options.positions.resolve(X.rows(), master_seed, task_id);
   result.position_maxima.reserve(result.positions.size());
+  WsOptions per_position = options;
+  per_position.sphere_starts =
+      sphere_starts_per_position(options, static_cast<Index>(result.positions.size()));
   double best_value = -std::numeric_limits<double>::infinity();
   for (const Index position : result.positions) {
     double phi_norm = 0.0;
     PositionBest best =
-        maximise_position(model, X, position, options, master_seed, task_id, phi_norm);
+        maximise_position(model, X, position, per_position, master_seed, task_id, phi_norm);
     result.evaluations += best.evaluations;
     if (best.delta.size() == 0) {
       // Only possible when the guided start was the sole start and the model offered none.

@@ -15,8 +15,12 @@ namespace wordsens {
 struct WsOptions {
   PositionSet positions;  // default: all
   AscentOptions ascent;
-  int sphere_starts = 2;         // random points on the sphere ‖Δ‖ = √d: the best …
-  int screen_points = 64;        // … of this many random sphere points (by f, no gradient)
+  int sphere_starts = 2;   // random points on the sphere ‖Δ‖ = √d: the best …
+  int screen_points = 64;  // … of this many random sphere points (by f, no gradient)
+  // … and at least this many sphere ascents in all, spread over the examined positions: with few
+  // positions (positions = first) two ascents are cheap but often stop at a poor local maximum
+  // (raf, n = 250, d = 768: below a single plain random-start ascent in 3 of 10 instances).
+  int min_total_sphere_starts = 32;
   int near_origin_starts = 1;    // 0.1·N(0, I)
   bool guided_start = true;      // the model's suggested direction, scaled to the sphere
   int polish_max_dim = 16;       // d ≤ this: compass-search polish of each position's best
@@ -37,6 +41,10 @@ struct WsResult {
 
 /// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
 /// function of (model, X, options, master seed, task id).
+/// Sphere ascents per position: max(sphere_starts, ⌈min_total_sphere_starts / positions⌉), or 0
+/// when sphere_starts is 0.
+[[nodiscard]] int sphere_starts_per_position(const WsOptions& options, Index positions);
+
 [[nodiscard]] WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
                                                  const WsOptions& options,
                                                  std::uint32_t master_seed, std::uint32_t task_id);

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "estimators/word_sensitivity.hpp"
+
 namespace wordsens {
 namespace {
 
@@ -73,12 +75,30 @@ double expected_evaluations_per_start(const TaskSpec& task, const StudyConfig& c
   return std::min(typical, static_cast<double>(config.max_evals));
 }
 
+// Flops of gen's Gram and head phases for rf with the marginal sampler: per pass over the
+// k rows (gram and transpose_apply), R_b = F Z_b (M²·k) and X_P V_Pᵀ (2·M·|P|·d·k), the rank
+// update (M²·k, gram only), and once the residual covariance (M²·(D − |P|·d)) and its Cholesky
+// factor (M³/3). Normals: k·(M + |P|·d) per pass.
+double marginal_gen_dense_flops(const TaskSpec& t, double positions) {
+  const double M = static_cast<double>(t.N) + 1.0, k = static_cast<double>(t.k),
+               d = static_cast<double>(t.d), D = static_cast<double>(t.n * t.d);
+  return 2.0 * (M * M * k + 2.0 * M * positions * d * k) + M * M * k + M * M * (D - positions * d) +
+         M * M * M / 3.0;
+}
+
 double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
-  const double positions = static_cast<double>(positions_examined(task, config));
-  const double starts =
-      config.sphere_starts + config.origin_starts + (config.guided_start ? 1.0 : 0.0);
+  const Index examined = positions_examined(task, config);
+  const double positions = static_cast<double>(examined);
+  double sphere = config.sphere_starts;
+  if (task.experiment == Experiment::ws) {
+    WsOptions ws;
+    ws.sphere_starts = config.sphere_starts;
+    ws.min_total_sphere_starts = config.min_total_sphere_starts;
+    sphere = sphere_starts_per_position(ws, examined);
+  }
+  const double starts = sphere + config.origin_starts + (config.guided_start ? 1.0 : 0.0);
   const double evaluations =
-      0.5 * kScreenPoints + starts * expected_evaluations_per_start(task, config);
+      0.5 * std::max(kScreenPoints, sphere) + starts * expected_evaluations_per_start(task, config);
   const double search =
       positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
   if (task.experiment == Experiment::ws) {
@@ -92,7 +112,17 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   const double N = static_cast<double>(task.N);
   const double p = static_cast<double>(feature_dim(task));
   const double searches = static_cast<double>(config.trainings.size() * config.objectives.size());
-  return weight_cost(task) + (N + 1.0) * feature_cost(task) + N * N * p + N * N * N / 3.0 +
+  // Gram, features and head: dense matrix products, which run kDenseSpeedup times faster than
+  // the estimator's memory-bound matrix–vector mix.
+  if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
+    const double normals =
+        2.0 * static_cast<double>(task.k) * (N + 1.0 + positions * static_cast<double>(task.d));
+    return kGenerationCost * normals + marginal_gen_dense_flops(task, positions) / kDenseSpeedup +
+           (N * N * N / 3.0) / kDenseSpeedup + searches * search;
+  }
+  const double passes = task.model == "rf" ? 2.0 : 1.0;  // rf: gram and transpose_apply
+  return passes * weight_cost(task) +
+         ((N + 1.0) * passes * feature_cost(task) + N * N * p + N * N * N / 3.0) / kDenseSpeedup +
          searches * search;
 }
 

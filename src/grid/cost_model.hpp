@@ -14,9 +14,19 @@ namespace wordsens {
 
 inline constexpr double kGenerationCost = 20.0;
 
-/// Sustained flops per second of one core on this code's mix of memory-bound matrix-vector work
-/// (measured 1.4-3.2 Gflop/s on the calibration tasks).
+#if defined(__AVX2__) && defined(__FMA__)
+/// Sustained flops per second of one core on this code's mix of memory-bound matrix-vector work,
+/// x86-64-v3 build (calibrated: cost_model.cpp).
+inline constexpr double kEffectiveFlopsPerSecond = 3.2e9;
+/// How much faster dense matrix–matrix products (gen's Gram, features, heads) run than that mix:
+/// ≈ 40 Gflop/s (bench_wordsens BM_RfGram*, BM_Raf*Phase) against the mix's rate.
+inline constexpr double kDenseSpeedup = 12.0;
+#else
+/// The same for the x86-64 (SSE2) baseline build (measured 1.4-3.2 Gflop/s on the calibration
+/// tasks; dense products ≈ 15 Gflop/s).
 inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
+inline constexpr double kDenseSpeedup = 6.0;
+#endif
 
 /// Number of word positions a task's estimator examines.
 [[nodiscard]] Index positions_examined(const TaskSpec& task, const StudyConfig& config);

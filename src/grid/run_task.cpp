@@ -60,6 +60,7 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
   const Matrix X = data.test_sample(task.n, task.d, task.trial);
   options.ascent = ascent_options(config);
   options.sphere_starts = config.sphere_starts;
+  options.min_total_sphere_starts = config.min_total_sphere_starts;
   options.near_origin_starts = config.origin_starts;
   options.guided_start = config.guided_start;
   options.upper_bound = true;

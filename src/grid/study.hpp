@@ -47,7 +47,9 @@ struct StudyConfig {
   std::string positions = "all";  // PositionSet spelling
   int max_evals = 300;
   double rel_tol = 1e-7;
-  int sphere_starts = WsOptions{}.sphere_starts;  // the estimator's default, as `wordsens ws`
+  int sphere_starts = WsOptions{}.sphere_starts;
+  int min_total_sphere_starts =
+      WsOptions{}.min_total_sphere_starts;  // ws only  // the estimator's default, as `wordsens ws`
   int origin_starts = 1;
   bool guided_start = true;
   std::vector<Training> trainings{Training::finetune, Training::retrain};

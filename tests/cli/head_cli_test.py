@@ -83,6 +83,9 @@ def case_gen_bad_inputs(binary):
         good + ["--format", "json"],
         good + ["--positions", "random:0"],
         good + ["--unknown"],
+        good + ["--rf-sampling", "half"],
+        ["--model", "raf", *SMALL, "--training", "finetune", "--objective", "loss",
+         "--rf-sampling", "marginal"],                             # marginal is rf's only
         ["--model", "raf", "--n", "2", "--d", "3", "--N", "6", "--training", "retrain",
          "--objective", "loss"],                                   # N ≥ p = D = 6
     ]
@@ -104,6 +107,24 @@ def case_gen_reproducible(binary):
     check(a == b, "two identical runs differ")
     c = strip(csv_rows(binary, *args[:-1], "4"))
     check(a != c, "a different seed gives the same rows")
+
+
+def case_gen_marginal(binary):
+    # rf's marginal sampler: same output format, reproducible, other weights than the full
+    # sampler's (another law realisation), t1 = y and E = (D1 + y)^2 as always.
+    args = ["--model", "rf", *SMALL, "--training", "finetune", "--objective", "loss", "--trials",
+            "3", "--seed", "5", "--positions", "first"]
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+    marginal = strip(csv_rows(binary, *args, "--rf-sampling", "marginal"))
+    check(marginal == strip(csv_rows(binary, *args, "--rf-sampling", "marginal")),
+          "two identical marginal runs differ")
+    check(marginal != strip(csv_rows(binary, *args)), "marginal rows equal the full sampler's")
+    for row in marginal:
+        t1, D1, E = float(row["t1"]), float(row["D1"]), float(row["E"])
+        check(abs(abs(t1) - 1) < 1e-8, f"t1 = {t1} is not ±1")
+        check(math.isclose(E, (D1 + round(t1)) ** 2, rel_tol=1e-12, abs_tol=1e-15), "E != (D1+y)^2")
+    p = run(binary, "--help")
+    check("--rf-sampling" in p.stdout, "--help does not mention --rf-sampling")
 
 
 if __name__ == "__main__":

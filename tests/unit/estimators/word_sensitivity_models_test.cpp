@@ -111,5 +111,45 @@ TEST(WordSensitivityModels, SameSeedBitwiseIdenticalOtherTaskDifferent) {
   }
 }
 
+TEST(WordSensitivityModels, FewPositionsGetAtLeastTheMinimumTotalOfSphereStarts) {
+  WsOptions o;  // defaults: 2 per position, at least 32 in all
+  EXPECT_EQ(sphere_starts_per_position(o, 1), 32);
+  EXPECT_EQ(sphere_starts_per_position(o, 10), 4);
+  EXPECT_EQ(sphere_starts_per_position(o, 16), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, 250), 2);
+  o.min_total_sphere_starts = 0;
+  EXPECT_EQ(sphere_starts_per_position(o, 1), 2);
+  o.sphere_starts = 0;
+  o.min_total_sphere_starts = 32;
+  EXPECT_EQ(sphere_starts_per_position(o, 1), 0);  // no sphere starts asked: none added
+}
+
+// Issue 8 target 2 at a test size: on word 0 alone the default estimator is never below one
+// plain projected ascent from a random sphere point run to convergence (the reference
+// procedure's shape: one random start, many steps), raf and raf_relu, 12 instances each.
+TEST(WordSensitivityModels, WordZeroEstimateIsAtLeastAPlainRandomStartAscent) {
+  const Index n = 40, d = 24;
+  for (const std::string name : {"raf", "raf_relu"}) {
+    for (std::uint32_t task = 0; task < 12; ++task) {
+      const Matrix X = synthetic_sample(6, n, d, task, 0);
+      const auto model = make_feature_map(make_spec(name, n, d, 0), {6, task});
+      WsOptions defaults;
+      defaults.positions = PositionSet::parse("first");
+      WsOptions plain = defaults;
+      plain.sphere_starts = 1;
+      plain.screen_points = 1;
+      plain.min_total_sphere_starts = 0;
+      plain.near_origin_starts = 0;
+      plain.guided_start = false;
+      plain.polish_max_dim = 0;
+      plain.ascent.max_evaluations = 50 * static_cast<int>(n);
+      const WsResult ours = estimate_word_sensitivity(*model, X, defaults, 6, task);
+      // The plain start is a random sphere point of another task's stream: independent of ours.
+      const WsResult reference = estimate_word_sensitivity(*model, X, plain, 6, task + 1000);
+      EXPECT_GE(ours.S, reference.S) << name << " task " << task;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wordsens
