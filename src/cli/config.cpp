@@ -20,7 +20,8 @@ struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
       positions, training, objective, data, output, shard, seed, rf_sampling;
   long long trials = 0;
-  int max_evals = 0, sphere_starts = 0, origin_starts = 0, min_total_sphere_starts = 0;
+  int max_evals = 0, sphere_starts = 0, origin_starts = 0;
+  std::string min_total_sphere_starts;
   double rel_tol = 0, walltime = 0, progress = 0;
   bool guided_start = true, overwrite = false, dry_run = false, save_witness = false, help = false;
 };
@@ -63,9 +64,10 @@ po::options_description describe_options(Raw& r) {
       ("sphere-starts", po::value(&r.sphere_starts)->default_value(defaults.sphere_starts),
        "random starts on the sphere |Delta| = sqrt(d) per position")
       ("min-total-sphere-starts",
-       po::value(&r.min_total_sphere_starts)->default_value(defaults.min_total_sphere_starts),
+       po::value(&r.min_total_sphere_starts)
+           ->default_value(min_total_sphere_starts_text(defaults.min_total_sphere_starts)),
        "ws: at least this many sphere starts in all, spread over the examined positions "
-       "(positions = first gets this many)")
+       "(positions = first gets this many); auto: 32 for raf and raf_relu, 0 for rf and drf")
       ("origin-starts", po::value(&r.origin_starts)->default_value(defaults.origin_starts),
        "random starts 0.1*N(0, I) near the origin per position")
       ("guided-start", po::value(&r.guided_start)->default_value(true, "true"),
@@ -145,16 +147,18 @@ StudyConfig resolve_study(const Raw& r) {
   s.positions = PositionSet::parse(r.positions).to_string();
   if (r.max_evals < 1) throw UsageError("max-evals must be at least 1");
   if (!(r.rel_tol >= 0 && r.rel_tol < 1)) throw UsageError("rel-tol must be in [0, 1)");
-  if (r.sphere_starts < 0 || r.origin_starts < 0 || r.min_total_sphere_starts < 0) {
-    throw UsageError("starts must be >= 0");
-  }
+  if (r.sphere_starts < 0 || r.origin_starts < 0) throw UsageError("starts must be >= 0");
   if (r.sphere_starts + r.origin_starts + (r.guided_start ? 1 : 0) < 1) {
     throw UsageError("no ascent start: set sphere-starts, origin-starts or guided-start");
   }
   s.max_evals = r.max_evals;
   s.rel_tol = r.rel_tol;
   s.sphere_starts = r.sphere_starts;
-  s.min_total_sphere_starts = r.min_total_sphere_starts;
+  try {
+    s.min_total_sphere_starts = parse_min_total_sphere_starts(r.min_total_sphere_starts);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   s.origin_starts = r.origin_starts;
   s.guided_start = r.guided_start;
   s.trainings =

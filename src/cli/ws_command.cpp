@@ -28,8 +28,9 @@ constexpr const char* kCsvHeader = "trial,S,S_upper,argmax_position,evaluations,
 
 struct WsArgs : TrialOptions {
   // The estimator's own defaults, so that the CLI and the driver agree unless told otherwise.
+  std::string min_total_sphere_starts =
+      min_total_sphere_starts_text(WsOptions{}.min_total_sphere_starts);
   long long sphere_starts = WsOptions{}.sphere_starts, screen_points = WsOptions{}.screen_points,
-            min_total_sphere_starts = WsOptions{}.min_total_sphere_starts,
             near_origin_starts = WsOptions{}.near_origin_starts;
   bool no_guided_start = false, no_upper_bound = false;
 };
@@ -56,7 +57,8 @@ po::options_description describe(WsArgs& a) {
       ("min-total-sphere-starts",
        po::value(&a.min_total_sphere_starts)->default_value(a.min_total_sphere_starts),
        "at least this many sphere ascents in all, spread over the examined positions (so "
-       "--positions first gets this many; 0: just --sphere-starts per position)")  //
+       "--positions first gets this many; 0: just --sphere-starts per position); auto: 32 for "
+       "raf and raf_relu, 0 for rf and drf")  //
       ("screen-points", po::value(&a.screen_points)->default_value(a.screen_points),
        "random sphere points per position screened (value only) to pick the sphere starts")  //
       ("near-origin-starts", po::value(&a.near_origin_starts)->default_value(a.near_origin_starts),
@@ -95,20 +97,17 @@ int ws_command(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_command_line(argc, argv, options, vm)) return kExitOk;  // --help
     spec = checked_model_spec(vm, a);
-    require(
-        a.sphere_starts >= 0 && a.sphere_starts <= 100000 && a.screen_points >= 0 &&
-            a.screen_points <= 100000 && a.near_origin_starts >= 0 &&
-            a.min_total_sphere_starts >= 0 && a.min_total_sphere_starts <= 100000 &&
-            a.near_origin_starts <= 100000,
-        "--sphere-starts, --min-total-sphere-starts, --screen-points and --near-origin-starts must "
-        "be in 0 .. 100000");
+    require(a.sphere_starts >= 0 && a.sphere_starts <= 100000 && a.screen_points >= 0 &&
+                a.screen_points <= 100000 && a.near_origin_starts >= 0 &&
+                a.near_origin_starts <= 100000,
+            "--sphere-starts, --screen-points and --near-origin-starts must be in 0 .. 100000");
     require(a.sphere_starts + a.near_origin_starts > 0 || !a.no_guided_start,
             "at least one start is needed (sphere, near-origin or guided)");
     ws.positions = PositionSet::parse(a.positions);
     ws.ascent.max_evaluations = static_cast<int>(a.max_evals);
     ws.sphere_starts = static_cast<int>(a.sphere_starts);
     ws.screen_points = static_cast<int>(a.screen_points);
-    ws.min_total_sphere_starts = static_cast<int>(a.min_total_sphere_starts);
+    ws.min_total_sphere_starts = parse_min_total_sphere_starts(a.min_total_sphere_starts);
     ws.near_origin_starts = static_cast<int>(a.near_origin_starts);
     ws.guided_start = !a.no_guided_start;
     ws.upper_bound = !a.no_upper_bound;

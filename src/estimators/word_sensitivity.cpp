@@ -122,9 +122,35 @@ PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index p
 
 }  // namespace
 
-int sphere_starts_per_position(const WsOptions& options, Index positions) {
+int parse_min_total_sphere_starts(const std::string& text) {
+  if (text == "auto") return -1;
+  std::size_t used = 0;
+  long value = -1;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < 0 || value > 100000) {
+    throw std::invalid_argument("min-total-sphere-starts = '" + text +
+                                "': expected auto or an integer in 0 .. 100000");
+  }
+  return static_cast<int>(value);
+}
+
+std::string min_total_sphere_starts_text(int value) {
+  return value < 0 ? "auto" : std::to_string(value);
+}
+
+int min_total_sphere_starts(const WsOptions& options, const std::string& model) {
+  if (options.min_total_sphere_starts >= 0) return options.min_total_sphere_starts;
+  return model == "raf" || model == "raf_relu" ? kMinTotalSphereStartsAttention : 0;
+}
+
+int sphere_starts_per_position(const WsOptions& options, const std::string& model,
+                               Index positions) {
   if (options.sphere_starts <= 0 || positions <= 0) return options.sphere_starts;
-  const Index spread = (options.min_total_sphere_starts + positions - 1) / positions;
+  const Index spread = (min_total_sphere_starts(options, model) + positions - 1) / positions;
   return static_cast<int>(std::max<Index>(options.sphere_starts, spread));
 }
 
@@ -133,7 +159,7 @@ WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
                                    std::uint32_t task_id) {
   check_sample(model, X);
   if (options.sphere_starts < 0 || options.near_origin_starts < 0 || options.screen_points < 0 ||
-      options.min_total_sphere_starts < 0) {
+      options.min_total_sphere_starts < -1) {
     throw std::invalid_argument("the numbers of starts must be non-negative");
   }
   if (options.sphere_starts + options.near_origin_starts == 0 && !options.guided_start) {
@@ -143,8 +169,8 @@ WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
   result.positions = options.positions.resolve(X.rows(), master_seed, task_id);
   result.position_maxima.reserve(result.positions.size());
   WsOptions per_position = options;
-  per_position.sphere_starts =
-      sphere_starts_per_position(options, static_cast<Index>(result.positions.size()));
+  per_position.sphere_starts = sphere_starts_per_position(
+      options, model.spec().name, static_cast<Index>(result.positions.size()));
   double best_value = -std::numeric_limits<double>::infinity();
   for (const Index position : result.positions) {
     double phi_norm = 0.0;

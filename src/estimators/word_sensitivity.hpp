@@ -3,6 +3,7 @@
 // (i*, Δ*), plus the model's certified upper bound where it has one (rf).
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/types.hpp"
@@ -17,10 +18,13 @@ struct WsOptions {
   AscentOptions ascent;
   int sphere_starts = 2;   // random points on the sphere ‖Δ‖ = √d: the best …
   int screen_points = 64;  // … of this many random sphere points (by f, no gradient)
-  // … and at least this many sphere ascents in all, spread over the examined positions: with few
-  // positions (positions = first) two ascents are cheap but often stop at a poor local maximum
-  // (raf, n = 250, d = 768: below a single plain random-start ascent in 3 of 10 instances).
-  int min_total_sphere_starts = 32;
+  // … and at least this many sphere ascents in all, spread over the examined positions; −1 (auto):
+  // kMinTotalSphereStartsAttention for raf / raf_relu, 0 for rf / drf. Attention's f_i has many
+  // local maxima: with few positions (positions = first) two ascents often stop at a poor one
+  // (raf, n = 250, d = 768: below a single plain random-start ascent in 3 of 10 instances). rf's
+  // guided start (top singular vector of V_i) already finds the top basin (32 starts change S by
+  // < 1e-4 relative at n = 40, d = 64), and each of its evaluations reads all of V_i (k·d).
+  int min_total_sphere_starts = -1;
   int near_origin_starts = 1;    // 0.1·N(0, I)
   bool guided_start = true;      // the model's suggested direction, scaled to the sphere
   int polish_max_dim = 16;       // d ≤ this: compass-search polish of each position's best
@@ -41,9 +45,20 @@ struct WsResult {
 
 /// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
 /// function of (model, X, options, master seed, task id).
-/// Sphere ascents per position: max(sphere_starts, ⌈min_total_sphere_starts / positions⌉), or 0
+inline constexpr int kMinTotalSphereStartsAttention = 32;
+
+/// "auto" → −1, "0" … "100000" → that number; throws std::invalid_argument otherwise.
+[[nodiscard]] int parse_min_total_sphere_starts(const std::string& text);
+/// The inverse: "auto" for −1.
+[[nodiscard]] std::string min_total_sphere_starts_text(int value);
+
+/// min_total_sphere_starts with auto (−1) resolved for the model named `model`.
+[[nodiscard]] int min_total_sphere_starts(const WsOptions& options, const std::string& model);
+
+/// Sphere ascents per position for `model`: max(sphere_starts, ⌈min total / positions⌉), or 0
 /// when sphere_starts is 0.
-[[nodiscard]] int sphere_starts_per_position(const WsOptions& options, Index positions);
+[[nodiscard]] int sphere_starts_per_position(const WsOptions& options, const std::string& model,
+                                             Index positions);
 
 [[nodiscard]] WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
                                                  const WsOptions& options,

@@ -94,7 +94,7 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
     WsOptions ws;
     ws.sphere_starts = config.sphere_starts;
     ws.min_total_sphere_starts = config.min_total_sphere_starts;
-    sphere = sphere_starts_per_position(ws, examined);
+    sphere = sphere_starts_per_position(ws, task.model, examined);
   }
   const double starts = sphere + config.origin_starts + (config.guided_start ? 1.0 : 0.0);
   const double evaluations =

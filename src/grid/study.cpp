@@ -165,7 +165,7 @@ std::string canonical_text(const StudyConfig& c) {
       {"max-evals", std::to_string(c.max_evals)},
       {"rel-tol", format_double(c.rel_tol)},
       {"sphere-starts", std::to_string(c.sphere_starts)},
-      {"min-total-sphere-starts", std::to_string(c.min_total_sphere_starts)},
+      {"min-total-sphere-starts", min_total_sphere_starts_text(c.min_total_sphere_starts)},
       {"origin-starts", std::to_string(c.origin_starts)},
       {"guided-start", c.guided_start ? "true" : "false"},
       {"training", join_names(trainings)},

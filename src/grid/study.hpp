@@ -48,8 +48,7 @@ struct StudyConfig {
   int max_evals = 300;
   double rel_tol = 1e-7;
   int sphere_starts = WsOptions{}.sphere_starts;
-  int min_total_sphere_starts =
-      WsOptions{}.min_total_sphere_starts;  // ws only  // the estimator's default, as `wordsens ws`
+  int min_total_sphere_starts = WsOptions{}.min_total_sphere_starts;  // ws only; −1 = auto
   int origin_starts = 1;
   bool guided_start = true;
   std::vector<Training> trainings{Training::finetune, Training::retrain};

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -112,16 +113,25 @@ TEST(WordSensitivityModels, SameSeedBitwiseIdenticalOtherTaskDifferent) {
 }
 
 TEST(WordSensitivityModels, FewPositionsGetAtLeastTheMinimumTotalOfSphereStarts) {
-  WsOptions o;  // defaults: 2 per position, at least 32 in all
-  EXPECT_EQ(sphere_starts_per_position(o, 1), 32);
-  EXPECT_EQ(sphere_starts_per_position(o, 10), 4);
-  EXPECT_EQ(sphere_starts_per_position(o, 16), 2);
-  EXPECT_EQ(sphere_starts_per_position(o, 250), 2);
+  WsOptions o;  // defaults: 2 per position, auto: at least 32 in all for attention, 0 for rf
+  EXPECT_EQ(sphere_starts_per_position(o, "raf", 1), 32);
+  EXPECT_EQ(sphere_starts_per_position(o, "raf_relu", 10), 4);
+  EXPECT_EQ(sphere_starts_per_position(o, "raf", 16), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, "raf", 250), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, "rf", 1), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, "drf", 1), 2);
   o.min_total_sphere_starts = 0;
-  EXPECT_EQ(sphere_starts_per_position(o, 1), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, "raf", 1), 2);
+  o.min_total_sphere_starts = 8;
+  EXPECT_EQ(sphere_starts_per_position(o, "rf", 1), 8);
   o.sphere_starts = 0;
-  o.min_total_sphere_starts = 32;
-  EXPECT_EQ(sphere_starts_per_position(o, 1), 0);  // no sphere starts asked: none added
+  EXPECT_EQ(sphere_starts_per_position(o, "raf", 1), 0);  // no sphere starts asked: none added
+  EXPECT_EQ(parse_min_total_sphere_starts("auto"), -1);
+  EXPECT_EQ(parse_min_total_sphere_starts("12"), 12);
+  EXPECT_EQ(min_total_sphere_starts_text(-1), "auto");
+  for (const char* bad : {"", "-1", "x", "3.5", "100001", "12 "}) {
+    EXPECT_THROW((void)parse_min_total_sphere_starts(bad), std::invalid_argument) << bad;
+  }
 }
 
 // Issue 8 target 2 at a test size: on word 0 alone the default estimator is never below one
