@@ -41,7 +41,7 @@ struct StudyConfig {
   std::vector<Index> N{20};      // gen training-set sizes
   std::vector<Index> layers{2};  // drf depth L
   Activation activation = Activation::relu;
-  RfSampling rf_sampling = RfSampling::full;  // rf's weights; marginal: ws only
+  RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
   std::uint32_t trials = 1;
   std::uint32_t seed = 1;
   std::string positions = "all";  // PositionSet spelling

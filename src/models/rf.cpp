@@ -127,12 +127,12 @@ Matrix stack_samples(std::span<const Matrix> samples, Index D) {
 // O(M·D + kRowBlock·D + M·kRowBlock + M²) for gram (X_all is a copy of the samples) and adds
 // O(k·C.cols()) for the result of transpose_apply; Φ (M × k) is never formed. Each block is
 // generated exactly once per call.
-Matrix RandomFeatures::gram(std::span<const Matrix> samples) const {
-  const Index M = static_cast<Index>(samples.size());
+void RandomFeatures::for_each_feature_block(
+    std::span<const Matrix> samples,
+    const std::function<void(Index r0, const Matrix& phi_b)>& consume) const {
   const Index D = spec_.n * spec_.d;
   for (const Matrix& X : samples) check_sample(X);
   const Matrix X_all = stack_samples(samples, D);
-  Matrix K = Matrix::Zero(M, M);
   Matrix Vb(std::min(kRowBlock, spec_.k), D);
   Matrix phi_b;
   for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
@@ -140,8 +140,16 @@ Matrix RandomFeatures::gram(std::span<const Matrix> samples) const {
     V_.fill(r0, 0, h, D, Vb.data(), D);
     phi_b.noalias() = X_all * Vb.topRows(h).transpose();
     activate_in_place(spec_.activation, phi_b);
-    K.selfadjointView<Eigen::Lower>().rankUpdate(phi_b);
+    consume(r0, phi_b);
   }
+}
+
+Matrix RandomFeatures::gram(std::span<const Matrix> samples) const {
+  const Index M = static_cast<Index>(samples.size());
+  Matrix K = Matrix::Zero(M, M);
+  for_each_feature_block(samples, [&](Index /*r0*/, const Matrix& phi_b) {
+    K.selfadjointView<Eigen::Lower>().rankUpdate(phi_b);
+  });
   return K.selfadjointView<Eigen::Lower>();
 }
 
@@ -152,19 +160,10 @@ Matrix RandomFeatures::transpose_apply(std::span<const Matrix> samples, const Ma
                                 std::to_string(C.rows()) + " rows for " + std::to_string(M) +
                                 " samples");
   }
-  const Index D = spec_.n * spec_.d;
-  for (const Matrix& X : samples) check_sample(X);
-  const Matrix X_all = stack_samples(samples, D);
   Matrix theta(spec_.k, C.cols());
-  Matrix Vb(std::min(kRowBlock, spec_.k), D);
-  Matrix phi_b;
-  for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
-    const Index h = std::min(kRowBlock, spec_.k - r0);
-    V_.fill(r0, 0, h, D, Vb.data(), D);
-    phi_b.noalias() = X_all * Vb.topRows(h).transpose();
-    activate_in_place(spec_.activation, phi_b);
-    theta.middleRows(r0, h).noalias() = phi_b.transpose() * C;
-  }
+  for_each_feature_block(samples, [&](Index r0, const Matrix& phi_b) {
+    theta.middleRows(r0, phi_b.cols()).noalias() = phi_b.transpose() * C;
+  });
   return theta;
 }
 

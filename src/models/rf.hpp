@@ -5,6 +5,7 @@
 // identical bits. `features` streams row blocks of V (kRowBlock × D); the evaluator of word i
 // keeps a = V vec(X) (k numbers) and B = V_i (the k × d column block of word i), so memory is
 // O(k·d + D) and each evaluation costs O(k·d).
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -50,6 +51,10 @@ class RandomFeatures final : public FeatureMap {
 
  private:
   void check_sample(const Matrix& X) const;
+  /// Calls consume(r0, Φ_b) with Φ_b = ϕ(X_all V_bᵀ) (M × h) for each row block V_b of V.
+  void for_each_feature_block(
+      std::span<const Matrix> samples,
+      const std::function<void(Index r0, const Matrix& phi_b)>& consume) const;
   [[nodiscard]] const BlockSpectrum& word_spectrum(Index position) const;
 
   ModelSpec spec_;

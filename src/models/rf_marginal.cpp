@@ -116,22 +116,26 @@ void MarginalRandomFeatures::check_position(Index position) const {
 }
 
 std::uint64_t MarginalRandomFeatures::fingerprint_outside_p(const Matrix& X) const {
-  // FNV-1a over the bytes of the words outside P, then a final avalanche (splitmix64). A
-  // collision between two different texts has probability ~2^-64; it would only pair a text with
-  // another text's residual, never crash.
-  std::uint64_t h = 1469598103934665603ULL;
+  // Chained splitmix64 finaliser over the bit patterns of the entries outside P: each step is a
+  // bijection with full avalanche, so any change of any bit (a sign flip included) changes the
+  // result. A collision between two different texts has probability ~2^-64; it would only pair a
+  // text with another text's residual, never crash.
+  const auto mix = [](std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL;
   for (Index j = 0; j < spec_.n; ++j) {
     if (in_p_[static_cast<std::size_t>(j)]) continue;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(X.row(j).data());
-    for (std::size_t b = 0; b < sizeof(double) * static_cast<std::size_t>(spec_.d); ++b) {
-      h = (h ^ bytes[b]) * 1099511628211ULL;
+    for (Index c = 0; c < spec_.d; ++c) {
+      std::uint64_t bits = 0;
+      const double value = X(j, c);
+      std::memcpy(&bits, &value, sizeof bits);
+      h = mix(h ^ bits);
     }
   }
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ULL;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebULL;
-  return h ^ (h >> 31);
+  return h;
 }
 
 Index MarginalRandomFeatures::find_sample(const Matrix& X) const {
@@ -181,6 +185,11 @@ double MarginalRandomFeatures::residual_scale(const Matrix& X) const {
 
 Vector MarginalRandomFeatures::residual_direction() const { return Z_.row_segment(0, 0, spec_.k); }
 
+bool MarginalRandomFeatures::factor_is_cholesky() const {
+  if (!sample_set_) throw std::logic_error("rf marginal sampling: no sample set (ws mode)");
+  return sample_set_->triangular;
+}
+
 const Matrix& MarginalRandomFeatures::residual_covariance() const {
   if (!sample_set_) throw std::logic_error("rf marginal sampling: no sample set (ws mode)");
   return sample_set_->covariance;
@@ -189,6 +198,10 @@ const Matrix& MarginalRandomFeatures::residual_covariance() const {
 Vector MarginalRandomFeatures::residual(const Matrix& X) const {
   if (!sample_set_) return residual_scale(X) * residual_direction();
   const Index s = find_sample(X);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (cached_residual_sample_ == s) return cached_residual_;
+  }
   const SampleSet& set = *sample_set_;
   // R[:, s] = Zᵀ F[s, :]ᵀ; with a Cholesky factor only Z's rows 0..s enter.
   const Index used = set.triangular ? s + 1 : set.count;
@@ -200,6 +213,9 @@ Vector MarginalRandomFeatures::residual(const Matrix& X) const {
     Z_.fill(0, r0, used, h, Zb.data(), Zb.cols());
     r.segment(r0, h).noalias() = Zb.leftCols(h).transpose() * f;
   }
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  cached_residual_sample_ = s;
+  cached_residual_ = r;
   return r;
 }
 
@@ -258,36 +274,37 @@ std::optional<double> MarginalRandomFeatures::sensitivity_upper_bound(const Matr
   return std::nullopt;
 }
 
-void MarginalRandomFeatures::preactivation_block(Index r0, Index h, Matrix& A_b) const {
+void MarginalRandomFeatures::for_each_feature_block(
+    const std::function<void(Index r0, const Matrix& phi_b)>& consume) const {
   const SampleSet& set = *sample_set_;
   const Index M = set.count, d = spec_.d;
-  Matrix Zb(M, h);
-  Z_.fill(0, r0, M, h, Zb.data(), h);
-  if (set.triangular) {
-    A_b.noalias() = set.factor.triangularView<Eigen::Lower>() * Zb;
-  } else {
-    A_b.noalias() = set.factor * Zb;
-  }
-  Matrix Vb(h, d);
-  for (std::size_t q = 0; q < positions_.size(); ++q) {
-    V_.fill(r0, positions_[q] * d, h, d, Vb.data(), d);
-    A_b.noalias() += set.words_in_p[q] * Vb.transpose();
+  Matrix Zb, Vb, A_b;
+  for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
+    const Index h = std::min(kSampleRowBlock, spec_.k - r0);
+    Zb.resize(M, h);
+    Z_.fill(0, r0, M, h, Zb.data(), h);
+    if (set.triangular) {
+      A_b.noalias() = set.factor.triangularView<Eigen::Lower>() * Zb;
+    } else {
+      A_b.noalias() = set.factor * Zb;
+    }
+    Vb.resize(h, d);
+    for (std::size_t q = 0; q < positions_.size(); ++q) {
+      V_.fill(r0, positions_[q] * d, h, d, Vb.data(), d);
+      A_b.noalias() += set.words_in_p[q] * Vb.transpose();
+    }
+    activate_in_place(spec_.activation, A_b);
+    consume(r0, A_b);
   }
 }
 
-// Both stream row blocks of (V_P, Z): Φ_b = ϕ(A_b) is M × h, never all of Φ (M × k).
 Matrix MarginalRandomFeatures::gram(std::span<const Matrix> samples) const {
   check_sample_set(samples);
   const Index M = sample_set_->count;
   Matrix K = Matrix::Zero(M, M);
-  Matrix A_b(M, kSampleRowBlock);
-  for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
-    const Index h = std::min(kSampleRowBlock, spec_.k - r0);
-    A_b.resize(M, h);
-    preactivation_block(r0, h, A_b);
-    activate_in_place(spec_.activation, A_b);
-    K.selfadjointView<Eigen::Lower>().rankUpdate(A_b);
-  }
+  for_each_feature_block([&](Index /*r0*/, const Matrix& phi_b) {
+    K.selfadjointView<Eigen::Lower>().rankUpdate(phi_b);
+  });
   return K.selfadjointView<Eigen::Lower>();
 }
 
@@ -301,14 +318,9 @@ Matrix MarginalRandomFeatures::transpose_apply(std::span<const Matrix> samples,
                                 " samples");
   }
   Matrix theta(spec_.k, C.cols());
-  Matrix A_b(M, kSampleRowBlock);
-  for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
-    const Index h = std::min(kSampleRowBlock, spec_.k - r0);
-    A_b.resize(M, h);
-    preactivation_block(r0, h, A_b);
-    activate_in_place(spec_.activation, A_b);
-    theta.middleRows(r0, h).noalias() = A_b.transpose() * C;
-  }
+  for_each_feature_block([&](Index r0, const Matrix& phi_b) {
+    theta.middleRows(r0, phi_b.cols()).noalias() = phi_b.transpose() * C;
+  });
   return theta;
 }
 

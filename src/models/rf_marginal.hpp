@@ -38,8 +38,11 @@
 //    samples are correlated through the undrawn blocks, so one z cannot serve them; both throw.
 //    In gen mode they accept exactly the registered samples (same order), nothing else.
 //  * In gen mode, features / at_position of a text that does not agree with one of the
-//    registered samples on every word outside P (its residual was never drawn); throws.
+//    registered samples on every word outside P (its residual was never drawn); throws. Texts
+//    are matched by a 64-bit fingerprint of their words outside P, the words in P compared
+//    exactly where gram / transpose_apply check their samples.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -92,6 +95,8 @@ class MarginalRandomFeatures final : public FeatureMap {
   [[nodiscard]] double residual_scale(const Matrix& X) const;
   /// Gen mode: G, the covariance over the samples of one row of R (for tests).
   [[nodiscard]] const Matrix& residual_covariance() const;
+  /// Gen mode: whether F is G's Cholesky factor (else its symmetric square root; for tests).
+  [[nodiscard]] bool factor_is_cholesky() const;
 
  private:
   // Gen mode's sample set: what the residuals and the blocks' products need, not the samples.
@@ -113,8 +118,10 @@ class MarginalRandomFeatures final : public FeatureMap {
   void check_sample_set(std::span<const Matrix> samples) const;
   /// R[:, s] in gen mode, σ(X)·z in WS mode.
   [[nodiscard]] Vector residual(const Matrix& X) const;
-  /// A_b = A[r0 : r0 + h, :]ᵀ for every registered sample (count × h).
-  void preactivation_block(Index r0, Index h, Matrix& A_b) const;
+  /// Streams row blocks of (V_P, Z): calls consume(r0, Φ_b) with Φ_b = ϕ(A[r0 : r0 + h, :])ᵀ
+  /// (count × h) for each block of kSampleRowBlock feature rows, never all of Φ (count × k).
+  void for_each_feature_block(
+      const std::function<void(Index r0, const Matrix& phi_b)>& consume) const;
 
   ModelSpec spec_;
   GaussianMatrix V_;  // weights matrix 0: the full sampler's V
@@ -125,6 +132,9 @@ class MarginalRandomFeatures final : public FeatureMap {
   mutable std::mutex cache_mutex_;
   mutable Matrix cached_X_;
   mutable Vector cached_a_;
+  // Gen mode: R[:, s] of the latest sample s (the search perturbs one text many times).
+  mutable Index cached_residual_sample_ = -1;
+  mutable Vector cached_residual_;
 };
 
 }  // namespace wordsens

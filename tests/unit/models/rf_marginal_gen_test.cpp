@@ -13,6 +13,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include <Eigen/Cholesky>
+
+#include "core/gaussian.hpp"
 #include "estimators/trained_head.hpp"
 #include "model_cases.hpp"
 #include "models/rf.hpp"
@@ -44,9 +47,21 @@ std::vector<Matrix> distinct_samples(Index n, Index d, Index M, std::uint32_t tr
 /// Over many task ids: the covariance over samples of A[r, :] (rows r pooled, they are iid) must
 /// be X_all X_allᵀ / D, and E[A[r, s]·(V_P x_{t,P})[r]] = ⟨x_{s,P}, x_{t,P}⟩ / D. Tolerances are
 /// 5 standard errors of each entry.
-void expect_full_sampler_moments(Index n, Index d, Index M, const std::vector<Index>& P) {
+/// `silent`: a sample whose words outside P are zeroed (G singular exactly), or −1.
+void expect_full_sampler_moments(Index n, Index d, Index M, const std::vector<Index>& P,
+                                 bool expect_cholesky, Index silent = -1) {
   const Index k = 4, D = n * d;
-  const std::vector<Matrix> samples = distinct_samples(n, d, M, 1);
+  std::vector<Matrix> samples = distinct_samples(n, d, M, 1);
+  if (silent >= 0) {
+    for (Index j = 0; j < n; ++j) {
+      if (std::find(P.begin(), P.end(), j) == P.end()) {
+        samples[static_cast<std::size_t>(silent)].row(j).setZero();
+      }
+    }
+  }
+  EXPECT_EQ(MarginalRandomFeatures(marginal_spec(n, d, k), {7, 0}, P, pointers(samples))
+                .factor_is_cholesky(),
+            expect_cholesky);
   Matrix X_all(M, D), X_P = Matrix::Zero(M, D);
   for (Index s = 0; s < M; ++s) {
     X_all.row(s) = vec(samples[static_cast<std::size_t>(s)]);
@@ -89,12 +104,50 @@ void expect_full_sampler_moments(Index n, Index d, Index M, const std::vector<In
 
 TEST(RfMarginalGen, PreactivationsHaveTheFullSamplersJointMoments) {
   // Positive definite residual covariance: Cholesky factor.
-  expect_full_sampler_moments(4, 3, 5, {2});
+  expect_full_sampler_moments(4, 3, 5, {2}, true);
 }
 
 TEST(RfMarginalGen, SingularResidualCovarianceStillGivesTheRightMoments) {
-  // 6 samples, but only (3 − 1)·2 = 4 coordinates outside P: G has rank 4, symmetric square root.
-  expect_full_sampler_moments(3, 2, 6, {0});
+  // Sample 2 has nothing outside P: G has a zero row, Cholesky fails exactly, and the symmetric
+  // square root (nonzero for the other samples) must still give the full sampler's law.
+  expect_full_sampler_moments(4, 3, 5, {1}, false, 2);
+}
+
+TEST(RfMarginalGen, PreactivationsAreExactlyTheFormulaAcrossRowBlocks) {
+  // A[r, s] = Σ_{i∈P} (V_i x_{s,i})_r + Σ_t F(s, t)·Z(t, r) with F = chol(G) and Z weights
+  // matrix 1 of the task, rebuilt here from the generators for k spanning several row blocks of
+  // both preactivation (1024) and gram (256): every block must use its own rows of V and Z.
+  const Index n = 4, d = 3, M = 5, k = 2 * MarginalRandomFeatures::kRowBlock + 77;
+  const std::vector<Matrix> samples = distinct_samples(n, d, M, 6);
+  const std::vector<Index> P{0, 3};
+  const MarginalRandomFeatures model(marginal_spec(n, d, k), {9, 4}, P, pointers(samples));
+  ASSERT_TRUE(model.factor_is_cholesky());
+  const Matrix F = Eigen::LLT<Matrix>(model.residual_covariance()).matrixL();
+  const GaussianMatrix Z({Philox(9, Stream::weights), 4, 1}, 1.0);
+  const Matrix Zw = Z.window(0, 0, M, k);
+  Matrix A = (F * Zw).transpose();  // k × M
+  for (const Index i : P) {
+    for (Index s = 0; s < M; ++s) {
+      A.col(s) += model.word_block(i) * samples[static_cast<std::size_t>(s)].row(i).transpose();
+    }
+  }
+  for (Index s = 0; s < M; ++s) {
+    const Vector a = model.preactivation(samples[static_cast<std::size_t>(s)]);
+    EXPECT_LE((a - A.col(s)).norm(), 1e-13 * A.col(s).norm()) << "s=" << s;
+  }
+  const Matrix Phi = A.cwiseMax(0.0).transpose();  // M × k, ReLU
+  const Matrix K = Phi * Phi.transpose();
+  EXPECT_LE((model.gram(samples) - K).norm(), 1e-12 * K.norm());
+}
+
+TEST(RfMarginalGen, OneSampleIsWsModeUpToRounding) {
+  const Index n = 5, d = 3, k = 40;
+  const Matrix X = synthetic_sample(2, n, d, 0, 0);
+  const std::vector<const Matrix*> one{&X};
+  const std::vector<Index> P{2};
+  const MarginalRandomFeatures gen(marginal_spec(n, d, k), {3, 8}, P, one);
+  const MarginalRandomFeatures ws(marginal_spec(n, d, k), {3, 8}, P);
+  EXPECT_LT(testing::relative_difference(gen.preactivation(X), ws.preactivation(X)), 1e-14);
 }
 
 TEST(RfMarginalGen, ResidualCovarianceIsTheGramOfTheWordsOutsideP) {
@@ -151,6 +204,7 @@ TEST(RfMarginalGen, AllPositionsDrawAllOfVAndMatchTheFullSampler) {
   const std::vector<Matrix> samples = distinct_samples(n, d, M, 4);
   const std::vector<Index> P{0, 1, 2};
   const MarginalRandomFeatures marginal(marginal_spec(n, d, k), {2, 6}, P, pointers(samples));
+  EXPECT_FALSE(marginal.factor_is_cholesky());  // G = 0
   const RandomFeatures full({"rf", n, d, k, 1, Activation::relu}, {2, 6});
   const Matrix K_full = full.gram(samples);
   EXPECT_LE((marginal.gram(samples) - K_full).norm(), 1e-13 * K_full.norm());
@@ -244,6 +298,10 @@ TEST(RfMarginalGen, BitwiseReproducibleAndRefusesOtherSamples) {
   Matrix other = problem.test;
   other(outside, 0) += 1.0;
   EXPECT_THROW((void)a->features(other), std::invalid_argument);
+  Matrix flipped = problem.test;  // two sign flips: a change a weak fingerprint could miss
+  flipped(outside, 0) = -flipped(outside, 0);
+  flipped(outside, 1) = -flipped(outside, 1);
+  EXPECT_THROW((void)a->features(flipped), std::invalid_argument);
   EXPECT_THROW((void)a->at_position(problem.test, outside), std::out_of_range);
 }
 
