@@ -20,6 +20,12 @@ void die_with_launcher() {
 }
 
 MpiSession::MpiSession(int* argc, char*** argv) {
+  // Without mpirun or srun, Open MPI starts a singleton by forking an `orted` server that binds
+  // itself to a core; on a fully loaded machine that fork was seen to hang in sched_setaffinity
+  // for minutes (and to outlive its process). A singleton needs no server (no dynamic processes
+  // here), so run it isolated; the parameter only affects singletons, and a value the user set
+  // wins.
+  setenv("OMPI_MCA_ess_singleton_isolated", "1", /*overwrite=*/0);
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   if (provided < MPI_THREAD_FUNNELED) {

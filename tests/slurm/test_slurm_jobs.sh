@@ -193,7 +193,7 @@ job=$(env "$mark" sbatch --parsable --nodes=1 --ntasks-per-node=2 --time=10 \
 job=${job%%;*}
 wait_state "$job" RUNNING 60
 # Signal only once tasks are being computed, so the checkpoint really interrupts work.
-wait_line "slow-$job.out" 'progress: [1-9][0-9]*/' 60
+wait_line "slow-$job.out" 'progress: [1-9][0-9]*/' 120
 [ "$(job_state "$job")" = RUNNING ] || fail "(b) job $job finished before USR1 could be sent; slow.ini is too fast"
 log "(b) scancel --signal=USR1 $job"
 timeout 10 scancel --signal=USR1 "$job" || fail "(b) scancel --signal=USR1 $job failed (job already over? state $(job_state "$job"))"
@@ -228,7 +228,7 @@ job=$(env "$mark" WORDSENS_LAUNCHER=mpirun sbatch --parsable --nodes=1 --ntasks-
   slow_mpirun.h5 --progress 0.2)
 job=${job%%;*}
 wait_state "$job" RUNNING 60
-wait_line "mpirun-$job.out" 'progress: [1-9][0-9]*/' 60
+wait_line "mpirun-$job.out" 'progress: [1-9][0-9]*/' 120
 [ "$(job_state "$job")" = RUNNING ] || fail "(d) job $job finished before USR1 could be sent"
 log "(d) scancel --batch --signal=USR1 $job"
 timeout 10 scancel --batch --signal=USR1 "$job" || fail "(d) scancel --batch --signal=USR1 $job failed (state $(job_state "$job"))"
