@@ -27,14 +27,7 @@ void RandomFeatures::check_sample(const Matrix& X) const {
 
 Vector RandomFeatures::preactivation(const Matrix& X) const {
   check_sample(X);
-  {
-    const std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (cached_X_.size() == X.size() &&
-        std::memcmp(cached_X_.data(), X.data(),
-                    sizeof(double) * static_cast<std::size_t>(X.size())) == 0) {
-      return cached_a_;
-    }
-  }
+  if (auto cached = preactivation_cache_.find(X)) return *cached;
   const Index D = spec_.n * spec_.d;
   const auto x = vec(X);
   Vector a(spec_.k);
@@ -44,9 +37,7 @@ Vector RandomFeatures::preactivation(const Matrix& X) const {
     V_.fill(r0, 0, h, D, Vb.data(), D);
     a.segment(r0, h).noalias() = Vb.topRows(h) * x;
   }
-  const std::lock_guard<std::mutex> lock(cache_mutex_);
-  cached_X_ = X;
-  cached_a_ = a;
+  preactivation_cache_.store(X, a);
   return a;
 }
 

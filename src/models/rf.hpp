@@ -13,6 +13,7 @@
 #include "core/gaussian.hpp"
 #include "models/block_norm.hpp"
 #include "models/feature_map.hpp"
+#include "models/sample_cache.hpp"
 
 namespace wordsens {
 
@@ -60,11 +61,9 @@ class RandomFeatures final : public FeatureMap {
   ModelSpec spec_;
   WeightKey key_;
   GaussianMatrix V_;
-  // Cache of preactivation(): the last sample (compared bitwise) and V vec(X). Guarded by a
-  // mutex so that const methods stay safe to call from several threads.
+  // Guards spectra_, so that const methods stay safe to call from several threads.
   mutable std::mutex cache_mutex_;
-  mutable Matrix cached_X_;
-  mutable Vector cached_a_;
+  LastSampleCache preactivation_cache_;  // V vec(X) of the latest X
   // Per-word spectra of V_i (bound and top right-singular vector), filled on demand.
   mutable std::vector<std::unique_ptr<BlockSpectrum>> spectra_;
 };

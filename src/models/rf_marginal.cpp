@@ -221,14 +221,7 @@ Vector MarginalRandomFeatures::residual(const Matrix& X) const {
 
 Vector MarginalRandomFeatures::preactivation(const Matrix& X) const {
   check_sample(X);
-  {
-    const std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (cached_X_.size() == X.size() &&
-        std::memcmp(cached_X_.data(), X.data(),
-                    sizeof(double) * static_cast<std::size_t>(X.size())) == 0) {
-      return cached_a_;
-    }
-  }
+  if (auto cached = preactivation_cache_.find(X)) return *cached;
   const Index d = spec_.d;
   Vector a = residual(X);
   Matrix Vb(std::min(kRowBlock, spec_.k), d);
@@ -239,9 +232,7 @@ Vector MarginalRandomFeatures::preactivation(const Matrix& X) const {
       a.segment(r0, h).noalias() += Vb.topRows(h) * X.row(i).transpose();
     }
   }
-  const std::lock_guard<std::mutex> lock(cache_mutex_);
-  cached_X_ = X;
-  cached_a_ = a;
+  preactivation_cache_.store(X, a);
   return a;
 }
 

@@ -52,6 +52,7 @@
 #include "core/gaussian.hpp"
 #include "models/block_norm.hpp"
 #include "models/feature_map.hpp"
+#include "models/sample_cache.hpp"
 
 namespace wordsens {
 
@@ -129,9 +130,8 @@ class MarginalRandomFeatures final : public FeatureMap {
   std::vector<Index> positions_;
   std::vector<bool> in_p_;
   std::optional<SampleSet> sample_set_;
-  mutable std::mutex cache_mutex_;
-  mutable Matrix cached_X_;
-  mutable Vector cached_a_;
+  mutable std::mutex cache_mutex_;       // guards the residual cache below
+  LastSampleCache preactivation_cache_;  // V vec(X) of the latest X
   // Gen mode: R[:, s] of the latest sample s (the search perturbs one text many times).
   mutable Index cached_residual_sample_ = -1;
   mutable Vector cached_residual_;
