@@ -98,7 +98,7 @@ def _read_table(f: h5py.File, group: str, notes: list) -> pd.DataFrame:
         return pd.DataFrame()
     g = f[group]
     cols = {k: v for k, v in g.items()
-            if isinstance(v, h5py.Dataset) and v.ndim == 1 and k not in names.BLOB_DATASETS}
+            if isinstance(v, h5py.Dataset) and v.ndim == 1 and not k.endswith(names.VALUES_SUFFIX)}
     if not cols:
         return pd.DataFrame()
     lengths = {k: v.shape[0] for k, v in cols.items()}
@@ -108,7 +108,30 @@ def _read_table(f: h5py.File, group: str, notes: list) -> pd.DataFrame:
             f"/{group}: columns of unequal length {sorted(set(lengths.values()))} "
             f"(row being appended when the file was read); using the first {rows} rows"
         )
-    return pd.DataFrame({k: _column(v, rows) for k, v in cols.items()})
+    df = pd.DataFrame({k: _column(v, rows) for k, v in cols.items()})
+    _add_ragged(g, df, group, notes)
+    return df
+
+
+def _add_ragged(g: h5py.Group, df: pd.DataFrame, group: str, notes: list) -> None:
+    """Adds each ragged column <x> (row r: <x>_values[<x>_offset[r] : + <x>_length[r]]) as a
+    column of numpy arrays; rows whose values run past the flat array get an empty array."""
+    for off in [c for c in df.columns if c.endswith(names.RAGGED_OFFSET)]:
+        base = off[: -len(names.RAGGED_OFFSET)]
+        length, values = base + names.RAGGED_LENGTH, base + names.RAGGED_VALUES
+        if length not in df or values not in g or base in df:
+            continue
+        flat = g[values][()]
+        cells, cut = [], 0
+        for o, n in zip(df[off].to_numpy(dtype=np.int64), df[length].to_numpy(dtype=np.int64)):
+            if o < 0 or n < 0 or o + n > flat.shape[0]:
+                cells.append(flat[:0])
+                cut += 1
+            else:
+                cells.append(flat[o:o + n])
+        df[base] = pd.Series(cells, index=df.index, dtype=object)
+        if cut:
+            notes.append(f"/{group}: {cut} rows of {base} point past {values}; left empty")
 
 
 def _map_codes(df: pd.DataFrame, column: str, mapping: dict) -> None:
@@ -264,6 +287,10 @@ def read_results(path) -> Results:
         for df in (gen, summary_gen):
             _map_codes(df, "training", names.TRAININGS)
             _map_codes(df, "objective", names.OBJECTIVES)
+        if not ws.empty and "S_upper" in ws and "S_upper_scope" not in ws:
+            # Before format 1.2 only rf's full sampler had a bound, over every position.
+            ws["S_upper_scope"] = np.where(np.isfinite(ws["S_upper"].astype(float)), 1, 0)
+        _map_codes(ws, "S_upper_scope", names.SCOPES)
         if tasks.empty:
             notes.append("/tasks is empty: no planned tasks")
         elif "task_id" not in tasks:

@@ -1,7 +1,10 @@
 """Every HDF5 name the reader uses, in one place, mirroring analysis/FORMAT.md.
 
-The C++ writer defines the same names once in src/io/schema.hpp; when FORMAT.md changes, this
-module is the only file of the package that has to follow.
+The C++ writer defines the groups and attributes once in src/io/schema.hpp and the record
+columns in src/grid/record_fields.cpp. The reader does not need a list of columns: it reads
+every 1-D dataset of a table (each carries its `unit` and `meaning` attributes), so a column
+added by a newer writer appears without a change here. The column tuples below are what the
+test fixtures write.
 """
 
 FILETYPE = "wordsens-results"
@@ -37,10 +40,16 @@ GEN_COLUMNS = (
     "task_id", "training", "objective", "t0", "t1", "D0", "D1", "E", "cond_K", "position",
     "evaluations", "seconds", "witness_offset", "witness_length",
 )
+# Format 1.2 adds these /ws columns (older files lack them: treat them as "not in this file").
+WS_EVIDENCE_COLUMNS = ("S_upper_scope", "cert_rel_err", "starts", "starts_at_budget",
+                       "stationarity", "S_budget_check")
 DONE = "done"
 
-# Flat value arrays that live next to the columns but are not columns (other lengths).
-BLOB_DATASETS = ("witness_values", "values")
+# Flat value arrays live next to the columns but are not columns (their own length): a dataset
+# named "values" or "<x>_values". A ragged column <x> of a table is the row columns
+# <x>_offset, <x>_length into <x>_values; the reader adds <x> as a column of numpy arrays.
+VALUES_SUFFIX = "values"
+RAGGED_OFFSET, RAGGED_LENGTH, RAGGED_VALUES = "_offset", "_length", "_values"
 RECORD_WITNESS_VALUES = "witness_values"  # Δ* of record r: [witness_offset, +witness_length)
 
 # /witness: a table of named arrays (one row per array) over the flat dataset `values`.
@@ -57,3 +66,5 @@ JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "trial")
 EXPERIMENTS = {0: "ws", 1: "gen"}
 TRAININGS = {0: "finetune", 1: "retrain"}
 OBJECTIVES = {0: "loss", 1: "align"}
+# What S_upper bounds: nothing, the supremum over all n positions, or over the examined ones.
+SCOPES = {0: "none", 1: "all", 2: "examined"}

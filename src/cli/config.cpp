@@ -20,7 +20,7 @@ struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
       positions, training, objective, data, output, shard, seed, rf_sampling;
   long long trials = 0;
-  int max_evals = 0, sphere_starts = 0, origin_starts = 0;
+  int max_evals = 0, sphere_starts = 0, origin_starts = 0, budget_check = 0;
   std::string min_total_sphere_starts;
   double rel_tol = 0, walltime = 0, progress = 0;
   bool guided_start = true, overwrite = false, dry_run = false, save_witness = false, help = false;
@@ -79,7 +79,10 @@ po::options_description describe_options(Raw& r) {
       ("data", po::value(&r.data)->default_value("synthetic"),
        "data source: synthetic or embeddings:<path>")
       ("save-witness", po::bool_switch(&r.save_witness),
-       "store per task the witness (i*, Delta*), the sample X and small weights");
+       "store per task the witness (i*, Delta*), the sample X and small weights")
+      ("budget-check", po::value(&r.budget_check)->default_value(0),
+       "0: off; f in 2..16: trial 0 of every ws grid point reruns its search with f times the "
+       "evaluations and starts, seeded with the plain search's points (S_budget_check >= S)");
   po::options_description run("Run (not part of the configuration compared on resume)");
   run.add_options()
       ("help,h", po::bool_switch(&r.help), "print this help")
@@ -167,6 +170,11 @@ StudyConfig resolve_study(const Raw& r) {
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
   s.data = r.data;
   s.save_witness = r.save_witness;
+  if (r.budget_check != 0 && (r.budget_check < 2 || r.budget_check > kMaxBudgetCheck)) {
+    throw UsageError("budget-check = " + std::to_string(r.budget_check) + ": expected 0 (off) or " +
+                     "2 … " + std::to_string(kMaxBudgetCheck));
+  }
+  s.budget_check = r.budget_check;
   return s;
 }
 

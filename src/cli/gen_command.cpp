@@ -1,4 +1,4 @@
-// `wordsens gen`: trained-head generalization after a one-word change (SPEC §4) on synthetic
+// `wordsens gen`: trained-head generalization after a one-word change on synthetic
 // texts, one line per trial, without MPI or files. Trial t uses task id t: its own weights,
 // texts, labels and optimiser starts, so each line is reproducible on its own.
 #include <boost/program_options.hpp>
@@ -14,6 +14,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/trial_options.hpp"
 #include "estimators/trained_head.hpp"
+#include "estimators/word_sensitivity.hpp"
 #include "models/feature_map.hpp"
 
 namespace wordsens::cli {
@@ -34,7 +35,9 @@ po::options_description describe(GenArgs& a) {
       "the new text X (finetune or retrain), then searches a one-word change X^i(Delta),\n"
       "|Delta| <= sqrt(d), whose true label is -y. Trial t uses task id t (weights, texts,\n"
       "starts). Columns: t0 = phi(X)'theta*, t1 = phi(X)'theta (= y), D0 / D1 = the same at\n"
-      "the changed text, E = (D1 + y)^2, cond_K = cond(PhiPhi'), seconds of the trial.\n\n"
+      "the changed text, E = (D1 + y)^2, cond_K = cond(PhiPhi'), seconds of the trial, and\n"
+      "cert_rel_err, D1 recomputed from scratch against the search's value (the trial fails\n"
+      "with exit code 1 above 1e-9).\n\n"
       "options");
   o.add_options()("help,h", "print this help and exit");
   add_trial_options(o, a, "word positions searched: all | first | random:m");
@@ -53,7 +56,8 @@ void print_row(std::ostream& out, const std::string& format, long long trial, co
                double seconds) {
   if (format == "csv") {
     out << trial << ',' << std::setprecision(17) << r.t0 << ',' << r.t1 << ',' << r.D0 << ','
-        << r.D1 << ',' << r.E << ',' << r.cond_K << ',' << std::setprecision(6) << seconds << '\n';
+        << r.D1 << ',' << r.E << ',' << r.cond_K << ',' << std::setprecision(6) << seconds << ','
+        << std::setprecision(3) << r.cert_rel_err << '\n';
     return;
   }
   out << "trial " << trial << std::setprecision(6) << ": t0 = " << r.t0 << "  t1 = " << r.t1
@@ -97,7 +101,7 @@ int gen_command(int argc, char** argv) {
   }
 
   const auto seed = static_cast<std::uint32_t>(a.seed);
-  if (a.format == "csv") std::cout << "trial,t0,t1,D0,D1,E,cond_K,seconds\n";
+  if (a.format == "csv") std::cout << "trial,t0,t1,D0,D1,E,cond_K,seconds,cert_rel_err\n";
   for (long long trial = 0; trial < a.trials; ++trial) {
     const auto t = static_cast<std::uint32_t>(trial);
     const auto start = std::chrono::steady_clock::now();
@@ -106,6 +110,7 @@ int gen_command(int argc, char** argv) {
     const auto results = evaluate_generalization(*model, problem, gen, seed, t);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    require_certified("D1", results.front().D1, results.front().cert_rel_err);
     print_row(std::cout, a.format, trial, results.front(), seconds);
     std::cout.flush();
   }

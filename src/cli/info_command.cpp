@@ -1,5 +1,6 @@
 // `wordsens info FILE`: what a results file holds and how complete it is. Read-only; works on a
 // file that is being written or whose writer was killed.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -82,17 +83,21 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
 }  // namespace
 
 int info_command(int argc, char** argv) {
-  std::string path;
+  std::string path, columns;
   bool show_config = false;
   po::options_description visible(
-      "usage: wordsens info FILE.h5 [--config]\n\n"
+      "usage: wordsens info FILE.h5 [--config]\n"
+      "       wordsens info --columns GROUP\n\n"
       "Prints what a results file holds: format, provenance, and tasks done per experiment,\n"
       "model and grid point. Read-only; also reads a file being written or left by a killed\n"
       "run. Exit codes: 0, 2 (missing or not a wordsens file), 1 (damaged file).\n\n"
       "options");
-  visible.add_options()                       //
-      ("help,h", "print this help and exit")  //
-      ("config", po::bool_switch(&show_config), "also print the stored configuration");
+  visible.add_options()                                                                 //
+      ("help,h", "print this help and exit")                                            //
+      ("config", po::bool_switch(&show_config), "also print the stored configuration")  //
+      ("columns", po::value(&columns),
+       "print the columns this version writes in GROUP (/tasks, /ws, /gen or /witness) with "
+       "their type, unit and meaning, as a Markdown table, and exit");
   po::options_description all;
   all.add(visible).add_options()("file", po::value(&path));
   po::positional_options_description positional;
@@ -105,6 +110,15 @@ int info_command(int argc, char** argv) {
       return kExitOk;
     }
     po::notify(vm);
+    if (!columns.empty()) {
+      const std::vector<std::string> groups{"/tasks", "/ws", "/gen", "/witness"};
+      if (std::find(groups.begin(), groups.end(), columns) == groups.end()) {
+        throw std::invalid_argument("--columns takes /tasks, /ws, /gen or /witness, not '" +
+                                    columns + "'");
+      }
+      std::cout << io::column_table_markdown(columns);
+      return kExitOk;
+    }
     if (path.empty()) throw std::invalid_argument("no file given");
   } catch (const std::exception& e) {
     std::cerr << "wordsens info: error: " << e.what() << " (see wordsens info --help)\n";

@@ -61,12 +61,14 @@ AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector star
   Vector y(x.size());
   Vector gy(x.size());
   int stalled = 0;
+  bool stopped = false;  // by a rule other than the budget
   while (result.evaluations < options.max_evaluations && stalled < options.patience) {
     y = x + (step / gnorm) * g;
     project_onto_ball(y, radius);
     if ((y - x).norm() <= kMinMove * radius) {
       // Moving along g is blocked by the sphere (g ∥ x: a KKT point) or the step underflowed;
       // neither a larger nor a smaller step can help.
+      stopped = true;
       break;
     }
     const double fy = f(y, gy);
@@ -83,12 +85,16 @@ AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector star
       result.value = fx;
       stalled = gain < options.relative_tolerance ? stalled + 1 : 0;
       step = std::min(step * kGrow, max_step);
-      if (!(gnorm > 0.0) || !std::isfinite(gnorm)) break;  // stationary (or broken) point
+      if (!(gnorm > 0.0) || !std::isfinite(gnorm)) {  // stationary (or broken) point
+        stopped = true;
+        break;
+      }
     } else {
       step *= kShrink;
       ++stalled;
     }
   }
+  result.at_budget = !stopped && stalled < options.patience;
   return result;
 }
 

@@ -21,6 +21,7 @@ struct AscentResult {
   Vector argmax;       // the best point seen (never worse than the start)
   double value = 0.0;  // f(argmax)
   long evaluations = 0;
+  bool at_budget = false;  // stopped because max_evaluations ran out, not by a stopping rule
 };
 
 /// Maximises f over the ball from `start` (projected onto the ball first).

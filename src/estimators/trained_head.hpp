@@ -54,10 +54,12 @@ struct GenOptions {
 struct GenResult {
   Training training = Training::finetune;
   HeadObjective objective = HeadObjective::loss;
-  double t0 = 0, t1 = 0, D0 = 0, D1 = 0, E = 0;  // SPEC §4
+  double t0 = 0, t1 = 0, D0 = 0, D1 = 0, E = 0;  // docs/METHOD.md, "The trained head"
   double cond_K = 0;                             // 2-norm condition number of K = ΦΦᵀ
-  Index position = 0;                            // i* of the best Δ
-  Vector delta;                                  // Δ*
+  // |D1 from φ(X^i(Δ)) recomputed from scratch − D1 from the search's evaluator| / max(1, |D1|)
+  double cert_rel_err = 0;
+  Index position = 0;  // i* of the best Δ
+  Vector delta;        // Δ*
   long evaluations = 0;
 };
 

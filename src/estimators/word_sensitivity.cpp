@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -35,11 +37,29 @@ struct PositionBest {
   double value = -std::numeric_limits<double>::infinity();  // f_i(Δ) = ‖φ(X^i(Δ)) − φ(X)‖²
   Vector delta;
   long evaluations = 0;
+  long starts = 0;
+  long starts_at_budget = 0;
+  double stationarity = 0.0;  // at delta
+};
+
+/// What one position's search does. The plain search screens rows [0, screen) of the position's
+/// random start matrix and takes its near-origin starts from the rows after them; a budget check
+/// (factor > 1) runs the same starts with factor× the budget and adds (factor − 1)× as many new
+/// ones from rows kExtraStartRow on, so it never loses a start of the plain search.
+struct StartPlan {
+  int sphere_starts = 0;
+  int screen_points = 0;
+  int near_origin_starts = 0;
+  bool guided = true;
+  int factor = 1;
+  AscentOptions ascent;
+  int polish_evaluations = 0;
+  int polish_max_dim = 0;
 };
 
 PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index position,
-                               const WsOptions& options, std::uint32_t master_seed,
-                               std::uint32_t task_id, double& phi_norm) {
+                               const StartPlan& plan, const PositionBest* prior,
+                               std::uint32_t master_seed, std::uint32_t task_id, double& phi_norm) {
   const auto evaluator = model.at_position(X, position);
   const Vector& phi = evaluator->base_features();
   phi_norm = checked_norm(phi);
@@ -53,13 +73,25 @@ PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index p
     evaluator->pullback(residual, grad);
     return 0.25 * residual.squaredNorm();
   };
+  const BallValue value = [&](const Vector& delta) {
+    evaluator->features_at(delta, phi_delta);
+    return (phi_delta - phi).squaredNorm();
+  };
 
   const Index d = X.cols();
   const double radius = std::sqrt(static_cast<double>(d));
   PositionBest best;
+  if (prior != nullptr) {
+    best.value = prior->value;  // the plain search's best point stays a candidate
+    best.delta = prior->delta;
+  }
+  AscentOptions ascent = plan.ascent;
+  ascent.max_evaluations *= plan.factor;
   const auto run = [&](Vector start) {
-    AscentResult r = maximise_on_ball(objective, radius, std::move(start), options.ascent);
+    AscentResult r = maximise_on_ball(objective, radius, std::move(start), ascent);
     best.evaluations += r.evaluations;
+    ++best.starts;
+    best.starts_at_budget += r.at_budget ? 1 : 0;
     // Strictly greater: ties keep the earlier start, so the order of starts is the tie rule.
     if (r.value > best.value) {
       best.value = r.value;
@@ -67,7 +99,7 @@ PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index p
     }
   };
 
-  // Start s is row s of the position's own random matrix, so the starts of one position never
+  // Start s is a row of the position's own random matrix, so the starts of one position never
   // depend on other positions or tasks. The sphere starts are the best of `screen_points`
   // random sphere points by f alone (no gradient): one ascent per basin is what costs, and
   // screening picks the basins worth climbing, which matters most in low dimension where
@@ -75,49 +107,142 @@ PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index p
   const GaussianMatrix starts(
       {Philox(master_seed, Stream::ascent_starts), task_id, static_cast<std::uint32_t>(position)},
       1.0);
+  const auto sphere_starts = [&](Index row0, Index screened, int count) {
+    std::vector<std::pair<double, Vector>> candidates;
+    candidates.reserve(static_cast<std::size_t>(screened));
+    for (Index row = row0; row < row0 + screened; ++row) {
+      Vector v = starts.row_segment(row, 0, d);
+      v *= radius / v.norm();
+      const double f = value(v);
+      candidates.emplace_back(f, std::move(v));
+    }
+    best.evaluations += screened;
+    // Stable: equal values keep the row order, so the choice is a pure function of the key.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (int s = 0; s < count && s < static_cast<int>(candidates.size()); ++s) {
+      run(std::move(candidates[static_cast<std::size_t>(s)].second));
+    }
+  };
+  const auto near_origin_starts = [&](Index row0, int count) {
+    for (int s = 0; s < count; ++s) run(0.1 * starts.row_segment(row0 + s, 0, d));
+  };
+
   const Index screened =
-      options.sphere_starts > 0 ? std::max(options.screen_points, options.sphere_starts) : 0;
-  std::vector<std::pair<double, Vector>> candidates;
-  candidates.reserve(static_cast<std::size_t>(screened));
-  for (Index row = 0; row < screened; ++row) {
-    Vector v = starts.row_segment(row, 0, d);
-    v *= radius / v.norm();
-    evaluator->features_at(v, phi_delta);
-    candidates.emplace_back((phi_delta - phi).squaredNorm(), std::move(v));
-  }
-  best.evaluations += screened;
-  // Stable: equal values keep the row order, so the choice is a pure function of the key.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (int s = 0; s < options.sphere_starts; ++s) {
-    run(std::move(candidates[static_cast<std::size_t>(s)].second));
-  }
-  Index row = screened;
-  for (int s = 0; s < options.near_origin_starts; ++s, ++row) {
-    run(0.1 * starts.row_segment(row, 0, d));
-  }
-  if (options.guided_start) {
+      plan.sphere_starts > 0 ? std::max(plan.screen_points, plan.sphere_starts) : 0;
+  sphere_starts(0, screened, plan.sphere_starts);
+  near_origin_starts(screened, plan.near_origin_starts);
+  if (plan.guided) {
     if (auto direction = model.guided_direction(X, position)) {
       const double norm = direction->norm();
       if (norm > 0.0 && std::isfinite(norm)) run(*direction * (radius / norm));
     }
   }
+  if (plan.factor > 1) {
+    const int more = plan.factor - 1;
+    sphere_starts(kExtraStartRow, more * screened, more * plan.sphere_starts);
+    near_origin_starts(kExtraStartRow + more * screened, more * plan.near_origin_starts);
+  }
   // Row-normalised ReLU attention jumps where a row's only positive score crosses 0, and
   // ReLU maps have kinks: gradient steps stall next to such maxima. In low dimension a
   // compass search around the best point is cheap and climbs onto them.
-  if (d <= options.polish_max_dim && options.polish_evaluations > 0 && best.delta.size() > 0) {
-    const BallValue value = [&](const Vector& delta) {
-      evaluator->features_at(delta, phi_delta);
-      return (phi_delta - phi).squaredNorm();
-    };
-    AscentResult polished =
-        pattern_search_on_ball(value, radius, best.delta, best.value, 0.05 * radius, 1e-10 * radius,
-                               options.polish_evaluations);
+  const int polish = plan.polish_evaluations * plan.factor;
+  if (d <= plan.polish_max_dim && polish > 0 && best.delta.size() > 0) {
+    AscentResult polished = pattern_search_on_ball(value, radius, best.delta, best.value,
+                                                   0.05 * radius, 1e-10 * radius, polish);
     best.evaluations += polished.evaluations;
     best.value = polished.value;
     best.delta = std::move(polished.argmax);
   }
+  if (best.delta.size() > 0) {
+    Vector grad(d);
+    const double f = objective(best.delta, grad);
+    ++best.evaluations;
+    best.stationarity = relative_stationarity(best.delta, grad, f, radius);
+  }
   return best;
+}
+
+StartPlan plain_plan(const WsOptions& options, int sphere_starts) {
+  StartPlan plan;
+  plan.sphere_starts = sphere_starts;
+  plan.screen_points = options.screen_points;
+  plan.near_origin_starts = options.near_origin_starts;
+  plan.guided = options.guided_start;
+  plan.ascent = options.ascent;
+  plan.polish_evaluations = options.polish_evaluations;
+  plan.polish_max_dim = options.polish_max_dim;
+  return plan;
+}
+
+void check_options(const WsOptions& options) {
+  if (options.sphere_starts < 0 || options.near_origin_starts < 0 || options.screen_points < 0 ||
+      options.min_total_sphere_starts < -1) {
+    throw std::invalid_argument("the numbers of starts must be non-negative");
+  }
+  if (options.sphere_starts + options.near_origin_starts == 0 && !options.guided_start) {
+    throw std::invalid_argument("the word-sensitivity estimator needs at least one start");
+  }
+}
+
+// The search over every position of `positions`, the plan per position; `prior` (the plain
+// search of a budget check) seeds each position with its best point.
+WsResult search(const FeatureMap& model, const Matrix& X, const StartPlan& plan,
+                const std::vector<Index>& positions, const WsResult* prior,
+                std::uint32_t master_seed, std::uint32_t task_id) {
+  WsResult result;
+  result.positions = positions;
+  result.position_maxima.reserve(positions.size());
+  double best_value = -std::numeric_limits<double>::infinity();
+  double best_stationarity = 0.0;
+  for (std::size_t q = 0; q < positions.size(); ++q) {
+    const Index position = positions[q];
+    PositionBest seed;
+    if (prior != nullptr) {
+      seed.delta = prior->position_witnesses.at(q);
+      const double s = prior->position_maxima.at(q) * prior->phi_norm;
+      seed.value = s * s;
+    }
+    double phi_norm = 0.0;
+    PositionBest best =
+        maximise_position(model, X, position, plan, prior != nullptr ? &seed : nullptr, master_seed,
+                          task_id, phi_norm);
+    result.evaluations += best.evaluations;
+    result.starts += best.starts;
+    result.starts_at_budget += best.starts_at_budget;
+    if (best.delta.size() == 0) {
+      // Only possible when the guided start was the sole start and the model offered none.
+      throw std::runtime_error("no start available for position " + std::to_string(position));
+    }
+    result.position_maxima.push_back(std::sqrt(best.value) / phi_norm);
+    result.position_witnesses.push_back(best.delta);
+    if (best.value > best_value) {
+      best_value = best.value;
+      result.argmax_position = position;
+      result.witness = best.delta;
+      result.phi_norm = phi_norm;
+      best_stationarity = best.stationarity;
+    }
+  }
+  // S is evaluated at the stored witness with the same evaluator, so it is attained (a lower
+  // bound); the certification below recomputes it from scratch.
+  result.S = std::sqrt(best_value) / result.phi_norm;
+  result.stationarity = best_stationarity;
+  return result;
+}
+
+// The record's evidence: S recomputed from scratch at the witness (the plain path, not the
+// incremental evaluator the search used), and the certified upper bound where the model has one.
+void certify(const FeatureMap& model, const Matrix& X, const WsOptions& options, WsResult& result) {
+  const double recomputed = sensitivity_at(model, X, result.argmax_position, result.witness);
+  result.cert_rel_err = std::abs(recomputed - result.S) / result.S;
+  if (!(result.S > 0.0)) result.cert_rel_err = recomputed == result.S ? 0.0 : 1.0;
+  if (options.upper_bound) {
+    if (const auto bound = model.sensitivity_upper_bound(X)) {
+      result.S_upper = *bound / result.phi_norm;
+      result.S_upper_scope = 1;
+    }
+  }
 }
 
 }  // namespace
@@ -158,46 +283,55 @@ WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
                                    const WsOptions& options, std::uint32_t master_seed,
                                    std::uint32_t task_id) {
   check_sample(model, X);
-  if (options.sphere_starts < 0 || options.near_origin_starts < 0 || options.screen_points < 0 ||
-      options.min_total_sphere_starts < -1) {
-    throw std::invalid_argument("the numbers of starts must be non-negative");
-  }
-  if (options.sphere_starts + options.near_origin_starts == 0 && !options.guided_start) {
-    throw std::invalid_argument("the word-sensitivity estimator needs at least one start");
-  }
-  WsResult result;
-  result.positions = options.positions.resolve(X.rows(), master_seed, task_id);
-  result.position_maxima.reserve(result.positions.size());
-  WsOptions per_position = options;
-  per_position.sphere_starts = sphere_starts_per_position(
-      options, model.spec().name, static_cast<Index>(result.positions.size()));
-  double best_value = -std::numeric_limits<double>::infinity();
-  for (const Index position : result.positions) {
-    double phi_norm = 0.0;
-    PositionBest best =
-        maximise_position(model, X, position, per_position, master_seed, task_id, phi_norm);
-    result.evaluations += best.evaluations;
-    if (best.delta.size() == 0) {
-      // Only possible when the guided start was the sole start and the model offered none.
-      throw std::runtime_error("no start available for position " + std::to_string(position));
-    }
-    result.position_maxima.push_back(std::sqrt(best.value) / phi_norm);
-    if (best.value > best_value) {
-      best_value = best.value;
-      result.argmax_position = position;
-      result.witness = std::move(best.delta);
-      result.phi_norm = phi_norm;
-    }
-  }
-  // S is evaluated at the stored witness with the same evaluator, so it is attained (a lower
-  // bound); sensitivity_at recomputes it from scratch as the certification check.
-  result.S = std::sqrt(best_value) / result.phi_norm;
-  if (options.upper_bound) {
-    if (const auto bound = model.sensitivity_upper_bound(X)) {
-      result.S_upper = *bound / result.phi_norm;
-    }
-  }
+  check_options(options);
+  const auto positions = options.positions.resolve(X.rows(), master_seed, task_id);
+  const StartPlan plan = plain_plan(
+      options,
+      sphere_starts_per_position(options, model.spec().name, static_cast<Index>(positions.size())));
+  WsResult result = search(model, X, plan, positions, nullptr, master_seed, task_id);
+  certify(model, X, options, result);
   return result;
+}
+
+WsResult recheck_with_more_budget(const FeatureMap& model, const Matrix& X,
+                                  const WsOptions& options, int factor, const WsResult& plain,
+                                  std::uint32_t master_seed, std::uint32_t task_id) {
+  check_sample(model, X);
+  check_options(options);
+  if (factor < 2) throw std::invalid_argument("the budget check needs a factor of at least 2");
+  if (plain.position_witnesses.size() != plain.positions.size()) {
+    throw std::invalid_argument("the budget check needs the plain search's per-position points");
+  }
+  StartPlan plan =
+      plain_plan(options, sphere_starts_per_position(options, model.spec().name,
+                                                     static_cast<Index>(plain.positions.size())));
+  plan.factor = factor;
+  WsResult result = search(model, X, plan, plain.positions, &plain, master_seed, task_id);
+  certify(model, X, options, result);
+  return result;
+}
+
+void require_certified(const char* what, double value, double rel_err) {
+  if (!(rel_err <= kCertificationTolerance)) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "certification failed: %s = %.17g differs from its recomputation from scratch "
+                  "by %.3g relative (tolerance %.0e)",
+                  what, value, rel_err, kCertificationTolerance);
+    throw std::runtime_error(text);
+  }
+}
+
+double relative_stationarity(const Vector& x, const Vector& g, double f, double radius) {
+  Vector projected = g;
+  const double norm = x.norm();
+  if (norm >= radius * (1.0 - 1e-12) && norm > 0.0) {
+    const double outward = g.dot(x) / (norm * norm);
+    if (outward > 0.0) projected -= outward * x;  // the sphere blocks the outward part
+  }
+  const double size = projected.norm();
+  if (f > 0.0) return radius * size / f;
+  return size == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
 }
 
 double sensitivity_at(const FeatureMap& model, const Matrix& X, Index position,

@@ -1,6 +1,8 @@
 #pragma once
-// Word-sensitivity estimator (SPEC §3): a certified lower bound S attained by a stored witness
-// (i*, Δ*), plus the model's certified upper bound where it has one (rf).
+// Word-sensitivity estimator: a certified lower bound S attained by a stored witness (i*, Δ*),
+// recomputed from scratch at the witness as a check (cert_rel_err), the model's certified upper
+// bound where it has one, and a record of how the search ended (starts, budget hits,
+// stationarity at the witness, the best S at every examined position).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,14 +35,20 @@ struct WsOptions {
 };
 
 struct WsResult {
-  double S = 0.0;                       // ‖φ(X^{i*}(Δ*)) − φ(X)‖ / ‖φ(X)‖
-  std::optional<double> S_upper;        // certified upper bound (rf)
-  Index argmax_position = 0;            // i*
-  Vector witness;                       // Δ*
-  double phi_norm = 0.0;                // ‖φ(X)‖
-  std::vector<Index> positions;         // positions examined
-  std::vector<double> position_maxima;  // S attained at each examined position
-  long evaluations = 0;                 // f evaluations: screening, ascents, polish; all positions
+  double S = 0.0;                          // ‖φ(X^{i*}(Δ*)) − φ(X)‖ / ‖φ(X)‖
+  std::optional<double> S_upper;           // certified upper bound, when the model has one
+  int S_upper_scope = 0;                   // what S_upper bounds (BoundScope's numbers)
+  Index argmax_position = 0;               // i*
+  Vector witness;                          // Δ*
+  double phi_norm = 0.0;                   // ‖φ(X)‖
+  double cert_rel_err = 0.0;               // |S recomputed from scratch − S| / S
+  std::vector<Index> positions;            // positions examined
+  std::vector<double> position_maxima;     // S attained at each examined position
+  std::vector<Vector> position_witnesses;  // … and where (the best Δ of each position)
+  long evaluations = 0;       // f evaluations: screening, ascents, polish; all positions
+  long starts = 0;            // ascents run, all positions
+  long starts_at_budget = 0;  // … of which stopped by max_evaluations
+  double stationarity = 0.0;  // r·‖projected ∇f‖ / f at the witness (0 at a KKT point)
 };
 
 /// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
@@ -63,6 +71,34 @@ inline constexpr int kMinTotalSphereStartsAttention = 32;
 [[nodiscard]] WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
                                                  const WsOptions& options,
                                                  std::uint32_t master_seed, std::uint32_t task_id);
+
+/// The budget check of an estimate: the same search with `factor` times the evaluations per
+/// ascent and per polish and `factor` times the starts (the plain search's starts, each run
+/// longer, plus (factor − 1) times as many new ones), seeded with `plain`'s best point at every
+/// position. It is a superset of the plain search, so its S ≥ plain.S; a large gain means the
+/// plain search had not converged. factor ≥ 2.
+[[nodiscard]] WsResult recheck_with_more_budget(const FeatureMap& model, const Matrix& X,
+                                                const WsOptions& options, int factor,
+                                                const WsResult& plain, std::uint32_t master_seed,
+                                                std::uint32_t task_id);
+
+/// Where the budget check draws its additional random starts: rows from this one on of each
+/// position's start matrix, far past the rows the plain search and the trained head use.
+inline constexpr Index kExtraStartRow = Index{1} << 20;
+
+/// r·‖P(∇f)‖ / f: the relative size of the projection of the gradient g of f at x onto the
+/// tangent cone of the ball ‖x‖ ≤ r (g itself inside the ball; on the sphere g without its
+/// outward radial part). 0 at a KKT point of the maximisation.
+[[nodiscard]] double relative_stationarity(const Vector& x, const Vector& g, double f,
+                                           double radius);
+
+/// A record whose value and its recomputation from scratch differ by more than this (relative)
+/// is not written: the task fails.
+inline constexpr double kCertificationTolerance = 1e-9;
+
+/// Throws std::runtime_error with one line naming `what`, its value and the relative error when
+/// rel_err exceeds kCertificationTolerance (or is NaN).
+void require_certified(const char* what, double value, double rel_err);
 
 /// S recomputed from scratch (`model.features`) at a witness: the certification check.
 [[nodiscard]] double sensitivity_at(const FeatureMap& model, const Matrix& X, Index position,

@@ -99,8 +99,10 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   const double starts = sphere + config.origin_starts + (config.guided_start ? 1.0 : 0.0);
   const double evaluations =
       0.5 * std::max(kScreenPoints, sphere) + starts * expected_evaluations_per_start(task, config);
-  const double search =
-      positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
+  double search = positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
+  // The budget check reruns the search with f× the starts (each ascent usually stops on its
+  // patience rule long before the f× larger budget): about f more searches.
+  if (is_budget_check_task(task, config)) search *= 1.0 + config.budget_check;
   if (task.experiment == Experiment::ws) {
     if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
       // Only the examined words' blocks V_i are drawn (counted in the set-up) and

@@ -1,7 +1,9 @@
 #include "grid/run_task.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <limits>
+#include <stdexcept>
 
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
@@ -49,6 +51,11 @@ void add_weights(const FeatureMap& model, std::vector<TaskArray>& arrays) {
 
 std::vector<double> to_std(const Vector& v) { return {v.data(), v.data() + v.size()}; }
 
+template <typename T>
+std::vector<std::int64_t> to_int64(const std::vector<T>& values) {
+  return {values.begin(), values.end()};
+}
+
 void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
             TaskOutput& out) {
   WsOptions options;
@@ -65,14 +72,28 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
   options.guided_start = config.guided_start;
   options.upper_bound = true;
   const WsResult result = estimate_word_sensitivity(*model, X, options, config.seed, task.task_id);
+  require_certified("S", result.S, result.cert_rel_err);
 
   WsRecord& r = out.ws;
   r.task_id = task.task_id;
   r.S = result.S;
   r.S_upper = result.S_upper ? *result.S_upper : std::numeric_limits<double>::quiet_NaN();
+  r.S_upper_scope = static_cast<std::uint8_t>(result.S_upper_scope);
+  r.cert_rel_err = result.cert_rel_err;
   r.argmax_position = static_cast<std::int64_t>(result.argmax_position);
   r.phi_norm = result.phi_norm;
   r.evaluations = result.evaluations;
+  r.starts = result.starts;
+  r.starts_at_budget = result.starts_at_budget;
+  r.stationarity = result.stationarity;
+  r.examined = to_int64(result.positions);
+  r.position_S = result.position_maxima;
+  if (is_budget_check_task(task, config)) {
+    const WsResult check = recheck_with_more_budget(*model, X, options, config.budget_check, result,
+                                                    config.seed, task.task_id);
+    require_certified("S of the budget check", check.S, check.cert_rel_err);
+    r.S_budget_check = check.S;
+  }
   if (config.save_witness) {
     r.witness = to_std(result.witness);
     out.arrays.push_back(delta_array(result.witness, result.argmax_position));
@@ -106,6 +127,8 @@ void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& 
     r.D1 = g.D1;
     r.E = g.E;
     r.cond_K = g.cond_K;
+    require_certified("D1", g.D1, g.cert_rel_err);
+    r.cert_rel_err = g.cert_rel_err;
     r.position = static_cast<std::int64_t>(g.position);
     r.evaluations = g.evaluations;
     if (config.save_witness) r.witness = to_std(g.delta);

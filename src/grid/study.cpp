@@ -23,6 +23,10 @@ const std::vector<Index>& d_grid_of(const StudyConfig& config, Experiment e) {
   return e == Experiment::gen && !config.gen_d.empty() ? config.gen_d : config.d;
 }
 
+bool is_budget_check_task(const TaskSpec& task, const StudyConfig& config) {
+  return config.budget_check >= 2 && task.experiment == Experiment::ws && task.trial == 0;
+}
+
 bool is_attention_model(const std::string& model) { return model == "raf" || model == "raf_relu"; }
 
 Index feature_dim(const TaskSpec& task) {
@@ -172,6 +176,7 @@ std::string canonical_text(const StudyConfig& c) {
       {"objective", join_names(objectives)},
       {"data", c.data},
       {"save-witness", c.save_witness ? "true" : "false"},
+      {"budget-check", std::to_string(c.budget_check)},
   };
   // Only when not the default, so that files written before the key existed still resume.
   if (c.rf_sampling == RfSampling::marginal) entries["rf-sampling"] = "marginal";

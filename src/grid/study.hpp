@@ -55,7 +55,16 @@ struct StudyConfig {
   std::vector<HeadObjective> objectives{HeadObjective::loss, HeadObjective::align};
   std::string data = "synthetic";  // data source spelling (see cli/config_data_source.cpp)
   bool save_witness = false;
+  /// 0: off; f ≥ 2: trial 0 of every ws grid point also reruns its search with f× the budget
+  /// and f× the starts (recheck_with_more_budget), stored as S_budget_check.
+  int budget_check = 0;
 };
+
+/// Largest budget-check factor accepted (the check costs about f times the plain search).
+inline constexpr int kMaxBudgetCheck = 16;
+
+/// Whether a task reruns its search for the budget check: ws, trial 0, budget_check on.
+[[nodiscard]] bool is_budget_check_task(const TaskSpec& task, const StudyConfig& config);
 
 /// The models an experiment runs (gen: gen_models unless empty).
 [[nodiscard]] const std::vector<std::string>& models_of(const StudyConfig& config, Experiment e);

@@ -4,10 +4,12 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "grid/record_fields.hpp"
+
 namespace wordsens {
 namespace {
 
-constexpr std::uint32_t kMagic = 0x57535431;  // "WST1"
+constexpr std::uint32_t kMagic = 0x57535432;  // "WST2": the record fields of format 1.2
 
 class Writer {
  public:
@@ -17,10 +19,12 @@ class Writer {
     const auto* p = reinterpret_cast<const std::uint8_t*>(&value);
     bytes_.insert(bytes_.end(), p, p + sizeof(T));
   }
-  void put_doubles(const double* data, std::size_t count) {
+  template <typename T>
+  void put_array(const T* data, std::size_t count) {
+    static_assert(std::is_trivially_copyable_v<T>);
     put<std::uint64_t>(count);
     const auto* p = reinterpret_cast<const std::uint8_t*>(data);
-    bytes_.insert(bytes_.end(), p, p + count * sizeof(double));
+    bytes_.insert(bytes_.end(), p, p + count * sizeof(T));
   }
   void put_string(const std::string& s) {
     put<std::uint64_t>(s.size());
@@ -41,11 +45,12 @@ class Reader {
     std::memcpy(&value, take(sizeof(T)), sizeof(T));
     return value;
   }
-  std::vector<double> get_doubles() {
+  template <typename T>
+  std::vector<T> get_array() {
     const auto count = get<std::uint64_t>();
-    if (count > bytes_.size() / sizeof(double)) fail();
-    std::vector<double> values(count);
-    if (count > 0) std::memcpy(values.data(), take(count * sizeof(double)), count * sizeof(double));
+    if (count > bytes_.size() / sizeof(T)) fail();
+    std::vector<T> values(count);
+    if (count > 0) std::memcpy(values.data(), take(count * sizeof(T)), count * sizeof(T));
     return values;
   }
   std::string get_string() {
@@ -70,6 +75,44 @@ class Reader {
   std::size_t offset_ = 0;
 };
 
+// A record travels as its schema's fields in table order (grid/record_fields.cpp).
+template <typename Record>
+void put_record(Writer& w, const RecordSchema<Record>& schema, const Record& record) {
+  for (const auto& field : schema.scalars) {
+    std::visit([&](auto member) { w.put(record.*member); }, field.member);
+  }
+  for (const auto& field : schema.ragged) {
+    std::visit(
+        [&](auto member) {
+          const auto& values = record.*member;
+          w.put_array(values.data(), values.size());
+        },
+        field.member);
+  }
+}
+
+template <typename Record>
+Record get_record(Reader& r, const RecordSchema<Record>& schema) {
+  Record record;
+  for (const auto& field : schema.scalars) {
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(record.*member)>;
+          record.*member = r.get<T>();
+        },
+        field.member);
+  }
+  for (const auto& field : schema.ragged) {
+    std::visit(
+        [&](auto member) {
+          using T = typename std::remove_reference_t<decltype(record.*member)>::value_type;
+          record.*member = r.get_array<T>();
+        },
+        field.member);
+  }
+  return record;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode(const TaskOutput& output) {
@@ -77,33 +120,16 @@ std::vector<std::uint8_t> encode(const TaskOutput& output) {
   w.put(kMagic);
   w.put(output.task_id);
   w.put(static_cast<std::uint8_t>(output.experiment));
-  const WsRecord& r = output.ws;
-  w.put(r.task_id);
-  w.put(r.S);
-  w.put(r.S_upper);
-  w.put(r.argmax_position);
-  w.put(r.phi_norm);
-  w.put(r.evaluations);
-  w.put(r.seconds);
-  w.put_doubles(r.witness.data(), r.witness.size());
+  put_record(w, ws_schema(), output.ws);
   w.put<std::uint64_t>(output.gen.size());
-  for (const GenRecord& g : output.gen) {
-    w.put(g.task_id);
-    w.put(g.training);
-    w.put(g.objective);
-    for (const double v : {g.t0, g.t1, g.D0, g.D1, g.E, g.cond_K}) w.put(v);
-    w.put(g.position);
-    w.put(g.evaluations);
-    w.put(g.seconds);
-    w.put_doubles(g.witness.data(), g.witness.size());
-  }
+  for (const GenRecord& g : output.gen) put_record(w, gen_schema(), g);
   w.put<std::uint64_t>(output.arrays.size());
   for (const TaskArray& a : output.arrays) {
     w.put_string(a.name);
     w.put(a.position);
     w.put<std::int64_t>(a.values.rows());
     w.put<std::int64_t>(a.values.cols());
-    w.put_doubles(a.values.data(), static_cast<std::size_t>(a.values.size()));
+    w.put_array(a.values.data(), static_cast<std::size_t>(a.values.size()));
   }
   return w.take();
 }
@@ -118,29 +144,10 @@ TaskOutput decode_task_output(std::span<const std::uint8_t> bytes) {
   const auto experiment = r.get<std::uint8_t>();
   if (experiment > 1) throw std::runtime_error("corrupt task output message (experiment)");
   out.experiment = static_cast<Experiment>(experiment);
-  WsRecord& ws = out.ws;
-  ws.task_id = r.get<std::uint32_t>();
-  ws.S = r.get<double>();
-  ws.S_upper = r.get<double>();
-  ws.argmax_position = r.get<std::int64_t>();
-  ws.phi_norm = r.get<double>();
-  ws.evaluations = r.get<std::int64_t>();
-  ws.seconds = r.get<double>();
-  ws.witness = r.get_doubles();
+  out.ws = get_record(r, ws_schema());
   const auto gen_count = r.get<std::uint64_t>();
   if (gen_count > bytes.size()) throw std::runtime_error("corrupt task output message (gen)");
-  for (std::uint64_t i = 0; i < gen_count; ++i) {
-    GenRecord g;
-    g.task_id = r.get<std::uint32_t>();
-    g.training = r.get<std::uint8_t>();
-    g.objective = r.get<std::uint8_t>();
-    for (double* v : {&g.t0, &g.t1, &g.D0, &g.D1, &g.E, &g.cond_K}) *v = r.get<double>();
-    g.position = r.get<std::int64_t>();
-    g.evaluations = r.get<std::int64_t>();
-    g.seconds = r.get<double>();
-    g.witness = r.get_doubles();
-    out.gen.push_back(std::move(g));
-  }
+  for (std::uint64_t i = 0; i < gen_count; ++i) out.gen.push_back(get_record(r, gen_schema()));
   const auto array_count = r.get<std::uint64_t>();
   if (array_count > bytes.size()) throw std::runtime_error("corrupt task output message (arrays)");
   for (std::uint64_t i = 0; i < array_count; ++i) {
@@ -149,7 +156,7 @@ TaskOutput decode_task_output(std::span<const std::uint8_t> bytes) {
     a.position = r.get<std::int64_t>();
     const auto rows = r.get<std::int64_t>();
     const auto cols = r.get<std::int64_t>();
-    const auto values = r.get_doubles();
+    const auto values = r.get_array<double>();
     if (rows < 0 || cols < 0 ||
         static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) != values.size()) {
       throw std::runtime_error("corrupt task output message (array shape)");

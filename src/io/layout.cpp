@@ -13,120 +13,148 @@ namespace wordsens::io::detail {
 namespace s = schema;
 namespace c = schema::col;
 
-const std::vector<Column>& task_columns() {
-  static const std::vector<Column> columns = {
-      {c::kTaskId, Kind::u32}, {c::kPointId, Kind::u32}, {c::kExperiment, Kind::u8},
-      {c::kModel, Kind::str},  {c::kN, Kind::i64},       {c::kD, Kind::i64},
-      {c::kK, Kind::i64},      {c::kNTrain, Kind::i64},  {c::kLayers, Kind::i64},
-      {c::kTrial, Kind::u32},  {c::kDone, Kind::u8}};
-  return columns;
-}
-
-const std::vector<Column>& ws_columns() {
-  static const std::vector<Column> columns = {
-      {c::kTaskId, Kind::u32},       {c::kS, Kind::f64},
-      {c::kSUpper, Kind::f64},       {c::kArgmaxPosition, Kind::i64},
-      {c::kPhiNorm, Kind::f64},      {c::kEvaluations, Kind::i64},
-      {c::kSeconds, Kind::f64},      {c::kWitnessOffset, Kind::i64},
-      {c::kWitnessLength, Kind::i64}};
-  return columns;
-}
-
-const std::vector<Column>& gen_columns() {
-  static const std::vector<Column> columns = {{c::kTaskId, Kind::u32},
-                                              {c::kTraining, Kind::u8},
-                                              {c::kObjective, Kind::u8},
-                                              {c::kT0, Kind::f64},
-                                              {c::kT1, Kind::f64},
-                                              {c::kD0, Kind::f64},
-                                              {c::kD1, Kind::f64},
-                                              {c::kE, Kind::f64},
-                                              {c::kCondK, Kind::f64},
-                                              {c::kPosition, Kind::i64},
-                                              {c::kEvaluations, Kind::i64},
-                                              {c::kSeconds, Kind::f64},
-                                              {c::kWitnessOffset, Kind::i64},
-                                              {c::kWitnessLength, Kind::i64}};
-  return columns;
-}
-
-const std::vector<Column>& witness_columns() {
-  static const std::vector<Column> columns = {{c::kTaskId, Kind::u32},   {c::kName, Kind::name},
-                                              {c::kPosition, Kind::i64}, {c::kRows, Kind::i64},
-                                              {c::kCols, Kind::i64},     {c::kOffset, Kind::i64}};
-  return columns;
-}
-
 namespace {
-std::vector<Column> point_columns() {
-  return {{c::kPointId, Kind::u32}, {c::kModel, Kind::str}, {c::kN, Kind::i64},
-          {c::kD, Kind::i64},       {c::kK, Kind::i64},     {c::kNTrain, Kind::i64},
-          {c::kLayers, Kind::i64}};
+
+std::vector<Column> task_columns() {
+  return {
+      {c::kTaskId, Kind::u32, "id", "stable id of the task: its row, and its random-number entity"},
+      {c::kPointId, Kind::u32, "id",
+       "stable id of the grid point (experiment, model, n, d, k, N, L)"},
+      {c::kExperiment, Kind::u8, "code", "0 ws, 1 gen"},
+      {c::kModel, Kind::str, "name", "rf, drf, raf or raf_relu"},
+      {c::kN, Kind::i64, "words", "n, words per text"},
+      {c::kD, Kind::i64, "1", "d, embedding dimension"},
+      {c::kK, Kind::i64, "features", "k, width of rf and drf (0 for attention models)"},
+      {c::kNTrain, Kind::i64, "texts", "N, training-set size of gen (0 for ws)"},
+      {c::kLayers, Kind::i64, "layers", "L, depth of drf (1 otherwise)"},
+      {c::kTrial, Kind::u32, "index", "trial within the grid point"},
+      {c::kDone, Kind::u8, "flag", "1 once the task's rows are complete (the commit flag)"}};
 }
+
+template <typename Record>
+Table record_table(const char* group, const RecordSchema<Record>& schema) {
+  Table table{group, {}, {}, true};
+  for (const auto& field : schema.scalars) {
+    table.columns.push_back({field.name, kind_of(field.type()), field.unit, field.meaning});
+  }
+  for (const auto& field : schema.ragged) {
+    const std::string what = std::string("of ") + field.name + "_values";
+    table.columns.push_back({field.offset_column(), Kind::i64, "index", "first element " + what});
+    table.columns.push_back({field.length_column(), Kind::i64, "count", "elements " + what});
+    table.flats.push_back({field.values_dataset(), kind_of(field.type()), field.offset_column(),
+                           field.length_column(), field.unit, field.meaning});
+  }
+  return table;
+}
+
+Table witness_table() {
+  return {
+      schema::kWitness,
+      {{c::kTaskId, Kind::u32, "id", "the task (row of /tasks)"},
+       {c::kName, Kind::name, "name", "delta, X, W, V, V1, … (with --save-witness)"},
+       {c::kPosition, Kind::i64, "position", "i* for delta, -1 otherwise"},
+       {c::kRows, Kind::i64, "count", "rows of the array"},
+       {c::kCols, Kind::i64, "count", "columns of the array"},
+       {c::kOffset, Kind::i64, "index", "first element of the array in values"}},
+      {{c::kValues, Kind::f64, c::kOffset, "", "1", "the arrays, row-major, one after another"}},
+      true};
+}
+
+std::vector<Column> point_columns() {
+  auto all = task_columns();
+  std::vector<Column> columns;
+  for (const char* name : {c::kPointId, c::kModel, c::kN, c::kD, c::kK, c::kNTrain, c::kLayers}) {
+    for (const auto& column : all) {
+      if (column.name == name) columns.push_back(column);
+    }
+  }
+  return columns;
+}
+
 void add_statistics(std::vector<Column>& columns, const std::string& quantity) {
   for (const char* statistic : c::kStatistics) {
-    columns.push_back({quantity + "_" + statistic, Kind::f64});
+    columns.push_back(
+        {quantity + "_" + statistic, Kind::f64, "1",
+         std::string(statistic) + " of " + quantity + " over the point's done tasks"});
   }
 }
-}  // namespace
 
-const std::vector<Column>& summary_ws_columns() {
-  static const std::vector<Column> columns = [] {
-    std::vector<Column> result = point_columns();
-    result.push_back({c::kCount, Kind::i64});
-    add_statistics(result, c::kS);
-    add_statistics(result, c::kSUpper);
-    return result;
-  }();
-  return columns;
+Table summary_ws_table() {
+  Table table{schema::kSummaryWs, point_columns(), {}, false};
+  table.columns.push_back({c::kCount, Kind::i64, "count", "done tasks of the grid point"});
+  add_statistics(table.columns, c::kS);
+  add_statistics(table.columns, c::kSUpper);
+  return table;
 }
 
-const std::vector<Column>& summary_gen_columns() {
-  static const std::vector<Column> columns = [] {
-    std::vector<Column> result = point_columns();
-    result.push_back({c::kTraining, Kind::u8});
-    result.push_back({c::kObjective, Kind::u8});
-    result.push_back({c::kCount, Kind::i64});
-    add_statistics(result, c::kE);
-    add_statistics(result, c::kD1);
-    return result;
-  }();
-  return columns;
+Table summary_gen_table() {
+  Table table{schema::kSummaryGen, point_columns(), {}, false};
+  table.columns.push_back({c::kTraining, Kind::u8, "code", "0 finetune, 1 retrain"});
+  table.columns.push_back({c::kObjective, Kind::u8, "code", "0 loss, 1 align"});
+  table.columns.push_back(
+      {c::kCount, Kind::i64, "count", "done tasks of the point with this training and objective"});
+  add_statistics(table.columns, c::kE);
+  add_statistics(table.columns, c::kD1);
+  return table;
+}
+
+}  // namespace
+
+Kind kind_of(FieldType type) {
+  switch (type) {
+    case FieldType::f64:
+      return Kind::f64;
+    case FieldType::i64:
+      return Kind::i64;
+    case FieldType::u32:
+      return Kind::u32;
+    case FieldType::u8:
+      return Kind::u8;
+  }
+  throw std::logic_error("unknown field type");
 }
 
 const std::vector<Table>& tables() {
-  static const std::vector<Table> all = {{s::kTasks, task_columns, ""},
-                                         {s::kWs, ws_columns, c::kWitnessValues},
-                                         {s::kGen, gen_columns, c::kWitnessValues},
-                                         {s::kWitness, witness_columns, c::kValues},
-                                         {s::kSummaryWs, summary_ws_columns, ""},
-                                         {s::kSummaryGen, summary_gen_columns, ""}};
+  static const std::vector<Table> all = {{s::kTasks, task_columns(), {}, false},
+                                         record_table(s::kWs, ws_schema()),
+                                         record_table(s::kGen, gen_schema()),
+                                         witness_table(),
+                                         summary_ws_table(),
+                                         summary_gen_table()};
   return all;
+}
+
+const Table& table(const char* group) {
+  for (const auto& t : tables()) {
+    if (std::string(t.group) == group) return t;
+  }
+  throw std::logic_error(std::string("no table ") + group);
 }
 
 namespace {
 
-void create_column(const h5::Handle& group, const Column& column) {
-  switch (column.kind) {
+h5::Handle create_dataset(const h5::Handle& group, const std::string& name, Kind kind,
+                          std::uint64_t chunk) {
+  switch (kind) {
     case Kind::f64:
-      h5::create_column<double>(group, column.name, s::kChunkRows);
-      break;
+      return h5::create_column<double>(group, name, chunk);
     case Kind::i64:
-      h5::create_column<std::int64_t>(group, column.name, s::kChunkRows);
-      break;
+      return h5::create_column<std::int64_t>(group, name, chunk);
     case Kind::u32:
-      h5::create_column<std::uint32_t>(group, column.name, s::kChunkRows);
-      break;
+      return h5::create_column<std::uint32_t>(group, name, chunk);
     case Kind::u8:
-      h5::create_column<std::uint8_t>(group, column.name, s::kChunkRows);
-      break;
+      return h5::create_column<std::uint8_t>(group, name, chunk);
     case Kind::str:
-      h5::create_string_column(group, column.name, s::kModelLength);
-      break;
+      return h5::create_string_column(group, name, s::kModelLength);
     case Kind::name:
-      h5::create_string_column(group, column.name, s::kNameLength);
-      break;
+      return h5::create_string_column(group, name, s::kNameLength);
   }
+  throw std::logic_error("unknown column kind");
+}
+
+void describe(const h5::Handle& dataset, const std::string& unit, const std::string& meaning) {
+  h5::write_attribute(dataset, s::attr::kUnit, unit);
+  h5::write_attribute(dataset, s::attr::kMeaning, meaning);
 }
 
 template <typename T, typename F>
@@ -162,8 +190,14 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   h5::create_group(file, s::kSummary);
   for (const auto& table : tables()) {
     const h5::Handle group = h5::create_group(file, table.group);
-    for (const auto& column : table.columns()) create_column(group, column);
-    if (table.values[0] != '\0') h5::create_column<double>(group, table.values, s::kValuesChunk);
+    for (const auto& column : table.columns) {
+      describe(create_dataset(group, column.name, column.kind, s::kChunkRows), column.unit,
+               column.meaning);
+    }
+    for (const auto& flat : table.flats) {
+      describe(create_dataset(group, flat.values, flat.kind, s::kValuesChunk), flat.unit,
+               flat.meaning);
+    }
   }
 
   const h5::Handle group = h5::open_group(file, s::kTasks);
@@ -277,3 +311,43 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 }
 
 }  // namespace wordsens::io::detail
+
+namespace wordsens::io {
+
+namespace {
+const char* kind_name(detail::Kind kind) {
+  switch (kind) {
+    case detail::Kind::f64:
+      return "float64";
+    case detail::Kind::i64:
+      return "int64";
+    case detail::Kind::u32:
+      return "uint32";
+    case detail::Kind::u8:
+      return "uint8";
+    case detail::Kind::str:
+      return "S16";
+    case detail::Kind::name:
+      return "S32";
+  }
+  return "?";
+}
+}  // namespace
+
+std::string column_table_markdown(const std::string& group) {
+  const detail::Table& table = detail::table(group.c_str());
+  std::string text = "| column | dtype | unit | meaning |\n|---|---|---|---|\n";
+  for (const auto& column : table.columns) {
+    text += "| `" + column.name + "` | " + kind_name(column.kind) + " | " + column.unit + " | " +
+            column.meaning + " |\n";
+  }
+  for (const auto& flat : table.flats) {
+    const std::string length = flat.length.empty() ? "rows[r]·cols[r]" : flat.length + "[r]";
+    text += "| `" + flat.values + "` | " + kind_name(flat.kind) + ", flat | " + flat.unit + " | " +
+            flat.meaning + "; row r: `" + flat.values + "[" + flat.offset + "[r] : " + flat.offset +
+            "[r] + " + length + "]` |\n";
+  }
+  return text;
+}
+
+}  // namespace wordsens::io

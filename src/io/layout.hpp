@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "grid/record_fields.hpp"
 #include "grid/task.hpp"
 #include "io/h5.hpp"
 #include "io/results_file.hpp"
@@ -14,26 +15,40 @@ namespace wordsens::io::detail {
 
 enum class Kind : std::uint8_t { f64, i64, u32, u8, str, name };  // str: model, name: array
 
+/// A row column: one element per row. `unit` and `meaning` are written as the dataset's
+/// attributes of the same names, so a file describes itself.
 struct Column {
   std::string name;
   Kind kind;
+  std::string unit;
+  std::string meaning;
 };
 
-/// The per-row columns of each table (the flat value arrays are not listed).
-const std::vector<Column>& task_columns();
-const std::vector<Column>& ws_columns();
-const std::vector<Column>& gen_columns();
-const std::vector<Column>& witness_columns();
-const std::vector<Column>& summary_ws_columns();
-const std::vector<Column>& summary_gen_columns();
+/// A flat value array (its own length) whose row r is values[offset[r], offset[r] + length[r]).
+struct FlatArray {
+  std::string values;  // the flat dataset
+  Kind kind;           // f64 or i64
+  std::string offset;  // the row column of offsets
+  std::string length;  // the row column of lengths; "" in /witness, where the length is rows·cols
+  std::string unit;
+  std::string meaning;
+};
 
-/// The group of each table and the name of its flat value array ("" for none).
 struct Table {
   const char* group;
-  const std::vector<Column>& (*columns)();
-  const char* values;
+  std::vector<Column> columns;
+  std::vector<FlatArray> flats;
+  bool records = false;  // /ws, /gen, /witness: appended task by task, orphan rows may trail
 };
-const std::vector<Table>& tables();  // tasks, ws, gen, witness, summary/ws, summary/gen
+
+/// Every table: tasks, ws, gen, witness, summary/ws, summary/gen. The ws and gen columns follow
+/// the record schemas of grid/record_fields.hpp.
+const std::vector<Table>& tables();
+/// The table of one group (std::logic_error for an unknown group).
+const Table& table(const char* group);
+
+/// The column kind of a record field type.
+Kind kind_of(FieldType type);
 
 /// Writes the root attributes, all groups and all (empty) columns, and the task table.
 void write_layout(const h5::Handle& file, const RunProvenance& provenance,

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <unordered_map>
+#include <variant>
 
 #include "io/file_lock.hpp"
 #include "io/h5.hpp"
@@ -43,8 +44,8 @@ struct ResultsFile::Impl {
   void open_all() {
     for (const auto& table : detail::tables()) {
       std::vector<std::string> names;
-      for (const auto& column : table.columns()) names.push_back(column.name);
-      if (table.values[0] != '\0') names.emplace_back(table.values);
+      for (const auto& column : table.columns) names.push_back(column.name);
+      for (const auto& flat : table.flats) names.push_back(flat.values);
       for (const auto& name : names) {
         const std::string key = std::string(table.group) + "/" + name;
         datasets.emplace(key, h5::open_dataset(file, key));
@@ -79,14 +80,30 @@ struct ResultsFile::Impl {
     return found->second;
   }
 
-  // Appends a witness to a flat value array; returns (offset, length) for the row.
-  std::pair<std::int64_t, std::int64_t> add_values(const char* group, const char* name,
-                                                   const std::vector<double>& values) const {
-    const h5::Handle& flat = dataset(group, name);
-    const auto offset = static_cast<std::int64_t>(h5::length(flat));
-    if (!save_witness || values.empty()) return {offset, 0};
-    h5::append(flat, values);
-    return {offset, static_cast<std::int64_t>(values.size())};
+  // Appends one record's row: its ragged values to their flat arrays first (witnesses only
+  // when the file stores them), then every row column, as the record schema lists them.
+  template <typename Record>
+  void add_record(const char* group, const RecordSchema<Record>& schema,
+                  const Record& record) const {
+    for (const auto& field : schema.ragged) {
+      std::visit(
+          [&](auto member) {
+            const auto& values = record.*member;
+            const h5::Handle& flat = dataset(group, field.values_dataset());
+            const auto offset = static_cast<std::int64_t>(h5::length(flat));
+            std::int64_t length = 0;
+            if (!values.empty() && (save_witness || !field.witness_only)) {
+              h5::append(flat, values);
+              length = static_cast<std::int64_t>(values.size());
+            }
+            add(group, field.offset_column(), offset);
+            add(group, field.length_column(), length);
+          },
+          field.member);
+    }
+    for (const auto& field : schema.scalars) {
+      std::visit([&](auto member) { add(group, field.name, record.*member); }, field.member);
+    }
   }
 
   // The commit point of a task: its rows are on disk before its done flag is.
@@ -107,38 +124,32 @@ struct ResultsFile::Impl {
   // rows can only be at the tail.
   void truncate_orphans() {
     for (const auto& table : detail::tables()) {
-      const std::string group = table.group;
-      if (group == schema::kTasks || group.rfind(schema::kSummary, 0) == 0) continue;
+      if (!table.records) continue;
       std::uint64_t rows = UINT64_MAX;
-      for (const auto& column : table.columns()) {
+      for (const auto& column : table.columns) {
         rows = std::min(rows, h5::length(dataset(table.group, column.name)));
       }
       const auto ids = h5::read_range<std::uint32_t>(dataset(table.group, c::kTaskId), 0, rows);
       std::uint64_t keep = rows;
       while (keep > 0 && !task_done(ids[keep - 1])) --keep;
-      for (const auto& column : table.columns()) {
+      for (const auto& column : table.columns) {
         const h5::Handle& ds = dataset(table.group, column.name);
         if (h5::length(ds) != keep) h5::set_length(ds, keep);
       }
-      // The flat values end where the last kept row's values end.
-      std::int64_t end = 0;
-      if (keep > 0) {
-        const bool witness = group == schema::kWitness;
-        const auto offset = h5::read_range<std::int64_t>(
-            dataset(table.group, witness ? c::kOffset : c::kWitnessOffset), keep - 1, 1);
-        std::int64_t size = 0;
-        if (witness) {
-          size = h5::read_range<std::int64_t>(dataset(table.group, c::kRows), keep - 1, 1)[0] *
-                 h5::read_range<std::int64_t>(dataset(table.group, c::kCols), keep - 1, 1)[0];
-        } else {
-          size =
-              h5::read_range<std::int64_t>(dataset(table.group, c::kWitnessLength), keep - 1, 1)[0];
+      // Each flat array ends where the last kept row's values end.
+      for (const auto& flat : table.flats) {
+        std::int64_t end = 0;
+        if (keep > 0) {
+          const auto read = [&](const std::string& name) {
+            return h5::read_range<std::int64_t>(dataset(table.group, name), keep - 1, 1)[0];
+          };
+          end = read(flat.offset) +
+                (flat.length.empty() ? read(c::kRows) * read(c::kCols) : read(flat.length));
         }
-        end = offset[0] + size;
-      }
-      const h5::Handle& flat = dataset(table.group, table.values);
-      if (h5::length(flat) != static_cast<std::uint64_t>(end)) {
-        h5::set_length(flat, static_cast<std::uint64_t>(end));
+        const h5::Handle& values = dataset(table.group, flat.values);
+        if (h5::length(values) != static_cast<std::uint64_t>(end)) {
+          h5::set_length(values, static_cast<std::uint64_t>(end));
+        }
       }
     }
     h5::flush(file);
@@ -238,6 +249,16 @@ ResultsFile ResultsFile::create_merged(const std::string& path, const RunProvena
 ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::string& config_text) {
   {
     const h5::Handle file = detail::open_checked(path, h5::Access::read);
+    const auto version = h5::read_int_array_attribute(file, schema::attr::kFormatVersion);
+    if (version.at(1) < schema::kFormatMinor) {
+      // Its tables lack the columns this version appends; reading, merging and reporting work.
+      throw InputError(path + " was written in format " + std::to_string(version[0]) + "." +
+                       std::to_string(version[1]) + " by an older wordsens and cannot be " +
+                       "resumed by this one (format " + std::to_string(schema::kFormatMajor) +
+                       "." + std::to_string(schema::kFormatMinor) +
+                       "); finish it with the version that created it, or start over with "
+                       "--overwrite");
+    }
     const std::string stored = h5::read_string_attribute(file, schema::attr::kConfigText);
     const auto keys = differing_config_keys(stored, config_text);
     if (!keys.empty()) {
@@ -276,17 +297,7 @@ void ResultsFile::append(const WsRecord& record) {
   m.require_usable();
   const std::size_t row = m.row_for(record.task_id, Experiment::ws);
   try {
-    const char* g = schema::kWs;
-    const auto [offset, length] = m.add_values(g, c::kWitnessValues, record.witness);
-    m.add(g, c::kTaskId, record.task_id);
-    m.add(g, c::kS, record.S);
-    m.add(g, c::kSUpper, record.S_upper);
-    m.add(g, c::kArgmaxPosition, record.argmax_position);
-    m.add(g, c::kPhiNorm, record.phi_norm);
-    m.add(g, c::kEvaluations, record.evaluations);
-    m.add(g, c::kSeconds, record.seconds);
-    m.add(g, c::kWitnessOffset, offset);
-    m.add(g, c::kWitnessLength, length);
+    m.add_record(schema::kWs, ws_schema(), record);
     m.commit(row);
   } catch (...) {
     m.broken = true;
@@ -305,24 +316,7 @@ void ResultsFile::append(const std::vector<GenRecord>& records) {
   }
   const std::size_t row = m.row_for(records.front().task_id, Experiment::gen);
   try {
-    const char* g = schema::kGen;
-    for (const auto& record : records) {
-      const auto [offset, length] = m.add_values(g, c::kWitnessValues, record.witness);
-      m.add(g, c::kTaskId, record.task_id);
-      m.add(g, c::kTraining, record.training);
-      m.add(g, c::kObjective, record.objective);
-      m.add(g, c::kT0, record.t0);
-      m.add(g, c::kT1, record.t1);
-      m.add(g, c::kD0, record.D0);
-      m.add(g, c::kD1, record.D1);
-      m.add(g, c::kE, record.E);
-      m.add(g, c::kCondK, record.cond_K);
-      m.add(g, c::kPosition, record.position);
-      m.add(g, c::kEvaluations, record.evaluations);
-      m.add(g, c::kSeconds, record.seconds);
-      m.add(g, c::kWitnessOffset, offset);
-      m.add(g, c::kWitnessLength, length);
-    }
+    for (const auto& record : records) m.add_record(schema::kGen, gen_schema(), record);
     m.commit(row);
   } catch (...) {
     m.broken = true;

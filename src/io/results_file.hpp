@@ -63,6 +63,9 @@ struct FileContents {
   std::vector<GenRecord> gen;
   std::vector<NamedArray> arrays;  // /witness (only with save_witness)
   std::size_t array_count = 0;     // rows of /witness of done tasks (also when not read)
+  /// Record columns a file of an older format version lacks ("/ws/cert_rel_err"); their values
+  /// are the records' defaults (NaN for the floating-point ones).
+  std::vector<std::string> missing_columns;
 };
 
 /// What read_results loads; witnesses and /witness arrays can be large (weights, samples).
@@ -79,6 +82,11 @@ struct ReadOptions {
 /// are present in only one of them, sorted; keys in `ignored` are skipped.
 [[nodiscard]] std::vector<std::string> differing_config_keys(
     const std::string& a, const std::string& b, const std::vector<std::string>& ignored = {});
+
+/// The column table of a group ("/tasks", "/ws", "/gen", "/witness") as analysis/FORMAT.md
+/// prints it: one Markdown row per column with its dtype, unit and meaning (the same text the
+/// file stores in each dataset's `unit` and `meaning` attributes).
+[[nodiscard]] std::string column_table_markdown(const std::string& group);
 
 class ResultsFile {
  public:

@@ -1,8 +1,10 @@
 // The read side: a whole results file into memory (FileContents), and configuration diffs.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_set>
+#include <variant>
 
 #include "io/h5.hpp"
 #include "io/layout.hpp"
@@ -16,19 +18,22 @@ namespace c = schema::col;
 namespace {
 
 // Columns of one table, cut to the shortest one (a killed writer may leave them uneven).
+// Columns a file of an older format version lacks are skipped (has() says which).
 class TableReader {
  public:
-  TableReader(const h5::Handle& file, const char* group, const std::vector<detail::Column>& cols)
-      : group_(h5::open_group(file, group)) {
+  TableReader(const h5::Handle& file, const detail::Table& table)
+      : group_(h5::open_group(file, table.group)) {
     rows_ = UINT64_MAX;
-    for (const auto& column : cols) {
-      rows_ = std::min(rows_, h5::length(h5::open_dataset(group_, column.name)));
+    for (const auto& column : table.columns) {
+      if (has(column.name))
+        rows_ = std::min(rows_, h5::length(h5::open_dataset(group_, column.name)));
     }
-    if (cols.empty()) rows_ = 0;
+    if (rows_ == UINT64_MAX) rows_ = 0;
   }
+  [[nodiscard]] bool has(const std::string& name) const { return h5::exists(group_, name); }
   [[nodiscard]] std::uint64_t rows() const { return rows_; }
   template <typename T>
-  std::vector<T> get(const char* name) const {
+  std::vector<T> get(const std::string& name) const {
     return h5::read_range<T>(h5::open_dataset(group_, name), 0, rows_);
   }
   [[nodiscard]] std::vector<std::string> strings(const char* name) const {
@@ -36,8 +41,9 @@ class TableReader {
     values.resize(rows_);
     return values;
   }
-  [[nodiscard]] std::vector<double> values(const char* name) const {
-    return h5::read_all<double>(h5::open_dataset(group_, name));
+  template <typename T>
+  [[nodiscard]] std::vector<T> values(const std::string& name) const {
+    return h5::read_all<T>(h5::open_dataset(group_, name));
   }
 
  private:
@@ -45,13 +51,63 @@ class TableReader {
   std::uint64_t rows_ = 0;
 };
 
-std::vector<double> slice(const std::vector<double>& flat, std::int64_t offset,
-                          std::int64_t length) {
+template <typename T>
+std::vector<T> slice(const std::vector<T>& flat, std::int64_t offset, std::int64_t length) {
   if (length <= 0) return {};
   if (offset < 0 || static_cast<std::size_t>(offset + length) > flat.size()) {
     throw std::runtime_error("a witness points past the end of its value array");
   }
   return {flat.begin() + offset, flat.begin() + offset + length};
+}
+
+// The rows of done tasks of one record table, field by field as the schema lists them. A column
+// added after the file's minor version keeps the record's default (NaN for the floating
+// columns); any other missing column is damage and throws. Ragged witnesses are read only when
+// asked.
+template <typename Record>
+std::vector<Record> read_records(const h5::Handle& file, const char* group,
+                                 const RecordSchema<Record>& schema, int format_minor,
+                                 const std::unordered_set<std::uint32_t>& done_ids, bool witness,
+                                 std::vector<std::string>& missing) {
+  const TableReader t(file, detail::table(group));
+  const auto id = t.get<std::uint32_t>(schema::col::kTaskId);
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    if (done_ids.count(id[i]) != 0) rows.push_back(i);  // others: orphans of an unfinished task
+  }
+  std::vector<Record> records(rows.size());
+  for (const auto& field : schema.scalars) {
+    if (format_minor < field.since_minor && !t.has(field.name)) {
+      missing.push_back(std::string(group) + "/" + field.name);
+      continue;
+    }
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(records[0].*member)>;
+          const auto column = t.get<T>(field.name);
+          for (std::size_t j = 0; j < rows.size(); ++j) records[j].*member = column[rows[j]];
+        },
+        field.member);
+  }
+  for (const auto& field : schema.ragged) {
+    if (format_minor < field.since_minor && !t.has(field.values_dataset())) {
+      missing.push_back(std::string(group) + "/" + field.name);
+      continue;
+    }
+    if (field.witness_only && !witness) continue;
+    const auto offset = t.get<std::int64_t>(field.offset_column());
+    const auto length = t.get<std::int64_t>(field.length_column());
+    std::visit(
+        [&](auto member) {
+          using T = typename std::remove_reference_t<decltype(records[0].*member)>::value_type;
+          const auto flat = t.values<T>(field.values_dataset());
+          for (std::size_t j = 0; j < rows.size(); ++j) {
+            records[j].*member = slice(flat, offset[rows[j]], length[rows[j]]);
+          }
+        },
+        field.member);
+  }
+  return records;
 }
 
 std::map<std::string, std::string> parse_config(const std::string& text) {
@@ -139,76 +195,23 @@ FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
     if (out.done[i] != 0) done_ids.insert(out.tasks[i].task_id);
   }
 
-  {
-    const TableReader t(file, schema::kWs, ws_columns());
-    const auto id = t.get<std::uint32_t>(c::kTaskId);
-    const auto S = t.get<double>(c::kS);
-    const auto S_upper = t.get<double>(c::kSUpper);
-    const auto argmax = t.get<std::int64_t>(c::kArgmaxPosition);
-    const auto phi = t.get<double>(c::kPhiNorm);
-    const auto evaluations = t.get<std::int64_t>(c::kEvaluations);
-    const auto seconds = t.get<double>(c::kSeconds);
-    const auto offset = t.get<std::int64_t>(c::kWitnessOffset);
-    const auto length = t.get<std::int64_t>(c::kWitnessLength);
-    const auto flat = options.witness ? t.values(c::kWitnessValues) : std::vector<double>{};
-    for (std::size_t i = 0; i < t.rows(); ++i) {
-      if (done_ids.count(id[i]) == 0) continue;  // orphan row of an unfinished task
-      WsRecord r;
-      r.task_id = id[i];
-      r.S = S[i];
-      r.S_upper = S_upper[i];
-      r.argmax_position = argmax[i];
-      r.phi_norm = phi[i];
-      r.evaluations = evaluations[i];
-      r.seconds = seconds[i];
-      if (options.witness) r.witness = slice(flat, offset[i], length[i]);
-      out.ws.push_back(std::move(r));
-    }
-    std::stable_sort(out.ws.begin(), out.ws.end(),
-                     [](const auto& x, const auto& y) { return x.task_id < y.task_id; });
+  out.ws = read_records(file, schema::kWs, ws_schema(), out.format_minor, done_ids, options.witness,
+                        out.missing_columns);
+  if (std::find(out.missing_columns.begin(), out.missing_columns.end(), "/ws/S_upper_scope") !=
+      out.missing_columns.end()) {
+    // Before format 1.2 only rf's full sampler had a bound, and it covered every position.
+    for (auto& r : out.ws) r.S_upper_scope = std::isfinite(r.S_upper) ? 1 : 0;
   }
+  std::stable_sort(out.ws.begin(), out.ws.end(),
+                   [](const auto& x, const auto& y) { return x.task_id < y.task_id; });
+  out.gen = read_records(file, schema::kGen, gen_schema(), out.format_minor, done_ids,
+                         options.witness, out.missing_columns);
+  std::stable_sort(out.gen.begin(), out.gen.end(), [](const auto& x, const auto& y) {
+    return std::tie(x.task_id, x.training, x.objective) <
+           std::tie(y.task_id, y.training, y.objective);
+  });
   {
-    const TableReader t(file, schema::kGen, gen_columns());
-    const auto id = t.get<std::uint32_t>(c::kTaskId);
-    const auto training = t.get<std::uint8_t>(c::kTraining);
-    const auto objective = t.get<std::uint8_t>(c::kObjective);
-    const auto t0 = t.get<double>(c::kT0);
-    const auto t1 = t.get<double>(c::kT1);
-    const auto D0 = t.get<double>(c::kD0);
-    const auto D1 = t.get<double>(c::kD1);
-    const auto E = t.get<double>(c::kE);
-    const auto cond = t.get<double>(c::kCondK);
-    const auto position = t.get<std::int64_t>(c::kPosition);
-    const auto evaluations = t.get<std::int64_t>(c::kEvaluations);
-    const auto seconds = t.get<double>(c::kSeconds);
-    const auto offset = t.get<std::int64_t>(c::kWitnessOffset);
-    const auto length = t.get<std::int64_t>(c::kWitnessLength);
-    const auto flat = options.witness ? t.values(c::kWitnessValues) : std::vector<double>{};
-    for (std::size_t i = 0; i < t.rows(); ++i) {
-      if (done_ids.count(id[i]) == 0) continue;
-      GenRecord r;
-      r.task_id = id[i];
-      r.training = training[i];
-      r.objective = objective[i];
-      r.t0 = t0[i];
-      r.t1 = t1[i];
-      r.D0 = D0[i];
-      r.D1 = D1[i];
-      r.E = E[i];
-      r.cond_K = cond[i];
-      r.position = position[i];
-      r.evaluations = evaluations[i];
-      r.seconds = seconds[i];
-      if (options.witness) r.witness = slice(flat, offset[i], length[i]);
-      out.gen.push_back(std::move(r));
-    }
-    std::stable_sort(out.gen.begin(), out.gen.end(), [](const auto& x, const auto& y) {
-      return std::tie(x.task_id, x.training, x.objective) <
-             std::tie(y.task_id, y.training, y.objective);
-    });
-  }
-  {
-    const TableReader t(file, schema::kWitness, witness_columns());
+    const TableReader t(file, detail::table(schema::kWitness));
     const auto id = t.get<std::uint32_t>(c::kTaskId);
     for (std::size_t i = 0; i < t.rows(); ++i) out.array_count += done_ids.count(id[i]);
     if (options.witness) {
@@ -217,7 +220,7 @@ FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
       const auto rows = t.get<std::int64_t>(c::kRows);
       const auto cols = t.get<std::int64_t>(c::kCols);
       const auto offset = t.get<std::int64_t>(c::kOffset);
-      const auto flat = t.values(c::kValues);
+      const auto flat = t.values<double>(c::kValues);
       for (std::size_t i = 0; i < t.rows(); ++i) {
         if (done_ids.count(id[i]) == 0) continue;
         NamedArray array{id[i], name[i], position[i], Matrix(rows[i], cols[i])};

@@ -1,6 +1,7 @@
 #pragma once
 // Every name of the results file, defined once (mirrored in analysis/FORMAT.md, which the
-// Python reader follows). Bump kFormatMajor when a reader of the old version would misread a
+// Python reader follows); the columns of /ws and /gen are the record schemas of
+// grid/record_fields.cpp. Bump kFormatMajor when a reader of the old version would misread a
 // new file; bump kFormatMinor for additive changes (new datasets or attributes).
 #include <array>
 #include <cstddef>
@@ -9,7 +10,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 1;
+inline constexpr int kFormatMinor = 2;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 
 // Root attributes (provenance).
@@ -27,6 +28,9 @@ inline constexpr const char* kConfigText = "config_text";    // `key = value` li
 inline constexpr const char* kConfigHash = "config_hash";    // FNV-1a 64 of config_text, 16 hex
 inline constexpr const char* kSaveWitness = "save_witness";  // int64 0/1
 inline constexpr const char* kMergedFrom = "merged_from";    // merge outputs only: input names
+// Attributes of every dataset (format 1.2): its unit and a one-line meaning.
+inline constexpr const char* kUnit = "unit";
+inline constexpr const char* kMeaning = "meaning";
 }  // namespace attr
 
 // Groups.
@@ -52,24 +56,14 @@ inline constexpr const char* kLayers = "layers";
 inline constexpr const char* kTrial = "trial";  // uint32
 inline constexpr const char* kDone = "done";    // uint8 0/1
 
+// Quantities the summary tables summarise and the gen keys they group by (the record columns
+// themselves are the schemas of grid/record_fields.cpp).
 inline constexpr const char* kS = "S";
 inline constexpr const char* kSUpper = "S_upper";
-inline constexpr const char* kArgmaxPosition = "argmax_position";
-inline constexpr const char* kPhiNorm = "phi_norm";
-inline constexpr const char* kEvaluations = "evaluations";
-inline constexpr const char* kSeconds = "seconds";
-inline constexpr const char* kWitnessOffset = "witness_offset";  // int64 into witness_values
-inline constexpr const char* kWitnessLength = "witness_length";  // int64 (0: none)
-inline constexpr const char* kWitnessValues = "witness_values";  // float64, flat
-
+inline constexpr const char* kE = "E";
+inline constexpr const char* kD1 = "D1";
 inline constexpr const char* kTraining = "training";    // uint8: 0 finetune, 1 retrain
 inline constexpr const char* kObjective = "objective";  // uint8: 0 loss, 1 align
-inline constexpr const char* kT0 = "t0";
-inline constexpr const char* kT1 = "t1";
-inline constexpr const char* kD0 = "D0";
-inline constexpr const char* kD1 = "D1";
-inline constexpr const char* kE = "E";
-inline constexpr const char* kCondK = "cond_K";
 inline constexpr const char* kPosition = "position";
 
 // /witness arrays table.

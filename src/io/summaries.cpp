@@ -108,7 +108,7 @@ void write_summary_tables(const h5::Handle& file, const FileContents& contents) 
       out.add_statistics(c::kS, values.first);
       out.add_statistics(c::kSUpper, values.second);
     }
-    out.write(file, schema::kSummaryWs, summary_ws_columns());
+    out.write(file, schema::kSummaryWs, table(schema::kSummaryWs).columns);
   }
   {
     using Key = std::tuple<std::uint32_t, std::uint8_t, std::uint8_t>;
@@ -127,7 +127,7 @@ void write_summary_tables(const h5::Handle& file, const FileContents& contents) 
       out.add_statistics(c::kE, values.first);
       out.add_statistics(c::kD1, values.second);
     }
-    out.write(file, schema::kSummaryGen, summary_gen_columns());
+    out.write(file, schema::kSummaryGen, table(schema::kSummaryGen).columns);
   }
 }
 

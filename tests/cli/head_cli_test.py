@@ -8,7 +8,7 @@ import sys
 
 import cli_common  # beside this script
 
-CSV_HEADER = "trial,t0,t1,D0,D1,E,cond_K,seconds"
+CSV_HEADER = "trial,t0,t1,D0,D1,E,cond_K,seconds,cert_rel_err"
 EXIT_USAGE = cli_common.EXIT_USAGE
 check = cli_common.check
 SMALL = ["--n", "5", "--d", "4", "--N", "12"]
@@ -39,6 +39,7 @@ def case_gen_csv(binary):
                   f"{model}: E = {E} but (D1 + y)^2 = {(D1 + y) ** 2}")
             check(float(row["cond_K"]) >= 1, "cond_K < 1")
             check(float(row["seconds"]) >= 0, "negative seconds")
+            check(0 <= float(row["cert_rel_err"]) <= 1e-9, f"not certified: {row}")
             check(all(math.isfinite(float(row[c])) for c in ("t0", "D0")), "non-finite t0/D0")
             check(len(row["D1"].replace("-", "").replace(".", "").lstrip("0")) >= 15,
                   f"D1 printed short: {row['D1']}")

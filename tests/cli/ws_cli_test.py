@@ -8,7 +8,8 @@ import sys
 
 import cli_common  # beside this script
 
-CSV_HEADER = "trial,S,S_upper,argmax_position,evaluations,seconds"
+CSV_HEADER = ("trial,S,S_upper,argmax_position,evaluations,seconds,S_upper_scope,cert_rel_err,"
+              "starts,starts_at_budget,stationarity,S_budget_check")
 EXIT_USAGE = cli_common.EXIT_USAGE
 check = cli_common.check
 
@@ -35,11 +36,24 @@ def case_ws_csv(binary):
         check(float(row["seconds"]) >= 0, "negative seconds")
         # Full precision: the printed S parses back to a double with ~17 significant digits.
         check(len(row["S"].replace(".", "").lstrip("0")) >= 15, f"S printed short: {row['S']}")
+        # The record's evidence: certified, bound over all positions, how the search ended.
+        check(row["S_upper_scope"] == "1", f"rf's bound covers all positions: {row}")
+        check(0 <= float(row["cert_rel_err"]) <= 1e-9, f"not certified: {row['cert_rel_err']}")
+        starts, at_budget = int(row["starts"]), int(row["starts_at_budget"])
+        check(starts >= 1 and 0 <= at_budget <= starts, f"bad start counts {starts} {at_budget}")
+        check(float(row["stationarity"]) >= 0, f"bad stationarity {row['stationarity']}")
+        check(row["S_budget_check"] == "", "S_budget_check without --budget-check")
     rows = csv_rows(binary, "--model", "raf", "--n", "5", "--d", "4", "--trials", "2",
                     "--positions", "random:2")
     check(len(rows) == 2, f"expected 2 rows, got {len(rows)}")
     check(all(row["S_upper"] == "" for row in rows), "raf must leave S_upper empty")
     check(all(float(row["S"]) > 0 for row in rows), "raf S must be positive")
+    check(all(row["S_upper_scope"] == "0" for row in rows), "raf has no bound")
+    # The budget check reruns trial 0 only, as a superset of its search: never below S.
+    rows = csv_rows(binary, "--model", "raf", "--n", "6", "--d", "4", "--trials", "2",
+                    "--budget-check", "3")
+    check(float(rows[0]["S_budget_check"]) >= float(rows[0]["S"]), f"check below S: {rows[0]}")
+    check(rows[1]["S_budget_check"] == "", "the budget check ran on trial 1")
 
 
 def case_ws_text(binary):
@@ -83,6 +97,8 @@ def case_ws_bad_inputs(binary):
         ["--model", "rf", *base, "--bogus"],
         ["--n", "4", "--d", "3"],
         ["--model", "rf", "--n", "four", "--d", "3"],
+        ["--model", "rf", *base, "--budget-check", "1"],
+        ["--model", "rf", *base, "--budget-check", "17"],
     ]
     for args in bad:
         p = run(binary, *args)

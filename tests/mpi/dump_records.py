@@ -3,8 +3,10 @@
 
 Rows are sorted by task id (gen: and training, objective); only rows of tasks whose done flag is
 set count (rows of a task killed mid-append are orphans, see io/results_file.hpp). Floats are
-printed as hex, so equal text means equal bits. `seconds` (wall time) is left out. Exits 1 when a
-done task has no row or more than its rows (lost or duplicated records).
+printed as hex, so equal text means equal bits. Every column of /ws and /gen is printed (ragged
+columns as their values per row) except wall-clock ones (their `meaning` attribute says "not
+reproducible", e.g. `seconds`). Exits 1 when a done task has no row or more than its rows (lost
+or duplicated records).
 
 usage: dump_records.py FILE [--config]   (--config also prints config_text)
 """
@@ -13,8 +15,6 @@ import sys
 import h5py
 import numpy as np
 
-WS_COLUMNS = ["S", "S_upper", "argmax_position", "phi_norm", "evaluations"]
-GEN_COLUMNS = ["t0", "t1", "D0", "D1", "E", "cond_K", "position", "evaluations"]
 TASK_COLUMNS = ["task_id", "point_id", "experiment", "model", "n", "d", "k", "N", "layers",
                 "trial"]
 
@@ -25,6 +25,25 @@ def fmt(value):
     if isinstance(value, bytes):
         return value.rstrip(b"\0").decode()
     return str(value)
+
+
+def columns_of(g, keys):
+    """Row columns (sorted) and ragged bases of a group, without keys and wall-clock columns."""
+    def meaning(ds):
+        m = ds.attrs.get("meaning", "")
+        return m.decode() if isinstance(m, bytes) else str(m)
+
+    row, ragged = [], []
+    for name in sorted(g):
+        if name.endswith("values") or name in keys:
+            continue
+        if "not reproducible" in meaning(g[name]) or name == "seconds":
+            continue
+        if name.endswith("_offset") and name[:-7] + "_values" in g:
+            ragged.append(name[:-7])
+        elif not (name.endswith("_length") and name[:-7] + "_values" in g):
+            row.append(name)
+    return row, ragged
 
 
 def main():
@@ -45,13 +64,17 @@ def main():
         for i in order:
             print("task", " ".join(fmt(tasks[c][i]) for c in TASK_COLUMNS + ["done"]))
         experiment = {int(t): int(e) for t, e in zip(tasks["task_id"], tasks["experiment"])}
-        for group, columns, keys, per_task in (
-            ("ws", WS_COLUMNS, ["task_id"], None),
-            ("gen", GEN_COLUMNS, ["task_id", "training", "objective"], None),
-        ):
+        for group, keys in (("ws", ["task_id"]), ("gen", ["task_id", "training", "objective"])):
             g = f[group]
+            columns, ragged = columns_of(g, keys)
             ids = g["task_id"][()]
             data = {c: g[c][()] for c in keys + columns}
+            for base in ragged:
+                flat = g[base + "_values"][()]
+                offsets, lengths = g[base + "_offset"][()], g[base + "_length"][()]
+                data[base] = [" ".join(fmt(v) for v in flat[o:o + n])
+                              for o, n in zip(offsets, lengths)]
+                columns.append(base)
             rows = [r for r in range(len(ids)) if int(ids[r]) in done]
             rows.sort(key=lambda r: tuple(int(data[k][r]) for k in keys))
             seen = {}

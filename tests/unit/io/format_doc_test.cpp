@@ -81,5 +81,54 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
   std::filesystem::remove_all(dir);
 }
 
+// The column tables of FORMAT.md are the schemas the writer uses (grid/record_fields.cpp and
+// io/layout.cpp), not a copy that can drift: each sits between two markers and must equal
+// column_table_markdown(group) to the letter.
+TEST(FormatDoc, ColumnTablesAreTheWritersSchemas) {
+  const std::string doc = format_md();
+  for (const std::string group : {"/tasks", "/ws", "/gen", "/witness"}) {
+    const std::string begin = "<!-- columns of " + group +
+                              ": generated from the writer's schema "
+                              "(tests/unit/io/format_doc_test.cpp compares them) -->\n";
+    const std::string end = "<!-- end of the columns of " + group + " -->";
+    const auto b = doc.find(begin);
+    ASSERT_NE(b, std::string::npos) << "no marker: " << begin;
+    const auto e = doc.find(end, b);
+    ASSERT_NE(e, std::string::npos) << "no marker: " << end;
+    const std::string expected = column_table_markdown(group);
+    EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), expected)
+        << "the block of " << group << " in analysis/FORMAT.md must read (wordsens info --columns "
+        << group << " prints it):\n"
+        << expected;
+  }
+}
+
+// Every dataset of a real file names its unit and meaning (the file describes itself).
+TEST(FormatDoc, EveryDatasetCarriesUnitAndMeaning) {
+  if (std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "h5py is needed";
+  }
+  const auto dir = scratch_dir("format_attrs");
+  const std::string path = (dir / "results.h5").string();
+  {
+    auto file = ResultsFile::create(path, provenance(kConfig, true), make_tasks(3, 3), false);
+    for (const auto& t : make_tasks(3, 3)) append_task(file, t);
+  }
+  const std::string script =
+      "import h5py, sys\n"
+      "bad = []\n"
+      "def visit(name, obj):\n"
+      "    if isinstance(obj, h5py.Dataset) and not ('unit' in obj.attrs and 'meaning' in "
+      "obj.attrs and len(obj.attrs['meaning']) > 5):\n"
+      "        bad.append(name)\n"
+      "with h5py.File(sys.argv[1], 'r', libver='latest', swmr=True) as f:\n"
+      "    f.visititems(visit)\n"
+      "sys.exit(1 if bad else 0) if not print(bad) else None\n";
+  std::ofstream(dir / "check.py") << script;
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + (dir / "check.py").string() + " " + path).c_str()),
+            0);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace wordsens::io

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "grid/record_fields.hpp"
 #include "grid/records.hpp"
 #include "grid/task.hpp"
 #include "io/results_file.hpp"
@@ -51,12 +52,23 @@ inline WsRecord ws_record(const TaskSpec& t) {
   r.task_id = t.task_id;
   r.S = 0.5 + 0.125 * t.task_id + 0.01 * std::sin(t.task_id);
   r.S_upper = t.model == "rf" ? 2.0 * r.S : std::nan("");
+  r.S_upper_scope = t.model == "rf" ? 1 : 0;
+  r.cert_rel_err = 1e-16 * t.task_id;
   r.argmax_position = t.task_id % 7;
   r.phi_norm = 1.0 / (1.0 + t.task_id);
   r.evaluations = 1000 + t.task_id;
+  r.starts = 4 + t.task_id % 3;
+  r.starts_at_budget = t.task_id % 2;
+  r.stationarity = 1e-6 * t.task_id;
+  r.S_budget_check = t.trial == 0 ? r.S * 1.001 : std::nan("");
   r.seconds = 0.001 * t.task_id;
   r.witness.assign(static_cast<std::size_t>(t.d), 0.0);
   for (std::size_t j = 0; j < r.witness.size(); ++j) r.witness[j] = t.task_id + 0.1 * j;
+  // Ragged columns of varying length, empty for some tasks.
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(t.task_id % 4); ++i) {
+    r.examined.push_back(2 * i);
+    r.position_S.push_back(r.S * (1.0 - 0.01 * static_cast<double>(i)));
+  }
   return r;
 }
 
@@ -74,6 +86,7 @@ inline std::vector<GenRecord> gen_records(const TaskSpec& t) {
       r.D1 = 0.5 + 0.01 * t.task_id + training + objective;
       r.E = 0.03 * t.task_id + 0.5 * training - 0.25 * objective;
       r.cond_K = 1e3 + t.task_id;
+      r.cert_rel_err = 1e-15 * objective;
       r.position = t.task_id % 5;
       r.evaluations = 50 + objective;
       r.seconds = 0.5;
@@ -128,33 +141,28 @@ inline std::string file_bytes(const std::filesystem::path& path) {
 /// Bitwise equality of doubles (NaN == NaN), so that tests compare stored bits.
 inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+/// Every field of the schema equal bit for bit (NaN == NaN), ragged arrays included.
+template <typename Record>
+void expect_same_record(const RecordSchema<Record>& schema, const Record& a, const Record& b) {
+  for (const auto& field : schema.scalars) {
+    std::visit(
+        [&](auto member) {
+          EXPECT_EQ(std::memcmp(&(a.*member), &(b.*member), sizeof(a.*member)), 0)
+              << field.name << " of task " << a.task_id;
+        },
+        field.member);
+  }
+  for (const auto& field : schema.ragged) {
+    std::visit([&](auto member) { EXPECT_EQ(a.*member, b.*member) << field.name; }, field.member);
+  }
+}
+
 inline void expect_same_ws(const WsRecord& a, const WsRecord& b) {
-  EXPECT_EQ(a.task_id, b.task_id);
-  EXPECT_TRUE(same_bits(a.S, b.S)) << a.task_id;
-  EXPECT_TRUE(same_bits(a.S_upper, b.S_upper)) << a.task_id;
-  EXPECT_EQ(a.argmax_position, b.argmax_position);
-  EXPECT_TRUE(same_bits(a.phi_norm, b.phi_norm));
-  EXPECT_EQ(a.evaluations, b.evaluations);
-  EXPECT_TRUE(same_bits(a.seconds, b.seconds));
-  EXPECT_EQ(a.witness, b.witness);
+  expect_same_record(ws_schema(), a, b);
 }
 
 inline void expect_same_gen(const GenRecord& a, const GenRecord& b) {
-  EXPECT_EQ(a.task_id, b.task_id);
-  EXPECT_EQ(a.training, b.training);
-  EXPECT_EQ(a.objective, b.objective);
-  for (auto [x, y] : {std::pair{a.t0, b.t0},
-                      {a.t1, b.t1},
-                      {a.D0, b.D0},
-                      {a.D1, b.D1},
-                      {a.E, b.E},
-                      {a.cond_K, b.cond_K},
-                      {a.seconds, b.seconds}}) {
-    EXPECT_TRUE(same_bits(x, y)) << a.task_id;
-  }
-  EXPECT_EQ(a.position, b.position);
-  EXPECT_EQ(a.evaluations, b.evaluations);
-  EXPECT_EQ(a.witness, b.witness);
+  expect_same_record(gen_schema(), a, b);
 }
 
 }  // namespace wordsens::io::testing

@@ -1,0 +1,95 @@
+#include "grid/record_fields.hpp"
+
+#include <array>
+
+namespace wordsens {
+namespace {
+
+using W = WsRecord;
+using G = GenRecord;
+
+// clang-format off
+const std::array<ScalarField<W>, 13> kWsScalars{{
+    {"task_id", "id", "the task (row of /tasks)", &W::task_id},
+    {"S", "1", "word sensitivity: a certified lower bound, attained at the witness (i*, Δ*)",
+     &W::S},
+    {"S_upper", "1", "certified upper bound on S over the positions S_upper_scope names; NaN "
+     "where the model has none", &W::S_upper},
+    {"S_upper_scope", "code", "what S_upper bounds: 0 none, 1 the supremum over all n positions, "
+     "2 the supremum over the examined positions only", &W::S_upper_scope, 2},
+    {"cert_rel_err", "1", "abs(S recomputed from scratch at the witness − S) / S (the run "
+     "fails above 1e-9)", &W::cert_rel_err, 2},
+    {"argmax_position", "position", "i*, the position of the witness word (0-based)",
+     &W::argmax_position},
+    {"phi_norm", "1", "‖φ(X)‖ of the unperturbed sample", &W::phi_norm},
+    {"evaluations", "count", "feature-map evaluations spent (screening, ascents, polish; all "
+     "positions)", &W::evaluations},
+    {"starts", "count", "ascents run, all positions", &W::starts, 2},
+    {"starts_at_budget", "count", "ascents stopped by the evaluation budget rather than by "
+     "convergence", &W::starts_at_budget, 2},
+    {"stationarity", "1", "r·‖projected gradient of f‖ / f at the witness (0 at a KKT point; "
+     "r = √d, f = ‖φ(X^i*(Δ*)) − φ(X)‖²)", &W::stationarity, 2},
+    {"S_budget_check", "1", "S of a rerun with budget-check times the evaluations and starts "
+     "(a superset of the search, so ≥ S); NaN where not rerun", &W::S_budget_check, 2},
+    {"seconds", "s", "wall time of the task (not reproducible)", &W::seconds, 0, false},
+}};
+
+const std::array<RaggedField<W>, 3> kWsRagged{{
+    {"witness", "1", "Δ*, the witness perturbation of word i* (d values; with --save-witness)",
+     &W::witness, 0, true},
+    {"examined", "position", "the positions examined, ascending", &W::examined, 2},
+    {"position_S", "1", "the best S found at each examined position (same order as examined)",
+     &W::position_S, 2},
+}};
+
+const std::array<ScalarField<G>, 13> kGenScalars{{
+    {"task_id", "id", "the task (row of /tasks)", &G::task_id},
+    {"training", "code", "0 finetune, 1 retrain", &G::training},
+    {"objective", "code", "Δ objective: 0 loss, 1 align", &G::objective},
+    {"t0", "1", "φ(X)ᵀθ*, the head before training on the new sample", &G::t0},
+    {"t1", "1", "φ(X)ᵀθ, the trained head on the new sample (= y)", &G::t1},
+    {"D0", "1", "φ(X^i(Δ))ᵀθ* at the best Δ found", &G::D0},
+    {"D1", "1", "φ(X^i(Δ))ᵀθ at the best Δ found", &G::D1},
+    {"E", "1", "test error (D1 − y_Δ)² at the best Δ found, y_Δ = −y", &G::E},
+    {"cond_K", "1", "2-norm condition number of the kernel matrix K = ΦΦᵀ", &G::cond_K},
+    {"cert_rel_err", "1", "abs(D1 recomputed from scratch − D1 of the search's evaluator) / "
+     "max(1, abs(D1)) (the run fails above 1e-9)", &G::cert_rel_err, 2},
+    {"position", "position", "the changed position i (0-based)", &G::position},
+    {"evaluations", "count", "feature-map evaluations spent", &G::evaluations},
+    {"seconds", "s", "wall time of the task, the same on all its rows (not reproducible)",
+     &G::seconds, 0, false},
+}};
+
+const std::array<RaggedField<G>, 1> kGenRagged{{
+    {"witness", "1", "Δ*, the best perturbation found (d values; with --save-witness)",
+     &G::witness, 0, true},
+}};
+// clang-format on
+
+}  // namespace
+
+const RecordSchema<WsRecord>& ws_schema() {
+  static const RecordSchema<WsRecord> schema{kWsScalars, kWsRagged};
+  return schema;
+}
+
+const RecordSchema<GenRecord>& gen_schema() {
+  static const RecordSchema<GenRecord> schema{kGenScalars, kGenRagged};
+  return schema;
+}
+
+const char* type_name(FieldType type) {
+  switch (type) {
+    case FieldType::f64:
+      return "float64";
+    case FieldType::i64:
+      return "int64";
+    case FieldType::u32:
+      return "uint32";
+    case FieldType::u8:
+      return "uint8";
+  }
+  return "?";
+}
+
+}  // namespace wordsens

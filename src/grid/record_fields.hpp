@@ -1,0 +1,68 @@
+#pragma once
+// Each record's columns, described once: name, type, unit, one-line meaning, and where the value
+// lives in the record. The results file's layout, appends and reads (io/layout.cpp,
+// io/results_file.cpp, io/results_reader.cpp), the per-column `unit` and `meaning` attributes of
+// the file, the MPI encoding of a record (grid/task_output.cpp) and the column tables of
+// analysis/FORMAT.md (checked by tests/unit/io/format_doc_test.cpp) all follow these tables, so a
+// new column is one line here plus its test.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "grid/records.hpp"
+
+namespace wordsens {
+
+/// The element types a column may have (the order of the member variants below).
+enum class FieldType : std::uint8_t { f64, i64, u32, u8 };
+
+/// One value per row.
+template <typename Record>
+struct ScalarField {
+  using Member = std::variant<double Record::*, std::int64_t Record::*, std::uint32_t Record::*,
+                              std::uint8_t Record::*>;
+  const char* name;
+  const char* unit;  // "1" for dimensionless numbers, "s", "count", …
+  const char* meaning;
+  Member member;
+  int since_minor = 0;       // the results-format minor version that added the column
+  bool reproducible = true;  // false: wall-clock values, left out of bitwise comparisons
+
+  [[nodiscard]] FieldType type() const { return static_cast<FieldType>(member.index()); }
+};
+
+/// A variable-length array per row, stored as the row columns <name>_offset and <name>_length
+/// into the flat dataset <name>_values.
+template <typename Record>
+struct RaggedField {
+  using Member = std::variant<std::vector<double> Record::*, std::vector<std::int64_t> Record::*>;
+  const char* name;
+  const char* unit;
+  const char* meaning;
+  Member member;
+  int since_minor = 0;        // the results-format minor version that added the column
+  bool witness_only = false;  // filled only when the run saves witnesses (--save-witness)
+
+  [[nodiscard]] FieldType type() const {
+    return member.index() == 0 ? FieldType::f64 : FieldType::i64;
+  }
+  [[nodiscard]] std::string offset_column() const { return std::string(name) + "_offset"; }
+  [[nodiscard]] std::string length_column() const { return std::string(name) + "_length"; }
+  [[nodiscard]] std::string values_dataset() const { return std::string(name) + "_values"; }
+};
+
+template <typename Record>
+struct RecordSchema {
+  std::span<const ScalarField<Record>> scalars;
+  std::span<const RaggedField<Record>> ragged;
+};
+
+[[nodiscard]] const RecordSchema<WsRecord>& ws_schema();
+[[nodiscard]] const RecordSchema<GenRecord>& gen_schema();
+
+/// The HDF5-style name of a field type, as FORMAT.md writes it: float64, int64, uint32, uint8.
+[[nodiscard]] const char* type_name(FieldType type);
+
+}  // namespace wordsens

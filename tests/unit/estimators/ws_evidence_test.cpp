@@ -1,0 +1,169 @@
+// The evidence an estimate carries: the certification catches an evaluator that disagrees with
+// the plain computation, the search diagnostics add up, the budget check never lowers S, and
+// the stationarity measure is 0 exactly at KKT points of the ball.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "data/synthetic.hpp"
+#include "estimators/word_sensitivity.hpp"
+#include "models/feature_map.hpp"
+#include "test_models.hpp"
+
+namespace wordsens {
+namespace {
+
+// Wraps a model and makes its fast evaluator wrong by a relative `error` (the plain features()
+// path stays right): what a bug in an incremental update would look like.
+class CorruptedEvaluator final : public PositionEvaluator {
+ public:
+  CorruptedEvaluator(std::unique_ptr<PositionEvaluator> inner, double error)
+      : inner_(std::move(inner)), error_(error) {}
+  [[nodiscard]] Index position() const override { return inner_->position(); }
+  [[nodiscard]] const Vector& base_features() const override { return inner_->base_features(); }
+  void features_at(const Vector& delta, Vector& out) override {
+    inner_->features_at(delta, out);
+    out *= 1.0 + error_;
+  }
+  void pullback(const Vector& cotangent, Vector& grad) override {
+    inner_->pullback(cotangent, grad);
+    grad *= 1.0 + error_;
+  }
+
+ private:
+  std::unique_ptr<PositionEvaluator> inner_;
+  double error_;
+};
+
+class CorruptedModel final : public FeatureMap {
+ public:
+  CorruptedModel(const FeatureMap& inner, double error) : inner_(inner), error_(error) {}
+  [[nodiscard]] const ModelSpec& spec() const override { return inner_.spec(); }
+  [[nodiscard]] Index feature_dim() const override { return inner_.feature_dim(); }
+  [[nodiscard]] Vector features(const Matrix& X) const override { return inner_.features(X); }
+  [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
+                                                               Index position) const override {
+    return std::make_unique<CorruptedEvaluator>(inner_.at_position(X, position), error_);
+  }
+
+ private:
+  const FeatureMap& inner_;
+  double error_;
+};
+
+TEST(WsEvidence, CertificationCatchesACorruptedIncrementalValue) {
+  const Index n = 6, d = 5;
+  const testing::TanhFeatureMap toy(n, d, 40, 3, 1);
+  const Matrix X = synthetic_sample(3, n, d, 1, 0);
+  const WsResult honest = estimate_word_sensitivity(toy, X, {}, 3, 1);
+  EXPECT_LE(honest.cert_rel_err, 1e-12);
+  EXPECT_NO_THROW(require_certified("S", honest.S, honest.cert_rel_err));
+  for (const double error : {1e-7, 1e-4}) {
+    const CorruptedModel corrupted(toy, error);
+    const WsResult r = estimate_word_sensitivity(corrupted, X, {}, 3, 1);
+    EXPECT_GT(r.cert_rel_err, 1e-9) << error;
+    try {
+      require_certified("S", r.S, r.cert_rel_err);
+      FAIL() << "a corrupted value passed the certification (error " << error << ")";
+    } catch (const std::runtime_error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("certification failed: S = "), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+  EXPECT_THROW(require_certified("S", 1.0, std::nan("")), std::runtime_error);
+}
+
+TEST(WsEvidence, SearchDiagnosticsAddUp) {
+  for (const char* name : {"rf", "drf", "raf", "raf_relu"}) {
+    const Index n = 5, d = 6;
+    const auto model = make_feature_map({name, n, d, n * d, 2, Activation::relu}, {5, 2});
+    const Matrix X = synthetic_sample(5, n, d, 2, 0);
+    WsOptions options;
+    const WsResult r = estimate_word_sensitivity(*model, X, options, 5, 2);
+    const int sphere = sphere_starts_per_position(options, name, n);
+    const long per_position = sphere + options.near_origin_starts + 1;  // + the guided start
+    EXPECT_EQ(r.starts, n * per_position) << name;
+    EXPECT_GE(r.starts_at_budget, 0) << name;
+    EXPECT_LE(r.starts_at_budget, r.starts) << name;
+    ASSERT_EQ(r.positions.size(), static_cast<std::size_t>(n));
+    ASSERT_EQ(r.position_maxima.size(), r.positions.size());
+    double best = 0.0;
+    for (std::size_t q = 0; q < r.positions.size(); ++q)
+      best = std::max(best, r.position_maxima[q]);
+    EXPECT_EQ(best, r.S) << name;
+    EXPECT_GE(r.stationarity, 0.0) << name;
+    // A budget of 2 evaluations per ascent stops every ascent that still climbs on the budget.
+    options.ascent.max_evaluations = 2;
+    const WsResult starved = estimate_word_sensitivity(*model, X, options, 5, 2);
+    EXPECT_GT(starved.starts_at_budget, starved.starts / 2) << name;
+    EXPECT_LE(starved.starts_at_budget, starved.starts) << name;
+  }
+}
+
+TEST(WsEvidence, TheBudgetCheckNeverLowersSAndRunsMoreStarts) {
+  int raised = 0, instances = 0;
+  for (std::uint32_t task = 0; task < 12; ++task) {
+    for (const char* name : {"rf", "drf", "raf", "raf_relu"}) {
+      const Index n = 3 + task % 4, d = 2 + task % 5;
+      const auto model = make_feature_map({name, n, d, 2 * n * d, 2, Activation::relu}, {9, task});
+      const Matrix X = synthetic_sample(9, n, d, task, 0);
+      WsOptions options;
+      options.ascent.max_evaluations = 40;  // a short plain search leaves room to gain
+      const WsResult plain = estimate_word_sensitivity(*model, X, options, 9, task);
+      const WsResult check = recheck_with_more_budget(*model, X, options, 3, plain, 9, task);
+      ++instances;
+      EXPECT_GE(check.S, plain.S) << name << " task " << task;
+      raised += check.S > plain.S * (1 + 1e-12) ? 1 : 0;
+      const long sphere_and_origin =
+          sphere_starts_per_position(options, name, n) + options.near_origin_starts;
+      EXPECT_EQ(check.starts, plain.starts + 2 * n * sphere_and_origin) << name;
+      EXPECT_LE(check.cert_rel_err, 1e-9);
+    }
+  }
+  EXPECT_GT(raised, 0) << "the check never found more in " << instances << " instances";
+  const testing::TanhFeatureMap toy(4, 3, 20, 1, 0);
+  const Matrix X = synthetic_sample(1, 4, 3, 0, 0);
+  const WsResult plain = estimate_word_sensitivity(toy, X, {}, 1, 0);
+  EXPECT_THROW((void)recheck_with_more_budget(toy, X, {}, 1, plain, 1, 0), std::invalid_argument);
+}
+
+TEST(WsEvidence, StationarityIsZeroExactlyAtKktPoints) {
+  const double r = 2.0;
+  Vector x(2), g(2);
+  // Interior: any non-zero gradient counts in full.
+  x << 0.5, 0.0;
+  g << 0.0, 3.0;
+  EXPECT_DOUBLE_EQ(relative_stationarity(x, g, 1.5, r), r * 3.0 / 1.5);
+  // On the sphere, pushing outward: blocked, a KKT point of the maximisation.
+  x << 2.0, 0.0;
+  g << 5.0, 0.0;
+  EXPECT_DOUBLE_EQ(relative_stationarity(x, g, 1.0, r), 0.0);
+  // On the sphere, pushing inward: not blocked, counts in full.
+  g << -5.0, 0.0;
+  EXPECT_DOUBLE_EQ(relative_stationarity(x, g, 1.0, r), r * 5.0);
+  // On the sphere, tangential part only.
+  g << 5.0, 1.0;
+  EXPECT_DOUBLE_EQ(relative_stationarity(x, g, 4.0, r), r * 1.0 / 4.0);
+}
+
+TEST(WsEvidence, AConvergedSmoothSearchEndsNearAKktPoint) {
+  // The tanh toy is smooth and d = 24 has no derivative-free polish: the witness is where the
+  // ascent stopped, and with a generous budget that is a KKT point to a few digits.
+  int small = 0;
+  for (std::uint32_t task = 0; task < 6; ++task) {
+    const testing::TanhFeatureMap toy(4, 24, 60, 4, task);
+    const Matrix X = synthetic_sample(4, 4, 24, task, 0);
+    WsOptions options;
+    options.ascent.max_evaluations = 3000;
+    options.ascent.relative_tolerance = 1e-12;
+    const WsResult r = estimate_word_sensitivity(toy, X, options, 4, task);
+    small += r.stationarity < 1e-3 ? 1 : 0;
+  }
+  EXPECT_GE(small, 5);
+}
+
+}  // namespace
+}  // namespace wordsens
