@@ -91,7 +91,7 @@ def _fit_line(ax, g: pd.DataFrame, model: str, color) -> str:
     fit = stats.loglog_slope(inside, "n", "S", min_trials=rules.MIN_TRIALS,
                              min_points=rules.MIN_POINTS)
     if fit["reason"]:
-        return "slope: too few points in regime"
+        return f"not fitted: < {rules.MIN_POINTS} n in its regime ({regimes.ws_regime_text(model)})"
     xs = fit["xs"]
     means = inside[inside["n"].isin(xs)].groupby("n")["S"].apply(lambda v: np.exp(np.log(v).mean()))
     x0 = float(np.exp(np.log(xs).mean()))
@@ -140,10 +140,12 @@ def ws_figure(ws: pd.DataFrame, outdir: str, verdicts=None) -> list:
             n0 = float(np.exp(np.log(ns).mean()))
             ax.plot(ns, y0 * (ns / n0) ** -0.5, "k--", lw=1, alpha=0.5, label="guide: slope −1/2")
             ax.plot(ns, y0 * (ns / n0) ** 0.0, "k-.", lw=0.8, alpha=0.5, label="guide: slope 0")
-        if wd["model"].isin(["raf", "raf_relu"]).any() and len(ns) and ns.max() > d:
-            ax.axvspan(d, ns.max() * 1.05, color="0.85", alpha=0.5, lw=0,
-                       label="n > d: outside Thm 3's regime")
         ax.set_xscale("log")
+        if wd["model"].isin(["raf", "raf_relu"]).any() and len(ns) and ns.max() > d:
+            lim = ax.get_xlim()  # the shading must not widen the axis
+            ax.axvspan(max(d, lim[0]), lim[1], color="0.85", alpha=0.5, lw=0,
+                       label="n > d: outside Thm 3's regime (not fitted)")
+            ax.set_xlim(lim)
         ax.set_yscale("log")
         _log_ticks(ax, "x", ns)
         _log_ticks(ax, "y")

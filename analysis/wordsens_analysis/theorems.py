@@ -444,7 +444,8 @@ def _level_test(claim_id: str, values, n):
 
 def _gap_test(values, ns):
     at = f" (n={int(ns[0])}→{int(ns[1])})" if ns is not None else ""
-    return t_test(values, "two-point slope of log|4 − E|" + at, confirm=("below", rules.E_GAP_SLOPE))
+    return t_test(values, "two-point slope of log|4 − E|" + at,
+                  confirm=("below", rules.E_GAP_SLOPE))
 
 
 def gen_rows(gen: pd.DataFrame) -> list:

@@ -187,7 +187,8 @@ def relabel(tasks, ws, gen, source: str, target: str):
         if c == "point_id":
             copy = copy + int(tasks["point_id"].max()) + 1
         if c == "k" and target in ("rf", "drf"):  # a width where the source had none: k = D
-            copy = np.where(copy > 0, copy, tasks["n"][model == source] * tasks["d"][model == source])
+            D = tasks["n"][model == source] * tasks["d"][model == source]
+            copy = np.where(copy > 0, copy, D)
         new_tasks[c] = np.concatenate([v[keep_t], copy])
 
     def table(rows):
