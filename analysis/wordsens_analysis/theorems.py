@@ -64,6 +64,7 @@ def prepare_ws(ws: pd.DataFrame) -> pd.DataFrame:
 def with_best_objective(gen: pd.DataFrame) -> pd.DataFrame:
     """Adds objective 'best': per task and training mode, the Δ with the smallest E (the best
     the search found over the objectives run; with one objective, that one)."""
+    gen = gen[np.isfinite(gen["E"].astype(float))] if not gen.empty else gen
     if gen.empty:
         return gen
     best = gen.loc[gen.groupby(["task_id", "training"])["E"].idxmin()].copy()
