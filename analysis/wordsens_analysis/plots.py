@@ -11,7 +11,7 @@ from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from . import stats, theorems  # noqa: E402
+from . import regimes, rules, stats  # noqa: E402
 from .witness import attention, perturbed  # noqa: E402
 
 MODEL_STYLE = {
@@ -52,10 +52,11 @@ def _style(model: str) -> dict:
 
 
 def _mean_ci(g: pd.DataFrame, value: str) -> pd.DataFrame:
+    """Mean over trials per n with its 95% Student-t interval (as the verdict rules use)."""
     rows = []
     for n, gn in g.groupby("n", sort=True):
-        est, lo, hi = stats.bootstrap_ci(gn[value])
-        rows.append((n, est, lo, hi, gn[value].count()))
+        est, lo, hi, _, m = stats.t_interval(gn[value])
+        rows.append((n, est, lo, hi, m))
     return pd.DataFrame(rows, columns=["n", "mean", "lo", "hi", "count"])
 
 
@@ -66,44 +67,91 @@ def _errorbar(ax, t: pd.DataFrame, label: str, **style):
                 label=label, lw=1.5, ms=5, **style)
 
 
-def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
-    """WS against n on log–log axes, one panel per d, every model, guides of slope −1/2 and 0."""
+CLAIM_OF_MODEL = {"rf": "thm1_rf", "drf": "thm2_drf", "raf": "thm3_raf",
+                  "raf_relu": "softmax_raf_relu"}
+SHORT_VERDICT = {rules.SUPPORTED_LB: "supported (LB only)",
+                 rules.SUPPORTED_RESTRICTED: "supported (restricted)"}
+
+
+def _verdict_of(verdicts, model: str) -> str:
+    """'Thm 1: confirmed' from the model's primary row, '' when there is none."""
+    if verdicts is None or verdicts.empty:
+        return ""
+    row = verdicts[(verdicts["kind"] == rules.PRIMARY)
+                   & (verdicts["claim"] == CLAIM_OF_MODEL.get(model, ""))]
+    if row.empty:
+        return ""
+    r = row.iloc[0]
+    return f"{r['theorem']}: {SHORT_VERDICT.get(r['verdict'], r['verdict'])}"
+
+
+def _fit_line(ax, g: pd.DataFrame, model: str, color) -> str:
+    """Draws the fitted power law over the claim's regime; returns 'slope s [lo, hi]'."""
+    inside = g[regimes.ws_mask(g, model)]
+    fit = stats.loglog_slope(inside, "n", "S", min_trials=rules.MIN_TRIALS,
+                             min_points=rules.MIN_POINTS)
+    if fit["reason"]:
+        return f"not fitted: < {rules.MIN_POINTS} n in its regime ({regimes.ws_regime_text(model)})"
+    xs = fit["xs"]
+    means = inside[inside["n"].isin(xs)].groupby("n")["S"].apply(lambda v: np.exp(np.log(v).mean()))
+    x0 = float(np.exp(np.log(xs).mean()))
+    y0 = float(np.exp(np.log(means.to_numpy()).mean()))
+    grid = np.geomspace(xs.min(), xs.max(), 20)
+    ax.plot(grid, y0 * (grid / x0) ** fit["estimate"], color=color, lw=0.8, ls=(0, (1, 1)))
+    return f"slope {fit['estimate']:+.2f} [{fit['ci_low']:+.2f}, {fit['ci_high']:+.2f}]"
+
+
+def ws_figure(ws: pd.DataFrame, outdir: str, verdicts=None) -> list:
+    """WS against n on log–log axes, one panel per d, every model with its fitted slope (over
+    its claim's regime) and its primary verdict in the legend; guides of slope −1/2 and 0; the
+    attention claims' regime boundary n = d."""
     if ws.empty:
         return []
+    ws = ws.copy()
+    if "layers" not in ws:
+        ws["layers"] = 1
     ds = sorted(ws["d"].unique())
-    fig, axes = plt.subplots(1, len(ds), figsize=(5.2 * len(ds), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(ds), figsize=(5.8 * len(ds), 4.6), squeeze=False)
     for ax, d in zip(axes[0], ds):
         wd = ws[ws["d"] == d]
-        wd = wd.assign(k_label=theorems.k_labels(wd))
+        wd = wd.assign(k_label=regimes.k_labels(wd))
         several_k = wd.groupby("model")["k_label"].nunique()
         for (model, L, kl), g in wd.groupby(["model", "layers", "k_label"], sort=True):
             label = f"{model} (L={L})" if model == "drf" else model
-            if several_k.get(model, 1) > 1:
+            if several_k.get(model, 1) > 1 or kl:
                 label += f", {kl}"
             st = _style(model)
             if model == "drf":  # tell the depths apart
                 i = (int(L) - 1) % 4
                 st = dict(st, ls=("-", "--", ":", "-.")[i], marker=("s", "D", "P", "X")[i])
-            if model == "rf" and "S_upper" in g and g["S_upper"].notna().any():
+            if "S_upper" in g and g["S_upper"].notna().any():
                 up = g.groupby("n")["S_upper"].mean()
                 lo = g.groupby("n")["S"].mean()
                 ax.fill_between(up.index, lo.values, up.values, color=st["color"], alpha=0.15,
-                                label="rf bracket [S, S_upper] (means)")
-            _errorbar(ax, _mean_ci(g, "S"), f"{label}: mean S, 95% CI", **st)
+                                label=f"{model} bracket [S, S_upper] (means)")
+            slope = _fit_line(ax, g, model, st["color"])
+            verdict = _verdict_of(verdicts, model)
+            text = f"{label}: {slope}" + (f"\n    {verdict}" if verdict else "")
+            _errorbar(ax, _mean_ci(g, "S"), text, **st)
         ns = np.array(sorted(wd["n"].unique()), dtype=float)
         if len(ns) >= 2:
             ref = wd.groupby("n")["S"].mean()
             y0 = float(np.exp(np.log(ref[ref > 0]).mean())) if (ref > 0).any() else 1.0
             n0 = float(np.exp(np.log(ns).mean()))
-            ax.plot(ns, y0 * (ns / n0) ** -0.5, "k--", lw=1, alpha=0.6, label="guide: slope −1/2")
-            ax.plot(ns, y0 * (ns / n0) ** 0.0, "k:", lw=1, alpha=0.6, label="guide: slope 0")
+            ax.plot(ns, y0 * (ns / n0) ** -0.5, "k--", lw=1, alpha=0.5, label="guide: slope −1/2")
+            ax.plot(ns, y0 * (ns / n0) ** 0.0, "k-.", lw=0.8, alpha=0.5, label="guide: slope 0")
         ax.set_xscale("log")
+        if wd["model"].isin(["raf", "raf_relu"]).any() and len(ns) and ns.max() > d:
+            lim = ax.get_xlim()  # the shading must not widen the axis
+            ax.axvspan(max(d, lim[0]), lim[1], color="0.85", alpha=0.5, lw=0,
+                       label="n > d: outside Thm 3's regime (not fitted)")
+            ax.set_xlim(lim)
         ax.set_yscale("log")
         _log_ticks(ax, "x", ns)
         _log_ticks(ax, "y")
         ax.set_xlabel(N_LABEL)
         ax.set_ylabel(S_LABEL, fontsize=8)
-        ax.set_title(f"Word sensitivity vs n (d = {d})")
+        ax.set_title(f"Word sensitivity vs n (d = {d}); dotted: fitted slope")
         ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     # One legend, outside the last panel, so that it never hides data (added after the layout:

@@ -1,8 +1,10 @@
-"""`wordsens-report results.h5 -o report/`: tables, figures and one verdict per theorem.
+"""`wordsens-report results.h5 -o report/`: tables, figures and one verdict per claim.
 
 Writes report.md, report.html (self-contained: figures embedded), verdicts.csv, the summary
-tables as CSV and the figures as PNG and PDF; prints the verdict table. Exit codes follow the
-suite's (0 ok, 2 bad input file or command line).
+tables as CSV and the figures as PNG and PDF; prints the headline and the primary verdicts. The
+first line of the report and of the printout answers at a glance: how many primary claims are
+confirmed, contradicted, inconclusive, and whether every integrity check passes. Exit codes
+follow the suite's (0 ok, 2 bad input file or command line).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import stats, theorems
+from . import rules, stats, theorems
 from .witness import CHECK_COLUMNS, activation_of, check_witnesses
 from .io import ResultsFileError, read_results
 
@@ -79,17 +81,22 @@ def _pick_witness(res):
 
 
 RULES_INTRO = (
-    "Each claim of SPEC §5 is checked per (model, d[, L], k) for word sensitivity and per "
-    "(model, d, training mode, objective, N, k) for generalization. Slopes are least-squares "
-    "fits of log(mean over trials) against log n; 95% confidence intervals are percentile "
-    f"bootstraps with {stats.N_BOOT} resamples (seed {stats.SEED}) of trial indices, drawn once "
-    "and shared by all n (trial t draws its text from the same stream at every n, and all "
-    "models see the same texts), so correlations across n are kept. Too little data "
-    f"(fewer than {theorems.MIN_POINTS} values of n with at least {theorems.MIN_TRIALS} trials, "
-    f"or fewer than {theorems.MIN_TRIALS} trials at a point) gives *inconclusive* with the "
-    "reason. Objective `best` is, per task and training mode, the Δ with the smaller E."
+    "Every claim is judged only on the grid points inside its regime (the others are listed in "
+    "the row, never used), with the kind of evidence that can decide it: S is a lower bound "
+    "attained by a stored witness, so it can refute an O(·) claim and confirm an Ω(·) claim; "
+    "S_upper is a certified upper bound and confirms O(·) claims. Statistics are computed per "
+    "trial (all models and all n of a trial share its texts, so a trial gives a whole curve: "
+    "its least-squares slope of log S against log n, a paired ratio log(S_raf/S_rf), a "
+    "two-point slope) and averaged over trials with a 95% Student-t interval; the level of E "
+    "is a median with the distribution-free order-statistic interval and the exact sign test. "
+    f"Every test is one-sided at α = {rules.ALPHA} (so it agrees with the 95% interval); a "
+    "claim needing several tests takes the largest p (intersection-union test); primary rows "
+    "are decided on Holm-adjusted p-values across the primary rows of this report. Fewer than "
+    f"{rules.MIN_POINTS} values of n, or fewer than {rules.MIN_TRIALS} trials complete at "
+    "them, gives *inconclusive* with the reason. Objective `best` is, per task and training "
+    "mode, the Δ with the smallest E found. Rules, regimes and their reasons, the coverage "
+    "simulation and the changelog: docs/VERDICT_RULES.md."
 )
-
 
 def _provenance(res) -> list:
     a = res.attrs
@@ -104,56 +111,99 @@ def _provenance(res) -> list:
     return items
 
 
+PRIMARY_SHOWN = ["theorem", "name", "claim", "verdict", "statistic", "estimate", "ci_low",
+                 "ci_high", "trials", "p_confirm", "p_confirm_holm", "reason", "n_used",
+                 "outside_regime"]
+INTEGRITY_SHOWN = ["claim", "verdict", "statistic", "estimate", "trials", "reason", "name"]
+SECONDARY_SHOWN = ["claim", "theorem", "verdict", "statistic", "estimate", "ci_low", "ci_high",
+                   "trials", "p_confirm", "reason", "n_used"]
+
+
+def rules_line() -> str:
+    return (f"verdict rules {rules.RULES_VERSION} (hash {rules.RULES_HASH}; "
+            "changelog in docs/VERDICT_RULES.md)")
+
+
+def _rules_tables() -> dict:
+    claims = pd.DataFrame([(c.id, c.theorem, c.name, c.model, c.regime, c.rule)
+                           for c in rules.CLAIMS.values()],
+                          columns=["claim", "theorem", "name", "model", "regime", "rule"])
+    secondary = pd.DataFrame(list(rules.SECONDARY_RULES.items()), columns=["rows", "rule"])
+    integrity = pd.DataFrame(list(rules.INTEGRITY_RULES.items()), columns=["check", "rule"])
+    return {"primary claims": claims, "secondary rows": secondary, "integrity checks": integrity}
+
+
+def _sections(verdicts: pd.DataFrame) -> list:
+    """(title, table, css class) in reading order: integrity failures, primary, integrity,
+    secondary."""
+    integ = verdicts[verdicts["kind"] == rules.INTEGRITY].rename(columns={"trials": "records"})
+    failed = integ[integ["verdict"] == rules.FAIL]
+    shown = [c if c != "trials" else "records" for c in INTEGRITY_SHOWN]
+    out = []
+    if not failed.empty:
+        out.append(("Integrity checks that FAIL (the numbers below cannot be trusted)",
+                    failed[shown], "fail"))
+    out.append(("Primary claims", verdicts[verdicts["kind"] == rules.PRIMARY][PRIMARY_SHOWN],
+                "primary"))
+    out.append(("Integrity checks", integ[integ["verdict"] != rules.FAIL][shown], ""))
+    out.append(("Secondary rows (breakdown)",
+                verdicts[verdicts["kind"] == rules.SECONDARY][SECONDARY_SHOWN], ""))
+    return out
+
+
 def write_report(res, outdir: str) -> pd.DataFrame:
     from . import plots  # matplotlib is slow to import: only once the input is known good
 
     os.makedirs(outdir, exist_ok=True)
-    verdicts = theorems.check_all(res.ws, res.gen)
-    verdicts[theorems.VERDICT_COLUMNS].to_csv(os.path.join(outdir, "verdicts.csv"), index=False)
+    notes = list(res.notes)
+    checks = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))
+    table = pd.DataFrame(checks, columns=CHECK_COLUMNS)
+    verdicts = theorems.check_all(res.ws, res.gen, table if res.witnesses else None)
+    verdicts.to_csv(os.path.join(outdir, "verdicts.csv"), index=False)
     tables = summaries(res)
+    if checks:
+        tables["witness_check"] = table
+        if table["rel_diff_upper"].notna().any():
+            notes.append("rf upper bounds recomputed from V: max relative difference = "
+                         f"{table['rel_diff_upper'].max():.2e}")
     for name, df in tables.items():
         df.to_csv(os.path.join(outdir, f"{name}.csv"), index=False)
     figures = []  # (title, png path relative to outdir)
     witness = _pick_witness(res)
     for title, paths in (
-        ("Word sensitivity against n", plots.ws_figure(res.ws, outdir)),
+        ("Word sensitivity against n, with each model's fitted slope and verdict",
+         plots.ws_figure(res.ws, outdir, verdicts)),
         ("Generalization error after a one-word change", plots.gen_figure(res.gen, outdir)),
         ("Attention before and after the one-word change (raf witness)",
          plots.witness_figure(witness, outdir)),
     ):
         if paths:
             figures.append((title, os.path.basename(paths[0])))
-    notes = list(res.notes)
-    checks = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))
-    if checks:
-        table = pd.DataFrame(checks, columns=CHECK_COLUMNS)
-        tables["witness_check"] = table
-        table.to_csv(os.path.join(outdir, "witness_check.csv"), index=False)
-        worst = table["rel_diff"].max()
-        notes.append(f"{len(table)} witnesses recomputed independently in numpy from the stored "
-                     f"X, weights and Δ*: max relative difference to the stored S = {worst:.2e} "
-                     f"({'OK' if worst <= 1e-9 else 'ABOVE the 1e-9 certificate'})")
-        if table["rel_diff_upper"].notna().any():
-            notes.append("rf upper bounds recomputed from V: max relative difference = "
-                         f"{table['rel_diff_upper'].max():.2e}")
     if witness is None:
         notes.append("no raf witness with X and W in the file (run with --save-witness for the "
-                     "attention heatmaps)")
-    shown = verdicts[["claim", "model", "d", "statistic", "estimate", "ci_low", "ci_high",
-                      "verdict", "reason"]]
-    rules = pd.DataFrame(
-        [(r.claim, r.theorem, r.model, r.statistic, r.text) for r in theorems.RULES.values()],
-        columns=["claim", "theorem", "model", "statistic", "rule"])
-    _write_md(res, outdir, shown, rules, tables, figures, notes)
-    _write_html(res, outdir, shown, rules, tables, figures, notes)
+                      "attention heatmaps)")
+    head = theorems.headline(verdicts)
+    _write_md(res, outdir, head, verdicts, tables, figures, notes)
+    _write_html(res, outdir, head, verdicts, tables, figures, notes)
     return verdicts
 
 
-def _write_md(res, outdir, shown, rules, tables, figures, notes):
-    lines = ["# wordsens report", ""]
+def _md_verdict(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    if "verdict" in df:
+        df["verdict"] = df["verdict"].map(lambda v: f"**❌ {v}**" if v == rules.FAIL else v)
+    return df
+
+
+def _write_md(res, outdir, head, verdicts, tables, figures, notes):
+    lines = [f"# {head}", "", f"wordsens report · {rules_line()}", ""]
     lines += [f"- **{k}**: {v}" for k, v in _provenance(res)]
-    lines += [""] + [f"> note: {n}" for n in notes] + ["", "## Verdicts", "", md_table(shown)]
-    lines += ["## Rules", "", RULES_INTRO, "", md_table(rules)]
+    lines += [""] + [f"> note: {n}" for n in notes] + [""]
+    for title, df, _ in _sections(verdicts):
+        lines += [f"## {title}", "", md_table(_md_verdict(df))]
+    lines += ["## Rules", "", RULES_INTRO, ""]
+    for title, df in _rules_tables().items():
+        lines += [f"### Rules: {title}", "", md_table(df)]
     lines += ["## Figures", ""]
     for title, png in figures:
         lines += [f"### {title}", "", f"![{title}]({png})", "",
@@ -167,21 +217,51 @@ def _write_md(res, outdir, shown, rules, tables, figures, notes):
         f.write("\n".join(lines))
 
 
-def _write_html(res, outdir, shown, rules, tables, figures, notes):
+def _html_verdicts(df: pd.DataFrame, css: str) -> str:
+    """A verdict table with integrity failures in red and each verdict coloured."""
+    colours = {rules.FAIL: "#c00", rules.CONFIRMED: "#060", rules.CONTRADICTED: "#c00",
+               rules.SUPPORTED_LB: "#470", rules.SUPPORTED_RESTRICTED: "#470"}
+    if df.empty:
+        return "<p><em>(no rows)</em></p>"
     e = html.escape
+    head = "".join(f"<th>{e(str(c))}</th>" for c in df.columns)
+    body = []
+    for rec in df.to_dict("records"):
+        cls = " class='fail'" if rec.get("verdict") == rules.FAIL else ""
+        cells = []
+        for c, v in rec.items():
+            text = e(_fmt(v))
+            if c == "verdict" and v in colours:
+                text = f"<b style='color:{colours[v]}'>{text}</b>"
+            cells.append(f"<td>{text}</td>")
+        body.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    return (f"<table class='t {css}'><thead><tr>{head}</tr></thead><tbody>"
+            + "".join(body) + "</tbody></table>")
+
+
+def _write_html(res, outdir, head, verdicts, tables, figures, notes):
+    e = html.escape
+    fail = verdicts[(verdicts["kind"] == rules.INTEGRITY) & (verdicts["verdict"] == rules.FAIL)]
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>wordsens report</title><style>",
-        "body{font-family:sans-serif;max-width:1200px;margin:2em auto;line-height:1.4}",
+        "body{font-family:sans-serif;max-width:1300px;margin:2em auto;line-height:1.4}",
         "table.t{border-collapse:collapse;font-size:13px}table.t td,table.t th{border:1px solid "
         "#ccc;padding:2px 6px}img{max-width:100%}.note{color:#a60}",
-        "</style></head><body><h1>wordsens report</h1><ul>",
+        "tr.fail td{background:#fdd;color:#900}h1.fail{color:#c00}",
+        "</style></head><body>",
+        f"<h1 class='{'fail' if not fail.empty else 'ok'}'>{e(head)}</h1>",
+        f"<p>wordsens report · {e(rules_line())}</p><ul>",
     ]
     parts += [f"<li><b>{e(k)}</b>: {e(str(v))}</li>" for k, v in _provenance(res)]
     parts.append("</ul>")
     parts += [f"<p class='note'>note: {e(n)}</p>" for n in notes]
-    styled = shown.copy()
-    parts += ["<h2>Verdicts</h2>", html_table(styled), "<h2>Rules</h2>", f"<p>{e(RULES_INTRO)}</p>",
-              html_table(rules), "<h2>Figures</h2>"]
+    for title, df, css in _sections(verdicts):
+        style = " style='color:#c00'" if css == "fail" else ""
+        parts += [f"<h2{style}>{e(title)}</h2>", _html_verdicts(df, css)]
+    parts += ["<h2>Rules</h2>", f"<p>{e(RULES_INTRO)}</p>"]
+    for title, df in _rules_tables().items():
+        parts += [f"<h3>Rules: {e(title)}</h3>", html_table(df)]
+    parts.append("<h2>Figures</h2>")
     for title, png in figures:
         with open(os.path.join(outdir, png), "rb") as f:
             data = base64.b64encode(f.read()).decode("ascii")
@@ -198,18 +278,29 @@ def _write_html(res, outdir, shown, rules, tables, figures, notes):
 
 
 def verdict_text(verdicts: pd.DataFrame) -> str:
-    cols = theorems.VERDICT_COLUMNS
-    t = verdicts[cols].copy()
-    for c in ("estimate", "ci_low", "ci_high"):
+    """The headline, then integrity failures and primary rows (the rest is in the report)."""
+    integ_fail = verdicts[(verdicts["kind"] == rules.INTEGRITY)
+                          & (verdicts["verdict"] == rules.FAIL)]
+    prim = verdicts[verdicts["kind"] == rules.PRIMARY]
+    lines = [theorems.headline(verdicts), rules_line()]
+    for r in integ_fail.itertuples():
+        lines.append(f"  FAIL  {r.claim}: {r.statistic} = {_fmt(r.estimate)} — {r.reason}")
+    t = prim[["claim", "theorem", "verdict", "estimate", "ci_low", "ci_high", "p_confirm_holm"]]
+    t = t.copy()
+    for c in ("estimate", "ci_low", "ci_high", "p_confirm_holm"):
         t[c] = t[c].map(_fmt)
-    return t.to_string(index=False)
+    lines.append(t.to_string(index=False))
+    for r in prim.itertuples():
+        if r.reason and r.verdict != rules.CONFIRMED:
+            lines.append(f"  {r.claim}: {r.reason}")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="wordsens-report",
-        description="Figures, tables and one verdict per theorem (SPEC §5) from a wordsens "
-                    "results file.")
+        description="Figures, tables and one verdict per claim of the paper from a wordsens "
+                    "results file (rules: docs/VERDICT_RULES.md).")
     p.add_argument("results", help="HDF5 results file written by `wordsens run` or `merge`")
     p.add_argument("-o", "--output", default="report", help="output directory (default: report)")
     args = p.parse_args(argv)

@@ -108,7 +108,47 @@ def test_report_on_a_real_file(tiny_run):
     for name in ("report.md", "report.html", "verdicts.csv", "ws_vs_n.png", "gen_error.png",
                  "raf_witness_attention.png", "witness_check.csv"):
         assert (out / name).exists(), name
-    assert "thm1_slope" in p.stdout and "thm3_slope" in p.stdout
+    assert "thm1_rf" in p.stdout and "thm3_raf" in p.stdout
+    # d = 4 < n: Thm 3 is outside its regime here, and the report says so.
+    verdicts = pd.read_csv(out / "verdicts.csv")
+    thm3 = verdicts[verdicts["claim"] == "thm3_raf"].iloc[0]
+    assert thm3["verdict"] == "inconclusive" and "n > d" in thm3["outside_regime"]
+
+
+def test_default_study_confirms_every_primary_claim(tmp_path):
+    """jobs/configs/quick.ini at its own seed: every primary claim lands in its regime and gets
+    the strongest verdict its evidence allows (confirmed; raf_relu's decay, which no upper
+    bound can certify, and drf without an upper bound in the file: supported by the lower
+    bound), every integrity check passes."""
+    from conftest import ROOT
+    from test_report import HEADLINE
+
+    out = tmp_path / "quick.h5"
+    assert os.access(BIN, os.X_OK), f"WORDSENS_BIN={BIN} is not an executable (build wordsens)"
+    p = subprocess.run([BIN, "run", os.path.join(ROOT, "jobs", "configs", "quick.ini"),
+                        "--output", str(out), "--progress", "600"], capture_output=True,
+                       text=True, timeout=900, env=env(), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    p = subprocess.run(["/usr/bin/python3", REPORT, str(out), "-o", str(tmp_path / "rep")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    first = p.stdout.splitlines()[0]
+    m = HEADLINE.match(first)
+    assert m and m.group(4) == "0" and m.group(5) == "0", first  # none contradicted/inconclusive
+    assert m.group(6).startswith("all pass"), first
+    v = pd.read_csv(tmp_path / "rep" / "verdicts.csv", keep_default_na=False)
+    prim = v[v["kind"] == "primary"].set_index("claim")
+    assert (prim["outside_regime"] == "").all(), prim["outside_regime"]
+    res = read_results(out)
+    drf_bound = res.ws.loc[res.ws["model"] == "drf", "S_upper"].notna().any()
+    expected = {"thm1_rf": "confirmed", "thm3_raf": "confirmed",
+                "softmax_raf_relu": "supported (lower bound only)",
+                "thm2_drf": "confirmed" if drf_bound else "supported (lower bound only)"}
+    expected.update({f"{c}[{t}]": "confirmed" for c in ("thm45_rf", "raf_gen")
+                     for t in ("finetune", "retrain")})
+    assert prim["verdict"].to_dict() == expected
+    if not drf_bound:
+        assert "no upper bound in this file" in prim.loc["thm2_drf", "reason"]
 
 
 LIVE = """\

@@ -1,9 +1,12 @@
 """`analysis/wordsens-report` end to end on synthetic files."""
 import csv
+import re
 import subprocess
 
 import numpy as np
 from conftest import REPORT, synthetic_tables, write_results
+
+from wordsens_analysis import rules, theorems
 
 PY = "/usr/bin/python3"
 
@@ -11,6 +14,11 @@ PY = "/usr/bin/python3"
 def run_report(path, out):
     return subprocess.run([PY, REPORT, str(path), "-o", str(out)], capture_output=True, text=True,
                           timeout=120)
+
+
+HEADLINE = re.compile(r"^(\d+) of (\d+) primary claims confirmed, (\d+) supported by weaker "
+                      r"evidence, (\d+) contradicted, (\d+) inconclusive; integrity checks: "
+                      r"(all pass.*|\d+ of \d+ FAIL: .+)$")
 
 
 def test_report_end_to_end(tmp_path):
@@ -30,21 +38,45 @@ def test_report_end_to_end(tmp_path):
                  "raf_witness_attention.png", "raf_witness_attention.pdf"):
         assert (out / name).stat().st_size > 0, name
     with open(out / "verdicts.csv", newline="") as f:
-        rows = list(csv.reader(f))
-    assert rows[0] == ["claim", "model", "d", "statistic", "estimate", "ci_low", "ci_high",
-                       "verdict"]
-    verdict = {r[0]: r[7] for r in rows[1:]}
-    assert verdict["thm1_slope[k=1D]"] == "confirmed"
-    assert verdict["thm3_slope"] == "confirmed"
-    assert "no drf ws records" in (out / "report.md").read_text()
-    assert verdict["thm2_slope"] == "inconclusive"
-    # The verdict table is printed.
-    assert "thm1_slope[k=1D]" in p.stdout and "confirmed" in p.stdout
+        rows = list(csv.DictReader(f))
+    assert list(rows[0].keys()) == theorems.VERDICT_COLUMNS
+    assert {r["kind"] for r in rows} == {"primary", "secondary", "integrity"}
+    assert {(r["rules_version"], r["rules_hash"]) for r in rows} == {
+        (rules.RULES_VERSION, rules.RULES_HASH)}
+    verdict = {r["claim"]: r["verdict"] for r in rows}
+    assert verdict["thm1_rf"] == "confirmed"
+    assert verdict["thm3_raf"] == "confirmed"
+    assert verdict["thm2_drf"] == "inconclusive"
+    # The synthetic witness does not reproduce the stored S: an integrity failure, shown first.
+    assert rows[0]["claim"] == "witness_recompute" and rows[0]["verdict"] == "FAIL"
     md = (out / "report.md").read_text()
-    assert "![Word sensitivity against n](ws_vs_n.png)" in md
-    assert "confirmed if the 95% CI lies inside [−0.75, −0.25]" in md  # rules are written out
+    first = md.splitlines()[0]
+    assert first.startswith("# ") and HEADLINE.match(first[2:]), first
+    assert first[2:].startswith("2 of 8 primary claims confirmed")
+    assert first.endswith("integrity checks: 1 of 10 FAIL: witness_recompute")
+    assert f"verdict rules {rules.RULES_VERSION} (hash {rules.RULES_HASH}" in md.splitlines()[2]
+    assert md.index("## Integrity checks that FAIL") < md.index("## Primary claims")
+    assert "no drf ws records" in md
+    # The printout starts with the same line.
+    assert p.stdout.splitlines()[0] == first[2:]
+    assert "thm1_rf" in p.stdout and "FAIL  witness_recompute" in p.stdout
+    assert "![Word sensitivity against n" in md
+    assert rules.CLAIMS["thm3_raf"].rule in md  # rules are written out
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3  # self-contained
+    assert "<h1 class='fail'>" in html and "<tr class='fail'>" in html  # failures in red
+
+
+def test_report_first_line_when_all_checks_pass(tmp_path):
+    tasks, ws, gen = synthetic_tables(trials=12)
+    out = tmp_path / "report"
+    p = run_report(write_results(tmp_path / "ok.h5", tasks, ws, gen), out)
+    assert p.returncode == 0, p.stderr
+    first = (out / "report.md").read_text().splitlines()[0]
+    m = HEADLINE.match(first[2:])
+    assert m and m.groups()[:5] == ("7", "8", "1", "0", "0") and m.group(6) == "all pass", first
+    html = (out / "report.html").read_text()
+    assert "<h1 class='ok'>" in html and "class='fail'" not in html
 
 
 def test_report_on_a_partial_file(tmp_path):

@@ -1,93 +1,256 @@
-"""Verdicts on synthetic studies whose truth is known."""
+"""Verdicts on synthetic studies whose truth is known, including studies where each claim is
+false: every rule must fail there (contradicted or inconclusive, never confirmed)."""
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import synthetic_tables, write_results
+from conftest import relabel, synthetic_tables, write_results
 
-from wordsens_analysis import read_results, theorems
+from wordsens_analysis import read_results, rules, theorems
+
+POSITIVE = set(rules.POSITIVE)
 
 
-def verdicts(tmp_path, **kw):
-    tasks, ws, gen = synthetic_tables(**kw)
+def verdicts(tmp_path, tables=None, **kw):
+    tasks, ws, gen = tables if tables is not None else synthetic_tables(**kw)
     res = read_results(write_results(tmp_path / "v.h5", tasks, ws, gen))
-    v = theorems.check_all(res.ws, res.gen)
-    return v
+    return theorems.check_all(res.ws, res.gen)
 
 
-def by_claim(v, prefix):
-    rows = v[v["claim"].str.startswith(prefix)]
-    assert len(rows), f"no {prefix} row"
-    return rows
+def row(v, claim):
+    rows = v[v["claim"] == claim]
+    assert len(rows) == 1, (claim, list(v["claim"]))
+    return rows.iloc[0]
+
+
+def primary(v):
+    return v[v["kind"] == rules.PRIMARY].set_index("claim")["verdict"]
+
+
+PAPER = {"thm1_rf": rules.CONFIRMED, "thm2_drf": rules.CONFIRMED, "thm3_raf": rules.CONFIRMED,
+         "softmax_raf_relu": rules.SUPPORTED_LB, "thm45_rf[finetune]": rules.CONFIRMED,
+         "thm45_rf[retrain]": rules.CONFIRMED, "raf_gen[finetune]": rules.CONFIRMED,
+         "raf_gen[retrain]": rules.CONFIRMED}
 
 
 def test_paper_like_study_is_confirmed(tmp_path):
     v = verdicts(tmp_path)
-    assert list(v.columns[:8]) == theorems.VERDICT_COLUMNS
-    for claim in ("thm1_slope", "thm1_upper_sqrt_n", "rf_bracket", "thm2_slope", "thm3_slope",
-                  "thm3_floor", "relu_slope", "thm45_E_far", "thm45_E_to_4"):
-        assert (by_claim(v, claim)["verdict"] == "confirmed").all(), claim
-    rf = by_claim(v, "thm1_slope").iloc[0]
-    assert rf["ci_low"] <= -0.5 <= rf["ci_high"]
-    raf = by_claim(v, "thm3_slope").iloc[0]
+    assert list(v.columns) == theorems.VERDICT_COLUMNS
+    assert primary(v).to_dict() == PAPER
+    assert set(v["kind"]) == {rules.PRIMARY, rules.SECONDARY, rules.INTEGRITY}
+    assert (v.loc[v["kind"] == rules.INTEGRITY, "verdict"] == rules.PASS).all()
+    assert (v["rules_version"] == rules.RULES_VERSION).all()
+    assert (v["rules_hash"] == rules.RULES_HASH).all()
+    rf = row(v, "thm1_rf")
+    assert "S_upper" in rf["statistic"] and rf["ci_high"] <= -0.5 + rules.HALF_TOL
+    # Thm 3 is judged on n ≤ d only: n = 128 > d = 64 is listed, not used.
+    raf = row(v, "thm3_raf")
+    assert raf["n_used"] == "8,16,32,64" and "n=128" in raf["outside_regime"]
     assert raf["ci_low"] <= 0.0 <= raf["ci_high"]
-    # E_raf: the loss objective (and so "best") reaches E ≈ 0; align stays at 0.5 → undecided.
-    near0 = by_claim(v, "raf_E_near_0").set_index("claim")["verdict"]
-    assert near0[near0.index.str.contains("loss")].eq("confirmed").all()
-    assert near0[near0.index.str.contains("best")].eq("confirmed").all()
-    assert near0[near0.index.str.contains("align")].eq("inconclusive").all()
+    assert "S_raf/S_rf" in raf["statistic"]
+    # Primary rows come right after any integrity failure (none here), before the rest.
+    assert list(v["kind"][:8]) == [rules.PRIMARY] * 8
 
 
-def test_swapped_slopes_are_contradicted(tmp_path):
-    # rf flat, raf decaying like 1/√n, raf_relu flat: the opposite of the theorems.
-    v = verdicts(tmp_path, slopes={"rf": 0.0, "drf": 0.0, "raf": -0.5, "raf_relu": 0.0})
-    for claim in ("thm1_slope", "thm2_slope", "thm3_slope", "relu_slope"):
-        assert (by_claim(v, claim)["verdict"] == "contradicted").all(), claim
+def test_rows_are_sorted_primary_first_and_every_secondary_kind_is_there(tmp_path):
+    v = verdicts(tmp_path)
+    claims = " ".join(v["claim"])
+    for part in ("slope[rf,", "upper_slope[drf,", "rate_fit[rf,", "local_slope[raf,",
+                 "contrast[thm3_raf,", "contrast[softmax_raf_relu,", "level[rf,",
+                 "gap_slope[rf,", "bracket[rf]", "bracket[drf]", "cert_rel_err[ws]",
+                 "cert_rel_err[gen]", "head_t1[rf]", "head_cond_K[raf]", "budget_gain[raf]"):
+        assert part in claims, part
+    # raf's local slope from 64 to 128 straddles n = d: shown, not judged.
+    out = row(v, "local_slope[raf,d=64,n=64→128]")
+    assert out["verdict"] == rules.OUTSIDE and np.isfinite(out["estimate"])
 
 
-def test_faster_decay_than_predicted_is_not_a_contradiction(tmp_path):
-    # O(1/√n) is an upper bound: a slope of −1 does not break it, but it is not the ≈ −1/2 rate.
-    v = verdicts(tmp_path, slopes={"rf": -1.0})
-    row = by_claim(v, "thm1_slope").iloc[0]
-    assert row["ci_high"] < -0.75
-    assert row["verdict"] == "inconclusive" and "faster" in row["reason"]
+# --- each rule fed data where its claim is false ------------------------------------------------
+
+def test_rf_rows_labelled_raf_never_confirm_thm3(tmp_path):
+    # The old floor rule (mean S above 0.1) confirmed this; the paired contrast is 0 here.
+    v = verdicts(tmp_path, relabel(*synthetic_tables(), "rf", "raf"))
+    thm3 = row(v, "thm3_raf")
+    assert thm3["verdict"] == rules.INCONCLUSIVE, thm3
+    assert "S_raf/S_rf" in thm3["reason"] and "lower bound" in thm3["reason"]
+    assert primary(v)["softmax_raf_relu"] not in POSITIVE  # raf decays as fast as raf_relu
+    # rf's test errors labelled raf: the raf head claim is not confirmed either.
+    assert all(primary(v)[f"raf_gen[{t}]"] == rules.INCONCLUSIVE for t in ("finetune", "retrain"))
 
 
-def test_rf_bracket_violation_is_contradicted():
-    ws = pd.DataFrame({"model": "rf", "d": 8, "layers": 1, "k": 80, "n": 10, "trial": [0, 1, 2],
-                       "S": [0.3, 0.5, 0.3], "S_upper": [0.4, 0.4, 0.4]})
-    v = theorems.check_all(ws, pd.DataFrame())
-    row = by_claim(v, "rf_bracket").iloc[0]
-    assert row["verdict"] == "contradicted" and row["estimate"] == pytest.approx(1.25)
+def test_raf_rows_labelled_rf_contradict_thms_1_and_4_5(tmp_path):
+    v = verdicts(tmp_path, relabel(*synthetic_tables(), "raf", "rf"))
+    p = primary(v)
+    assert p["thm1_rf"] == rules.CONTRADICTED  # a flat lower bound refutes O(1/√n)
+    assert p["thm45_rf[finetune]"] == rules.CONTRADICTED  # the head got E ≈ 0: fooled
+    assert p["thm45_rf[retrain]"] == rules.CONTRADICTED
+    assert p["thm3_raf"] not in POSITIVE  # the contrast of raf with itself is 0
 
 
-def test_rf_generalising_is_contradicted():
-    rows = [("rf", 8, 80, 20, n, t, tr, ob, 0.01 * (1 + t % 3))
-            for n in (10, 20, 40) for t in range(6) for tr in ("finetune", "retrain")
-            for ob in ("loss",)]
-    gen = pd.DataFrame(rows, columns=["model", "d", "k", "N", "n", "trial", "training",
-                                      "objective", "E"])
-    gen["task_id"] = gen.groupby(["n", "trial"]).ngroup()
-    gen["k"] = gen["n"] * 8
-    v = theorems.check_all(pd.DataFrame(), gen)
-    assert (by_claim(v, "thm45_E_far")["verdict"] == "contradicted").all()
+def test_flat_rf_is_contradicted(tmp_path):
+    v = verdicts(tmp_path, slopes={"rf": 0.0, "drf": 0.0})
+    p = primary(v)
+    assert p["thm1_rf"] == rules.CONTRADICTED and p["thm2_drf"] == rules.CONTRADICTED
+    assert p["thm3_raf"] not in POSITIVE  # raf no longer decays slower than rf
+
+
+def test_decaying_raf_is_never_confirmed_and_never_contradicted_by_a_lower_bound(tmp_path):
+    v = verdicts(tmp_path, slopes={"raf": -0.5, "raf_relu": 0.0})
+    p = primary(v)
+    thm3 = row(v, "thm3_raf")
+    assert thm3["verdict"] == rules.INCONCLUSIVE
+    assert "cannot refute" in thm3["reason"]
+    assert p["softmax_raf_relu"] == rules.CONTRADICTED  # a flat lower bound: no decay
+
+
+def test_E_rising_to_2_5_is_not_E_tending_to_4(tmp_path):
+    # E → 2.5: far from 0 and rising, but the gap to 4 stops closing (the old rule passed it).
+    v = verdicts(tmp_path, E_rf=lambda n: 2.5 - 1.5 * np.sqrt(8 / n))
+    for t in ("finetune", "retrain"):
+        r = row(v, f"thm45_rf[{t}]")
+        assert r["verdict"] == rules.INCONCLUSIVE, r
+        assert "log|4 − E|" in r["reason"]
+
+
+def test_rf_fooled_by_the_change_is_contradicted(tmp_path):
+    v = verdicts(tmp_path, E_rf=lambda n: 0.01 + 0 * n)
+    assert primary(v)["thm45_rf[finetune]"] == rules.CONTRADICTED
+
+
+def test_a_growing_upper_bound_does_not_confirm_thm1(tmp_path):
+    # S_upper·√n grows like n^0.3: the certificate cannot confirm O(1/√n), and it cannot refute
+    # it either (S itself still decays like 1/√n).
+    v = verdicts(tmp_path, upper={"rf": -0.2})
+    r = row(v, "thm1_rf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "S_upper" in r["reason"]
+
+
+def test_without_an_upper_bound_O_claims_are_at_most_supported(tmp_path):
+    # A file before format 1.2 (no drf bound) and with the marginal rf sampler (no rf bound).
+    tasks, ws, gen = synthetic_tables(new_columns=False)
+    ws["S_upper"][:] = np.nan
+    v = verdicts(tmp_path, (tasks, ws, gen))
+    for claim in ("thm1_rf", "thm2_drf"):
+        r = row(v, claim)
+        assert r["verdict"] == rules.SUPPORTED_LB and "no upper bound in this file" in r["reason"]
+    assert row(v, "bracket")["verdict"] == rules.NOT_IN_FILE
+    assert row(v, "cert_rel_err[ws]")["verdict"] == rules.NOT_IN_FILE
+
+
+def test_a_search_that_misses_the_maximum_at_large_n_is_not_support(tmp_path):
+    # S falling like 1/n (a search finding less and less): steeper than 1/√n, so the old slope
+    # rule moved towards "confirmed"; without an upper bound this is no support at all.
+    tasks, ws, gen = synthetic_tables(slopes={"rf": -1.0}, new_columns=False)
+    ws["S_upper"][:] = np.nan
+    r = row(verdicts(tmp_path, (tasks, ws, gen)), "thm1_rf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "intercept A" in r["reason"]
+
+
+def test_restricted_bound_is_weaker_evidence(tmp_path):
+    v = verdicts(tmp_path, scope=2)
+    assert row(v, "thm1_rf")["verdict"] == rules.SUPPORTED_RESTRICTED
+    assert "examined positions" in row(v, "thm1_rf")["reason"]
+
+
+def test_grid_outside_the_regime_is_listed_not_used(tmp_path):
+    # The old default study: d = 8, n = 10…80, every point has n > d.
+    v = verdicts(tmp_path, d=8, ns=(10, 20, 40, 80))
+    r = row(v, "thm3_raf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "regime" in r["reason"]
+    assert r["outside_regime"] == "d=8: n=10,20,40,80 (n > d)"
+    # rf at k = n·d ≥ d: Thm 1 is in its regime and confirmed.
+    assert row(v, "thm1_rf")["verdict"] == rules.CONFIRMED
+
+
+def test_head_regime_k_much_larger_than_N(tmp_path):
+    v = verdicts(tmp_path, k_of=lambda n, d: 4 * 20 + 0 * n, N=20)  # k = 4N < 10N
+    r = row(v, "thm45_rf[finetune]")
+    assert r["verdict"] == rules.INCONCLUSIVE and "k ≥ 10·N" in r["reason"]
 
 
 def test_too_little_data_is_inconclusive_with_reason(tmp_path):
-    v = verdicts(tmp_path, ns=(10, 20), trials=5)
-    row = by_claim(v, "thm1_slope").iloc[0]
-    assert row["verdict"] == "inconclusive" and "need 3" in row["reason"]
-    v = verdicts(tmp_path, trials=2)
-    for claim in ("thm1_slope", "thm3_floor", "thm45_E_far", "raf_E_near_0"):
-        row = by_claim(v, claim).iloc[0]
-        assert row["verdict"] == "inconclusive" and row["reason"], claim
+    v = verdicts(tmp_path, ns=(8, 16), trials=6)
+    r = row(v, "thm1_rf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "need 3" in r["reason"]
+    v = verdicts(tmp_path, trials=rules.MIN_TRIALS - 1)
+    for claim in ("thm1_rf", "thm3_raf", "thm45_rf[finetune]", "raf_gen[retrain]"):
+        r = row(v, claim)
+        assert r["verdict"] == rules.INCONCLUSIVE and r["reason"], claim
+
+
+def test_holm_correction_can_withhold_a_verdict(tmp_path):
+    # 6 trials: a sign test's p = 1/64 passes alone (≤ 0.025) but four tied gen rows cannot all
+    # pass after Holm's correction.
+    v = verdicts(tmp_path, trials=6)
+    r = row(v, "raf_gen[finetune]")
+    assert r["p_confirm"] == pytest.approx(1 / 64)
+    assert r["p_confirm_holm"] > rules.ALPHA and r["verdict"] == rules.INCONCLUSIVE
+    assert "Holm" in r["reason"]
+    sec = row(v, "level[raf,finetune,best,d=64,N=20]")
+    assert sec["verdict"] == rules.CONFIRMED  # secondary rows are not corrected
 
 
 def test_models_absent_from_the_file_still_get_a_row(tmp_path):
     v = verdicts(tmp_path, models=("rf",), gen_models=())
-    row = by_claim(v, "thm2_slope").iloc[0]
-    assert row["verdict"] == "inconclusive" and "no drf" in row["reason"]
-    assert by_claim(v, "raf_E_near_0").iloc[0]["verdict"] == "inconclusive"
-    assert np.isnan(by_claim(v, "thm3_slope").iloc[0]["estimate"])
+    r = row(v, "thm2_drf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "no drf ws records" in r["reason"]
+    assert row(v, "raf_gen")["verdict"] == rules.INCONCLUSIVE
+    assert np.isnan(row(v, "thm3_raf")["estimate"])
+    thm3 = theorems.check_all(pd.DataFrame(), pd.DataFrame())
+    assert (thm3.loc[thm3["kind"] == rules.PRIMARY, "verdict"] == rules.INCONCLUSIVE).all()
+
+
+# --- integrity --------------------------------------------------------------------------------
+
+def _ws_frame(**over):
+    n = np.repeat([8, 16, 32], 5)
+    df = pd.DataFrame({"model": "rf", "d": 64, "layers": 1, "k": 512, "n": n,
+                       "trial": np.tile(range(5), 3), "S": 1 / np.sqrt(n),
+                       "S_upper": 1.5 / np.sqrt(n)})
+    for k, v in over.items():
+        df[k] = v
+    return df
+
+
+def test_bracket_violation_fails_and_comes_first():
+    ws = _ws_frame()
+    ws.loc[3, "S"] = 2 * ws.loc[3, "S_upper"]
+    v = theorems.check_all(ws, pd.DataFrame())
+    first = v.iloc[0]
+    assert first["claim"] == "bracket[rf]" and first["verdict"] == rules.FAIL
+    assert first["estimate"] == pytest.approx(2.0)
+    assert "FAIL: bracket[rf]" in theorems.headline(v)
+
+
+def test_certificate_and_budget_checks_fail_on_bad_numbers():
+    ws = _ws_frame(cert_rel_err=1e-12, S_budget_check=np.nan)
+    ws.loc[0, "S_budget_check"] = ws.loc[0, "S"] * 1.2  # the 4× search finds 20% more
+    v = theorems.check_all(ws, pd.DataFrame())
+    assert row(v, "cert_rel_err[ws]")["verdict"] == rules.PASS
+    bg = row(v, "budget_gain[rf]")
+    assert bg["verdict"] == rules.FAIL and "not converged" in bg["reason"]
+    ws.loc[0, "S_budget_check"] = ws.loc[0, "S"] * 0.9  # a superset search finding less
+    assert "nested" in row(theorems.check_all(ws, pd.DataFrame()), "budget_gain[rf]")["reason"]
+    ws["cert_rel_err"] = 1e-6
+    assert row(theorems.check_all(ws, pd.DataFrame()), "cert_rel_err[ws]")["verdict"] == rules.FAIL
+
+
+def test_head_checks_fail_on_bad_heads():
+    gen = pd.DataFrame({"model": "rf", "d": 64, "k": 512, "N": 20, "n": 8, "trial": range(5),
+                        "task_id": range(5), "training": "finetune", "objective": "loss",
+                        "E": 3.0, "t1": [1.0, -1.0, 1.0, 0.7, 1.0],
+                        "cond_K": [10, 10, np.inf, 10, 10]})
+    v = theorems.check_all(pd.DataFrame(), gen)
+    assert row(v, "head_t1[rf]")["verdict"] == rules.FAIL
+    assert row(v, "head_cond_K[rf]")["verdict"] == rules.FAIL
+    assert list(v["verdict"][:2]) == [rules.FAIL, rules.FAIL]
+
+
+def test_headline_counts():
+    v = theorems.check_all(_ws_frame(), pd.DataFrame())
+    h = theorems.headline(v)
+    # No gen records: one row per head claim (not one per training mode).
+    assert h.startswith("1 of 6 primary claims confirmed, 0 supported by weaker evidence, "
+                        "0 contradicted, 5 inconclusive; integrity checks: all pass")
 
 
 def test_k_labels():
@@ -98,3 +261,16 @@ def test_k_labels():
     fixed = pd.DataFrame({"model": "rf", "d": 4, "layers": 1, "N": 0, "n": [10, 20],
                           "k": [100, 100]})
     assert list(theorems.k_labels(fixed)) == ["k=100", "k=100"]
+
+
+def test_rules_hash_covers_every_rule_text():
+    import hashlib
+
+    texts = rules._texts()
+    digest = lambda t: hashlib.sha256("\n".join(t).encode()).hexdigest()[:12]  # noqa: E731
+    assert rules.RULES_HASH == digest(texts)
+    assert any(f"[−{rules.FLAT}, +{rules.FLAT}]" in t for t in texts)  # thresholds are in them
+    for i in range(len(texts)):  # any edit of any text changes the hash
+        changed = list(texts)
+        changed[i] += " "
+        assert digest(changed) != rules.RULES_HASH
