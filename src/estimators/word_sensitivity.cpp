@@ -133,9 +133,9 @@ PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index p
   sphere_starts(0, screened, plan.sphere_starts);
   near_origin_starts(screened, plan.near_origin_starts);
   if (plan.guided) {
-    if (auto direction = model.guided_direction(X, position)) {
-      const double norm = direction->norm();
-      if (norm > 0.0 && std::isfinite(norm)) run(*direction * (radius / norm));
+    for (const Vector& direction : model.guided_directions(X, position)) {
+      const double norm = direction.norm();
+      if (norm > 0.0 && std::isfinite(norm)) run(direction * (radius / norm));
     }
   }
   if (plan.factor > 1) {

@@ -1,5 +1,6 @@
 #include "models/attention.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,23 @@ std::optional<Vector> AttentionFeatures::guided_direction(const Matrix& X,
                                                           Index /*position*/) const {
   check_sample(X);
   return Vector(W_.transpose() * X.colwise().sum().transpose());
+}
+
+const Vector& AttentionFeatures::symmetric_top_eigenvector() const {
+  const std::lock_guard<std::mutex> lock(eigen_mutex_);
+  if (!symmetric_top_) {
+    const Matrix symmetric = 0.5 * (W_ + W_.transpose());
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(symmetric);
+    symmetric_top_ = eig.eigenvectors().col(spec_.d - 1);
+  }
+  return *symmetric_top_;
+}
+
+std::vector<Vector> AttentionFeatures::guided_directions(const Matrix& X, Index position) const {
+  std::vector<Vector> directions = FeatureMap::guided_directions(X, position);
+  const Vector& v = symmetric_top_eigenvector();
+  directions.push_back(v.dot(X.row(position).transpose()) >= 0.0 ? v : Vector(-v));
+  return directions;
 }
 
 }  // namespace wordsens

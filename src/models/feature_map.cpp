@@ -6,6 +6,11 @@ std::optional<Vector> FeatureMap::guided_direction(const Matrix& /*X*/, Index /*
   return std::nullopt;
 }
 
+std::vector<Vector> FeatureMap::guided_directions(const Matrix& X, Index position) const {
+  if (auto direction = guided_direction(X, position)) return {std::move(*direction)};
+  return {};
+}
+
 std::optional<double> FeatureMap::sensitivity_upper_bound(const Matrix& /*X*/) const {
   return std::nullopt;
 }

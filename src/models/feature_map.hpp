@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/types.hpp"
 
@@ -74,6 +75,12 @@ class FeatureMap {
   /// the optimiser rescales it), or nullopt when the model has none.
   [[nodiscard]] virtual std::optional<Vector> guided_direction(const Matrix& X,
                                                                Index position) const;
+
+  /// Every starting direction the model suggests for word `position` (any norms): by default
+  /// guided_direction's; a model may add more (raf: the top eigenvector of W's symmetric part).
+  /// The word-sensitivity search climbs from each, scaled to the sphere.
+  [[nodiscard]] virtual std::vector<Vector> guided_directions(const Matrix& X,
+                                                              Index position) const;
 
   /// A certified bound U ≥ sup_i sup_{‖Δ‖≤√d} ‖φ(X^i(Δ)) − φ(X)‖ (not divided by ‖φ(X)‖), when the
   /// model has one (rf).
