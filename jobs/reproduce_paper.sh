@@ -265,6 +265,10 @@ if [ "$slurm" -eq 1 ]; then
   # shellcheck disable=SC2206  # extra sbatch options, split on purpose
   extra_sbatch=(${WORDSENS_SBATCH_ARGS:-})
   abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+  # Job logs next to the results (the sbatch scripts' default is the submit directory, here the
+  # repository root).
+  logs=$(abs "$results")/logs
+  mkdir -p "$logs"
   deps=()
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
@@ -282,7 +286,8 @@ if [ "$slurm" -eq 1 ]; then
     opts=($(run_options "$name"))
     if [ "$nshards" -le 1 ]; then
       id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" --ntasks-per-node="$ranks" \
-        --job-name="wordsens-$name" jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
+        --job-name="wordsens-$name" --output="$logs/%x-%j.out" \
+        jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
         "${opts[@]+"${opts[@]}"}")
       id=${id%%;*}
       echo "reproduce_paper: $name: job $id -> $out"
@@ -292,11 +297,12 @@ if [ "$slurm" -eq 1 ]; then
       prefix=$(abs "$results/$name")
       array=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
         --ntasks-per-node="$ranks" --job-name="wordsens-$name" --array="0-$((nshards - 1))" \
-        jobs/slurm/array.sbatch "$(abs "$cfg")" "$prefix" "${opts[@]+"${opts[@]}"}")
+        --output="$logs/%x-%A_%a.out" jobs/slurm/array.sbatch "$(abs "$cfg")" "$prefix" "${opts[@]+"${opts[@]}"}")
       array=${array%%;*}
       id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
         --dependency="afterok:${array}" --kill-on-invalid-dep=yes \
-        --job-name="wordsens-merge-$name" jobs/slurm/merge.sbatch "$prefix" "$nshards")
+        --job-name="wordsens-merge-$name" --output="$logs/%x-%j.out" \
+        jobs/slurm/merge.sbatch "$prefix" "$nshards")
       id=${id%%;*}
       echo "reproduce_paper: $name: array job $array ($nshards shards), merge job $id -> $out"
     fi
@@ -313,7 +319,7 @@ if [ "$slurm" -eq 1 ]; then
     )")
   fi
   id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" "${dep[@]+"${dep[@]}"}" \
-    jobs/slurm/report.sbatch "$(abs "$report")" "${abs_files[@]}")
+    --output="$logs/%x-%j.out" jobs/slurm/report.sbatch "$(abs "$report")" "${abs_files[@]}")
   echo "reproduce_paper: report job ${id%%;*} -> $report/report.html" \
     "(after ${#deps[@]} study jobs)"
   exit 0
