@@ -23,6 +23,9 @@
 #                  scripts' --time)
 #   --shards N     with --slurm: N shards for every study with more than one task (default: as
 #                  many as the study needs to fit the time limit; 1 means one job)
+#   --seed S       a replicate of every study with master seed S (other texts and weights):
+#                  writes STUDY.seed-S.h5 next to STUDY.h5; the report pools the trials of all
+#                  replicates of a study (how to extend a finished study with more trials)
 #
 # Resumable: rerunning the same command continues every file where it stopped (a finished file
 # costs a second). The real-text study needs analysis/datasets/cache/glove_brown.h5, built once by
@@ -71,14 +74,14 @@ die() {
   exit 2
 }
 
-slurm=0 dry=0 tiny=0 trials="" ranks="" only="" slurm_hours=4 force_shards=""
+slurm=0 dry=0 tiny=0 trials="" ranks="" only="" slurm_hours=4 force_shards="" seed=""
 results=results/paper report=report/paper
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm) slurm=1 ;;
     --dry-run) dry=1 ;;
     --tiny) tiny=1 ;;
-    --trials | --ranks | --only | --results | --report | --slurm-hours | --shards)
+    --trials | --ranks | --only | --results | --report | --slurm-hours | --shards | --seed)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
         --trials) trials=$2 ;;
@@ -88,10 +91,12 @@ while [ $# -gt 0 ]; do
         --report) report=$2 ;;
         --slurm-hours) slurm_hours=$2 ;;
         --shards) force_shards=$2 ;;
+        --seed) seed=$2 ;;
       esac
       shift
       ;;
-    --trials=* | --ranks=* | --only=* | --results=* | --report=* | --slurm-hours=* | --shards=*)
+    --trials=* | --ranks=* | --only=* | --results=* | --report=* | --slurm-hours=* | --shards=* | \
+      --seed=*)
       set -- "${1%%=*}" "${1#*=}" "${@:2}"
       continue
       ;;
@@ -112,6 +117,8 @@ fi
 [[ $slurm_hours =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--slurm-hours must be a number"
 [ -z "$force_shards" ] || [[ $force_shards =~ ^[1-9][0-9]*$ ]] ||
   die "--shards must be a positive integer"
+[ -z "$seed" ] || { [[ $seed =~ ^[0-9]+$ ]] && [ "$seed" -le 4294967295 ]; } ||
+  die "--seed must be an integer in 0 … 4294967295"
 PY=${WORDSENS_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 
@@ -159,6 +166,7 @@ fi
 run_options() {
   local name=$1 opts=()
   [ -z "$trials" ] || opts+=("--trials=$trials")
+  [ -z "$seed" ] || opts+=("--seed=$seed")
   if [ "$tiny" -eq 1 ]; then
     # shellcheck disable=SC2207  # tiny_args prints plain words
     opts+=($(tiny_args "$name"))
@@ -246,8 +254,21 @@ if [ "$dry" -eq 1 ]; then
 fi
 
 mkdir -p "$results" "$report"
-files=()
-for s in "${selected[@]}"; do files+=("$results/${s%%|*}.h5"); done
+# output NAME: the results file this invocation writes for study NAME.
+output() { echo "$results/$1${seed:+.seed-$seed}.h5"; }
+# The files the report reads: every selected study's file and its replicates (other seeds).
+report_files() {
+  local s name f
+  for s in "${selected[@]}"; do
+    name=${s%%|*}
+    for f in "$results/$name.h5" "$results/$name".seed-*.h5; do
+      [[ $f == *"*"* ]] || [ ! -f "$f" ] || echo "$f"
+    done
+    # this run's file, even before it exists (a Slurm job will write it)
+    f=$(output "$name")
+    [ -f "$f" ] || echo "$f"
+  done
+}
 
 # complete FILE: every planned task of the file is done.
 complete() {
@@ -272,7 +293,7 @@ if [ "$slurm" -eq 1 ]; then
   deps=()
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
-    out=$results/$name.h5
+    out=$(output "$name")
     if complete "$out"; then
       echo "reproduce_paper: $name: $out is complete, not submitted"
       continue
@@ -294,7 +315,7 @@ if [ "$slurm" -eq 1 ]; then
     else
       # As jobs/slurm/submit_array.sh, with this study's ranks per shard: shards write
       # PREFIX.shard-i-of-N.h5 (and resume them when resubmitted), the merge job PREFIX.h5.
-      prefix=$(abs "$results/$name")
+      prefix=$(abs "${out%.h5}")
       array=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
         --ntasks-per-node="$ranks" --job-name="wordsens-$name" --array="0-$((nshards - 1))" \
         --output="$logs/%x-%A_%a.out" jobs/slurm/array.sbatch "$(abs "$cfg")" "$prefix" "${opts[@]+"${opts[@]}"}")
@@ -309,7 +330,7 @@ if [ "$slurm" -eq 1 ]; then
     deps+=("$id")
   done
   abs_files=()
-  for f in "${files[@]}"; do abs_files+=("$(abs "$f")"); done
+  while read -r f; do abs_files+=("$(abs "$f")"); done < <(report_files)
   dep=()
   if [ ${#deps[@]} -gt 0 ]; then
     # afterany: the report also covers studies that failed or were cancelled (as PARTIAL).
@@ -329,7 +350,7 @@ fi
 status=0
 for s in "${selected[@]}"; do
   IFS='|' read -r name cfg <<<"$s"
-  out=$results/$name.h5
+  out=$(output "$name")
   data=$(embeddings_of "$cfg")
   if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
     echo "reproduce_paper: $name: building $data (jobs/prepare_glove_brown.sh)"
@@ -356,7 +377,7 @@ for s in "${selected[@]}"; do
 done
 
 existing=()
-for f in "${files[@]}"; do [ ! -f "$f" ] || existing+=("$f"); done
+while read -r f; do [ ! -f "$f" ] || existing+=("$f"); done < <(report_files)
 if [ ${#existing[@]} -eq 0 ]; then
   echo "reproduce_paper: no results file to report" >&2
   exit "$([ "$status" -ne 0 ] && echo "$status" || echo 1)"

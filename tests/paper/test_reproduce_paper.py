@@ -206,6 +206,21 @@ def test_a_checkpointed_study_resumes_on_the_next_run(tmp_path, tiny):
         pd.testing.assert_frame_equal(a[0], b[0])
 
 
+def test_a_replicate_with_another_seed_extends_a_finished_study(tmp_path):
+    res, rep = tmp_path / "results", tmp_path / "report"
+    base = ("--tiny", "--trials", 2, "--only", "regime_map", "--results", res, "--report", rep)
+    assert script(*base).returncode == 0
+    p = script(*base, "--seed", 7)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert (res / "regime_map.h5").exists() and (res / "regime_map.seed-7.h5").exists()
+    assert read_results(res / "regime_map.seed-7.h5").attrs["master_seed"] == 7
+    studies = pd.read_csv(rep / "studies.csv")
+    assert list(studies["study"]) == ["regime_map", "regime_map"]  # one study, two files
+    assert studies["texts block"].str[0].tolist() == ["0", "1"]  # independent texts
+    ws = pd.read_csv(rep / "ws_summary.csv")
+    assert (ws["count"] == 4).all()  # 2 trials from each seed, pooled
+
+
 def test_slurm_mode_submits_arrays_merges_and_a_final_report(tmp_path, tiny):
     bindir = tmp_path / "bin"
     bindir.mkdir()
