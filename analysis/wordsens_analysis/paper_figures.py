@@ -17,6 +17,7 @@ FAMILIES = [("rf", "rf: random features (Thm 1)"),
             ("drf", "drf: deep random features, per depth L (Thm 2)"),
             ("raf", "raf: random attention (Thm 3)"),
             ("raf_relu", "raf_relu: ReLU attention (softmax contrast)")]
+DPI = 100  # many panels: the PNGs stay near 200-300 KB for the docs
 STUDY_STYLES = [dict(ls="-", marker="o"), dict(ls="--", marker="s"), dict(ls=":", marker="^"),
                 dict(ls="-.", marker="D"), dict(ls=(0, (5, 1)), marker="v")]
 
@@ -101,7 +102,7 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
     fig.tight_layout()
-    return plots._save(fig, outdir, "paper_ws_vs_n")
+    return plots._save(fig, outdir, "paper_ws_vs_n", dpi=DPI)
 
 
 def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
@@ -117,13 +118,15 @@ def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
                              figsize=(6.0 * len(trainings), 4.4 * len(studies)), squeeze=False)
     for i, study in enumerate(studies):
         gs = gen if study is None else gen[gen["series"] == study]
-        Ns = sorted(gs["N"].unique())
+        # one line style per (N, d) of the study, the colour and marker per model
+        combos = sorted(set(zip(gs["N"], gs["d"])))
         for j, training in enumerate(trainings):
             ax = axes[i][j]
             g = gs[gs["training"] == training]
             for (model, d, N), gm in g.groupby(["model", "d", "N"], sort=True):
                 st = plots._style(model)
-                ls = ("-", "--", ":", "-.")[Ns.index(N) % 4]
+                ls = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))[
+                    combos.index((N, d)) % 6]
                 several_d = g["d"].nunique() > 1
                 label = f"{model}, N={N}" + (f", d={d}" if several_d else "")
                 plots._errorbar(ax, plots._mean_ci(gm, "E"), label, color=st["color"],
@@ -140,4 +143,4 @@ def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
-    return plots._save(fig, outdir, "paper_gen_error")
+    return plots._save(fig, outdir, "paper_gen_error", dpi=DPI)
