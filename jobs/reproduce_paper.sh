@@ -15,7 +15,9 @@
 #                  ranks and memory per rank (cost model of `wordsens run --dry-run`), then exit
 #   --ranks R      MPI ranks here (default 2); with --slurm: ranks of each job (default
 #                  $WORDSENS_SLURM_RANKS or 4, as the sbatch scripts' --ntasks-per-node)
-#   --only LIST    comma list of studies to run (default: all; see STUDIES below)
+#   --only LIST    comma list of studies to run (default: all): paper_ws, paper_ws_rf,
+#                  paper_ws_rf_bound, paper_ws_drf, paper_gen, paper_glove_brown (glove_brown
+#                  with --slurm), regime_map
 #   --results DIR  results files (default results/paper); --report DIR (default report/paper)
 #   --tiny         a few tasks per study on shrunken grids (tests and smoke checks; the real-text
 #                  study then reads the in-repository fixture tests/fixtures/embeddings/good.h5)
