@@ -25,11 +25,11 @@ S_LABEL = "word sensitivity S = ‖φ(Xⁱ(Δ)) − φ(X)‖ / ‖φ(X)‖  (dim
 N_LABEL = "sequence length n  (tokens per sample)"
 
 
-def _save(fig, outdir: str, name: str) -> list:
+def _save(fig, outdir: str, name: str, dpi: int = 130) -> list:
     paths = []
     for ext in ("png", "pdf"):
         p = os.path.join(outdir, f"{name}.{ext}")
-        fig.savefig(p, dpi=130, bbox_inches="tight")
+        fig.savefig(p, dpi=dpi, bbox_inches="tight")
         paths.append(p)
     plt.close(fig)
     return paths

@@ -1,10 +1,13 @@
-"""`wordsens-report results.h5 -o report/`: tables, figures and one verdict per claim.
+"""`wordsens-report results.h5 [more.h5 …] -o report/`: tables, figures, one verdict per claim.
 
 Writes report.md, report.html (self-contained: figures embedded), verdicts.csv, the summary
 tables as CSV and the figures as PNG and PDF; prints the headline and the primary verdicts. The
 first line of the report and of the printout answers at a glance: how many primary claims are
 confirmed, contradicted, inconclusive, and whether every integrity check passes. Exit codes
 follow the suite's (0 ok, 2 bad input file or command line).
+
+Several files (of different studies, e.g. every experiment of the paper) give one combined
+report: combined_report.py, with the policy of combined.py.
 """
 from __future__ import annotations
 
@@ -52,11 +55,13 @@ def html_table(df: pd.DataFrame) -> str:
                       classes="t")
 
 
-def summaries(res) -> dict:
+def summaries(res, prefix: tuple = ()) -> dict:
+    """Per grid point statistics of S (and S_upper's mean) and of E; `prefix`: leading group
+    columns (the study, in a combined report)."""
     out = {}
     ws, gen = res.ws, res.gen
     if not ws.empty:
-        keys = [k for k in WS_KEYS if k in ws]
+        keys = [*prefix, *[k for k in WS_KEYS if k in ws]]
         s = stats.summarize(ws, keys, "S")
         if "S_upper" in ws and ws["S_upper"].notna().any():
             up = stats.summarize(ws.dropna(subset=["S_upper"]), keys, "S_upper")
@@ -64,7 +69,7 @@ def summaries(res) -> dict:
                         how="left")
         out["ws_summary"] = s
     if not gen.empty:
-        keys = [k for k in GEN_KEYS if k in gen]
+        keys = [*prefix, *[k for k in GEN_KEYS if k in gen]]
         out["gen_summary"] = stats.summarize(gen, keys, "E")
     return out
 
@@ -133,21 +138,21 @@ def _rules_tables() -> dict:
     return {"primary claims": claims, "secondary rows": secondary, "integrity checks": integrity}
 
 
-def _sections(verdicts: pd.DataFrame) -> list:
+def _sections(verdicts: pd.DataFrame, lead: tuple = ()) -> list:
     """(title, table, css class) in reading order: integrity failures, primary, integrity,
-    secondary."""
+    secondary. `lead`: columns shown first in every table (the study, in a combined report)."""
     integ = verdicts[verdicts["kind"] == rules.INTEGRITY].rename(columns={"trials": "records"})
     failed = integ[integ["verdict"] == rules.FAIL]
-    shown = [c if c != "trials" else "records" for c in INTEGRITY_SHOWN]
+    shown = [*lead, *[c if c != "trials" else "records" for c in INTEGRITY_SHOWN]]
     out = []
     if not failed.empty:
         out.append(("Integrity checks that FAIL (the numbers below cannot be trusted)",
                     failed[shown], "fail"))
-    out.append(("Primary claims", verdicts[verdicts["kind"] == rules.PRIMARY][PRIMARY_SHOWN],
-                "primary"))
+    out.append(("Primary claims",
+                verdicts[verdicts["kind"] == rules.PRIMARY][[*lead, *PRIMARY_SHOWN]], "primary"))
     out.append(("Integrity checks", integ[integ["verdict"] != rules.FAIL][shown], ""))
     out.append(("Secondary rows (breakdown)",
-                verdicts[verdicts["kind"] == rules.SECONDARY][SECONDARY_SHOWN], ""))
+                verdicts[verdicts["kind"] == rules.SECONDARY][[*lead, *SECONDARY_SHOWN]], ""))
     return out
 
 
@@ -179,6 +184,8 @@ def write_report(res, outdir: str) -> pd.DataFrame:
     ):
         if paths:
             figures.append((title, os.path.basename(paths[0])))
+    from . import regime_map  # a file with >= 3 values of d for an attention model
+    figures += [(t, os.path.basename(p)) for t, p in regime_map.figures(res.ws, outdir)]
     if witness is None:
         notes.append("no raf witness with X and W in the file (run with --save-witness for the "
                       "attention heatmaps)")
@@ -277,47 +284,65 @@ def _write_html(res, outdir, head, verdicts, tables, figures, notes):
         f.write("\n".join(parts))
 
 
-def verdict_text(verdicts: pd.DataFrame) -> str:
+def verdict_text(verdicts: pd.DataFrame, combined: bool = False) -> str:
     """The headline, then integrity failures and primary rows (the rest is in the report)."""
+    from . import combined as comb
+
     integ_fail = verdicts[(verdicts["kind"] == rules.INTEGRITY)
                           & (verdicts["verdict"] == rules.FAIL)]
     prim = verdicts[verdicts["kind"] == rules.PRIMARY]
-    lines = [theorems.headline(verdicts), rules_line()]
+    lines = [comb.headline(verdicts) if combined else theorems.headline(verdicts), rules_line()]
+    where = (lambda r: f"@{r.study}" if r.study else "") if combined else (lambda r: "")
     for r in integ_fail.itertuples():
-        lines.append(f"  FAIL  {r.claim}: {r.statistic} = {_fmt(r.estimate)} — {r.reason}")
-    t = prim[["claim", "theorem", "verdict", "estimate", "ci_low", "ci_high", "p_confirm_holm"]]
-    t = t.copy()
+        lines.append(f"  FAIL  {r.claim}{where(r)}: {r.statistic} = {_fmt(r.estimate)} — "
+                     f"{r.reason}")
+    cols = ["claim", "theorem", "verdict", "estimate", "ci_low", "ci_high", "p_confirm_holm"]
+    t = prim[(["study"] if combined else []) + cols].copy()
     for c in ("estimate", "ci_low", "ci_high", "p_confirm_holm"):
         t[c] = t[c].map(_fmt)
     lines.append(t.to_string(index=False))
     for r in prim.itertuples():
         if r.reason and r.verdict != rules.CONFIRMED:
-            lines.append(f"  {r.claim}: {r.reason}")
+            lines.append(f"  {r.claim}{where(r)}: {r.reason}")
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="wordsens-report",
-        description="Figures, tables and one verdict per claim of the paper from a wordsens "
-                    "results file (rules: docs/VERDICT_RULES.md).")
-    p.add_argument("results", help="HDF5 results file written by `wordsens run` or `merge`")
+        description="Figures, tables and one verdict per claim of the paper from wordsens "
+                    "results files (rules: docs/VERDICT_RULES.md). Several files, also of "
+                    "different studies, give one combined report.")
+    p.add_argument("results", nargs="+",
+                   help="HDF5 results files written by `wordsens run` or `merge`")
     p.add_argument("-o", "--output", default="report", help="output directory (default: report)")
     args = p.parse_args(argv)
+    real = [os.path.realpath(r) for r in args.results]
+    if len(set(real)) != len(real):
+        twice = sorted({r for r in args.results if real.count(os.path.realpath(r)) > 1})
+        print(f"wordsens-report: error: the same file given twice: {', '.join(twice)}",
+              file=sys.stderr)
+        return EXIT_USAGE
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the reader's repairs are listed in the report
-            res = read_results(args.results)
+            results = [read_results(r) for r in args.results]
     except ResultsFileError as err:
         print(f"wordsens-report: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        verdicts = write_report(res, args.output)
+        if len(results) == 1:
+            verdicts = write_report(results[0], args.output)
+            text, notes = verdict_text(verdicts), results[0].notes
+        else:
+            from .combined_report import write_combined
+            verdicts, notes = write_combined(results, args.output)
+            text = verdict_text(verdicts, combined=True)
     except OSError as err:
         print(f"wordsens-report: error: cannot write {args.output}: {err}", file=sys.stderr)
         return EXIT_USAGE
-    print(verdict_text(verdicts))
-    for n in res.notes:
+    print(text)
+    for n in notes:
         print(f"note: {n}")
     print(f"report: {os.path.join(args.output, 'report.html')}")
     return EXIT_OK

@@ -27,6 +27,7 @@ VERDICT_COLUMNS = ["kind", "claim", "theorem", "name", "model", "d", "statistic"
                    "p_refute_holm", "verdict", "reason", "regime", "n_used", "outside_regime",
                    "tests", "rules_version", "rules_hash"]
 MIN_TRIALS, MIN_POINTS = rules.MIN_TRIALS, rules.MIN_POINTS
+SERIES = "series"  # the study a row belongs to, in a report over several files (combined.py)
 WS_GROUP = ["d", "layers", "k_label"]
 GEN_GROUP = ["d", "N", "k_label"]
 UPPER_MODELS = ("rf", "drf")
@@ -48,7 +49,7 @@ def prepare_ws(ws: pd.DataFrame) -> pd.DataFrame:
     if "S_upper" not in ws:
         ws["S_upper"] = np.nan
     ws["S_upper"] = ws["S_upper"].astype(float)
-    ws["k_label"] = k_labels(ws)
+    ws["k_label"] = _k_labels_per_series(ws)
     if "S_upper_scope" in ws:
         scope = ws["S_upper_scope"]
         if scope.dtype.kind in "iuf":
@@ -59,6 +60,16 @@ def prepare_ws(ws: pd.DataFrame) -> pd.DataFrame:
         # Before format 1.2 only the full rf sampler wrote S_upper, a bound over all positions.
         ws["scope"] = np.where(np.isfinite(ws["S_upper"]), "all", "none")
     return ws
+
+
+def _k_labels_per_series(df: pd.DataFrame) -> pd.Series:
+    """k_labels within each study: how one study gave k must not depend on another's grid."""
+    if SERIES not in df:
+        return k_labels(df)
+    labels = pd.Series("", index=df.index, dtype=object)
+    for _, idx in df.groupby(SERIES, sort=False).groups.items():
+        labels.loc[idx] = k_labels(df.loc[idx])
+    return labels
 
 
 def with_best_objective(gen: pd.DataFrame) -> pd.DataFrame:
@@ -78,7 +89,7 @@ def prepare_gen(gen: pd.DataFrame) -> pd.DataFrame:
     if gen.empty:
         return gen
     gen = with_best_objective(gen)
-    return gen.assign(k_label=k_labels(gen))
+    return gen.assign(k_label=_k_labels_per_series(gen))
 
 
 def _key_label(d, L, kl, model) -> str:
@@ -255,8 +266,31 @@ def _local_slope_rows(ws: pd.DataFrame) -> list:
     return rows
 
 
-def _attention_rows(ws: pd.DataFrame) -> list:
-    """Thm 3 and the softmax contrast: primary rows and the per-d paired contrasts."""
+def _partner_rows(ws: pd.DataFrame, partners, model: str) -> pd.DataFrame:
+    """The paired contrast's partner rows: the file's own when it has that model, else (in a
+    report over several files) the rows of other studies on the same texts, if any."""
+    if not ws.empty and (ws["model"] == model).any():
+        return ws
+    if partners is not None and not partners.empty:
+        return partners
+    return ws
+
+
+def _partner_groups(others: pd.DataFrame) -> list:
+    """Groups of partner rows that are never pooled into one curve: per depth and width, and
+    per study when the partners come from several."""
+    if others.empty:
+        return []
+    keys = ([SERIES] if SERIES in others else []) + ["layers", "k_label"]
+    return [(dict(zip(keys, key)), g) for key, g in others.groupby(keys, sort=True)]
+
+
+def _attention_rows(ws: pd.DataFrame, partners=None) -> list:
+    """Thm 3 and the softmax contrast: primary rows and the per-d paired contrasts.
+
+    `partners`: rows of other studies on the same texts (same seed and data source), used for
+    the paired contrast when this file lacks the partner model (a report over several files).
+    """
     out = []
     for claim_id in ("thm3_raf", "softmax_raf_relu"):
         c = rules.CLAIMS[claim_id]
@@ -273,6 +307,7 @@ def _attention_rows(ws: pd.DataFrame) -> list:
             row.unavailable = "no grid point inside the claim's regime (n ≤ d)"
             continue
         row.d = regimes.ns_text(inside["d"])
+        own_study = sub[SERIES].iloc[0] if SERIES in sub else None
         own, contrast, reasons, n_used = [], [], [], set()
         partner = "rf" if claim_id == "thm3_raf" else "raf"
         for d, g in inside.groupby("d", sort=True):
@@ -286,11 +321,15 @@ def _attention_rows(ws: pd.DataFrame) -> list:
                 out.extend(_ws_group_rows(g, "raf", f"d={d}", d, fit))
             else:
                 out.extend(_ws_group_rows(g, "raf_relu", f"d={d}", d, fit))
-            others = ws[(ws["model"] == partner) & (ws["d"] == d) & ws["n"].isin(g["n"])]
+            pool = _partner_rows(ws, partners, partner)
+            others = pool[(pool["model"] == partner) & (pool["d"] == d) & pool["n"].isin(g["n"])]
             if partner == "rf":
                 others = others[regimes.ws_mask(others, "rf")]
-            groups = others.groupby(["layers", "k_label"]) if not others.empty else []
-            for (L, kl), og in groups:
+            for key, og in _partner_groups(others):
+                kl, elsewhere = key["k_label"], ""
+                if key.get(SERIES, own_study) != own_study:  # the partner comes from another study
+                    elsewhere = f"{partner}@{key[SERIES]}"
+                    kl = ",".join(filter(None, [kl, elsewhere]))
                 if claim_id == "thm3_raf":
                     pair = _ratio_frame(g, og)  # log(S_raf / S_rf)
                     label, bound = "slope of log(S_raf/S_rf) vs log n", rules.CONTRAST_RF
@@ -299,7 +338,8 @@ def _attention_rows(ws: pd.DataFrame) -> list:
                     label, bound = "slope(raf) − slope(raf_relu)", 0.0
                 pfit = _per_trial_fit(pair, "ratio")
                 if pfit["reason"]:
-                    reasons.append(f"d={d} contrast: {pfit['reason']}")
+                    with_ = f" with {elsewhere}" if elsewhere else ""
+                    reasons.append(f"d={d} contrast{with_}: {pfit['reason']}")
                     continue
                 contrast.append(pfit["per_trial"])
                 sec = Row(rules.SECONDARY, f"contrast[{claim_id},d={d}{','+kl if kl else ''}]",
@@ -339,10 +379,12 @@ def _attention_rows(ws: pd.DataFrame) -> list:
     return out
 
 
-def ws_rows(ws: pd.DataFrame) -> list:
+def ws_rows(ws: pd.DataFrame, partners=None) -> list:
     ws = prepare_ws(ws)
+    if partners is not None:
+        partners = prepare_ws(partners)
     rows = _o_half_rows(ws, "rf", "thm1_rf") + _o_half_rows(ws, "drf", "thm2_drf")
-    rows += _attention_rows(ws)
+    rows += _attention_rows(ws, partners)
     rows += _local_slope_rows(ws)
     return rows
 
@@ -455,22 +497,34 @@ def gen_rows(gen: pd.DataFrame) -> list:
 
 # --- the table --------------------------------------------------------------------------------
 
+def claim_rows(ws: pd.DataFrame, gen: pd.DataFrame, partners=None) -> list:
+    """The primary and secondary rows of one study, not yet decided: `finish` decides them
+    (Holm runs over every primary row passed to it, so a report over several studies calls it
+    once on all of their rows)."""
+    return ws_rows(ws, partners) + gen_rows(gen)
+
+
+def sort_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Integrity failures first, then primary rows, the other integrity rows, secondary rows
+    (stable: the order within each kind is kept)."""
+    order = np.select([(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL),
+                       table["kind"] == rules.PRIMARY, table["kind"] == rules.INTEGRITY],
+                      [0, 1, 2], 3)
+    return table.assign(_o=order).sort_values("_o", kind="stable").drop(columns="_o")
+
+
 def check_all(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks: pd.DataFrame | None = None
               ) -> pd.DataFrame:
     """The verdict table (VERDICT_COLUMNS): integrity failures first, then primary rows, then
     the other integrity rows, then secondary rows."""
-    claims = ws_rows(ws) + gen_rows(gen)
+    claims = claim_rows(ws, gen)
     finish(claims)
     checks = integrity.rows(prepare_ws(ws), gen, witness_checks)
     table = pd.DataFrame([r.record() for r in claims] + checks)
     if table.empty:
         return pd.DataFrame(columns=VERDICT_COLUMNS)
     table["rules_version"], table["rules_hash"] = rules.RULES_VERSION, rules.RULES_HASH
-    order = np.select([(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL),
-                       table["kind"] == rules.PRIMARY, table["kind"] == rules.INTEGRITY],
-                      [0, 1, 2], 3)
-    table = table.assign(_o=order).sort_values("_o", kind="stable").drop(columns="_o")
-    return table.reindex(columns=VERDICT_COLUMNS).reset_index(drop=True)
+    return sort_table(table).reindex(columns=VERDICT_COLUMNS).reset_index(drop=True)
 
 
 def headline(table: pd.DataFrame) -> str:

