@@ -10,7 +10,7 @@ memory per rank (bytes), shards (1: one job; more: a job array), wall seconds pe
 Wall time: the binary's own scheduling model (longest task first onto the least loaded rank;
 src/grid/cost_model.cpp, predicted_wall_seconds) over the per-task times of its dry-run table
 (a grid point's estimate divided by its tasks), so any R is priced, not only the 1, 2, 4, 16
-and 64 cores the binary prints (tests/python/test_reproduce_plan.py checks the two agree there).
+and 64 cores the binary prints (tests/paper/test_reproduce_paper.py checks the two agree there).
 
 Memory: the dry-run has no memory column, so the largest grid point is priced here from the
 arrays its task holds (formulas below, fitted to peak RSS measured with /usr/bin/time -v on the
