@@ -1,0 +1,121 @@
+#include "models/spectral_certificate.hpp"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "models/lanczos.hpp"
+#include "models/rounding.hpp"
+
+namespace wordsens {
+namespace {
+
+constexpr int kMaxFactorisations = 40;
+// The first shift above the estimate, relative to the matrix's scale; grows ×8 per failure.
+constexpr double kFirstRelativeGap = 1e-12;
+
+/// max_j Σ_l |Ĝ_jl| ≥ λ_max(Ĝ) (Gershgorin), computed from the upper-triangle copy and rounded up
+/// by 1 + 2γ_m for the sums of m terms.
+double gershgorin_bound(const Eigen::MatrixXd& G_upper) {
+  const Index m = G_upper.rows();
+  double worst = 0.0;
+  for (Index j = 0; j < m; ++j) {
+    double sum = 0.0;
+    for (Index l = 0; l < m; ++l) sum += std::abs(j <= l ? G_upper(j, l) : G_upper(l, j));
+    worst = std::max(worst, sum);
+  }
+  return rounding::up(worst *
+                      (1.0 + 2.0 * rounding::gamma(static_cast<double>(m), rounding::kUnitDouble)));
+}
+
+}  // namespace
+
+LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G) {
+  const Index m = G.rows();
+  if (G.cols() != m) throw std::invalid_argument("certify_lambda_max: matrix is not square");
+  LambdaMaxCertificate out;
+  if (m == 0) return out;
+  // The strictly upper triangle keeps Ĝ while the lower one is factorised in place.
+  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  if (!G.allFinite()) throw std::domain_error("certify_lambda_max: non-finite matrix entry");
+  const Vector diagonal = G.diagonal();
+
+  const SymmetricOperator apply = [&G](const Vector& v, Vector& w) {
+    w.noalias() = G.selfadjointView<Eigen::Upper>() * v;
+  };
+  LanczosOptions options;
+  options.relative_tolerance = 1e-10;
+  options.max_iterations = 200;
+  const LanczosResult estimate = lanczos_top_eigen(apply, m, Vector::Ones(m), options);
+  out.estimate = estimate.ritz_value;
+  const double scale = std::max({std::abs(estimate.ritz_value), diagonal.cwiseAbs().maxCoeff(),
+                                 std::numeric_limits<double>::min()});
+  double gap = std::max(estimate.residual, 0.0) + kFirstRelativeGap * scale;
+
+  const double u = rounding::kUnitDouble;
+  const double md = static_cast<double>(m);
+  for (int attempt = 0; attempt < kMaxFactorisations; ++attempt) {
+    const double mu = estimate.ritz_value + gap;
+    gap *= 8.0;
+    // A = fl(μI − Ĝ) in the lower triangle: off-diagonal −Ĝ_ij exactly, diagonal one rounding.
+    G.triangularView<Eigen::StrictlyLower>() = -G.transpose();
+    G.diagonal() = (mu - diagonal.array()).matrix();
+    ++out.factorisations;
+    const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(G);
+    if (llt.info() != Eigen::Success) continue;
+    double r2 = 0.0, r_max = 0.0;
+    bool finite = true;
+    for (Index j = 0; j < m && finite; ++j) {
+      for (Index i = j; i < m; ++i) {
+        const double r = G(i, j);
+        finite = finite && std::isfinite(r);
+        r2 += r * r;
+        r_max = std::max(r_max, std::abs(r));
+      }
+    }
+    if (!finite || !std::isfinite(r2)) continue;
+    const double pairs = md * (md + 1.0) / 2.0;
+    const double r2_up = r2 * (1.0 + 2.0 * rounding::gamma(pairs, u));
+    const double diagonal_error = u * (mu - diagonal.array()).abs().maxCoeff();
+    const double underflow = md * md * (1.0 + r_max) * std::ldexp(1.0, -1070);
+    out.shift = mu;
+    out.upper =
+        rounding::up(mu + rounding::gamma(md + 2.0, u) * r2_up + diagonal_error + underflow);
+    return out;
+  }
+  // The fallback reads Ĝ from the untouched upper copy.
+  out.gershgorin = true;
+  out.upper = gershgorin_bound(G);
+  return out;
+}
+
+double norm_bound_from_double_gram(Eigen::MatrixXd G, Index rows, double frobenius2) {
+  const Index cols = G.rows();
+  if (cols == 0 || rows == 0) return 0.0;
+  if (!std::isfinite(frobenius2)) {
+    throw std::domain_error("norm_bound_from_double_gram: non-finite Frobenius norm");
+  }
+  const double u = rounding::kUnitDouble;
+  const double rd = static_cast<double>(rows), cd = static_cast<double>(cols);
+  const double frobenius2_up = frobenius2 * (1.0 + 2.0 * rounding::gamma(rd * cd, u));
+  const double gram_error =
+      rounding::gamma(rd, u) * frobenius2_up + cd * rd * rounding::kUnderflowDouble;
+  const double lambda_up = certify_lambda_max(std::move(G)).upper + gram_error;
+  return rounding::up(std::sqrt(std::max(lambda_up, 0.0)));
+}
+
+double certified_norm(const Matrix& B) {
+  // ‖B‖₂ = ‖Bᵀ‖₂: use the smaller Gram matrix (its entries are sums over the other dimension).
+  const bool tall = B.rows() >= B.cols();
+  const Index m = tall ? B.cols() : B.rows();
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(m, m);
+  if (tall) {
+    G.selfadjointView<Eigen::Lower>().rankUpdate(B.transpose());
+  } else {
+    G.selfadjointView<Eigen::Lower>().rankUpdate(B);
+  }
+  return norm_bound_from_double_gram(std::move(G), tall ? B.rows() : B.cols(), B.squaredNorm());
+}
+
+}  // namespace wordsens
