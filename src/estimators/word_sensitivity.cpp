@@ -194,7 +194,7 @@ WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
   result.S = std::sqrt(best_value) / result.phi_norm;
   if (options.upper_bound) {
     if (const auto bound = model.sensitivity_upper_bound(X)) {
-      result.S_upper = *bound / result.phi_norm;
+      result.S_upper = bound->value / result.phi_norm;
     }
   }
   return result;
