@@ -65,7 +65,6 @@ FloatGram::FloatGram(Index cols)
     : cols_(cols),
       padded_((cols + kTileCols - 1) / kTileCols * kTileCols),
       G_(Matrix::Zero(cols, cols)),
-      converted_(kChunkRows, cols),
       a_pack_(static_cast<std::size_t>(padded_ * kChunkRows), 0.0f),
       b_pack_(static_cast<std::size_t>(padded_ * kChunkRows), 0.0f) {
   if (cols < 1) throw std::invalid_argument("FloatGram: no columns");
@@ -79,16 +78,19 @@ void FloatGram::reset() {
 
 void FloatGram::add_rows(const double* data, Index count, Index stride) {
   using RowsMap = Eigen::Map<const Matrix, Eigen::Unaligned, Eigen::OuterStride<Eigen::Dynamic>>;
-  Index done = 0;
-  while (done < count) {
-    const Index take = std::min(count - done, kChunkRows - pending_);
-    const RowsMap block(data + done * stride, take, cols_,
-                        Eigen::OuterStride<Eigen::Dynamic>(stride));
-    frobenius2_ += block.squaredNorm();
-    converted_.middleRows(pending_, take) = block.cast<float>();
-    pending_ += take;
-    done += take;
-    if (pending_ == kChunkRows) multiply_pending();
+  frobenius2_ +=
+      RowsMap(data, count, cols_, Eigen::OuterStride<Eigen::Dynamic>(stride)).squaredNorm();
+  // Rounded to float straight into the column panels of kTileCols (row r at offset r·kTileCols);
+  // the padding columns of the last panel are never written, so they stay zero.
+  const Index col_panels = padded_ / kTileCols;
+  for (Index r = 0; r < count; ++r) {
+    const double* row = data + r * stride;
+    for (Index pb = 0; pb < col_panels; ++pb) {
+      const Index c0 = pb * kTileCols, width = std::min<Index>(kTileCols, cols_ - c0);
+      float* out = b_pack_.data() + (pb * kChunkRows + pending_) * kTileCols;
+      for (Index c = 0; c < width; ++c) out[c] = static_cast<float>(row[c0 + c]);
+    }
+    if (++pending_ == kChunkRows) multiply_pending();
   }
   rows_ += count;
 }
@@ -96,17 +98,8 @@ void FloatGram::add_rows(const double* data, Index count, Index stride) {
 void FloatGram::multiply_pending() {
   const Index count = pending_;
   if (count == 0) return;
-  const auto chunk = converted_.topRows(count);
-  // Column panels of kTileCols (row r at offset r·kTileCols) and row panels of kTileRows; the
-  // padding columns of the last panel are never written, so they stay zero.
+  // Row panels of kTileRows, copied out of the column panels.
   const Index col_panels = padded_ / kTileCols, row_panels = padded_ / kTileRows;
-  for (Index pb = 0; pb < col_panels; ++pb) {
-    const Index c0 = pb * kTileCols, width = std::min<Index>(kTileCols, cols_ - c0);
-    float* panel = b_pack_.data() + pb * kTileCols * kChunkRows;
-    for (Index r = 0; r < count; ++r) {
-      std::copy_n(chunk.row(r).data() + c0, width, panel + r * kTileCols);
-    }
-  }
   for (Index pa = 0; pa < row_panels; ++pa) {
     const Index j0 = pa * kTileRows;
     const float* source =
@@ -146,7 +139,9 @@ double FloatGram::gram_error_factor() const {
 Eigen::MatrixXd FloatGram::gram() {
   multiply_pending();
   Eigen::MatrixXd G = G_;
-  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  for (Index j = 0; j < cols_; ++j) {
+    for (Index l = j + 1; l < cols_; ++l) G(j, l) = G(l, j);
+  }
   return G;
 }
 

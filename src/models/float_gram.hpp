@@ -85,7 +85,6 @@ class FloatGram {
   Index chunks_ = 0;         // multiplications done
   double frobenius2_ = 0.0;  // ‖B‖_F² in double
   Matrix G_;                 // Ĝ, lower triangle (row-major)
-  Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> converted_;
   std::vector<float, Eigen::aligned_allocator<float>> a_pack_, b_pack_;
 };
 

@@ -3,6 +3,8 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "models/lanczos.hpp"
@@ -29,37 +31,56 @@ double gershgorin_bound(const Eigen::MatrixXd& G_upper) {
                       (1.0 + 2.0 * rounding::gamma(static_cast<double>(m), rounding::kUnitDouble)));
 }
 
+/// Ĝ's lower triangle copied into the strictly upper one (or, with negate, −Ĝ from the upper copy
+/// into the strictly lower one). Explicit loops: the read and written triangles are disjoint, but
+/// Eigen's debug builds would flag a matrix assigned from its own transpose.
+void copy_lower_to_upper(Eigen::MatrixXd& G) {
+  for (Index j = 0; j < G.cols(); ++j) {
+    for (Index i = j + 1; i < G.rows(); ++i) G(j, i) = G(i, j);
+  }
+}
+void negate_upper_into_lower(Eigen::MatrixXd& G) {
+  for (Index j = 0; j < G.cols(); ++j) {
+    for (Index i = j + 1; i < G.rows(); ++i) G(i, j) = -G(j, i);
+  }
+}
+
 }  // namespace
 
-LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G) {
+LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G, std::optional<double> estimate) {
   const Index m = G.rows();
   if (G.cols() != m) throw std::invalid_argument("certify_lambda_max: matrix is not square");
   LambdaMaxCertificate out;
   if (m == 0) return out;
   // The strictly upper triangle keeps Ĝ while the lower one is factorised in place.
-  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  copy_lower_to_upper(G);
   if (!G.allFinite()) throw std::domain_error("certify_lambda_max: non-finite matrix entry");
   const Vector diagonal = G.diagonal();
 
-  const SymmetricOperator apply = [&G](const Vector& v, Vector& w) {
-    w.noalias() = G.selfadjointView<Eigen::Upper>() * v;
-  };
-  LanczosOptions options;
-  options.relative_tolerance = 1e-10;
-  options.max_iterations = 200;
-  const LanczosResult estimate = lanczos_top_eigen(apply, m, Vector::Ones(m), options);
-  out.estimate = estimate.ritz_value;
-  const double scale = std::max({std::abs(estimate.ritz_value), diagonal.cwiseAbs().maxCoeff(),
-                                 std::numeric_limits<double>::min()});
-  double gap = std::max(estimate.residual, 0.0) + kFirstRelativeGap * scale;
+  double residual = 0.0;
+  if (!estimate) {
+    const SymmetricOperator apply = [&G](const Vector& v, Vector& w) {
+      w.noalias() = G.selfadjointView<Eigen::Upper>() * v;
+    };
+    LanczosOptions options;
+    options.relative_tolerance = 1e-10;
+    options.max_iterations = 200;
+    const LanczosResult lanczos = lanczos_top_eigen(apply, m, Vector::Ones(m), options);
+    estimate = lanczos.ritz_value;
+    residual = std::max(lanczos.residual, 0.0);
+  }
+  out.estimate = *estimate;
+  const double scale = std::max(
+      {std::abs(*estimate), diagonal.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min()});
+  double gap = residual + kFirstRelativeGap * scale;
 
   const double u = rounding::kUnitDouble;
   const double md = static_cast<double>(m);
   for (int attempt = 0; attempt < kMaxFactorisations; ++attempt) {
-    const double mu = estimate.ritz_value + gap;
+    const double mu = *estimate + gap;
     gap *= 8.0;
     // A = fl(μI − Ĝ) in the lower triangle: off-diagonal −Ĝ_ij exactly, diagonal one rounding.
-    G.triangularView<Eigen::StrictlyLower>() = -G.transpose();
+    negate_upper_into_lower(G);
     G.diagonal() = (mu - diagonal.array()).matrix();
     ++out.factorisations;
     const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(G);

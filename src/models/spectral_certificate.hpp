@@ -38,6 +38,7 @@
 // and ‖B‖₂ = √λ_max(BᵀB). The computed ‖B‖_F² (a sum of rows·cols squares) is rounded up by
 // 1 + 2γ_{rows·cols}.
 #include <Eigen/Core>
+#include <optional>
 
 #include "core/types.hpp"
 
@@ -53,8 +54,11 @@ struct LambdaMaxCertificate {
 
 /// Certified upper bound on λ_max of the symmetric matrix whose lower triangle (diagonal included)
 /// is that of G; the strictly upper part of G is ignored. Throws std::domain_error for non-finite
-/// entries. Cost: one m³/3 Cholesky factorisation (rarely a few), plus a Lanczos estimate.
-[[nodiscard]] LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G);
+/// entries. Cost: one m³/3 Cholesky factorisation (rarely a few), plus a Lanczos estimate of
+/// λ_max — or `estimate` instead, when given (tests pass wrong ones: the bound must not depend on
+/// the estimate being right, only its tightness does).
+[[nodiscard]] LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G,
+                                                      std::optional<double> estimate = {});
 
 /// U ≥ ‖B‖₂ from Ĝ = fl(BᵀB) (lower triangle used) formed in double precision by any summation
 /// order, B's number of rows, and ‖B‖_F² computed in double (any order). See the header comment.

@@ -70,6 +70,25 @@ TEST(LambdaMaxCertificate, CertifiesKnownSpectra) {
   expect_certified_and_tight(G, 1e-9, "top eigenvector orthogonal to the start");
 }
 
+TEST(LambdaMaxCertificate, WrongEstimatesCostTightnessNeverValidity) {
+  // Estimates far below λ_max force repeated factorisations (each on μI − Ĝ rebuilt from the copy
+  // kept in the upper triangle); estimates far above give a loose but valid bound at once.
+  std::mt19937_64 gen(9);
+  Vector lambda(40);
+  for (Index j = 0; j < 40; ++j) lambda(j) = 0.5 + 0.05 * static_cast<double>(j);
+  const Eigen::MatrixXd G = with_spectrum(lambda, gen);
+  const long double exact = reference_lambda_max(G);
+  for (const double estimate : {-3.0, 0.0, 1.0, 2.4, 2.45, 10.0}) {
+    const LambdaMaxCertificate c = certify_lambda_max(G, estimate);
+    EXPECT_GE(static_cast<long double>(c.upper), exact) << estimate;
+    if (estimate < 2.4) {
+      EXPECT_GT(c.factorisations, 1) << estimate;
+    }
+    EXPECT_LE(c.upper, std::max(estimate, 2.45) + 8 * (2.45 - std::min(estimate, 2.45)) + 1e-9)
+        << estimate;
+  }
+}
+
 TEST(LambdaMaxCertificate, UsesOnlyTheLowerTriangleAndRejectsNonFinite) {
   std::mt19937_64 gen(6);
   Vector lambda(6);
