@@ -97,6 +97,17 @@ TEST(FloatGram, RoundingTermsAreNecessary) {
   const long double exact = testing::reference_norm(B);
   EXPECT_LT(static_cast<long double>(std::sqrt(bound.lambda_hat_upper)), exact);
   EXPECT_GE(static_cast<long double>(bound.norm_upper), exact);
+
+  // Entries c = 1 + 3995·2⁻²³ are floats (no conversion error), but each float sum of 32 of
+  // their squares rounds down, by ≈ 7.8·2⁻²⁴ relative in all: more than the conversion term
+  // covers (2·2⁻²⁴ on λ), so the Gram term is needed too.
+  const Matrix C = Matrix::Constant(32 * 40, 2, 1.0 + 3995 * std::ldexp(1.0, -23));
+  FloatGram constant(2);
+  constant.add_rows(C.data(), C.rows(), C.cols());
+  const FloatGramBound c = constant.bound();
+  const long double c_exact = testing::reference_norm(C);
+  EXPECT_LT(static_cast<long double>(std::sqrt(c.lambda_hat_upper) + c.entry_error), c_exact);
+  EXPECT_GE(static_cast<long double>(c.norm_upper), c_exact);
 }
 
 TEST(FloatGram, ChunkingAndResetAreInvisible) {
