@@ -26,7 +26,7 @@
 // 1/r̂_jj instead of dividing: one extra rounding per off-diagonal entry, hence γ_{m+2} here.
 // Then: A + ΔA = R̂ᵀR̂ ⪰ 0, so λ_min(A) ≥ −‖ΔA‖₂ ≥ −γ_{m+2}‖|R̂|‖₂² ≥ −γ_{m+2}‖R̂‖_F²; A differs
 // from μI − Ĝ only on the diagonal, by |fl(μ − Ĝ_jj) − (μ − Ĝ_jj)| ≤ u|μ − Ĝ_jj|, and
-// λ_max(Ĝ) = μ − λ_min(μI − Ĝ). η = m²·(1 + max r̂_jj)·2⁻¹⁰⁷⁰ covers underflow (an underflowing
+// λ_max(Ĝ) = μ − λ_min(μI − Ĝ). η = m²·(1 + max|r̂_ij|)·2⁻¹⁰⁷⁰ covers underflow (an underflowing
 // product or quotient is off by at most 2⁻¹⁰⁷⁵ absolute). ‖R̂‖_F² is computed as a sum of
 // m(m+1)/2 squares and rounded up by 1 + 2γ_{m(m+1)/2}; the last few operations by
 // rounding::up.
