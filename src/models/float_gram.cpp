@@ -3,7 +3,7 @@
 // Why our own kernel and not Eigen's float rank update: the error bound needs each float sum to
 // run over at most h = 32 rows before it reaches double precision. With Eigen that means a rank
 // update of 32 rows into a zeroed float matrix and a d × d addition after every 32 rows: measured
-// 1.3 s per word at k = 115200, d = 768 against 0.7–0.8 s here, where the partial sums go to
+// 1.3 s per word at k = 115200, d = 768 against 0.8–0.9 s here, where the partial sums go to
 // double from registers (a 4 × 24 tile; 12 SIMD accumulators). Written with Eigen's packet
 // primitives, so it uses whatever SIMD the build targets (AVX2 + FMA on x86-64-v3, SSE2
 // otherwise); the error analysis covers both (fused or separate multiply and add).

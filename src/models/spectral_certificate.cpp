@@ -13,18 +13,19 @@
 namespace wordsens {
 namespace {
 
-constexpr int kMaxFactorisations = 40;
 // The first shift above the estimate, relative to the matrix's scale; grows ×8 per failure.
 constexpr double kFirstRelativeGap = 1e-12;
 
-/// max_j Σ_l |Ĝ_jl| ≥ λ_max(Ĝ) (Gershgorin), computed from the upper-triangle copy and rounded up
-/// by 1 + 2γ_m for the sums of m terms.
-double gershgorin_bound(const Eigen::MatrixXd& G_upper) {
+/// max_j Σ_l |Ĝ_jl| ≥ λ_max(Ĝ) (Gershgorin), from the strictly upper copy and the saved diagonal
+/// (the factorisations overwrite the diagonal), rounded up by 1 + 2γ_m for the sums of m terms.
+double gershgorin_bound(const Eigen::MatrixXd& G_upper, const Vector& diagonal) {
   const Index m = G_upper.rows();
   double worst = 0.0;
   for (Index j = 0; j < m; ++j) {
-    double sum = 0.0;
-    for (Index l = 0; l < m; ++l) sum += std::abs(j <= l ? G_upper(j, l) : G_upper(l, j));
+    double sum = std::abs(diagonal(j));
+    for (Index l = 0; l < m; ++l) {
+      if (l != j) sum += std::abs(j < l ? G_upper(j, l) : G_upper(l, j));
+    }
     worst = std::max(worst, sum);
   }
   return rounding::up(worst *
@@ -47,7 +48,8 @@ void negate_upper_into_lower(Eigen::MatrixXd& G) {
 
 }  // namespace
 
-LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G, std::optional<double> estimate) {
+LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G, std::optional<double> estimate,
+                                        int max_factorisations) {
   const Index m = G.rows();
   if (G.cols() != m) throw std::invalid_argument("certify_lambda_max: matrix is not square");
   LambdaMaxCertificate out;
@@ -76,7 +78,7 @@ LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G, std::optional<double>
 
   const double u = rounding::kUnitDouble;
   const double md = static_cast<double>(m);
-  for (int attempt = 0; attempt < kMaxFactorisations; ++attempt) {
+  for (int attempt = 0; attempt < max_factorisations; ++attempt) {
     const double mu = *estimate + gap;
     gap *= 8.0;
     // A = fl(μI − Ĝ) in the lower triangle: off-diagonal −Ĝ_ij exactly, diagonal one rounding.
@@ -107,7 +109,7 @@ LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G, std::optional<double>
   }
   // The fallback reads Ĝ from the untouched upper copy.
   out.gershgorin = true;
-  out.upper = gershgorin_bound(G);
+  out.upper = gershgorin_bound(G, diagonal);
   return out;
 }
 

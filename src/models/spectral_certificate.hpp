@@ -56,9 +56,11 @@ struct LambdaMaxCertificate {
 /// is that of G; the strictly upper part of G is ignored. Throws std::domain_error for non-finite
 /// entries. Cost: one m³/3 Cholesky factorisation (rarely a few), plus a Lanczos estimate of
 /// λ_max — or `estimate` instead, when given (tests pass wrong ones: the bound must not depend on
-/// the estimate being right, only its tightness does).
+/// the estimate being right, only its tightness does). After `max_factorisations` failures the
+/// Gershgorin bound is returned.
 [[nodiscard]] LambdaMaxCertificate certify_lambda_max(Eigen::MatrixXd G,
-                                                      std::optional<double> estimate = {});
+                                                      std::optional<double> estimate = {},
+                                                      int max_factorisations = 40);
 
 /// U ≥ ‖B‖₂ from Ĝ = fl(BᵀB) (lower triangle used) formed in double precision by any summation
 /// order, B's number of rows, and ‖B‖_F² computed in double (any order). See the header comment.

@@ -89,6 +89,25 @@ TEST(LambdaMaxCertificate, WrongEstimatesCostTightnessNeverValidity) {
   }
 }
 
+TEST(LambdaMaxCertificate, GershgorinFallbackIsValid) {
+  // No factorisation allowed (or all failing: an estimate far below): the fallback bound
+  // max_j Σ_l |Ĝ_jl| must still be above λ_max, and is computed from Ĝ, not from the factors.
+  std::mt19937_64 gen(10);
+  Vector lambda(25);
+  for (Index j = 0; j < 25; ++j) lambda(j) = -2.0 + 0.2 * static_cast<double>(j);
+  const Eigen::MatrixXd G = with_spectrum(lambda, gen);
+  const long double exact = reference_lambda_max(G);
+  double gershgorin = 0.0;
+  for (Index j = 0; j < 25; ++j) gershgorin = std::max(gershgorin, G.row(j).cwiseAbs().sum());
+  for (const int allowed : {0, 3}) {
+    const LambdaMaxCertificate c = certify_lambda_max(G, -50.0, allowed);
+    EXPECT_TRUE(c.gershgorin) << allowed;
+    EXPECT_EQ(c.factorisations, allowed);
+    EXPECT_GE(static_cast<long double>(c.upper), exact);
+    EXPECT_NEAR(c.upper, gershgorin, 1e-12 * gershgorin);
+  }
+}
+
 TEST(LambdaMaxCertificate, UsesOnlyTheLowerTriangleAndRejectsNonFinite) {
   std::mt19937_64 gen(6);
   Vector lambda(6);
