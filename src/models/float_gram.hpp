@@ -1,8 +1,10 @@
 #pragma once
 // A certified upper bound on ‖B‖₂ for a tall matrix B (rows streamed in, never stored) from a
-// Gram matrix formed with single-precision products: about twice the speed of the double Gram
-// matrix (block_norm.cpp), with every rounding error accounted for. rf's S_upper uses it for the
-// words whose double spectrum the guided start did not already need (models/rf.cpp).
+// Gram matrix formed with single-precision products, every rounding error accounted for: the Gram
+// matrix costs about half the double one (block_norm.cpp), and with the generation of B's rows
+// (unchanged) a word of rf at k = 115200, d = 768 takes 1.3 s instead of 2.0 s (thread CPU time
+// on the development machine). rf's S_upper uses it for the words whose double spectrum the
+// guided start did not already need (models/rf.cpp).
 //
 // How B's rows are used. Rows arrive in double; each is rounded to float, B̂ = fl32(B), and
 // packed. Every kChunkRows rows, Ĝ += B̂_cᵀB̂_c over the chunk, by our own kernel (float_gram.cpp):
