@@ -52,7 +52,8 @@ po::options_description describe_options(Raw& r) {
        "rf/drf activation: relu or tanh")
       ("rf-sampling", po::value(&r.rf_sampling)->default_value("full"),
        "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
-       "residuals for the task's texts; same law of every result, no S_upper)")
+       "residuals for the task's texts; same law of every result; S_upper then bounds the "
+       "examined positions only)")
       ("trials", po::value(&r.trials)->default_value(3), "independent trials per grid point")
       ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),

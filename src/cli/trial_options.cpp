@@ -27,7 +27,7 @@ void add_trial_options(po::options_description& options, TrialOptions& t,
       ("rf-sampling", po::value(&t.rf_sampling)->default_value(t.rf_sampling),
        "rf weights: full (all of V) | marginal (only the blocks of the examined positions plus "
        "an exact Gaussian residual per text: same law, O(k*d*|P|) normals instead of O(k*n*d); "
-       "no S_upper)")                                                                             //
+       "S_upper then bounds the examined positions only)")                                        //
       ("trials", po::value(&t.trials)->default_value(t.trials), "number of trials (>= 1)")        //
       ("seed", po::value(&t.seed)->default_value(t.seed), "master seed (0 .. 2^32-1)")            //
       ("positions", po::value(&t.positions)->default_value(t.positions), positions_help.c_str())  //

@@ -1,5 +1,6 @@
 #include "models/drf.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -8,6 +9,8 @@
 #include "core/gaussian.hpp"
 #include "models/activation.hpp"
 #include "models/lanczos.hpp"
+#include "models/rounding.hpp"
+#include "models/spectral_certificate.hpp"
 
 namespace wordsens {
 namespace {
@@ -153,6 +156,34 @@ std::optional<Vector> DeepRandomFeatures::guided_direction(const Matrix& X, Inde
   LanczosOptions options;
   options.relative_tolerance = 1e-6;  // a starting direction, not a bound
   return lanczos_top_eigen(apply, B.cols(), Vector::Ones(B.cols()), options).ritz_vector;
+}
+
+const DeepRandomFeatures::NormBounds& DeepRandomFeatures::norm_bounds() const {
+  // Held for the whole computation: a second caller waits instead of repeating seconds of work.
+  const std::lock_guard<std::mutex> lock(bounds_mutex_);
+  if (!norm_bounds_) {
+    NormBounds bounds;
+    const Index d = spec_.d;
+    for (Index i = 0; i < spec_.n; ++i) {
+      bounds.first_layer_blocks.push_back(certified_norm(layers_[0].middleCols(i * d, d)));
+    }
+    for (std::size_t l = 1; l < layers_.size(); ++l) {
+      bounds.hidden_layers.push_back(certified_norm(layers_[l]));
+    }
+    norm_bounds_ = std::move(bounds);
+  }
+  return *norm_bounds_;
+}
+
+std::optional<SensitivityBound> DeepRandomFeatures::sensitivity_upper_bound(const Matrix& X) const {
+  check_sample(X);
+  const NormBounds& bounds = norm_bounds();
+  // U = max_i U_{1,i}·√d·∏_l U_l: at most L + 1 roundings of non-negative numbers, rounded up.
+  double value =
+      *std::max_element(bounds.first_layer_blocks.begin(), bounds.first_layer_blocks.end()) *
+      std::sqrt(static_cast<double>(spec_.d));
+  for (const double U : bounds.hidden_layers) value *= U;
+  return SensitivityBound{rounding::up(value), BoundScope::all_positions};
 }
 
 }  // namespace wordsens

@@ -1,9 +1,37 @@
 #pragma once
-// drf (SPEC §2): h_1 = ϕ(V_1 vec(X)), h_l = ϕ(V_l h_{l−1}), φ = h_L; V_1 ∈ R^{k×D} iid N(0, 2/D),
+// drf: h_1 = ϕ(V_1 vec(X)), h_l = ϕ(V_l h_{l−1}), φ = h_L; V_1 ∈ R^{k×D} iid N(0, 2/D),
 // V_l ∈ R^{k×k} iid N(0, 2/k); V_l is weight matrix l − 1 of the task.
 //
 // The layers are kept in memory: 8·(k·D + (L−1)·k²) bytes, refused above kMaxWeightBytes.
+//
+// The certified bound (S_upper's numerator):
+//
+//   sup_i sup_{‖Δ‖≤√d} ‖φ(X^i(Δ)) − φ(X)‖ ≤ U := max_i U_{1,i} · √d · ∏_{l=2..L} U_l,
+//   U_{1,i} ≥ ‖V_{1,i}‖₂ (V_{1,i} = the k × d column block of word i in V_1), U_l ≥ ‖V_l‖₂.
+//
+// Derivation. X^i(Δ) differs from X in word i only, so vec(X^i(Δ)) − vec(X) is Δ in the
+// entries [i·d, (i+1)·d) and zero elsewhere, and the first pre-activations differ by
+// z'_1 − z_1 = V_1(vec(X^i(Δ)) − vec(X)) = V_{1,i}Δ. ϕ (ReLU or tanh) acts entrywise and is
+// 1-Lipschitz, |ϕ(a) − ϕ(b)| ≤ |a − b|, hence ‖ϕ(a) − ϕ(b)‖₂ ≤ ‖a − b‖₂ for vectors, and
+//   ‖h'_1 − h_1‖ ≤ ‖V_{1,i}Δ‖ ≤ ‖V_{1,i}‖₂·‖Δ‖ ≤ ‖V_{1,i}‖₂·√d          (‖Δ‖ ≤ √d),
+//   ‖h'_l − h_l‖ = ‖ϕ(V_l h'_{l−1}) − ϕ(V_l h_{l−1})‖ ≤ ‖V_l‖₂·‖h'_{l−1} − h_{l−1}‖   (l ≥ 2).
+// By induction ‖φ(X^i(Δ)) − φ(X)‖ = ‖h'_L − h_L‖ ≤ ‖V_{1,i}‖₂·√d·∏_{l≥2}‖V_l‖₂ for every i and
+// every Δ in the ball; the maximum over i gives U. The bound is on the map with the stored
+// weights in exact arithmetic (as S is the value of that map at the witness).
+//
+// Size. ‖V_{1,i}‖₂ ≈ √(2/D)(√k + √d), ‖V_l‖₂ ≈ 2√2 (square Gaussian), and ‖φ(X)‖ ≈ √k for ReLU
+// (He scaling: E h² = 1 per unit), so U/‖φ(X)‖ ≈ √(2/n)·(1 + √(d/k))·(2√2)^{L−1}: ∝ 1/√n at
+// k = D, loose by the constant (2√2)^{L−1} (ReLU halves the energy each layer, which the
+// operator norms cannot see).
+//
+// Certification (models/spectral_certificate.hpp): every norm from its double Gram matrix (the
+// k × d blocks: d × d; the k × k layers: k × k), whose rounding error γ·‖·‖_F² is added, and
+// λ_max of the computed Gram matrix certified by a Cholesky factorisation of μI − Ĝ with μ just
+// above a Lanczos estimate — no full eigen-decomposition (O(k³) with a large constant at k =
+// 3840); the Gram matrix costs k³ flops and the factorisation k³/3. The products U_{1,i}·√d·∏U_l
+// are rounded up. Computed once per model (independent of X) and cached.
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "models/feature_map.hpp"
@@ -29,6 +57,16 @@ class DeepRandomFeatures final : public FeatureMap {
   /// The top right-singular vector of V_1's column block of word i.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;
+  /// U (header comment), scope all_positions; computed on the first call and cached.
+  [[nodiscard]] std::optional<SensitivityBound> sensitivity_upper_bound(
+      const Matrix& X) const override;
+
+  /// The certified factors of U: U_{1,i} for every word i, and U_l for l = 2..L (index l − 2).
+  struct NormBounds {
+    std::vector<double> first_layer_blocks;
+    std::vector<double> hidden_layers;
+  };
+  [[nodiscard]] const NormBounds& norm_bounds() const;
 
   [[nodiscard]] const std::vector<Matrix>& layers() const { return layers_; }
 
@@ -44,6 +82,8 @@ class DeepRandomFeatures final : public FeatureMap {
   mutable Matrix cached_X_;
   mutable Vector cached_a1_;
   [[nodiscard]] Vector first_preactivation(const Matrix& X) const;
+  mutable std::mutex bounds_mutex_;
+  mutable std::optional<NormBounds> norm_bounds_;
 };
 
 }  // namespace wordsens

@@ -11,8 +11,17 @@ std::vector<Vector> FeatureMap::guided_directions(const Matrix& X, Index positio
   return {};
 }
 
-std::optional<double> FeatureMap::sensitivity_upper_bound(const Matrix& /*X*/) const {
+std::optional<SensitivityBound> FeatureMap::sensitivity_upper_bound(const Matrix& /*X*/) const {
   return std::nullopt;
+}
+
+PlainRecomputation FeatureMap::recompute_plain(std::span<const Matrix> samples,
+                                               bool want_bound) const {
+  PlainRecomputation out;
+  out.features.reserve(samples.size());
+  for (const Matrix& X : samples) out.features.push_back(features(X));
+  if (want_bound && !samples.empty()) out.bound = sensitivity_upper_bound(samples.front());
+  return out;
 }
 
 Matrix FeatureMap::feature_matrix(std::span<const Matrix> samples) const {

@@ -1,12 +1,12 @@
 #pragma once
-// The interface every random-feature model implements (SPEC §2). Models are plain functions of
-// their inputs and their weights' random stream: no MPI, no files, no command line.
+// The interface every random-feature model implements (rf, drf, raf, raf_relu). Models are plain
+// functions of their inputs and their weights' random stream: no MPI, no files, no command line.
 //
 // Two ways to evaluate a model, and tests check that they agree:
 //  * `features(X)`: φ(X) from scratch, the plain reference computation;
 //  * `at_position(X, i)`: an evaluator specialised to perturbations of word i, which precomputes
-//    what does not depend on Δ so that φ(X^i(Δ)) and vector–Jacobian products cost what SPEC §3
-//    states (O(k·d) for rf, O(n·d + d²) for raf).
+//    what does not depend on Δ so that φ(X^i(Δ)) and vector–Jacobian products cost O(k·d) for
+//    rf and O(n·d + d²) for raf, not the cost of a full evaluation.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,7 +18,7 @@
 
 namespace wordsens {
 
-/// Where a model's weights come from: Stream::weights, entity = task id (SPEC §6).
+/// Where a model's weights come from: Stream::weights, entity = task id (core/streams.hpp).
 struct WeightKey {
   std::uint32_t master_seed;
   std::uint32_t task_id;
@@ -39,6 +39,28 @@ struct ModelSpec {
   int layers = 1;    // L for drf
   Activation activation = Activation::relu;
   RfSampling sampling = RfSampling::full;  // rf only
+};
+
+/// Which word positions a sensitivity bound covers.
+enum class BoundScope : std::uint8_t {
+  none = 0,
+  all_positions = 1,       // every word i of the text: a bound on S itself
+  examined_positions = 2,  // only the estimate's positions P: a bound on max over i ∈ P
+};
+
+/// A certified U ≥ sup over the scope's positions i and ‖Δ‖ ≤ √d of ‖φ(X^i(Δ)) − φ(X)‖ (NOT
+/// divided by ‖φ(X)‖), rounding errors included: U/‖φ(X)‖ bounds S (or its restriction to P).
+struct SensitivityBound {
+  double value = 0;
+  BoundScope scope = BoundScope::none;
+};
+
+/// What FeatureMap::recompute_plain returns.
+struct PlainRecomputation {
+  std::vector<Vector> features;           // φ(samples[j]) computed from scratch, by the plain
+                                          // (non-incremental) path
+  std::optional<SensitivityBound> bound;  // sensitivity_upper_bound(samples[0]) when want_bound
+                                          // and the model has one
 };
 
 /// Evaluates φ(X^i(Δ)) for one sample X and one word i, and the pullback of a cotangent through
@@ -82,9 +104,17 @@ class FeatureMap {
   [[nodiscard]] virtual std::vector<Vector> guided_directions(const Matrix& X,
                                                               Index position) const;
 
-  /// A certified bound U ≥ sup_i sup_{‖Δ‖≤√d} ‖φ(X^i(Δ)) − φ(X)‖ (not divided by ‖φ(X)‖), when the
-  /// model has one (rf).
-  [[nodiscard]] virtual std::optional<double> sensitivity_upper_bound(const Matrix& X) const;
+  /// A certified bound on the numerator of S for the sample X, when the model has one (rf, drf;
+  /// the marginal rf over its examined positions only): see SensitivityBound.
+  [[nodiscard]] virtual std::optional<SensitivityBound> sensitivity_upper_bound(
+      const Matrix& X) const;
+
+  /// The plain recomputation that certifies a record: φ(samples[j]) from scratch, and the bound
+  /// of samples[0] when `want_bound`. The default calls `features` on each sample and
+  /// `sensitivity_upper_bound(samples[0])`; rf with the full sampler overrides it to serve the
+  /// features and every word's Gram matrix from one pass over V (models/rf.cpp).
+  [[nodiscard]] virtual PlainRecomputation recompute_plain(std::span<const Matrix> samples,
+                                                           bool want_bound) const;
 
   /// Gram matrix K = ΦΦᵀ of the samples' features (Φ's rows are φ(X_m)). Models whose Φ is too
   /// large to store override this to stream it; the default builds Φ densely.

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "models/activation.hpp"
+#include "models/float_gram.hpp"
 #include "models/rf_evaluator.hpp"
+#include "models/rounding.hpp"
 
 namespace wordsens {
 
@@ -47,11 +49,15 @@ Vector RandomFeatures::features(const Matrix& X) const {
   return out;
 }
 
-Matrix RandomFeatures::word_block(Index position) const {
+void RandomFeatures::check_position(Index position) const {
   if (position < 0 || position >= spec_.n) {
     throw std::out_of_range("rf: word position " + std::to_string(position) + " outside [0, " +
                             std::to_string(spec_.n) + ")");
   }
+}
+
+Matrix RandomFeatures::word_block(Index position) const {
+  check_position(position);
   return V_.window(0, position * spec_.d, spec_.k, spec_.d);
 }
 
@@ -62,10 +68,7 @@ std::unique_ptr<PositionEvaluator> RandomFeatures::at_position(const Matrix& X,
 }
 
 const BlockSpectrum& RandomFeatures::word_spectrum(Index position) const {
-  if (position < 0 || position >= spec_.n) {
-    throw std::out_of_range("rf: word position " + std::to_string(position) + " outside [0, " +
-                            std::to_string(spec_.n) + ")");
-  }
+  check_position(position);
   {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
     if (!spectra_.empty() && spectra_[static_cast<std::size_t>(position)]) {
@@ -87,16 +90,83 @@ std::optional<Vector> RandomFeatures::guided_direction(const Matrix& X, Index po
   return word_spectrum(position).top_right_vector;
 }
 
-double RandomFeatures::word_block_norm_bound(Index position) const {
-  return word_spectrum(position).norm_upper;
+std::optional<double> RandomFeatures::known_word_bound(Index position) const {
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  const auto i = static_cast<std::size_t>(position);
+  if (!spectra_.empty() && spectra_[i]) return spectra_[i]->norm_upper;
+  if (!word_bounds_.empty() && !std::isnan(word_bounds_[i])) return word_bounds_[i];
+  return std::nullopt;
 }
 
-std::optional<double> RandomFeatures::sensitivity_upper_bound(const Matrix& X) const {
-  check_sample(X);
-  // ‖φ(X^i(Δ)) − φ(X)‖ ≤ ‖V_i Δ‖ ≤ ‖V_i‖₂·√d since ϕ is 1-Lipschitz and ‖Δ‖ ≤ √d.
+void RandomFeatures::store_word_bound(Index position, double bound) const {
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (word_bounds_.empty()) {
+    word_bounds_.assign(static_cast<std::size_t>(spec_.n),
+                        std::numeric_limits<double>::quiet_NaN());
+  }
+  word_bounds_[static_cast<std::size_t>(position)] = bound;
+}
+
+double RandomFeatures::word_block_norm_bound(Index position) const {
+  check_position(position);
+  if (const auto known = known_word_bound(position)) return *known;
+  const double bound = column_block_norm_bound(V_, spec_.k, position * spec_.d, spec_.d);
+  store_word_bound(position, bound);
+  return bound;
+}
+
+void RandomFeatures::column_block_pass(std::span<const Matrix> samples, Matrix& A,
+                                       bool bounds) const {
+  const Index n = spec_.n, d = spec_.d, k = spec_.k;
+  const Index M = static_cast<Index>(samples.size());
+  A = Matrix::Zero(k, M);
+  Matrix words(d, M);  // column s: word i of sample s
+  Matrix chunk(std::min(kPassRows, k), d);
+  std::optional<FloatGram> gram;
+  for (Index i = 0; i < n; ++i) {
+    const bool need_bound = bounds && !known_word_bound(i);
+    if (M == 0 && !need_bound) continue;
+    for (Index s = 0; s < M; ++s) words.col(s) = samples[static_cast<std::size_t>(s)].row(i);
+    if (need_bound) {
+      if (!gram) gram.emplace(d);
+      gram->reset();
+    }
+    for (Index r0 = 0; r0 < k; r0 += kPassRows) {
+      const Index h = std::min(kPassRows, k - r0);
+      V_.fill(r0, i * d, h, d, chunk.data(), d);
+      if (M > 0) A.middleRows(r0, h).noalias() += chunk.topRows(h) * words;
+      if (need_bound) gram->add_rows(chunk.data(), h, d);
+    }
+    if (need_bound) store_word_bound(i, gram->bound().norm_upper);
+  }
+}
+
+SensitivityBound RandomFeatures::bound_from_cache() const {
   double worst = 0.0;
-  for (Index i = 0; i < spec_.n; ++i) worst = std::max(worst, word_block_norm_bound(i));
-  return worst * std::sqrt(static_cast<double>(spec_.d));
+  for (Index i = 0; i < spec_.n; ++i) worst = std::max(worst, *known_word_bound(i));
+  // ‖φ(X^i(Δ)) − φ(X)‖ ≤ ‖V_i Δ‖ ≤ ‖V_i‖₂·√d: ϕ is 1-Lipschitz and ‖Δ‖ ≤ √d.
+  return {rounding::up(worst * std::sqrt(static_cast<double>(spec_.d))), BoundScope::all_positions};
+}
+
+std::optional<SensitivityBound> RandomFeatures::sensitivity_upper_bound(const Matrix& X) const {
+  check_sample(X);
+  Matrix unused;
+  column_block_pass({}, unused, true);
+  return bound_from_cache();
+}
+
+PlainRecomputation RandomFeatures::recompute_plain(std::span<const Matrix> samples,
+                                                   bool want_bound) const {
+  for (const Matrix& X : samples) check_sample(X);
+  PlainRecomputation out;
+  Matrix A;
+  column_block_pass(samples, A, want_bound && !samples.empty());
+  out.features.resize(samples.size());
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    activate(spec_.activation, A.col(static_cast<Index>(s)), out.features[s]);
+  }
+  if (want_bound && !samples.empty()) out.bound = bound_from_cache();
+  return out;
 }
 
 namespace {

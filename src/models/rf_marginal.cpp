@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "models/activation.hpp"
 #include "models/rf_evaluator.hpp"
+#include "models/rounding.hpp"
 
 namespace wordsens {
 
@@ -253,16 +255,55 @@ std::unique_ptr<PositionEvaluator> MarginalRandomFeatures::at_position(const Mat
   return make_rf_evaluator(spec_.activation, position, preactivation(X), std::move(B));
 }
 
+const BlockSpectrum& MarginalRandomFeatures::word_spectrum(Index position) const {
+  check_position(position);
+  const auto i = static_cast<std::size_t>(position);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (!spectra_.empty() && spectra_[i]) return *spectra_[i];
+  }
+  // Computed outside the lock (seconds at large k·d); a concurrent duplicate is harmless.
+  auto spectrum = std::make_unique<BlockSpectrum>(
+      column_block_spectrum(V_, spec_.k, position * spec_.d, spec_.d));
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (spectra_.empty()) spectra_.resize(static_cast<std::size_t>(spec_.n));
+  if (!spectra_[i]) spectra_[i] = std::move(spectrum);
+  return *spectra_[i];
+}
+
 std::optional<Vector> MarginalRandomFeatures::guided_direction(const Matrix& X,
                                                                Index position) const {
   check_sample(X);
-  check_position(position);
-  return column_block_spectrum(V_, spec_.k, position * spec_.d, spec_.d).top_right_vector;
+  return word_spectrum(position).top_right_vector;
 }
 
-std::optional<double> MarginalRandomFeatures::sensitivity_upper_bound(const Matrix& X) const {
+double MarginalRandomFeatures::word_block_norm_bound(Index position) const {
+  check_position(position);
+  const auto i = static_cast<std::size_t>(position);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (!spectra_.empty() && spectra_[i]) return spectra_[i]->norm_upper;
+    if (!word_bounds_.empty() && !std::isnan(word_bounds_[i])) return word_bounds_[i];
+  }
+  const double bound = column_block_norm_bound(V_, spec_.k, position * spec_.d, spec_.d);
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (word_bounds_.empty()) {
+    word_bounds_.assign(static_cast<std::size_t>(spec_.n),
+                        std::numeric_limits<double>::quiet_NaN());
+  }
+  word_bounds_[i] = bound;
+  return bound;
+}
+
+std::optional<SensitivityBound> MarginalRandomFeatures::sensitivity_upper_bound(
+    const Matrix& X) const {
   check_sample(X);
-  return std::nullopt;
+  double worst = 0.0;
+  for (const Index i : positions_) worst = std::max(worst, word_block_norm_bound(i));
+  // As rf's: ‖φ(X^i(Δ)) − φ(X)‖ ≤ ‖V_i Δ‖ ≤ ‖V_i‖₂·√d for i ∈ P, ‖Δ‖ ≤ √d.
+  const bool every_word = static_cast<Index>(positions_.size()) == spec_.n;
+  return SensitivityBound{rounding::up(worst * std::sqrt(static_cast<double>(spec_.d))),
+                          every_word ? BoundScope::all_positions : BoundScope::examined_positions};
 }
 
 void MarginalRandomFeatures::for_each_feature_block(

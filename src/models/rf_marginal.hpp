@@ -1,6 +1,6 @@
 #pragma once
-// rf with the exact marginal sampler (issue 8 item 7): only the weights a task's estimates
-// actually read are drawn, with the full sampler's joint law.
+// rf with the exact marginal sampler: only the weights a task's estimates actually read are
+// drawn, with the full sampler's joint law.
 //
 // Everything rf computes for a set of samples X_0 … X_{M−1} and perturbations of the words in a
 // position set P is a function of (V_P, A): the blocks V_i (i ∈ P) and the preactivations
@@ -33,7 +33,12 @@
 // What it cannot give:
 //  * at_position(X, i) for i ∉ P: V_i is not drawn (and would not be independent of R); throws.
 //  * S_upper = max over all n words of ‖V_i‖₂·√d needs every block, i.e. the full O(k·D) pass the
-//    sampler exists to avoid, so sensitivity_upper_bound returns nullopt (use rf-sampling = full).
+//    sampler exists to avoid. sensitivity_upper_bound gives the bound over the examined words
+//    only, max_{i∈P} U_i·√d with U_i ≥ ‖V_i‖₂ certified as rf's (the blocks are bitwise rf's, and
+//    the argument is rf's: ϕ is 1-Lipschitz and only word i moves), scope examined_positions
+//    (all_positions when P is every word): a bound on the restricted supremum max_{i∈P}, not on
+//    S. U_i comes from the double spectrum that the guided start computes anyway (cached here),
+//    else from the single-precision Gram matrix (models/float_gram.hpp).
 //  * In WS mode, several samples at once (gram / transpose_apply): the residuals of different
 //    samples are correlated through the undrawn blocks, so one z cannot serve them; both throw.
 //    In gen mode they accept exactly the registered samples (same order), nothing else.
@@ -78,8 +83,10 @@ class MarginalRandomFeatures final : public FeatureMap {
   /// The top right-singular vector of V_i (i ∈ P), as RandomFeatures gives.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;
-  /// nullopt: see the header comment.
-  [[nodiscard]] std::optional<double> sensitivity_upper_bound(const Matrix& X) const override;
+  /// max_{i∈P} U_i·√d, scope examined_positions (all_positions if P is every word): see the
+  /// header comment.
+  [[nodiscard]] std::optional<SensitivityBound> sensitivity_upper_bound(
+      const Matrix& X) const override;
   [[nodiscard]] Matrix gram(std::span<const Matrix> samples) const override;
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
                                        const Matrix& C) const override;
@@ -90,6 +97,9 @@ class MarginalRandomFeatures final : public FeatureMap {
   [[nodiscard]] Vector preactivation(const Matrix& X) const;
   /// V_i for i ∈ P: bitwise RandomFeatures::word_block(i) of the same key.
   [[nodiscard]] Matrix word_block(Index position) const;
+  /// U_i ≥ ‖V_i‖₂ (i ∈ P), certified: the cached double spectrum's bound if the guided start
+  /// computed it, else the single-precision bound (computed and cached on first use).
+  [[nodiscard]] double word_block_norm_bound(Index position) const;
   /// z ~ N(0, I_k), the standardised residual of WS mode (row 0 of Z).
   [[nodiscard]] Vector residual_direction() const;
   /// σ(X) = sqrt(Σ_{j∉P} ‖x_j‖² / D).
@@ -112,6 +122,8 @@ class MarginalRandomFeatures final : public FeatureMap {
 
   void check_sample(const Matrix& X) const;
   void check_position(Index position) const;
+  /// The spectrum of V_i (i ∈ P), computed once (guided direction and bound).
+  [[nodiscard]] const BlockSpectrum& word_spectrum(Index position) const;
   [[nodiscard]] std::uint64_t fingerprint_outside_p(const Matrix& X) const;
   /// Index of the registered sample that agrees with X outside P; throws if none.
   [[nodiscard]] Index find_sample(const Matrix& X) const;
@@ -130,11 +142,15 @@ class MarginalRandomFeatures final : public FeatureMap {
   std::vector<Index> positions_;
   std::vector<bool> in_p_;
   std::optional<SampleSet> sample_set_;
-  mutable std::mutex cache_mutex_;       // guards the residual cache below
+  mutable std::mutex cache_mutex_;       // guards the residual cache and the spectra below
   LastSampleCache preactivation_cache_;  // V vec(X) of the latest X
   // Gen mode: R[:, s] of the latest sample s (the search perturbs one text many times).
   mutable Index cached_residual_sample_ = -1;
   mutable Vector cached_residual_;
+  // Per-position spectra (index = word position; only i ∈ P filled) and single-precision bounds
+  // (NaN: not computed).
+  mutable std::vector<std::unique_ptr<BlockSpectrum>> spectra_;
+  mutable std::vector<double> word_bounds_;
 };
 
 }  // namespace wordsens

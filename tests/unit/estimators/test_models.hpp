@@ -54,13 +54,15 @@ class TanhFeatureMap final : public FeatureMap {
                                                                Index position) const override {
     return std::make_unique<TanhEvaluator>(M_, X, position);
   }
-  [[nodiscard]] std::optional<double> sensitivity_upper_bound(const Matrix& X) const override {
+  [[nodiscard]] std::optional<SensitivityBound> sensitivity_upper_bound(
+      const Matrix& X) const override {
     double worst = 0.0;
     for (Index i = 0; i < spec_.n; ++i) {
       const Matrix block = M_.middleCols(i * spec_.d, spec_.d);
       worst = std::max(worst, Eigen::JacobiSVD<Matrix>(block).singularValues()(0));
     }
-    return worst * std::sqrt(static_cast<double>(X.cols()));
+    return SensitivityBound{worst * std::sqrt(static_cast<double>(X.cols())),
+                            BoundScope::all_positions};
   }
 
  private:

@@ -162,7 +162,8 @@ TEST(RfMarginal, BitwiseReproducible) {
   EXPECT_EQ(std::memcmp(&ra.S, &rb.S, sizeof(double)), 0);
   EXPECT_EQ(ra.argmax_position, rb.argmax_position);
   EXPECT_TRUE(bitwise_equal(ra.witness, rb.witness));
-  EXPECT_FALSE(ra.S_upper.has_value());
+  ASSERT_TRUE(ra.S_upper.has_value());  // over the examined positions only
+  EXPECT_EQ(std::memcmp(&*ra.S_upper, &*rb.S_upper, sizeof(double)), 0);
   // A different task draws different weights.
   const MarginalRandomFeatures c(rf_spec(n, d, k), {9, 18}, P);
   EXPECT_FALSE(bitwise_equal(a.features(X), c.features(X)));
@@ -175,7 +176,7 @@ TEST(RfMarginal, RefusesWhatItCannotGive) {
   const Matrix X = testing::test_sample(n, d);
   EXPECT_THROW((void)model.at_position(X, 0), std::out_of_range);
   EXPECT_THROW((void)model.word_block(3), std::out_of_range);
-  EXPECT_FALSE(model.sensitivity_upper_bound(X).has_value());
+  EXPECT_THROW((void)model.word_block_norm_bound(0), std::out_of_range);
   const std::vector<Matrix> samples{X, X};
   EXPECT_THROW((void)model.gram(samples), std::logic_error);
   EXPECT_THROW((void)model.transpose_apply(samples, Matrix::Ones(2, 1)), std::logic_error);

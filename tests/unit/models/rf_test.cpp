@@ -31,11 +31,16 @@ TEST(RfBound, WordBlockNormIsAnUpperBoundAndTight) {
       const double exact = dense_norm(model.word_block(i));
       const double bound = model.word_block_norm_bound(i);
       EXPECT_GE(bound, exact) << "n=" << n << " d=" << d << " k=" << k << " i=" << i;
-      EXPECT_LE(bound, exact * (1 + 1e-6)) << "n=" << n << " d=" << d << " k=" << k;
+      // The single-precision route (no spectrum cached): rounding terms ≈ γ_32(2⁻²⁴)·d/2.
+      EXPECT_LE(bound, exact * (1 + 1e-4)) << "n=" << n << " d=" << d << " k=" << k;
       worst = std::max(worst, bound);
     }
     const Matrix X = testing::test_sample(n, d);
-    EXPECT_DOUBLE_EQ(*model.sensitivity_upper_bound(X), worst * std::sqrt(static_cast<double>(d)));
+    const auto U = model.sensitivity_upper_bound(X);
+    ASSERT_TRUE(U.has_value());
+    EXPECT_EQ(U->scope, BoundScope::all_positions);
+    EXPECT_GE(U->value, worst * std::sqrt(static_cast<double>(d)));
+    EXPECT_LE(U->value, worst * std::sqrt(static_cast<double>(d)) * (1 + 1e-12));
   }
 }
 
@@ -46,7 +51,7 @@ TEST(RfBound, BoundsTheSensitivityAtManyPoints) {
     const RandomFeatures model({"rf", n, d, 25, 1, task % 2 ? Activation::tanh : Activation::relu},
                                {8, task});
     const Matrix X = testing::test_sample(n, d, task);
-    const double U = *model.sensitivity_upper_bound(X);
+    const double U = model.sensitivity_upper_bound(X)->value;
     const Vector phi = model.features(X);
     for (int t = 0; t < 5; ++t) {
       const Index i = static_cast<Index>(gen() % n);
