@@ -17,6 +17,21 @@ from faults_lib import LIMIT, SMALL_INI, check, main
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 
 
+def _wait_caught(pid, sig):
+    """Until the process has a handler for `sig` (the SigCgt mask of /proc/PID/status)."""
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            return False
+        if int(fields["SigCgt"].strip(), 16) & (1 << (sig - 1)):
+            return True
+        time.sleep(0.0005)
+    return False
+
+
 def _start_on_fifo(case, out):
     """A run whose configuration is a FIFO nobody writes yet: it blocks in start-up."""
     fifo = case.path("config.fifo")
@@ -63,7 +78,8 @@ def term_during_startup(case):
 def usr1_during_startup(case):
     """USR1 before the task loop (it killed the run, exit 138, no file): the run checkpoints as
     soon as the loop starts (exit 3, the file created, no task run); a resume completes it with
-    the reference's records. Once on a run blocked in start-up, once 50 ms after the start."""
+    the reference's records. Once on a run blocked in start-up, and three times as soon as its
+    handler exists (before MPI starts)."""
     config = case.write("small.ini", SMALL_INI)
     _, reference = case.reference(config)
     out = case.path("fifo_usr1.h5")
@@ -80,7 +96,8 @@ def usr1_during_startup(case):
         out = case.path(f"early_{attempt}.h5")
         p = subprocess.Popen([case.wordsens, "run", config, "--output", out, "--progress", "60"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.05)
+        # The first moment a handler can exist (before it, the dynamic loader runs: a few ms).
+        check(_wait_caught(p.pid, signal.SIGUSR1), "the run never caught USR1")
         p.send_signal(signal.SIGUSR1)
         _, err = p.communicate(timeout=LIMIT)
         check(p.returncode == 3, f"USR1 at 50 ms: exit {p.returncode}: {err}")
