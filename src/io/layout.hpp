@@ -99,8 +99,11 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 namespace wordsens::io::detail {
 
 /// The records of done tasks, sorted (see FileContents), and the task table; provenance
-/// attributes are filled too. Works on a file open in any mode.
-FileContents read_contents(const h5::Handle& file, const ReadOptions& options = {});
+/// attributes are filled too. Works on a file open in any mode. `done`, when given, are the done
+/// flags to use, read before any record column was (a live writer's rows are flushed before
+/// their flags, so the rows of every task they mark done are visible).
+FileContents read_contents(const h5::Handle& file, const ReadOptions& options = {},
+                           const std::vector<std::uint8_t>* done = nullptr);
 
 /// Rewrites /summary/ws and /summary/gen from `contents` (SWMR-safe: resizes and writes only).
 void write_summary_tables(const h5::Handle& file, const FileContents& contents);

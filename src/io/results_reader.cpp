@@ -168,7 +168,8 @@ std::vector<std::string> differing_config_keys(const std::string& a, const std::
 
 namespace detail {
 
-FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
+FileContents read_contents(const h5::Handle& file, const ReadOptions& options,
+                           const std::vector<std::uint8_t>* done) {
   namespace a = schema::attr;
   FileContents out;
   out.filetype = h5::read_string_attribute(file, a::kFileType);
@@ -191,8 +192,9 @@ FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
   }
 
   out.tasks = read_tasks(file);
-  out.done =
-      h5::read_all<std::uint8_t>(h5::open_dataset(h5::open_group(file, schema::kTasks), c::kDone));
+  out.done = done != nullptr ? *done
+                             : h5::read_all<std::uint8_t>(h5::open_dataset(
+                                   h5::open_group(file, schema::kTasks), c::kDone));
   out.done.resize(out.tasks.size(), 0);
   std::unordered_set<std::uint32_t> done_ids;
   for (std::size_t i = 0; i < out.tasks.size(); ++i) {
@@ -246,8 +248,12 @@ FileContents read_results(const std::string& path) { return read_results(path, R
 FileContents read_results(const std::string& path, const ReadOptions& options) {
   const h5::Handle file = detail::open_checked(path, h5::Access::read);
   try {
+    // The done flags first: the check and the reads below open the record columns later, and
+    // a SWMR reader keeps the extents it has seen (a live writer may commit tasks meanwhile).
+    const auto done = h5::read_all<std::uint8_t>(
+        h5::open_dataset(h5::open_group(file, schema::kTasks), schema::col::kDone));
     detail::require_consistent(path, detail::diagnose(file));
-    return detail::read_contents(file, options);
+    return detail::read_contents(file, options, &done);
   } catch (const InputError&) {
     throw;
   } catch (const DamagedFileError&) {
