@@ -111,9 +111,10 @@ def term_to_mpirun(case):
     mpirun always exits 1 after a TERM (hard-coded in Open MPI 4.1; README "Exit codes"). The
     file is consistent and a resume gives the reference's records. Signal the ranks (srun,
     Slurm) to get 4 from the launcher."""
-    # About 4 s on one core, 2 s on two: long enough to be signalled mid-run.
+    # About 7 s on one core, 3 to 4 s on two: mpirun handles a TERM only after its own event
+    # loop gets to it, and a shorter run ended first on a loaded machine.
     config = case.write("long.ini", "experiments = ws,gen\nmodels = rf,raf\nn = 12,20\nd = 6\n"
-                        "k = 1.0D\nN = 8\ntrials = 32\nseed = 5\nmax-evals = 200\n")
+                        "k = 1.0D\nN = 8\ntrials = 96\nseed = 5\nmax-evals = 200\n")
     _, reference = case.reference(config)
     out = case.path("term.h5")
     with open(case.path("term.log"), "w", encoding="utf-8") as log:
