@@ -35,7 +35,7 @@ def _flipped_files(case, offsets=FEW_OFFSETS, at_least=5):
             damaged.append((offset, path))
         check(res.seconds < 10, f"flip at {offset}: info took {res.seconds:.1f} s\n{res}")
         check(digest(path) == before, f"flip at {offset}: info changed the file")
-    # Half the metadata flips of the issue hung every reader; here each must be caught quickly.
+    # Metadata flips used to hang every reader (HDF5 retried forever); each must be caught fast.
     check(len(damaged) >= at_least, f"only {len(damaged)} of {len(offsets)} flips detected: "
           f"{[o for o, _ in damaged]}")
     return config, damaged
