@@ -7,10 +7,15 @@
 Works on merged files and on partial ones (a run still going or killed): the file is opened
 without HDF5 file locking so that it can be read while the writer holds it, and columns of
 unequal length (a row half-appended at the moment of a crash) are cut to the common length.
+A damaged file (HDF5 cannot read its metadata, or the tables a report needs are missing) raises
+DamagedFileError within about a second, never hangs.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+import stat
 import warnings
 from dataclasses import dataclass, field
 
@@ -26,6 +31,21 @@ WITNESS_BUDGET = 50_000_000  # float64 values of /witness loaded at most (400 MB
 
 class ResultsFileError(Exception):
     """The file is missing, not a wordsens results file, or of an unsupported version."""
+
+
+class DamagedFileError(ResultsFileError):
+    """A wordsens results file HDF5 cannot read, or without the tables every such file has.
+
+    `wordsens info` and `wordsens run` exit with 1 on such a file (2 on the other errors).
+    """
+
+
+DAMAGED = "damaged or not a wordsens results file"
+
+# Metadata read attempts of the SWMR open (as kSwmrReadAttempts in src/io/h5.hpp): HDF5 retries a
+# metadata block whose checksum fails, sleeping twice as long each time, so its default of 100
+# never ends on a damaged file; 28 give up after about 0.3 s.
+SWMR_READ_ATTEMPTS = 28
 
 
 @dataclass
@@ -97,7 +117,9 @@ def _read_table(f: h5py.File, group: str, notes: list) -> pd.DataFrame:
     if group not in f:
         return pd.DataFrame()
     g = f[group]
-    cols = {k: v for k, v in g.items()
+    # g[k], not g.items(): items() silently leaves out an object HDF5 cannot read (damage).
+    members = {k: g[k] for k in g.keys()}
+    cols = {k: v for k, v in members.items()
             if isinstance(v, h5py.Dataset) and v.ndim == 1 and not k.endswith(names.VALUES_SUFFIX)}
     if not cols:
         return pd.DataFrame()
@@ -249,62 +271,140 @@ def check_header(f: h5py.File, path: str) -> tuple:
     return major, minor
 
 
+def _hdf5_library():
+    """The HDF5 library h5py uses (already loaded), for the one call h5py does not wrap."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            for line in maps:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                name = os.path.basename(path)
+                if name.startswith("libhdf5") and "_hl" not in name and "hl." not in name:
+                    return ctypes.CDLL(path)
+    except OSError:
+        pass
+    for name in ("hdf5_serial", "hdf5"):
+        found = ctypes.util.find_library(name)
+        if found:
+            return ctypes.CDLL(found)
+    return None
+
+
+def _swmr_open(path: str) -> h5py.File:
+    """Read-only SWMR open with bounded metadata retries (see SWMR_READ_ATTEMPTS)."""
+    lib = _hdf5_library()
+    if lib is None or not hasattr(lib, "H5Pset_metadata_read_attempts"):
+        raise OSError("cannot bound HDF5's metadata read attempts (HDF5 library not found)")
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_libver_bounds(h5py.h5f.LIBVER_LATEST, h5py.h5f.LIBVER_LATEST)
+    fapl.set_file_locking(False, True)
+    lib.H5Pset_metadata_read_attempts.argtypes = [ctypes.c_int64, ctypes.c_uint]
+    lib.H5Pset_metadata_read_attempts.restype = ctypes.c_int
+    if lib.H5Pset_metadata_read_attempts(fapl.id, SWMR_READ_ATTEMPTS) < 0:
+        raise OSError("H5Pset_metadata_read_attempts failed")
+    fid = h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ,
+                        fapl=fapl)
+    return h5py.File(fid)
+
+
+def _first_line(error: Exception) -> str:
+    # str() of a KeyError quotes its message; h5py raises KeyError for unreadable objects.
+    text = str(error.args[0] if isinstance(error, KeyError) and error.args else error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def _open(path: str) -> h5py.File:
     """Open read-only while `wordsens run` may still be writing (or was killed while writing).
 
     The writer uses HDF5's SWMR mode: a SWMR reader sees a consistent file and is not refused by
-    the "open for write" flags a running or killed writer leaves; locking=False keeps the
-    reader from taking or tripping over the writer's file lock. Files not written in SWMR format
-    (older HDF5 layout) fall back to a plain read-only open.
+    the "open for write" flags a running or killed writer leaves; file locking is off so that the
+    reader neither takes nor trips over the writer's lock. Files not written in SWMR format
+    (older HDF5 layout) fall back to a plain read-only open, which reads metadata once.
     """
     errors = []
-    for kwargs in (dict(libver="latest", swmr=True, locking=False), dict(locking=False)):
+    for opener in (_swmr_open, lambda p: h5py.File(p, "r", locking=False)):
         try:
-            return h5py.File(path, "r", **kwargs)
+            return opener(path)
         except (OSError, ValueError) as e:
-            errors.append(str(e).splitlines()[0] if str(e) else type(e).__name__)
-    raise ResultsFileError(f"{path}: cannot open as HDF5 ({errors[-1]})")
+            errors.append(_first_line(e))
+    raise DamagedFileError(f"{path}: {DAMAGED} (HDF5 cannot open it: {errors[-1]})")
+
+
+def _check_file(path: str) -> None:
+    if not os.path.exists(path):
+        raise ResultsFileError(f"{path}: no such file")
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise ResultsFileError(f"{path}: is a directory, not a wordsens results file")
+    if not stat.S_ISREG(mode):
+        raise ResultsFileError(f"{path}: not a regular file (a FIFO, socket or device), "
+                               "not a wordsens results file")
+    if not h5py.is_hdf5(path):
+        raise ResultsFileError(f"{path}: not an HDF5 file, so not a wordsens results file")
+
+
+def _require_tables(f: h5py.File, path: str) -> None:
+    """Every wordsens file has /tasks with its columns (`layers` since 1.0's successors), and a
+    record table with rows has the columns every format version wrote (a report needs them)."""
+    tasks = f.get(names.GROUP_TASKS)
+    for column in names.TASK_COLUMNS:
+        if column != "layers" and (not isinstance(tasks, h5py.Group) or column not in tasks):
+            raise DamagedFileError(f"{path}: {DAMAGED} (/{names.GROUP_TASKS}/{column} is missing)")
+    for group, columns in ((names.GROUP_WS, names.WS_COLUMNS),
+                           (names.GROUP_GEN, names.GEN_COLUMNS)):
+        g = f.get(group)
+        if not isinstance(g, h5py.Group) or "task_id" not in g or g["task_id"].shape[0] == 0:
+            continue
+        missing = [c for c in columns if c not in g]
+        if missing:
+            raise DamagedFileError(f"{path}: {DAMAGED} (/{group}/{missing[0]} is missing)")
 
 
 def read_results(path) -> Results:
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise ResultsFileError(f"{path}: no such file")
-    if not h5py.is_hdf5(path):
-        raise ResultsFileError(f"{path}: not an HDF5 file, so not a wordsens results file")
+    _check_file(path)
     f = _open(path)
+    try:
+        with f:
+            return _read_open_file(f, path)
+    except ResultsFileError:
+        raise
+    except (OSError, KeyError, ValueError, RuntimeError) as e:
+        # h5py's errors on metadata HDF5 cannot read (a checksum, a broken link, a cut dataset).
+        raise DamagedFileError(f"{path}: {DAMAGED} ({_first_line(e)})") from None
+
+
+def _read_open_file(f: h5py.File, path: str) -> Results:
     notes: list = []
-    with f:
-        version = check_header(f, path)
-        attrs = {k: _decode(v) for k, v in f.attrs.items()}
-        tasks = _read_table(f, names.GROUP_TASKS, notes)
-        ws = _read_table(f, names.GROUP_WS, notes)
-        gen = _read_table(f, names.GROUP_GEN, notes)
-        summary_ws = _read_table(f, names.GROUP_SUMMARY_WS, notes)
-        summary_gen = _read_table(f, names.GROUP_SUMMARY_GEN, notes)
-        for df in (tasks, summary_ws, summary_gen):
-            _map_codes(df, "experiment", names.EXPERIMENTS)
-        for df in (gen, summary_gen):
-            _map_codes(df, "training", names.TRAININGS)
-            _map_codes(df, "objective", names.OBJECTIVES)
-        if not ws.empty and "S_upper" in ws and "S_upper_scope" not in ws:
-            # Before format 1.2 only rf's full sampler had a bound, over every position.
-            ws["S_upper_scope"] = np.where(np.isfinite(ws["S_upper"].astype(float)), 1, 0)
-        _map_codes(ws, "S_upper_scope", names.SCOPES)
-        if tasks.empty:
-            notes.append("/tasks is empty: no planned tasks")
-        elif "task_id" not in tasks:
-            raise ResultsFileError(f"{path}: /tasks has no task_id column")
-        else:
-            tasks = _drop_duplicates(tasks, ["task_id"], "tasks", notes)
-            if "layers" not in tasks:
-                tasks["layers"] = 1
-        ws = _drop_duplicates(ws, ["task_id"], "ws", notes)
-        gen = _drop_duplicates(gen, ["task_id", "training", "objective"], "gen", notes)
-        if not tasks.empty:
-            ws = _join_tasks(_only_done(ws, tasks, "ws", notes), tasks, "ws", notes)
-            gen = _join_tasks(_only_done(gen, tasks, "gen", notes), tasks, "gen", notes)
-        witnesses = _read_witnesses(f, tasks, ws, notes)
+    list(f.attrs)  # raises when HDF5 cannot read the attributes (attrs.get would say "None")
+    version = check_header(f, path)
+    _require_tables(f, path)
+    attrs = {k: _decode(v) for k, v in f.attrs.items()}
+    tasks = _read_table(f, names.GROUP_TASKS, notes)
+    ws = _read_table(f, names.GROUP_WS, notes)
+    gen = _read_table(f, names.GROUP_GEN, notes)
+    summary_ws = _read_table(f, names.GROUP_SUMMARY_WS, notes)
+    summary_gen = _read_table(f, names.GROUP_SUMMARY_GEN, notes)
+    for df in (tasks, summary_ws, summary_gen):
+        _map_codes(df, "experiment", names.EXPERIMENTS)
+    for df in (gen, summary_gen):
+        _map_codes(df, "training", names.TRAININGS)
+        _map_codes(df, "objective", names.OBJECTIVES)
+    if not ws.empty and "S_upper" in ws and "S_upper_scope" not in ws:
+        # Before format 1.2 only rf's full sampler had a bound, over every position.
+        ws["S_upper_scope"] = np.where(np.isfinite(ws["S_upper"].astype(float)), 1, 0)
+    _map_codes(ws, "S_upper_scope", names.SCOPES)
+    if tasks.empty:
+        notes.append("/tasks is empty: no planned tasks")
+    else:
+        tasks = _drop_duplicates(tasks, ["task_id"], "tasks", notes)
+        if "layers" not in tasks:
+            tasks["layers"] = 1
+    ws = _drop_duplicates(ws, ["task_id"], "ws", notes)
+    gen = _drop_duplicates(gen, ["task_id", "training", "objective"], "gen", notes)
+    if not tasks.empty:
+        ws = _join_tasks(_only_done(ws, tasks, "ws", notes), tasks, "ws", notes)
+        gen = _join_tasks(_only_done(gen, tasks, "gen", notes), tasks, "gen", notes)
+    witnesses = _read_witnesses(f, tasks, ws, notes)
     for note in notes:
-        warnings.warn(note, stacklevel=2)
+        warnings.warn(note, stacklevel=3)  # the caller of read_results
     return Results(path, attrs, version, tasks, ws, gen, summary_ws, summary_gen, witnesses, notes)

@@ -23,9 +23,9 @@ import pandas as pd
 
 from . import rules, stats, theorems
 from .witness import CHECK_COLUMNS, activation_of, check_witnesses
-from .io import ResultsFileError, read_results
+from .io import DamagedFileError, ResultsFileError, read_results
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 WS_KEYS = ["model", "layers", "d", "k", "n"]
 GEN_KEYS = ["model", "training", "objective", "d", "N", "k", "n"]
 
@@ -329,7 +329,8 @@ def main(argv=None) -> int:
             results = [read_results(r) for r in args.results]
     except ResultsFileError as err:
         print(f"wordsens-report: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        # As wordsens info: a damaged file is a failure (1), a missing or foreign one bad input (2).
+        return EXIT_FAILURE if isinstance(err, DamagedFileError) else EXIT_USAGE
     try:
         if len(results) == 1:
             verdicts = write_report(results[0], args.output)

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "estimators/positions.hpp"
@@ -179,6 +182,32 @@ StudyConfig resolve_study(const Raw& r) {
   return s;
 }
 
+// The text of an INI file: refused (one line) when it is a directory, unreadable, or not text
+// (a NUL or another control byte), so that no raw bytes reach an error message. A FIFO is read
+// like a file (process substitution: `wordsens run <(…)`).
+std::string read_config_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw UsageError("configuration file '" + path + "' is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read configuration file '" + path + "'");
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw UsageError("cannot read configuration file '" + path + "'");
+  std::size_t line = 1;
+  for (const char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (byte == '\n') ++line;
+    if (byte < 0x20 && byte != '\n' && byte != '\r' && byte != '\t') {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", byte);
+      throw UsageError("configuration file '" + path + "' is not a text file (byte " + code +
+                       " on line " + std::to_string(line) + ")");
+    }
+  }
+  return text;
+}
+
 std::string join_argv(int argc, char** argv) {
   std::string s = "wordsens";
   for (int i = 0; i < argc; ++i) s += std::string(" ") + argv[i];
@@ -221,9 +250,7 @@ RunOptions parse_run_options(int argc, char** argv) {
                   .run(),
               vm);
     if (vm.count("config")) {
-      const std::string path = vm["config"].as<std::string>();
-      std::ifstream in(path);
-      if (!in) throw UsageError("cannot read configuration file '" + path + "'");
+      std::istringstream in(read_config_file(vm["config"].as<std::string>()));
       // store() keeps values already present, so the command line wins over the file.
       po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
     }

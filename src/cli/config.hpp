@@ -52,4 +52,12 @@ struct RunOptions {
 /// throws UsageError.
 void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& tasks);
 
+/// The files the data source reads (none for synthetic data).
+[[nodiscard]] std::vector<std::string> input_file_paths(const StudyConfig& study);
+
+/// The fingerprint of every input file, one line each: "<data> size=<bytes> mtime=<UTC>
+/// content=<hash of the datasets used>" (io::RunProvenance::input_fingerprints); "" for
+/// synthetic data. Reads each file whole. Throws UsageError when a file cannot be read.
+[[nodiscard]] std::string input_fingerprints(const StudyConfig& study);
+
 }  // namespace wordsens::cli

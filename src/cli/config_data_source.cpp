@@ -16,11 +16,15 @@ constexpr const char* kEmbeddingsPrefix = "embeddings:";
 
 bool is_embeddings(const StudyConfig& study) { return study.data.rfind(kEmbeddingsPrefix, 0) == 0; }
 
+std::string embeddings_path(const StudyConfig& study) {
+  return study.data.substr(std::string(kEmbeddingsPrefix).size());
+}
+
 // Opens and validates the file, checks every grid point against it, and (when `load`) reads the
 // sequences the tasks use into memory: the computing threads never touch HDF5.
 std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
                                               const std::vector<TaskSpec>& tasks, bool load) {
-  const std::string path = study.data.substr(std::string(kEmbeddingsPrefix).size());
+  const std::string path = embeddings_path(study);
   if (path.empty()) throw UsageError("data = '" + study.data + "': expected embeddings:<path>");
   try {
     const auto file = io::EmbeddingsFile::open(path);
@@ -28,6 +32,8 @@ std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
     if (!load) return nullptr;
     auto table =
         std::make_shared<const EmbeddingsTable>(file.load(needs.sequences, needs.n, needs.d));
+    // NaN/Inf or all-zero tokens: refused now (exit 2), not when a task meets them mid-run.
+    check_token_values(*table, needs);
     return std::make_unique<EmbeddingsDataSource>(std::move(table), study.seed);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
@@ -49,6 +55,23 @@ void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& ta
     (void)embeddings_source(study, tasks, false);
   } else {
     (void)make_data_source(study);
+  }
+}
+
+std::vector<std::string> input_file_paths(const StudyConfig& study) {
+  if (is_embeddings(study)) return {embeddings_path(study)};
+  return {};
+}
+
+std::string input_fingerprints(const StudyConfig& study) {
+  if (!is_embeddings(study)) return "";
+  const std::string path = embeddings_path(study);
+  try {
+    return study.data + " " + io::EmbeddingsFile::open(path).fingerprint() + "\n";
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  } catch (const std::runtime_error& e) {
+    throw UsageError("embeddings file " + path + ": " + e.what());
   }
 }
 

@@ -39,6 +39,9 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
             << "mpi ranks:     " << c.provenance.mpi_ranks << "\n"
             << "master seed:   " << c.provenance.master_seed << "\n"
             << "config hash:   " << c.config_hash << "\n"
+            << "inputs:        "
+            << (c.provenance.input_fingerprints.empty() ? std::string("(none recorded)\n")
+                                                        : c.provenance.input_fingerprints)
             << "save witness:  " << (c.provenance.save_witness ? "yes" : "no") << "\n"
             << "tasks done:    " << done << "/" << c.tasks.size() << " ("
             << percent(done, c.tasks.size()) << ")\n"
@@ -80,21 +83,40 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
   if (show_config) std::cout << "\nconfiguration:\n" << c.provenance.config_text << "\n";
 }
 
+// `--check`: the full diagnosis, one line per problem and note; exit 1 when damaged.
+int print_check(const std::string& path) {
+  const io::Diagnosis diagnosis = io::check_results(path);
+  std::cout << "file:     " << path << "\n"
+            << "verdict:  " << (diagnosis.damaged() ? "DAMAGED" : "consistent") << "\n";
+  for (const auto& problem : diagnosis.problems) std::cout << "problem:  " << problem << "\n";
+  for (const auto& note : diagnosis.notes) std::cout << "note:     " << note << "\n";
+  std::cout << std::flush;
+  if (!diagnosis.damaged()) return kExitOk;
+  std::cerr << "wordsens info: error: " << path << " is damaged (" << diagnosis.problems.size()
+            << " problem" << (diagnosis.problems.size() > 1 ? "s" : "") << ")\n";
+  return kExitFailure;
+}
+
 }  // namespace
 
 int info_command(int argc, char** argv) {
   std::string path, columns;
-  bool show_config = false;
+  bool show_config = false, check = false;
   po::options_description visible(
-      "usage: wordsens info FILE.h5 [--config]\n"
+      "usage: wordsens info FILE.h5 [--config] [--check]\n"
       "       wordsens info --columns GROUP\n\n"
       "Prints what a results file holds: format, provenance, and tasks done per experiment,\n"
       "model and grid point. Read-only; also reads a file being written or left by a killed\n"
-      "run. Exit codes: 0, 2 (missing or not a wordsens file), 1 (damaged file).\n\n"
+      "run. A damaged file (HDF5 cannot read it, or its tables contradict each other) is\n"
+      "refused with one line naming the first problem; --check lists them all.\n"
+      "Exit codes: 0, 2 (missing or not a wordsens file), 1 (damaged file).\n\n"
       "options");
   visible.add_options()                                                                 //
       ("help,h", "print this help and exit")                                            //
       ("config", po::bool_switch(&show_config), "also print the stored configuration")  //
+      ("check", po::bool_switch(&check),
+       "check the file's consistency and print every problem found (column lengths, rows of "
+       "done tasks, duplicated rows, offsets) and the leftovers of a killed writer")  //
       ("columns", po::value(&columns),
        "print the columns this version writes in GROUP (/tasks, /ws, /gen or /witness) with "
        "their type, unit and meaning, as a Markdown table, and exit");
@@ -125,6 +147,7 @@ int info_command(int argc, char** argv) {
     return kExitUsage;
   }
   try {
+    if (check) return print_check(path);
     print(path, io::read_results(path, io::ReadOptions{false}), show_config);
   } catch (const io::InputError& e) {
     std::cerr << "wordsens info: error: " << e.what() << "\n";

@@ -1,7 +1,9 @@
 // `wordsens`: thin dispatcher to the sub-commands.
+#include <csignal>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string_view>
 
 #include "cli/commands.hpp"
@@ -33,6 +35,9 @@ int main(int argc, char** argv) {
     print_usage(std::cerr);
     return kExitUsage;
   }
+  // A file-size limit (ulimit -f) must fail a write with EFBIG, reported as one line, rather
+  // than kill the process with SIGXFSZ in the middle of a write.
+  std::signal(SIGXFSZ, SIG_IGN);
   const std::string_view command = argv[1];
   // Each command sees its own name as argv[0], like a separate program.
   const int sub_argc = argc - 1;
@@ -52,6 +57,9 @@ int main(int argc, char** argv) {
       print_usage(std::cout);
       return kExitOk;
     }
+  } catch (const std::bad_alloc&) {
+    std::cerr << "wordsens " << command << ": error: out of memory\n";
+    return kExitFailure;
   } catch (const std::exception& e) {
     std::cerr << "wordsens " << command << ": error: " << e.what() << "\n";
     return kExitFailure;

@@ -22,9 +22,11 @@ int merge_command(int argc, char** argv) {
       "usage: wordsens merge A.h5 B.h5 ... -o ALL.h5 [--overwrite]\n\n"
       "Merges results files of the shards of one study (--shard i/N runs of the same\n"
       "configuration) into one file whose records equal those of an unsharded run. Refuses\n"
-      "files of different configurations and tasks finished in two inputs. Exit codes: 0 done,\n"
-      "2 bad input (missing or foreign file, different configurations, duplicated tasks),\n"
-      "1 I/O failure.\n\n"
+      "files of different configurations or input data and tasks finished in two inputs. The\n"
+      "output is written under a temporary name and renamed when complete. Exit codes: 0 done,\n"
+      "2 bad input (missing or foreign file, different configurations or input data, duplicated\n"
+      "tasks, an output another process writes), 1 I/O failure (a full disk) or a damaged "
+      "input.\n\n"
       "options");
   visible.add_options()                                                           //
       ("help,h", "print this help and exit")                                      //

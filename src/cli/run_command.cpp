@@ -1,4 +1,4 @@
-// `wordsens run`: the MPI Monte Carlo driver (issue 4). Configuration → task table → dynamic
+// `wordsens run`: the MPI Monte Carlo driver. Configuration → task table → dynamic
 // queue over MPI → records appended to the results file by rank 0 → summaries.
 #include <algorithm>
 #include <chrono>
@@ -57,12 +57,28 @@ int exit_code(parallel::Outcome outcome) {
   return kExitFailure;
 }
 
+// The output must not be one of the run's own input files (the configuration or the data), even
+// with --overwrite.
+void check_output(const RunOptions& options) {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  if (!options.config_path.empty()) inputs.emplace_back(options.config_path, "configuration file");
+  for (const auto& path : input_file_paths(options.study)) inputs.emplace_back(path, "input data");
+  for (const auto& [path, what] : inputs) {
+    std::error_code error;
+    if (path == options.output || std::filesystem::equivalent(path, options.output, error)) {
+      throw UsageError("the output " + options.output + " is the " + what + " of this run");
+    }
+  }
+}
+
 // Rank 0: the output file, created or resumed. Errors are one line; InputError means bad input.
 io::ResultsFile open_output(const RunOptions& options, const std::vector<TaskSpec>& tasks,
                             int ranks) {
   const std::string text = config_text(options);
-  if (!options.overwrite && std::filesystem::exists(options.output)) {
-    auto file = io::ResultsFile::open_for_resume(options.output, text);
+  const std::string fingerprints = input_fingerprints(options.study);
+  std::error_code error;
+  if (!options.overwrite && std::filesystem::exists(options.output, error)) {
+    auto file = io::ResultsFile::open_for_resume(options.output, text, fingerprints);
     if (file.tasks().size() != tasks.size()) {
       throw io::InputError(options.output + ": its task table has " +
                            std::to_string(file.tasks().size()) + " tasks, the configuration " +
@@ -76,6 +92,7 @@ io::ResultsFile open_output(const RunOptions& options, const std::vector<TaskSpe
   provenance.master_seed = options.study.seed;
   provenance.config_text = text;
   provenance.save_witness = options.study.save_witness;
+  provenance.input_fingerprints = fingerprints;
   return io::ResultsFile::create(options.output, provenance, tasks, options.overwrite);
 }
 
@@ -98,6 +115,13 @@ void store(io::ResultsFile& file, const TaskOutput& out) {
 int run_command(int argc, char** argv) {
   parallel::die_with_launcher();
   const bool print = launcher_rank_is_zero();
+  // Before anything else: a TERM/INT during start-up ends the run at once (exit 4), a USR1
+  // checkpoints it as soon as the task loop starts (exit 3).
+  parallel::install_startup_handlers(
+      kExitInterrupted,
+      print ? "wordsens run: interrupted (TERM/INT) while starting, before any task ran; rerun "
+              "the same command to resume (exit 4)\n"
+            : nullptr);
   RunOptions options;
   std::vector<TaskSpec> tasks;
   std::unique_ptr<DataSource> data;
@@ -115,6 +139,7 @@ int run_command(int argc, char** argv) {
     check_model_sizes(tasks, options.study);
     check_data_source(options.study, tasks);
     data = make_data_source(options.study);
+    if (!options.dry_run) check_output(options);
   } catch (const UsageError& e) {
     if (print) std::cerr << "wordsens run: error: " << e.what() << "\n";
     return kExitUsage;
@@ -130,7 +155,6 @@ int run_command(int argc, char** argv) {
   }
 
   parallel::MpiSession session(&argc, &argv);
-  parallel::install_stop_handlers();
   const auto started = std::chrono::steady_clock::now();
 
   // Rank 0 opens the file; the others learn whether they may go on.
@@ -140,6 +164,9 @@ int run_command(int argc, char** argv) {
     try {
       file.emplace(open_output(options, tasks, session.size()));
     } catch (const io::InputError& e) {
+      std::cerr << "wordsens run: error: " << e.what() << "\n";
+      status = kExitUsage;
+    } catch (const UsageError& e) {
       std::cerr << "wordsens run: error: " << e.what() << "\n";
       status = kExitUsage;
     } catch (const std::exception& e) {
@@ -175,9 +202,19 @@ int run_command(int argc, char** argv) {
   }
   schedule.elapsed_before =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // The task loop flushes before it stops: from here on TERM/INT only set the flag.
+  parallel::install_stop_handlers();
 
+  // Fault injection for the tests of the failure path (tests/mpi/task_failure.sh): the task
+  // with this id throws, as a task meeting bad data would. Inputs are checked before the run,
+  // so no real input makes a task fail on demand.
+  const char* failing = std::getenv("WORDSENS_TEST_FAIL_TASK");
+  const long long failing_task = failing != nullptr ? std::atoll(failing) : -1;
   const auto compute = [&](std::uint32_t id) {
     try {
+      if (static_cast<long long>(id) == failing_task) {
+        throw std::runtime_error("injected failure (WORDSENS_TEST_FAIL_TASK)");
+      }
       return encode(run_task(tasks.at(id), options.study, *data));
     } catch (const std::exception& e) {
       throw std::runtime_error(describe(tasks.at(id)) + " failed: " + e.what());
@@ -192,15 +229,31 @@ int run_command(int argc, char** argv) {
 
   int code = exit_code(result.outcome);
   if (session.is_root()) {
+    // TERM/INT (also one arriving after the task loop): everything done is already flushed;
+    // skip the summaries to exit within seconds. A file whose write failed has reported that
+    // already: no summaries and no second message.
+    const bool late_interrupt = result.outcome != parallel::Outcome::interrupted &&
+                                parallel::stop_requested() == parallel::StopRequest::interrupt;
+    const bool interrupted = result.outcome == parallel::Outcome::interrupted || late_interrupt;
+    bool closed = true;
     try {
-      // TERM/INT: everything done is already flushed; skip the summaries to exit within seconds.
-      if (result.outcome != parallel::Outcome::interrupted) file->write_summaries();
+      if (!interrupted && !file->broken()) file->write_summaries();
       file->close();
     } catch (const std::exception& e) {
-      std::cerr << "wordsens run: error: closing " << options.output << ": " << e.what() << "\n";
-      code = kExitFailure;
+      closed = false;
+      if (code != kExitFailure) {
+        std::cerr << "wordsens run: error: " << e.what() << "\n";
+        code = kExitFailure;
+      }
     }
-    print_outcome(std::cerr, result, options);
+    if (closed && late_interrupt && code == kExitOk) {
+      code = kExitInterrupted;
+      std::cerr << "wordsens run: interrupted (TERM/INT) before the summaries were written; "
+                   "rerun the same command to write them (exit 4)\n";
+    } else if (closed || result.outcome == parallel::Outcome::failed) {
+      // A run whose file could not be closed is not "finished": the error above says why.
+      print_outcome(std::cerr, result, options);
+    }
   }
   // Every rank leaves together, after rank 0 has closed the file: a rank exiting early with a
   // non-zero code would make mpirun kill rank 0 mid-write.

@@ -1,8 +1,10 @@
 #include "grid/embeddings_data_source.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -28,8 +30,13 @@ GenProblem EmbeddingsDataSource::gen_problem(Index n, Index d, Index N, std::uin
 
 EmbeddingsNeeds embeddings_needs(const EmbeddingsSource& source, std::uint32_t master_seed,
                                  const std::vector<TaskSpec>& tasks) {
-  // Shuffles are nested in the count, so per (n, trial) the largest count covers the others.
-  std::map<std::pair<Index, std::uint32_t>, Index> count;
+  // Shuffles are nested in the count, so per (n, trial) the largest count covers the others;
+  // every d used at that (n, trial) takes its window from those sequences.
+  struct Use {
+    Index texts = 0;
+    std::set<Index> d;
+  };
+  std::map<std::pair<Index, std::uint32_t>, Use> uses;
   std::set<std::tuple<Index, Index, Index>> checked;  // (n, d, count) grid points
   EmbeddingsNeeds needs;
   for (const TaskSpec& task : tasks) {
@@ -37,19 +44,54 @@ EmbeddingsNeeds embeddings_needs(const EmbeddingsSource& source, std::uint32_t m
     if (checked.insert({task.n, task.d, texts}).second) {
       check_embeddings_support(source, task.n, task.d, texts);
     }
-    Index& c = count[{task.n, task.trial}];
-    c = std::max(c, texts);
+    Use& use = uses[{task.n, task.trial}];
+    use.texts = std::max(use.texts, texts);
+    use.d.insert(task.d);
     needs.n = std::max(needs.n, task.n);
     needs.d = std::max(needs.d, task.d);
   }
-  std::set<Index> used;
-  for (const auto& [key, texts] : count) {
-    for (const Index s : select_sequences(source, master_seed, key.second, key.first, texts)) {
-      used.insert(s);
+  for (const auto& [key, use] : uses) {
+    for (const Index s : select_sequences(source, master_seed, key.second, key.first, use.texts)) {
+      for (const Index d : use.d) needs.windows[s].insert({key.first, d});
     }
   }
-  needs.sequences.assign(used.begin(), used.end());
+  for (const auto& [s, windows] : needs.windows) needs.sequences.push_back(s);
   return needs;
+}
+
+void check_token_values(const EmbeddingsSource& source, const EmbeddingsNeeds& needs) {
+  for (const auto& [sequence, windows] : needs.windows) {
+    Index n = 0, d = 0;
+    for (const auto& [wn, wd] : windows) {
+      n = std::max(n, wn);
+      d = std::max(d, wd);
+    }
+    const Matrix X = source.raw_tokens(sequence, n, d);
+    // Per token: how many leading coordinates are finite, and where its first non-zero one is.
+    std::vector<Index> finite(static_cast<std::size_t>(n), d),
+        nonzero(static_cast<std::size_t>(n), d);
+    for (Index t = 0; t < n; ++t) {
+      for (Index c = d - 1; c >= 0; --c) {
+        if (!std::isfinite(X(t, c))) finite[static_cast<std::size_t>(t)] = c;
+        if (X(t, c) != 0.0) nonzero[static_cast<std::size_t>(t)] = c;
+      }
+    }
+    for (const auto& [wn, wd] : windows) {
+      for (Index t = 0; t < wn; ++t) {
+        const std::string where = "embeddings file " + source.name() + ": token " +
+                                  std::to_string(t) + " of sequence " + std::to_string(sequence);
+        const std::string used =
+            " (used with n = " + std::to_string(wn) + ", d = " + std::to_string(wd) + ")";
+        if (finite[static_cast<std::size_t>(t)] < wd) {
+          throw std::invalid_argument(where + " has a NaN or infinite coordinate" + used);
+        }
+        if (nonzero[static_cast<std::size_t>(t)] >= wd) {
+          throw std::invalid_argument(where + " is zero in its first " + std::to_string(wd) +
+                                      " coordinates and cannot be rescaled to norm sqrt(d)" + used);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace wordsens

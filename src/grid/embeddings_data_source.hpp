@@ -1,11 +1,14 @@
 #pragma once
-// The `embeddings:<path>` data source of the driver (SPEC §1, §6): texts and labels from an
+// The `embeddings:<path>` data source of the driver: texts and labels from an
 // EmbeddingsSource (data/embeddings_source.hpp). The test text of a trial is sample 0 of the
 // trial's shuffle, gen's training texts samples 1..N, so they are disjoint; labels come from
 // the source. The command line opens the file (io/embeddings_file.hpp), checks the grid with
 // embeddings_needs() and hands over an in-memory table of just the sequences the tasks use.
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "data/embeddings_source.hpp"
@@ -33,9 +36,18 @@ class EmbeddingsDataSource final : public DataSource {
 struct EmbeddingsNeeds {
   std::vector<Index> sequences;
   Index n = 0, d = 0;
+  /// Per sequence used: the (n, d) windows tasks take from it (its first n tokens, first d
+  /// coordinates).
+  std::map<Index, std::set<std::pair<Index, Index>>> windows;
 };
 [[nodiscard]] EmbeddingsNeeds embeddings_needs(const EmbeddingsSource& source,
                                                std::uint32_t master_seed,
                                                const std::vector<TaskSpec>& tasks);
+
+/// Throws std::invalid_argument (one line) when a window some task uses holds a token with a
+/// NaN or infinite coordinate, or a token that is zero in its first d coordinates (it cannot be
+/// rescaled to norm √d): the checks embeddings_sample() makes, done for every task before the
+/// run starts. Reads each used sequence once (its largest window).
+void check_token_values(const EmbeddingsSource& source, const EmbeddingsNeeds& needs);
 
 }  // namespace wordsens

@@ -63,22 +63,13 @@ ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   return spec;
 }
 
-std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
-  std::vector<TaskSpec> tasks;
-  std::uint32_t point_id = 0;
-  auto add_point = [&](TaskSpec point) {
-    if (tasks.size() + config.trials > static_cast<std::size_t>(StudyLimits::max_tasks)) {
-      throw std::invalid_argument("the study has more than " +
-                                  std::to_string(StudyLimits::max_tasks) +
-                                  " tasks; split it into several configurations");
-    }
-    point.point_id = point_id++;
-    for (std::uint32_t trial = 0; trial < config.trials; ++trial) {
-      point.trial = trial;
-      point.task_id = static_cast<std::uint32_t>(tasks.size());
-      tasks.push_back(point);
-    }
-  };
+namespace {
+
+// Calls emit(point) for every grid point of the study, in the canonical order (the point's
+// task_id, point_id and trial are left for the caller). Throws std::invalid_argument for a grid
+// value out of its limits.
+template <typename Emit>
+void for_each_point(const StudyConfig& config, Emit&& emit) {
   for (const Experiment experiment : {Experiment::ws, Experiment::gen}) {
     if (std::find(config.experiments.begin(), config.experiments.end(), experiment) ==
         config.experiments.end()) {
@@ -134,7 +125,7 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
                       " at n=" + std::to_string(n) + ", d=" + std::to_string(d) +
                       (attention ? "" : ", k=" + std::to_string(k)));
                 }
-                add_point(point);
+                emit(point);
               }
             }
           }
@@ -142,6 +133,30 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
+  // Count first: a study over the limit is refused before its table is allocated.
+  std::uint64_t points = 0;
+  for_each_point(config, [&](const TaskSpec&) { ++points; });
+  if (points * config.trials > static_cast<std::uint64_t>(StudyLimits::max_tasks)) {
+    throw std::invalid_argument("the study has " + std::to_string(points * config.trials) +
+                                " tasks, more than " + std::to_string(StudyLimits::max_tasks) +
+                                "; split it into several configurations");
+  }
+  std::vector<TaskSpec> tasks;
+  tasks.reserve(static_cast<std::size_t>(points * config.trials));
+  std::uint32_t point_id = 0;
+  for_each_point(config, [&](TaskSpec point) {
+    point.point_id = point_id++;
+    for (std::uint32_t trial = 0; trial < config.trials; ++trial) {
+      point.trial = trial;
+      point.task_id = static_cast<std::uint32_t>(tasks.size());
+      tasks.push_back(point);
+    }
+  });
   return tasks;
 }
 

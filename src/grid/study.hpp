@@ -1,5 +1,5 @@
 #pragma once
-// The resolved configuration of a study (`wordsens run`) and its task table (SPEC §6).
+// The resolved configuration of a study (`wordsens run`) and its task table.
 //
 // The task table is a pure function of the StudyConfig: tasks are enumerated in a fixed,
 // canonical order (experiment, model, n, d, k, L, N, trial), so task ids are stable across
@@ -28,7 +28,9 @@ struct StudyLimits {
   static constexpr Index max_N = 1000000;
   static constexpr Index max_layers = 64;
   static constexpr Index max_trials = 10000000;
-  static constexpr Index max_tasks = 100000000;
+  // Every rank holds the task table (about 100 bytes a task, plus the file's /tasks rows on
+  // rank 0): 10⁷ tasks take about a gigabyte each; plan_tasks counts before it allocates.
+  static constexpr Index max_tasks = 10000000;
 };
 
 struct StudyConfig {

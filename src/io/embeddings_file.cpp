@@ -1,5 +1,12 @@
 #include "io/embeddings_file.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -17,6 +24,35 @@ constexpr const char* kLengths = "lengths";
 constexpr const char* kLabels = "labels";
 
 std::string str(std::uint64_t value) { return std::to_string(value); }
+
+// A 64-bit hash of a sequence of 64-bit words: per word h = rotl((h xor w) · p, 27) (FNV-1a's
+// basis and prime p), then splitmix64's finaliser. Every step is a bijection of h, so changing
+// any one word always changes the hash; the rotation carries high bits into low ones, which the
+// multiplication alone never does. A fingerprint against accidents, not against forgery.
+class WordHash {
+ public:
+  void add(std::uint64_t word) {
+    hash_ = (hash_ ^ word) * 1099511628211ULL;
+    hash_ = (hash_ << 27) | (hash_ >> 37);
+  }
+  void add(double value) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, &value, sizeof word);
+    add(word);
+  }
+  [[nodiscard]] std::string hex() const {
+    std::uint64_t z = hash_;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(z));
+    return text;
+  }
+
+ private:
+  std::uint64_t hash_ = 14695981039346656037ULL;
+};
 
 }  // namespace
 
@@ -36,7 +72,9 @@ struct EmbeddingsFile::Impl {
   // `type` (HDF5 converts integer and float widths on read, so any width is accepted).
   h5::Handle dataset(const std::string& name, std::size_t rank, h5::TypeClass type,
                      const char* type_name) const {
-    if (!h5::exists(file, name)) fail("no dataset /" + name + " (SPEC section 6 layout)");
+    if (!h5::exists(file, name)) {
+      fail("no dataset /" + name + " (expected /tokens, /lengths and /labels)");
+    }
     h5::Handle set = h5::open_dataset(file, name);
     const auto dims = h5::shape(set);
     if (dims.size() != rank) {
@@ -133,7 +171,7 @@ EmbeddingsTable EmbeddingsFile::load(const std::vector<Index>& stored, Index n, 
   tokens.reserve(stored.size() * window);
   for (const Index s : stored) {
     const Matrix X = raw_tokens(s, n, d);  // checks the request
-    // SPEC §6 stores float32, so this is exact (a float64 file is rounded to float32).
+    // The layout stores float32, so this is exact (a float64 file is rounded to float32).
     for (Index i = 0; i < X.size(); ++i) tokens.push_back(static_cast<float>(X.data()[i]));
   }
   return {impl_->path, impl_->max_length, impl_->width, impl_->lengths, impl_->labels, stored, n,
@@ -142,6 +180,36 @@ EmbeddingsTable EmbeddingsFile::load(const std::vector<Index>& stored, Index n, 
 
 Index EmbeddingsFile::count_usable(Index n) const {
   return static_cast<Index>(usable_sequences(*this, n).size());
+}
+
+std::string EmbeddingsFile::fingerprint() const {
+  const Impl& m = *impl_;
+  struct stat info {};
+  if (::stat(m.path.c_str(), &info) != 0)
+    m.fail("cannot be read (" + std::string(std::strerror(errno)) + ")");
+  std::tm utc{};
+  gmtime_r(&info.st_mtime, &utc);
+  char mtime[32];
+  std::strftime(mtime, sizeof mtime, "%Y-%m-%dT%H:%M:%SZ", &utc);
+
+  WordHash hash;
+  const auto sequences = static_cast<std::uint64_t>(m.sequences);
+  const auto length = static_cast<std::uint64_t>(m.max_length);
+  const auto width = static_cast<std::uint64_t>(m.width);
+  for (const std::uint64_t dim : {sequences, length, width}) hash.add(dim);
+  // Blocks of whole sequences, about 8 MB of doubles each.
+  const std::uint64_t per_block = std::max<std::uint64_t>(1, (1u << 20) / (length * width));
+  std::vector<double> block;
+  for (std::uint64_t first = 0; first < sequences; first += per_block) {
+    const std::uint64_t count = std::min(per_block, sequences - first);
+    block.resize(count * length * width);
+    h5::read_box(m.tokens, {first, 0, 0}, {count, length, width}, block.data());
+    for (const double value : block) hash.add(value);
+  }
+  for (const Index value : m.lengths) hash.add(static_cast<std::uint64_t>(value));
+  for (const double value : m.labels) hash.add(value);
+  return "size=" + std::to_string(static_cast<long long>(info.st_size)) + " mtime=" + mtime +
+         " content=mulrot64:" + hash.hex();
 }
 
 std::string EmbeddingsFile::attribute(const std::string& key) const {

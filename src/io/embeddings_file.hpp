@@ -1,12 +1,13 @@
 #pragma once
-// Reader of the real-text embeddings file (SPEC §6): /tokens (sequences × max_len × d_emb,
+// Reader of the real-text embeddings file: /tokens (sequences × max_len × d_emb,
 // floating point), /lengths (integers), /labels (integers ±1), optional /text and provenance
 // attributes. This header does not include hdf5.h (only io/h5.hpp does), so the driver and the
 // tests can use it like any other EmbeddingsSource.
 //
 // open() validates the layout once and keeps the small arrays (lengths, labels) in memory;
 // raw_tokens() reads just the (1 × n × d) box it needs, so a 200 MB file costs no memory.
-// Token values are checked (NaN/Inf, zero rows) when used, by embeddings_sample().
+// Token values are checked (NaN/Inf, zero rows) before a run starts, in the windows its tasks
+// use (grid/embeddings_data_source.hpp check_token_values), and again by embeddings_sample().
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,13 @@ class EmbeddingsFile final : public EmbeddingsSource {
   [[nodiscard]] Index count_usable(Index n) const;
   /// A root attribute as text ("" when absent or not a string), e.g. "embedding_model".
   [[nodiscard]] std::string attribute(const std::string& key) const;
+
+  /// "size=<bytes> mtime=<UTC, ISO 8601> content=mulrot64:<16 hex>": the file's size and
+  /// modification time, and a hash of what a run reads from it: the three dimensions of /tokens,
+  /// its values as float64 in storage order, /lengths as int64 and /labels as float64 (each as a
+  /// 64-bit word; see WordHash in embeddings_file.cpp). Any single changed value changes it.
+  /// Reads /tokens whole, in blocks.
+  [[nodiscard]] std::string fingerprint() const;
 
  private:
   struct Impl;

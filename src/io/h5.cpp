@@ -2,6 +2,7 @@
 #include "io/h5.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -9,14 +10,54 @@ namespace wordsens::io::h5 {
 
 namespace {
 
-// The object path of a handle, for error messages ("?" when HDF5 cannot tell).
+// HDF5's at-exit clean-up closes the files still open. After a failed H5Fclose (a full disk) the
+// library keeps a half-closed file whose clean-up dereferences a null pointer (SIGSEGV in
+// H5F__close_cb, seen with 1.10.8), so it is switched off: every file here is closed by its
+// Handle. It must precede every other HDF5 call, hence a static initializer.
+[[maybe_unused]] const bool kNoAtExitCleanUp = [] {
+  H5dont_atexit();
+  return true;
+}();
+
+// The name of the file holding an object and the object's path ("file.h5:/ws/S"); "?" for the
+// parts HDF5 cannot tell.
 std::string path_of(hid_t id) {
-  const ssize_t size = H5Iget_name(id, nullptr, 0);
-  if (size <= 0) return "?";
-  std::string name(static_cast<std::size_t>(size) + 1, '\0');
-  H5Iget_name(id, name.data(), name.size());
-  name.resize(static_cast<std::size_t>(size));
-  return name;
+  std::string object = "?";
+  if (const ssize_t size = H5Iget_name(id, nullptr, 0); size > 0) {
+    object.assign(static_cast<std::size_t>(size) + 1, '\0');
+    H5Iget_name(id, object.data(), object.size());
+    object.resize(static_cast<std::size_t>(size));
+  }
+  const ssize_t size = H5Fget_name(id, nullptr, 0);
+  if (size <= 0) return object;
+  std::string file(static_cast<std::size_t>(size) + 1, '\0');
+  H5Fget_name(id, file.data(), file.size());
+  file.resize(static_cast<std::size_t>(size));
+  return file + ":" + object;
+}
+
+// What the error stack of this thread says about the failed call: the errno a file driver
+// recorded ("errno = 28, error message = 'No space left on device'"), and the innermost message.
+struct Cause {
+  int system_error = 0;
+  std::string innermost;
+};
+
+herr_t visit_error(unsigned depth, const H5E_error2_t* error, void* data) {
+  auto* cause = static_cast<Cause*>(data);
+  const char* desc = error->desc != nullptr ? error->desc : "";
+  if (depth == 0) cause->innermost = desc;
+  if (cause->system_error == 0) {
+    if (const char* at = std::strstr(desc, "errno = ")) cause->system_error = std::atoi(at + 8);
+  }
+  return 0;
+}
+
+Cause current_cause() {
+  Cause cause;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, visit_error, &cause);
+  H5Eclear2(H5E_DEFAULT);
+  return cause;
 }
 
 std::string child_path(const Handle& loc, const std::string& name) {
@@ -25,7 +66,7 @@ std::string child_path(const Handle& loc, const std::string& name) {
   return base + name;
 }
 
-Handle file_access(bool clear_status) {
+Handle file_access(bool clear_status, bool swmr_read = false) {
   Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate", "file access list"), H5Pclose);
   // Latest format: superblock v3 and the chunk indices SWMR needs.
   check(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
@@ -42,6 +83,10 @@ Handle file_access(bool clear_status) {
     hbool_t clear = 1;
     check(H5Pset(fapl.id(), "clear_status_flags", &clear), "H5Pset(clear_status_flags)",
           "file access list");
+  }
+  if (swmr_read) {
+    check(H5Pset_metadata_read_attempts(fapl.id(), kSwmrReadAttempts),
+          "H5Pset_metadata_read_attempts", "file access list");
   }
   return fapl;
 }
@@ -69,9 +114,21 @@ bool Handle::reset() noexcept {
   return ok;
 }
 
+void Handle::close(const std::string& object) {
+  const herr_t status = id_ >= 0 && closer_ != nullptr ? closer_(id_) : 0;
+  id_ = -1;
+  check(status, "close", object);
+}
+
 hid_t check(hid_t status, const char* call, const std::string& object) {
-  if (status < 0) throw std::runtime_error(std::string(call) + " failed for " + object);
-  return status;
+  if (status >= 0) return status;
+  Cause cause = current_cause();
+  std::string text = cause.system_error != 0 ? std::strerror(cause.system_error) : cause.innermost;
+  // One line: HDF5 messages are single lines, but keep it so whatever they hold.
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::string message = std::string(call) + " failed for " + object;
+  if (!text.empty()) message += ": " + text;
+  throw Error(message, cause.system_error, text);
 }
 
 void silence_errors() {
@@ -93,9 +150,10 @@ Handle open_file(const std::string& path, Access access) {
     // SWMR read sees a consistent file even while a live writer appends to it; it fails on a
     // file whose killed writer was not in SWMR mode, which a plain read with cleared (not
     // persisted) flags then opens.
-    const Handle fapl = file_access(false);
+    const Handle fapl = file_access(false, true);
     const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.id());
     if (id >= 0) return {id, H5Fclose};
+    H5Eclear2(H5E_DEFAULT);
   }
   const Handle fapl = file_access(true);
   unsigned flags = H5F_ACC_RDONLY;

@@ -1,14 +1,32 @@
 #pragma once
-// The only code that sees the HDF5 C API (ARCHITECTURE.md). Small move-only handles and checked
-// calls: a failed call throws std::runtime_error naming the call and the object, and HDF5's own
-// error-stack printing is switched off (the exception message is the one line a user sees).
+// The only code that sees the HDF5 C API (src/CMakeLists.txt: only wordsens_io links HDF5).
+// Small move-only handles and checked calls: a failed call throws h5::Error naming the call, the
+// file and the object, and the cause (the system error of a failed read or write, such as "No
+// space left on device"); HDF5's own error-stack printing is switched off (the exception message
+// is the one line a user sees).
 #include <hdf5.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace wordsens::io::h5 {
+
+/// A failed HDF5 call. what(): "<call> failed for <file>:<object>[: <cause>]".
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& message, int system_error, std::string cause)
+      : std::runtime_error(message), system_error_(system_error), cause_(std::move(cause)) {}
+  /// errno of the failed read or write inside HDF5 (ENOSPC, EFBIG, EIO, …); 0 when none.
+  [[nodiscard]] int system_error() const { return system_error_; }
+  /// strerror(system_error()), or HDF5's innermost message ("" when HDF5 gave none).
+  [[nodiscard]] const std::string& cause() const { return cause_; }
+
+ private:
+  int system_error_;
+  std::string cause_;
+};
 
 /// Owns one hid_t and closes it with the matching H5?close. Move-only.
 class Handle {
@@ -26,14 +44,22 @@ class Handle {
   [[nodiscard]] bool valid() const { return id_ >= 0; }
   /// Closes now; returns false when the close call failed (destructors ignore it).
   bool reset() noexcept;
+  /// Closes now; throws h5::Error (with its cause) when the close call failed.
+  void close(const std::string& object);
 
  private:
   hid_t id_ = -1;
   Closer closer_ = nullptr;
 };
 
-/// Throws std::runtime_error("<call> failed for <object>") when `status` < 0.
+/// Throws h5::Error("<call> failed for <object>: <cause>") when `status` < 0.
 hid_t check(hid_t status, const char* call, const std::string& object);
+
+/// Metadata read attempts of a SWMR reader. HDF5 retries a metadata block whose checksum fails
+/// (a live writer may be rewriting it) and sleeps between attempts, twice as long each time: on
+/// 1.10.8, 28 attempts give up after about 0.3 s, 35 after 34 s, and the default 100 never ends,
+/// so a damaged file would hang every reader. A writer rewrites a block in microseconds.
+inline constexpr unsigned kSwmrReadAttempts = 28;
 
 /// Switches off HDF5's automatic printing of its error stack for the calling thread (cheap;
 /// called by every function that opens or tests a file).
@@ -50,7 +76,8 @@ Handle create_file(const std::string& path);
 /// Opens a file. For the write modes, the "file is open for write" flags a killed writer leaves
 /// behind are cleared (what `h5clear -s` does); use only when no other process writes it.
 Handle open_file(const std::string& path, Access access);
-/// True when `path` is an HDF5 file (H5Fis_accessible); false for a missing or foreign file.
+/// True when `path` starts with the HDF5 signature (H5Fis_hdf5); false for a missing or foreign
+/// file.
 bool is_hdf5(const std::string& path);
 void flush(const Handle& file);
 

@@ -2,8 +2,10 @@
 #include "io/layout.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 
 #include "io/schema.hpp"
 #include "wordsens/version.hpp"
@@ -32,17 +34,21 @@ std::vector<Column> task_columns() {
 }
 
 template <typename Record>
-Table record_table(const char* group, const RecordSchema<Record>& schema) {
-  Table table{group, {}, {}, true};
+Table record_table(const char* group, const RecordSchema<Record>& schema,
+                   std::vector<std::string> key, RowsPerTask rows, Experiment experiment) {
+  Table table{group, {}, {}, true, std::move(key), rows, static_cast<int>(experiment)};
   for (const auto& field : schema.scalars) {
-    table.columns.push_back({field.name, kind_of(field.type()), field.unit, field.meaning});
+    table.columns.push_back(
+        {field.name, kind_of(field.type()), field.unit, field.meaning, field.since_minor});
   }
   for (const auto& field : schema.ragged) {
     const std::string what = std::string("of ") + field.name + "_values";
-    table.columns.push_back({field.offset_column(), Kind::i64, "index", "first element " + what});
-    table.columns.push_back({field.length_column(), Kind::i64, "count", "elements " + what});
+    table.columns.push_back(
+        {field.offset_column(), Kind::i64, "index", "first element " + what, field.since_minor});
+    table.columns.push_back(
+        {field.length_column(), Kind::i64, "count", "elements " + what, field.since_minor});
     table.flats.push_back({field.values_dataset(), kind_of(field.type()), field.offset_column(),
-                           field.length_column(), field.unit, field.meaning});
+                           field.length_column(), field.unit, field.meaning, field.since_minor});
   }
   return table;
 }
@@ -57,7 +63,10 @@ Table witness_table() {
        {c::kCols, Kind::i64, "count", "columns of the array"},
        {c::kOffset, Kind::i64, "index", "first element of the array in values"}},
       {{c::kValues, Kind::f64, c::kOffset, "", "1", "the arrays, row-major, one after another"}},
-      true};
+      true,
+      {c::kTaskId, c::kName},  // one array of each name per task
+      RowsPerTask::any,
+      -1};
 }
 
 std::vector<Column> point_columns() {
@@ -115,12 +124,15 @@ Kind kind_of(FieldType type) {
 }
 
 const std::vector<Table>& tables() {
-  static const std::vector<Table> all = {{s::kTasks, task_columns(), {}, false},
-                                         record_table(s::kWs, ws_schema()),
-                                         record_table(s::kGen, gen_schema()),
-                                         witness_table(),
-                                         summary_ws_table(),
-                                         summary_gen_table()};
+  // A ws task has one row; a gen task one per (training, objective).
+  static const std::vector<Table> all = {
+      {s::kTasks, task_columns(), {}, false},
+      record_table(s::kWs, ws_schema(), {c::kTaskId}, RowsPerTask::exactly_one, Experiment::ws),
+      record_table(s::kGen, gen_schema(), {c::kTaskId, c::kTraining, c::kObjective},
+                   RowsPerTask::at_least_one, Experiment::gen),
+      witness_table(),
+      summary_ws_table(),
+      summary_gen_table()};
   return all;
 }
 
@@ -183,6 +195,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   h5::write_attribute(file, a::kConfigText, provenance.config_text);
   h5::write_attribute(file, a::kConfigHash, config_hash(provenance.config_text));
   h5::write_attribute(file, a::kSaveWitness, static_cast<std::int64_t>(provenance.save_witness));
+  h5::write_attribute(file, a::kInputFingerprints, provenance.input_fingerprints);
   if (!merged_from.empty()) h5::write_attribute(file, a::kMergedFrom, merged_from);
 
   // Every group and column exists from the start, even if empty: the file is then appended in
@@ -217,31 +230,77 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   h5::append(h5::open_dataset(group, c::kDone), std::vector<std::uint8_t>(tasks.size(), 0));
 }
 
+void require_regular_file(const std::string& path, const std::string& what) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) throw InputError("no such file: " + path);
+  if (std::filesystem::is_directory(status)) {
+    throw InputError(path + " is a directory, not a " + what);
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw InputError(path + " is not a regular file (a FIFO, socket or device), not a " + what);
+  }
+}
+
+DamagedFileError damaged_file(const std::string& path, const std::string& detail) {
+  const bool truncated = detail.find("truncated file") != std::string::npos;
+  return DamagedFileError(path + ": damaged or not a wordsens results file (" + detail +
+                          (truncated ? "; cut short by a full disk or a file-size limit? "
+                                       "resuming its run extends it"
+                                     : "") +
+                          ")");
+}
+
+bool extend_truncated(const std::string& path) {
+  try {
+    (void)h5::open_file(path, h5::Access::read);
+    return false;
+  } catch (const h5::Error& e) {
+    const std::string& cause = e.cause();
+    const auto at = cause.find("stored_eof = ");
+    if (cause.find("truncated file") == std::string::npos || at == std::string::npos) return false;
+    const unsigned long long stored = std::strtoull(cause.c_str() + at + 13, nullptr, 10);
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error || stored <= size) return false;
+    std::filesystem::resize_file(path, stored, error);
+    return !error;
+  }
+}
+
+std::vector<int> format_version(const h5::Handle& file) {
+  return h5::read_int_array_attribute(file, schema::attr::kFormatVersion);
+}
+
 h5::Handle open_checked(const std::string& path, h5::Access access) {
   namespace a = schema::attr;
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) throw InputError("no such file: " + path);
+  require_regular_file(path, "wordsens results file");
   if (!h5::is_hdf5(path)) throw InputError(path + " is not a wordsens results file (not HDF5)");
+  const auto damaged = [&](const std::string& detail) { return damaged_file(path, detail); };
   h5::Handle file;
   try {
     file = h5::open_file(path, access);
-  } catch (const std::runtime_error& e) {
-    throw InputError("cannot open " + path + ": " + e.what());
+  } catch (const h5::Error& e) {
+    // It has the HDF5 signature, but HDF5 cannot read its superblock or root group.
+    throw damaged(std::string("HDF5 cannot open it: ") + e.what());
   }
-  if (!h5::has_attribute(file, a::kFileType) ||
-      h5::read_string_attribute(file, a::kFileType) != s::kFileType) {
-    throw InputError(path + " is not a wordsens results file (no filetype '" +
-                     std::string(s::kFileType) + "')");
-  }
-  const std::vector<int> version = h5::has_attribute(file, a::kFormatVersion)
-                                       ? h5::read_int_array_attribute(file, a::kFormatVersion)
-                                       : std::vector<int>{};
-  if (version.size() != 2) throw InputError(path + " has no valid format_version attribute");
-  if (version[0] != s::kFormatMajor) {
-    throw InputError(path + " has format version " + std::to_string(version[0]) + "." +
-                     std::to_string(version[1]) + "; this wordsens reads major version " +
-                     std::to_string(s::kFormatMajor) +
-                     (version[0] > s::kFormatMajor ? " (upgrade wordsens)" : ""));
+  try {
+    if (!h5::has_attribute(file, a::kFileType) ||
+        h5::read_string_attribute(file, a::kFileType) != s::kFileType) {
+      throw InputError(path + " is not a wordsens results file (no filetype '" +
+                       std::string(s::kFileType) + "')");
+    }
+    const std::vector<int> version =
+        h5::has_attribute(file, a::kFormatVersion) ? format_version(file) : std::vector<int>{};
+    if (version.size() != 2) throw damaged("no valid format_version attribute");
+    if (version[0] != s::kFormatMajor) {
+      throw InputError(path + " has format version " + std::to_string(version[0]) + "." +
+                       std::to_string(version[1]) + "; this wordsens reads major version " +
+                       std::to_string(s::kFormatMajor) +
+                       (version[0] > s::kFormatMajor ? " (upgrade wordsens)" : ""));
+    }
+  } catch (const h5::Error& e) {
+    throw damaged(std::string("its root attributes cannot be read: ") + e.what());
   }
   return file;
 }

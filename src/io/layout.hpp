@@ -22,6 +22,7 @@ struct Column {
   Kind kind;
   std::string unit;
   std::string meaning;
+  int since_minor = 0;  // the format minor version that added it (older files may lack it)
 };
 
 /// A flat value array (its own length) whose row r is values[offset[r], offset[r] + length[r]).
@@ -32,13 +33,22 @@ struct FlatArray {
   std::string length;  // the row column of lengths; "" in /witness, where the length is rows·cols
   std::string unit;
   std::string meaning;
+  int since_minor = 0;
 };
+
+/// How many rows a done task has in a record table (the consistency check enforces it).
+enum class RowsPerTask : std::uint8_t { any, exactly_one, at_least_one };
 
 struct Table {
   const char* group;
   std::vector<Column> columns;
   std::vector<FlatArray> flats;
   bool records = false;  // /ws, /gen, /witness: appended task by task, orphan rows may trail
+  // Record tables only: the columns no two rows of done tasks share (task_id first), the rows a
+  // done task has, and the experiment whose tasks the rows belong to (-1: either).
+  std::vector<std::string> key = {};
+  RowsPerTask rows_per_task = RowsPerTask::any;
+  int experiment = -1;
 };
 
 /// Every table: tasks, ws, gen, witness, summary/ws, summary/gen. The ws and gen columns follow
@@ -55,8 +65,28 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
                   const std::vector<TaskSpec>& tasks, const std::vector<std::string>& merged_from);
 
 /// Opens `path` for reading after checking that it exists, is HDF5, is a wordsens results
-/// file and has a major format version this build reads (InputError otherwise).
+/// file and has a major format version this build reads (InputError otherwise). A file with the
+/// HDF5 signature that HDF5 cannot open or whose root attributes cannot be read is damaged
+/// (DamagedFileError).
 h5::Handle open_checked(const std::string& path, h5::Access access);
+
+/// The DamagedFileError of every damaged-file message: "<path>: damaged or not a wordsens
+/// results file (<detail>)".
+DamagedFileError damaged_file(const std::string& path, const std::string& detail);
+
+/// InputError unless `path` is an existing regular file: "no such file", "is a directory", "is
+/// not a regular file (a FIFO, a device, …)". `what` names the role ("results file").
+void require_regular_file(const std::string& path, const std::string& what);
+
+/// A write refused by a full disk or a file-size limit can leave a file shorter than the end
+/// address its superblock records, and HDF5 then refuses it ("truncated file"). The missing tail
+/// held only the failed writes, so the writer that resumes it (holding its lock) extends it with
+/// zeros, as a sparse file on a full tmpfs already is; the consistency check that follows
+/// decides whether it is usable. Returns true when it extended the file.
+bool extend_truncated(const std::string& path);
+
+/// The format version of an open results file ({major, minor}).
+std::vector<int> format_version(const h5::Handle& file);
 
 std::vector<TaskSpec> read_tasks(const h5::Handle& file);
 
@@ -69,10 +99,21 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 namespace wordsens::io::detail {
 
 /// The records of done tasks, sorted (see FileContents), and the task table; provenance
-/// attributes are filled too. Works on a file open in any mode.
-FileContents read_contents(const h5::Handle& file, const ReadOptions& options = {});
+/// attributes are filled too. Works on a file open in any mode. `done`, when given, are the done
+/// flags to use, read before any record column was (a live writer's rows are flushed before
+/// their flags, so the rows of every task they mark done are visible).
+FileContents read_contents(const h5::Handle& file, const ReadOptions& options = {},
+                           const std::vector<std::uint8_t>* done = nullptr);
 
 /// Rewrites /summary/ws and /summary/gen from `contents` (SWMR-safe: resizes and writes only).
 void write_summary_tables(const h5::Handle& file, const FileContents& contents);
+
+/// The consistency of an open results file (io/consistency.cpp): every problem that makes it
+/// damaged, and notes on the legitimate leftovers of a killed writer. Reads only the row
+/// columns it needs (task ids, done flags, keys, offsets and lengths). HDF5 read errors throw.
+Diagnosis diagnose(const h5::Handle& file);
+
+/// Throws DamagedFileError naming the first problem when `diagnosis` has any.
+void require_consistent(const std::string& path, const Diagnosis& diagnosis);
 
 }  // namespace wordsens::io::detail

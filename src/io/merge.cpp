@@ -61,6 +61,17 @@ void ResultsFile::merge(const std::vector<std::string>& inputs, const std::strin
     }
   }
 
+  // The same input data (content hashes of the input files).
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    const auto changed = differing_inputs(contents[0].provenance.input_fingerprints,
+                                          contents[i].provenance.input_fingerprints);
+    if (!changed.empty()) {
+      throw InputError(inputs[i] + " and " + inputs[0] +
+                       " were computed from different input data (" + detail::join(changed, "; ") +
+                       ")");
+    }
+  }
+
   // Union of the task tables; a task may be done in one input only.
   std::map<std::uint32_t, TaskSpec> tasks;
   std::map<std::uint32_t, std::size_t> done_in;  // task id → input that finished it
@@ -90,7 +101,8 @@ void ResultsFile::merge(const std::vector<std::string>& inputs, const std::strin
   table.reserve(tasks.size());
   for (const auto& [id, task] : tasks) table.push_back(task);
 
-  ResultsFile out = create_merged(output, provenance, table, overwrite, inputs);
+  // Built under a temporary name and renamed only when complete: a failure leaves no output.
+  ResultsFile out = create_file(output, provenance, table, overwrite, inputs, false);
   out.set_sync(false);  // one flush at the end; a failed merge is simply rerun
   // Second pass, one input at a time so that only one is in memory: its done tasks in task-id
   // order (read_results sorts), each with its witness arrays first.
@@ -101,27 +113,22 @@ void ResultsFile::merge(const std::vector<std::string>& inputs, const std::strin
     for (const auto& a : c.arrays) arrays[a.task_id].push_back(a);
     std::map<std::uint32_t, std::vector<GenRecord>> gen;
     for (const auto& r : c.gen) gen[r.task_id].push_back(r);
-    std::set<std::uint32_t> written;
     const auto add_arrays = [&](std::uint32_t id) {
       if (const auto a = arrays.find(id); a != arrays.end()) out.append_arrays(a->second);
     };
+    // Every done task has its rows (read_results refuses a file where one has not).
     for (const auto& r : c.ws) {
       add_arrays(r.task_id);
       out.append(r);
-      written.insert(r.task_id);
     }
     for (const auto& [id, rows] : gen) {
       add_arrays(id);
       out.append(rows);
-      written.insert(id);
-    }
-    for (const auto& [id, from] : done_in) {
-      if (from == i && written.count(id) == 0) out.mark_done(id);  // done without rows
     }
   }
   out.set_sync(true);
   out.write_summaries();
-  out.close();
+  out.publish();
 }
 
 }  // namespace wordsens::io

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "io/file_lock.hpp"
 #include "io/h5.hpp"
 #include "io/layout.hpp"
+#include "io/output_path.hpp"
 #include "io/schema.hpp"
 
 namespace wordsens::io {
@@ -21,7 +23,11 @@ namespace fs = std::filesystem;
 
 struct ResultsFile::Impl {
   std::string path;
+  WriterLock writer;  // held from before the file was created or opened until it is closed
   FileLock lock;
+  // A file not yet renamed onto `path` (merge builds it first): its name, removed on failure.
+  std::string temporary;
+  bool replace = false;  // publish() may replace an existing `path` (--overwrite)
   h5::Handle file;
   std::map<std::string, h5::Handle> datasets;  // by absolute path, e.g. "/ws/S"
   std::vector<TaskSpec> tasks;
@@ -30,6 +36,36 @@ struct ResultsFile::Impl {
   bool save_witness = false;
   bool sync = true;     // flush around each record (merge turns it off while it builds a file)
   bool broken = false;  // an append failed half-way: refuse further writes
+
+  Impl() = default;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() {
+    if (temporary.empty()) return;
+    datasets.clear();
+    file.reset();
+    std::error_code error;
+    fs::remove(temporary, error);  // never published: a failed merge leaves no output
+  }
+
+  // Runs a write; a failure marks the file broken (no further writes) and becomes one line that
+  // names the file and the system error ("cannot write r.h5: H5Dwrite failed for
+  // r.h5:/ws/S: No space left on device").
+  template <typename F>
+  void guarded(F&& write) {
+    try {
+      write();
+    } catch (const h5::Error& e) {
+      broken = true;
+      throw std::runtime_error("cannot write " + path + ": " + e.what());
+    } catch (...) {
+      broken = true;
+      throw;
+    }
+  }
+
+  // The file being written, by the name it has now.
+  const std::string& current_name() const { return temporary.empty() ? path : temporary; }
 
   const h5::Handle& dataset(const char* group, const std::string& name) const {
     const auto found = datasets.find(std::string(group) + "/" + name);
@@ -53,7 +89,7 @@ struct ResultsFile::Impl {
     }
     tasks = detail::read_tasks(file);
     done = h5::read_all<std::uint8_t>(dataset(schema::kTasks, c::kDone));
-    if (done.size() != tasks.size()) throw std::runtime_error(path + ": /tasks/done is damaged");
+    if (done.size() != tasks.size()) throw detail::damaged_file(path, "/tasks/done is cut short");
     row_of.clear();
     for (std::size_t i = 0; i < tasks.size(); ++i) row_of.emplace(tasks[i].task_id, i);
     save_witness = h5::read_int_attribute(file, schema::attr::kSaveWitness) != 0;
@@ -62,7 +98,7 @@ struct ResultsFile::Impl {
   void require_usable() const {
     h5::silence_errors();  // this thread may not be the one that opened the file
     if (!file.valid()) throw std::logic_error("results file " + path + " is closed");
-    if (broken) throw std::runtime_error("an earlier append to " + path + " failed");
+    if (broken) throw std::runtime_error("an earlier write to " + path + " failed");
   }
 
   std::size_t row_for(std::uint32_t task_id, Experiment experiment) const {
@@ -197,83 +233,145 @@ void check_tasks(const std::vector<TaskSpec>& tasks) {
 
 ResultsFile ResultsFile::create(const std::string& path, const RunProvenance& provenance,
                                 const std::vector<TaskSpec>& tasks, bool overwrite) {
-  return create_merged(path, provenance, tasks, overwrite, {});
+  return create_file(path, provenance, tasks, overwrite, {}, true);
 }
 
-ResultsFile ResultsFile::create_merged(const std::string& path, const RunProvenance& provenance,
-                                       const std::vector<TaskSpec>& tasks, bool overwrite,
-                                       const std::vector<std::string>& merged_from) {
+namespace {
+
+// "cannot create X: <system error>", as bad input (exit 2) when the cause is the path or its
+// permissions, as an I/O failure otherwise (a full disk).
+[[noreturn]] void creation_failed(const std::string& path, const h5::Error& e) {
+  const int error = e.system_error();
+  const std::string cause = e.cause().empty() ? e.what() : e.cause();
+  if (error == EACCES || error == EPERM || error == EROFS || error == ENOENT || error == ENOTDIR ||
+      error == ENAMETOOLONG || error == EISDIR) {
+    throw InputError("cannot create " + path + ": " + cause);
+  }
+  throw std::runtime_error("cannot create " + path + ": " + e.what());
+}
+
+}  // namespace
+
+ResultsFile ResultsFile::create_file(const std::string& path, const RunProvenance& provenance,
+                                     const std::vector<TaskSpec>& tasks, bool overwrite,
+                                     const std::vector<std::string>& merged_from,
+                                     bool publish_now) {
   check_tasks(tasks);
+  detail::check_output_path(path);
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->replace = overwrite;
+  // Every later step runs under the writer lock: a second writer of `path` stops here.
+  impl->writer = WriterLock::acquire(path);
+  detail::remove_stale_temporaries(path);
   std::error_code error;
-  if (fs::exists(path, error)) {
+  if (fs::exists(fs::symlink_status(path, error))) {
     if (!overwrite) {
       throw InputError(path + " already exists (use --overwrite to replace it)");
     }
-    if (!fs::is_regular_file(path, error)) throw InputError(path + " is not a regular file");
-    if (FileLock::held_elsewhere(path)) {
-      throw InputError(path + " is being written by another live process");
-    }
-  }
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent, error)) {
-    throw InputError("cannot write " + path + ": directory " + parent.string() + " does not exist");
+    detail::check_replaceable(path);
   }
   // Build the whole layout under a temporary name, then rename: an existing file is replaced
   // only by a complete new one, and never touched when anything fails before.
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  auto impl = std::make_unique<Impl>();
-  impl->path = path;
+  impl->temporary = detail::temporary_path(path);
   try {
-    {
-      h5::Handle file;
-      try {
-        file = h5::create_file(temporary);
-      } catch (const std::runtime_error&) {
-        throw InputError("cannot write " + path + " (directory not writable?)");
-      }
-      detail::write_layout(file, provenance, tasks, merged_from);
-      h5::flush(file);
-      if (!file.reset()) throw std::runtime_error("H5Fclose failed for " + temporary);
-    }
-    impl->lock = FileLock(temporary);  // follows the file through the rename
-    fs::rename(temporary, path);
-  } catch (...) {
-    fs::remove(temporary, error);
-    throw;
+    h5::Handle file = h5::create_file(impl->temporary);
+    impl->lock = FileLock(impl->temporary);  // marks it live; follows the file through the rename
+    detail::write_layout(file, provenance, tasks, merged_from);
+    h5::flush(file);
+    file.close(impl->temporary);
+  } catch (const h5::Error& e) {
+    creation_failed(path, e);
   }
-  impl->file = h5::open_file(path, h5::Access::swmr_write);
-  impl->open_all();
+  if (publish_now) {
+    detail::publish(impl->temporary, path, overwrite);
+    impl->temporary.clear();
+  }
+  try {
+    impl->file = h5::open_file(impl->current_name(), h5::Access::swmr_write);
+    impl->open_all();
+  } catch (const h5::Error& e) {
+    throw std::runtime_error("cannot open " + path + " for writing: " + e.what());
+  }
   return ResultsFile(std::move(impl));
 }
 
-ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::string& config_text) {
+void ResultsFile::publish() {
+  Impl& m = *impl_;
+  if (m.temporary.empty()) return;
+  close();
+  detail::publish(m.temporary, m.path, m.replace);
+  m.temporary.clear();
+  m.writer.release();
+}
+
+ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::string& config_text,
+                                         const std::string& input_fingerprints) {
+  detail::check_output_path(path);
+  detail::require_regular_file(path, "results file");
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  // The lock first: the checks below must not race a live writer of the same file.
+  impl->writer = WriterLock::acquire(path);
+  detail::remove_stale_temporaries(path);
+  if (h5::is_hdf5(path)) detail::extend_truncated(path);
   {
     const h5::Handle file = detail::open_checked(path, h5::Access::read);
-    const auto version = h5::read_int_array_attribute(file, schema::attr::kFormatVersion);
-    if (version.at(1) < schema::kFormatMinor) {
+    const auto version = detail::format_version(file);
+    if (version.at(1) < schema::kResumeMinor) {
       // Its tables lack the columns this version appends; reading, merging and reporting work.
       throw InputError(path + " was written in format " + std::to_string(version[0]) + "." +
                        std::to_string(version[1]) + " by an older wordsens and cannot be " +
-                       "resumed by this one (format " + std::to_string(schema::kFormatMajor) +
-                       "." + std::to_string(schema::kFormatMinor) +
+                       "resumed by this one (format " + std::to_string(schema::kFormatMajor) + "." +
+                       std::to_string(schema::kFormatMinor) +
                        "); finish it with the version that created it, or start over with "
                        "--overwrite");
     }
-    const std::string stored = h5::read_string_attribute(file, schema::attr::kConfigText);
+    // Integrity first: a damaged file is reported as damaged, not as another configuration.
+    try {
+      detail::require_consistent(path, detail::diagnose(file));
+    } catch (const h5::Error& e) {
+      throw detail::damaged_file(path, e.what());
+    }
+    std::string stored;
+    try {
+      stored = h5::read_string_attribute(file, schema::attr::kConfigText);
+    } catch (const h5::Error& e) {
+      throw detail::damaged_file(path,
+                                 std::string("its configuration cannot be read: ") + e.what());
+    }
     const auto keys = differing_config_keys(stored, config_text);
     if (!keys.empty()) {
       throw InputError(path + " holds a run of a different configuration (differing keys: " +
                        detail::join(keys, ", ") +
                        "); use --overwrite to replace it or choose another output");
     }
+    const bool recorded = h5::has_attribute(file, schema::attr::kInputFingerprints);
+    if (!recorded && !input_fingerprints.empty()) {
+      throw InputError(path +
+                       " records no fingerprint of its input files (written by an older "
+                       "wordsens), so a changed input cannot be detected; start over with "
+                       "--overwrite");
+    }
+    if (recorded) {
+      const auto changed = differing_inputs(
+          h5::read_string_attribute(file, schema::attr::kInputFingerprints), input_fingerprints);
+      if (!changed.empty()) {
+        throw InputError(path +
+                         " was computed from other input data: " + detail::join(changed, "; ") +
+                         "; restore the input, or start over with --overwrite");
+      }
+    }
   }
-  auto impl = std::make_unique<Impl>();
-  impl->path = path;
   impl->lock = FileLock(path);
-  // Clears the "open for write" flags a killed writer left: safe, since the lock is ours.
-  impl->file = h5::open_file(path, h5::Access::swmr_write);
-  impl->open_all();
-  impl->truncate_orphans();
+  try {
+    // Clears the "open for write" flags a killed writer left: safe, since the lock is ours.
+    impl->file = h5::open_file(path, h5::Access::swmr_write);
+    impl->open_all();
+    impl->truncate_orphans();
+  } catch (const h5::Error& e) {
+    throw std::runtime_error("cannot resume " + path + ": " + e.what());
+  }
   return ResultsFile(std::move(impl));
 }
 
@@ -291,18 +389,16 @@ std::vector<std::uint32_t> ResultsFile::done_task_ids() const {
 bool ResultsFile::is_done(std::uint32_t task_id) const { return impl_->task_done(task_id); }
 bool ResultsFile::save_witness() const { return impl_->save_witness; }
 const std::string& ResultsFile::path() const { return impl_->path; }
+bool ResultsFile::broken() const { return impl_->broken; }
 
 void ResultsFile::append(const WsRecord& record) {
   Impl& m = *impl_;
   m.require_usable();
   const std::size_t row = m.row_for(record.task_id, Experiment::ws);
-  try {
+  m.guarded([&] {
     m.add_record(schema::kWs, ws_schema(), record);
     m.commit(row);
-  } catch (...) {
-    m.broken = true;
-    throw;
-  }
+  });
 }
 
 void ResultsFile::append(const std::vector<GenRecord>& records) {
@@ -315,13 +411,10 @@ void ResultsFile::append(const std::vector<GenRecord>& records) {
     }
   }
   const std::size_t row = m.row_for(records.front().task_id, Experiment::gen);
-  try {
+  m.guarded([&] {
     for (const auto& record : records) m.add_record(schema::kGen, gen_schema(), record);
     m.commit(row);
-  } catch (...) {
-    m.broken = true;
-    throw;
-  }
+  });
 }
 
 void ResultsFile::append_witness(std::uint32_t task_id, std::int64_t position,
@@ -350,7 +443,7 @@ void ResultsFile::append_arrays(const std::vector<NamedArray>& arrays) {
       throw std::invalid_argument("witness array name '" + array.name + "' is empty or too long");
     }
   }
-  try {
+  m.guarded([&] {
     const char* g = schema::kWitness;
     for (const auto& array : arrays) {
       const h5::Handle& flat = m.dataset(g, c::kValues);
@@ -365,48 +458,42 @@ void ResultsFile::append_arrays(const std::vector<NamedArray>& arrays) {
       m.add(g, c::kCols, static_cast<std::int64_t>(array.values.cols()));
       m.add(g, c::kOffset, offset);
     }
-  } catch (...) {
-    m.broken = true;
-    throw;
-  }
-}
-
-void ResultsFile::mark_done(std::uint32_t task_id) {
-  Impl& m = *impl_;
-  m.require_usable();
-  const auto found = m.row_of.find(task_id);
-  if (found == m.row_of.end()) {
-    throw std::invalid_argument("task " + std::to_string(task_id) + " is not in " + m.path);
-  }
-  if (m.done[found->second] == 0) m.commit(found->second);
+  });
 }
 
 void ResultsFile::flush() {
   impl_->require_usable();
-  h5::flush(impl_->file);
+  impl_->guarded([&] { h5::flush(impl_->file); });
 }
 
 void ResultsFile::write_summaries() {
   Impl& m = *impl_;
   m.require_usable();
-  h5::flush(m.file);
-  detail::write_summary_tables(m.file, detail::read_contents(m.file, ReadOptions{false}));
-  h5::flush(m.file);
+  m.guarded([&] {
+    h5::flush(m.file);
+    detail::write_summary_tables(m.file, detail::read_contents(m.file, ReadOptions{false}));
+    h5::flush(m.file);
+  });
 }
 
 void ResultsFile::close() {
   if (!impl_ || !impl_->file.valid()) return;
   Impl& m = *impl_;
   m.datasets.clear();
-  bool flushed = true;
+  std::string failure;
   try {
     h5::flush(m.file);
-  } catch (const std::runtime_error&) {
-    flushed = false;
+  } catch (const h5::Error& e) {
+    failure = e.cause().empty() ? e.what() : e.cause();
   }
-  const bool closed = m.file.reset();
+  try {
+    m.file.close(m.current_name());
+  } catch (const h5::Error& e) {
+    if (failure.empty()) failure = e.cause().empty() ? e.what() : e.cause();
+  }
   m.lock = FileLock();
-  if (!flushed || !closed) throw std::runtime_error("closing " + m.path + " failed");
+  if (m.temporary.empty()) m.writer.release();  // a merge output keeps it until published
+  if (!failure.empty()) throw std::runtime_error("cannot write " + m.path + ": " + failure);
 }
 
 }  // namespace wordsens::io

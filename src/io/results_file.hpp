@@ -22,12 +22,34 @@
 namespace wordsens::io {
 
 /// Bad input rather than a failed computation: the file is missing, is not a wordsens results
-/// file, has a newer major format version, belongs to a different configuration, or the merge
-/// inputs overlap. The CLI maps it to exit code 2 (kExitUsage). The message is one line.
+/// file, has a newer major format version, belongs to a different configuration or input data,
+/// another process writes it, or the merge inputs overlap. The CLI maps it to exit code 2
+/// (kExitUsage). The message is one line.
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// A wordsens results file that cannot be trusted: HDF5 cannot read its metadata, or its tables
+/// contradict each other (io/consistency.cpp). Exit code 1, like any failed I/O; the file is
+/// left as it is. The message is one line naming the file and the (first) problem.
+class DamagedFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What the consistency check found (check_results, `wordsens info --check`).
+struct Diagnosis {
+  std::vector<std::string> problems;  // each one makes the file damaged
+  std::vector<std::string> notes;     // legitimate leftovers of a killed writer, for information
+  [[nodiscard]] bool damaged() const { return !problems.empty(); }
+};
+
+/// Opens `path` read-only and checks its consistency: column lengths agree with the committed
+/// rows, every done task has exactly its rows, no duplicated rows, rows name tasks of /tasks,
+/// offsets and lengths stay inside their value arrays, the root attributes are there.
+/// Throws InputError for a missing or foreign file, DamagedFileError when HDF5 cannot open it.
+[[nodiscard]] Diagnosis check_results(const std::string& path);
 
 /// Who made the file and from what; stored as root attributes.
 struct RunProvenance {
@@ -40,6 +62,10 @@ struct RunProvenance {
   /// schema::kShardKeys.
   std::string config_text;
   bool save_witness = false;  // whether /witness and the record witness columns are filled
+  /// One line per input file of the run (see input_fingerprint_lines in cli/config.hpp):
+  /// "<data> size=… mtime=… content=…"; empty for synthetic data. Resume and merge compare the
+  /// content hashes.
+  std::string input_fingerprints;
 };
 
 /// Everything a file holds, as read back (tests, merge, info). Rows come sorted by task id
@@ -74,7 +100,8 @@ struct ReadOptions {
 };
 
 /// Reads a whole results file, read-only (also a file left behind by a killed writer).
-/// Throws InputError when the path is missing, not a wordsens file, or of a newer major version.
+/// Throws InputError when the path is missing, not a wordsens file, or of a newer major version,
+/// and DamagedFileError when it is damaged (check_results).
 [[nodiscard]] FileContents read_results(const std::string& path);
 [[nodiscard]] FileContents read_results(const std::string& path, const ReadOptions& options);
 
@@ -82,6 +109,12 @@ struct ReadOptions {
 /// are present in only one of them, sorted; keys in `ignored` are skipped.
 [[nodiscard]] std::vector<std::string> differing_config_keys(
     const std::string& a, const std::string& b, const std::vector<std::string>& ignored = {});
+
+/// Differences between two input-fingerprint texts (RunProvenance::input_fingerprints), one
+/// line each: an input whose content hash differs ("embeddings:x.h5: content 1f…→9a…, size
+/// 1000→1004 bytes, mtime …→…") or that only one of them lists. Empty when they agree.
+[[nodiscard]] std::vector<std::string> differing_inputs(const std::string& stored,
+                                                        const std::string& current);
 
 /// The column table of a group ("/tasks", "/ws", "/gen", "/witness") as analysis/FORMAT.md
 /// prints it: one Markdown row per column with its dtype, unit and meaning (the same text the
@@ -91,16 +124,24 @@ struct ReadOptions {
 class ResultsFile {
  public:
   /// Creates a results file holding the provenance and the task table (all done flags unset).
-  /// Refuses (InputError) an existing path unless `overwrite`. The file is built under a
-  /// temporary name in the same directory and renamed onto `path` only when complete, so an
-  /// error never damages an existing file. Throws InputError when the directory is unwritable.
+  /// First takes the writer lock of `path` (InputError naming the holder when another process
+  /// has it) and removes stale temporaries of killed creators. Refuses (InputError) an existing
+  /// path unless `overwrite`, and with `overwrite` anything but a wordsens results file. The
+  /// file is built under a temporary name in the same directory and renamed onto `path` only
+  /// when complete (never replacing a file that appeared meanwhile, unless `overwrite`), so an
+  /// error never damages an existing file. Throws InputError when the directory is unwritable;
+  /// I/O failures (a full disk) throw std::runtime_error naming the file and the system error.
   static ResultsFile create(const std::string& path, const RunProvenance& provenance,
                             const std::vector<TaskSpec>& tasks, bool overwrite);
 
-  /// Opens an existing file to continue its run. Throws InputError (one line) when the file is
-  /// missing, not a wordsens file, of a newer major version, or when `config_text` differs from
-  /// the stored one (the message names the differing keys). Truncates orphan rows.
-  static ResultsFile open_for_resume(const std::string& path, const std::string& config_text);
+  /// Opens an existing file to continue its run, after taking its writer lock. Throws
+  /// InputError (one line) when the file is missing, not a wordsens file, of a newer major or
+  /// older minor version, written by another live process, when `config_text` differs from the
+  /// stored one (the message names the differing keys), or when an input file changed
+  /// (`input_fingerprints` against the stored ones). Throws DamagedFileError when the file is
+  /// damaged (check_results), leaving it untouched. Then truncates orphan rows.
+  static ResultsFile open_for_resume(const std::string& path, const std::string& config_text,
+                                     const std::string& input_fingerprints = "");
 
   ResultsFile(ResultsFile&&) noexcept;
   ResultsFile& operator=(ResultsFile&&) noexcept;
@@ -113,6 +154,8 @@ class ResultsFile {
   [[nodiscard]] bool is_done(std::uint32_t task_id) const;
   [[nodiscard]] bool save_witness() const;
   [[nodiscard]] const std::string& path() const;
+  /// A write failed half-way (a full disk): further writes throw; close() still closes.
+  [[nodiscard]] bool broken() const;
 
   /// Appends one ws row (with its witness when save_witness), flushes, marks the task done,
   /// flushes. Throws std::invalid_argument for an unknown, already done, or gen task.
@@ -131,8 +174,6 @@ class ResultsFile {
   /// General form: any named arrays of a task (same commit rule as above).
   void append_arrays(const std::vector<NamedArray>& arrays);
 
-  /// Sets a task's done flag without a record (rarely needed; append() does it).
-  void mark_done(std::uint32_t task_id);
   void flush();
 
   /// (Re)writes /summary/ws and /summary/gen from the done rows: per grid point (gen: and per
@@ -144,9 +185,12 @@ class ResultsFile {
   /// Flushes and closes; further calls throw. Called by the destructor.
   void close();
 
-  /// Merges shard files into `output` (refused if it exists unless `overwrite`). Refuses
-  /// (InputError) inputs with different configurations (config_text compared ignoring
-  /// schema::kShardKeys), different specs under one task id, or a task done in two inputs.
+  /// Merges shard files into `output` (refused if it exists unless `overwrite`, and with
+  /// `overwrite` unless it is a wordsens results file). Refuses (InputError) inputs with
+  /// different configurations (config_text compared ignoring schema::kShardKeys), different
+  /// input data, different specs under one task id, or a task done in two inputs; damaged
+  /// inputs throw DamagedFileError. The output is built under a temporary name and renamed onto
+  /// `output` only when complete and closed, so a failure (a full disk) leaves no output.
   /// The output's task table is the union (by task id); its rows come input by input, each
   /// input's by task id (one input in memory at a time); its config_text has the shard keys
   /// removed; it gets summaries. Records equal those of an unsharded run (read_results sorts).
@@ -155,10 +199,13 @@ class ResultsFile {
 
  private:
   struct Impl;
-  // create() with the merge provenance (attribute merged_from).
-  static ResultsFile create_merged(const std::string& path, const RunProvenance& provenance,
-                                   const std::vector<TaskSpec>& tasks, bool overwrite,
-                                   const std::vector<std::string>& merged_from);
+  // create() with the merge provenance (attribute merged_from). With `publish_now` false the
+  // file stays under its temporary name until publish().
+  static ResultsFile create_file(const std::string& path, const RunProvenance& provenance,
+                                 const std::vector<TaskSpec>& tasks, bool overwrite,
+                                 const std::vector<std::string>& merged_from, bool publish_now);
+  // Closes the file (checked) and renames it onto its final name.
+  void publish();
   // Off: no flush around each record (merge builds a new file, then flushes once).
   void set_sync(bool sync);
   explicit ResultsFile(std::unique_ptr<Impl> impl);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 #include <variant>
 
@@ -167,7 +168,8 @@ std::vector<std::string> differing_config_keys(const std::string& a, const std::
 
 namespace detail {
 
-FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
+FileContents read_contents(const h5::Handle& file, const ReadOptions& options,
+                           const std::vector<std::uint8_t>* done) {
   namespace a = schema::attr;
   FileContents out;
   out.filetype = h5::read_string_attribute(file, a::kFileType);
@@ -185,10 +187,14 @@ FileContents read_contents(const h5::Handle& file, const ReadOptions& options) {
       static_cast<std::uint32_t>(h5::read_int_attribute(file, a::kMasterSeed));
   out.provenance.config_text = h5::read_string_attribute(file, a::kConfigText);
   out.provenance.save_witness = h5::read_int_attribute(file, a::kSaveWitness) != 0;
+  if (h5::has_attribute(file, a::kInputFingerprints)) {
+    out.provenance.input_fingerprints = h5::read_string_attribute(file, a::kInputFingerprints);
+  }
 
   out.tasks = read_tasks(file);
-  out.done =
-      h5::read_all<std::uint8_t>(h5::open_dataset(h5::open_group(file, schema::kTasks), c::kDone));
+  out.done = done != nullptr ? *done
+                             : h5::read_all<std::uint8_t>(h5::open_dataset(
+                                   h5::open_group(file, schema::kTasks), c::kDone));
   out.done.resize(out.tasks.size(), 0);
   std::unordered_set<std::uint32_t> done_ids;
   for (std::size_t i = 0; i < out.tasks.size(); ++i) {
@@ -242,12 +248,80 @@ FileContents read_results(const std::string& path) { return read_results(path, R
 FileContents read_results(const std::string& path, const ReadOptions& options) {
   const h5::Handle file = detail::open_checked(path, h5::Access::read);
   try {
-    return detail::read_contents(file, options);
+    // The done flags first: the check and the reads below open the record columns later, and
+    // a SWMR reader keeps the extents it has seen (a live writer may commit tasks meanwhile).
+    const auto done = h5::read_all<std::uint8_t>(
+        h5::open_dataset(h5::open_group(file, schema::kTasks), schema::col::kDone));
+    detail::require_consistent(path, detail::diagnose(file));
+    return detail::read_contents(file, options, &done);
   } catch (const InputError&) {
     throw;
+  } catch (const DamagedFileError&) {
+    throw;
+  } catch (const h5::Error& e) {
+    throw detail::damaged_file(path, e.what());
   } catch (const std::exception& e) {
     throw std::runtime_error("reading " + path + ": " + e.what());
   }
+}
+
+Diagnosis check_results(const std::string& path) {
+  const h5::Handle file = detail::open_checked(path, h5::Access::read);
+  return detail::diagnose(file);
+}
+
+namespace {
+
+// "key value" fields of a fingerprint line after its first word: size=…, mtime=…, content=….
+std::map<std::string, std::map<std::string, std::string>> parse_fingerprints(
+    const std::string& text) {
+  std::map<std::string, std::map<std::string, std::string>> inputs;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string input, word;
+    if (!(words >> input)) continue;
+    auto& fields = inputs[input];
+    while (words >> word) {
+      const auto equals = word.find('=');
+      if (equals != std::string::npos) fields[word.substr(0, equals)] = word.substr(equals + 1);
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
+std::vector<std::string> differing_inputs(const std::string& stored, const std::string& current) {
+  const auto before = parse_fingerprints(stored);
+  const auto now = parse_fingerprints(current);
+  std::vector<std::string> changes;
+  const auto field = [](const std::map<std::string, std::string>& fields, const char* key) {
+    const auto found = fields.find(key);
+    return found == fields.end() ? std::string("?") : found->second;
+  };
+  for (const auto& [input, fields] : before) {
+    const auto other = now.find(input);
+    if (other == now.end()) {
+      changes.push_back(input + " is no longer an input");
+      continue;
+    }
+    if (field(fields, "content") == field(other->second, "content")) continue;
+    std::string change = input + " changed: content " + field(fields, "content") + " -> " +
+                         field(other->second, "content");
+    for (const char* key : {"size", "mtime"}) {
+      if (field(fields, key) != field(other->second, key)) {
+        change +=
+            ", " + std::string(key) + " " + field(fields, key) + " -> " + field(other->second, key);
+      }
+    }
+    changes.push_back(change);
+  }
+  for (const auto& [input, fields] : now) {
+    if (before.find(input) == before.end()) changes.push_back(input + " was not an input before");
+  }
+  return changes;
 }
 
 }  // namespace wordsens::io

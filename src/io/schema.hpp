@@ -10,8 +10,11 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 2;
+inline constexpr int kFormatMinor = 3;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
+// The oldest minor version a run can resume: its tables have every column this version appends
+// (1.3 only added a root attribute).
+inline constexpr int kResumeMinor = 2;
 
 // Root attributes (provenance).
 namespace attr {
@@ -28,6 +31,9 @@ inline constexpr const char* kConfigText = "config_text";    // `key = value` li
 inline constexpr const char* kConfigHash = "config_hash";    // FNV-1a 64 of config_text, 16 hex
 inline constexpr const char* kSaveWitness = "save_witness";  // int64 0/1
 inline constexpr const char* kMergedFrom = "merged_from";    // merge outputs only: input names
+// Format 1.3: one line per input file of the run ("" for synthetic data):
+// `<data spelling> size=<bytes> mtime=<UTC> content=<hash>`; resume and merge compare content.
+inline constexpr const char* kInputFingerprints = "input_fingerprints";
 // Attributes of every dataset (format 1.2): its unit and a one-line meaning.
 inline constexpr const char* kUnit = "unit";
 inline constexpr const char* kMeaning = "meaning";

@@ -1,27 +1,54 @@
 #include "parallel/stop.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
+#include <cstring>
 #include <initializer_list>
 
 namespace wordsens::parallel {
 namespace {
 
 volatile std::sig_atomic_t g_request = 0;
+// Start-up: the exit code and message of TERM/INT (set before the handlers are installed).
+int g_startup_code = 4;
+const char* g_startup_message = nullptr;
 
 extern "C" void on_stop_signal(int signal) {
   const int level = signal == SIGUSR1 ? 1 : 2;
   if (level > g_request) g_request = level;
 }
 
-}  // namespace
+extern "C" void on_startup_signal(int signal) {
+  if (signal == SIGUSR1) {
+    on_stop_signal(signal);
+    return;
+  }
+  if (g_startup_message != nullptr) {
+    [[maybe_unused]] const ssize_t written =
+        ::write(STDERR_FILENO, g_startup_message, std::strlen(g_startup_message));
+  }
+  ::_exit(g_startup_code);
+}
 
-void install_stop_handlers() {
+void install(void (*handler)(int)) {
   struct sigaction action {};
-  action.sa_handler = on_stop_signal;
+  action.sa_handler = handler;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;  // blocking calls resume; the scheduler polls the flag
   for (const int signal : {SIGUSR1, SIGTERM, SIGINT}) sigaction(signal, &action, nullptr);
 }
+
+}  // namespace
+
+void install_startup_handlers(int exit_code, const char* message) {
+  g_startup_code = exit_code;
+  g_startup_message = message;
+  std::signal(SIGPIPE, SIG_IGN);
+  install(on_startup_signal);
+}
+
+void install_stop_handlers() { install(on_stop_signal); }
 
 StopRequest stop_requested() { return static_cast<StopRequest>(g_request); }
 

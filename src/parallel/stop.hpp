@@ -5,11 +5,20 @@
 // the same way.
 //   USR1           → checkpoint: hand out no more tasks, finish in-flight ones, exit 3.
 //   TERM, INT      → interrupt: flush what is done, abandon in-flight tasks, exit 4.
+// Before the task loop starts (start-up: MPI, reading inputs, opening and checking the results
+// file) nothing computed is in flight and those steps do not poll the flag, so TERM and INT end
+// the process at once; USR1 is remembered and checkpoints the run as soon as the loop starts.
 namespace wordsens::parallel {
 
 enum class StopRequest : int { none = 0, checkpoint = 1, interrupt = 2 };
 
-/// Installs the USR1 / TERM / INT handlers (idempotent).
+/// Start-up handlers: TERM/INT write `message` (if not null; async-signal-safe write) and
+/// _exit(`exit_code`) at once; USR1 sets the checkpoint flag. Call it first thing, so that no
+/// signal arrives while the default actions (termination) are still in place. Ignores SIGPIPE
+/// (a closed stderr must not kill a run: `wordsens run … 2>&1 | head -1`).
+void install_startup_handlers(int exit_code, const char* message);
+
+/// Task-loop handlers: USR1 / TERM / INT only set the flag (idempotent).
 void install_stop_handlers();
 
 /// The strongest request received so far (async-signal-safe flag read).
