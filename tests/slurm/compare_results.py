@@ -5,9 +5,10 @@ Usage: compare_results.py REFERENCE.h5 CANDIDATE.h5
 
 Records of /ws and /gen are keyed by (task_id[, training, objective]) and compared column by
 column, floats by their bit patterns (so NaN == NaN and -0.0 != 0.0), leaving out what may
-legitimately differ between runs: `seconds` (wall time) and `witness_offset` (where a row's
-witness starts in the flat array, which depends on the order records arrived). Witness values
-are compared row by row instead. Also checks that the candidate has no duplicated record, that
+legitimately differ between runs: `seconds` (wall time) and the `<x>_offset` columns of ragged
+columns (where a row's values start in the flat array `<x>_values`, which depends on the order
+records arrived). Ragged values (witnesses, examined positions, per-position S) are compared row
+by row instead. Also checks that the candidate has no duplicated record, that
 its task table equals the reference's and that every task is done.
 Exit 0 when identical, 1 with one line per difference otherwise.
 """
@@ -16,7 +17,14 @@ import sys
 import h5py
 import numpy as np
 
-IGNORED = {"seconds", "witness_offset"}
+IGNORED = {"seconds"}
+
+
+def ragged_bases(columns):
+    """The ragged columns <x> of a table: <x>_offset and <x>_length into <x>_values."""
+    return sorted(c[:-len("_offset")] for c in columns if c.endswith("_offset")
+                  and c[:-len("_offset")] + "_length" in columns
+                  and c[:-len("_offset")] + "_values" in columns)
 
 
 def key_columns(group):
@@ -45,14 +53,14 @@ def read_records(f, name, problems, label):
     if len(set(key_tuples)) != len(key_tuples):
         problems.append(f"{label}: {name} has {len(key_tuples) - len(set(key_tuples))} "
                         "duplicated records")
+    bases = ragged_bases(columns)
+    offsets = {b + "_offset" for b in bases}
     records = {c: v[order] for c, v in columns.items()
-               if c not in IGNORED and v.shape == (len(key_tuples),)}
-    witness = None
-    if "witness_values" in columns and "witness_offset" in columns and "witness_length" in columns:
-        flat = columns["witness_values"]
-        witness = [bits(flat[o:o + n]) for o, n in
-                   zip(columns["witness_offset"][order], columns["witness_length"][order])]
-    return [key_tuples[i] for i in order], records, witness
+               if c not in IGNORED and c not in offsets and v.shape == (len(key_tuples),)}
+    ragged = {b: [bits(columns[b + "_values"][o:o + n]) for o, n in
+                  zip(columns[b + "_offset"][order], columns[b + "_length"][order])]
+              for b in bases}
+    return [key_tuples[i] for i in order], records, ragged
 
 
 def compare(reference, candidate):
@@ -89,12 +97,12 @@ def compare(reference, candidate):
                 if a[1][c].dtype != b[1][c].dtype or not np.array_equal(bits(a[1][c]),
                                                                         bits(b[1][c])):
                     problems.append(f"/{name}/{c} differs")
-            if (a[2] is None) != (b[2] is None):
-                problems.append(f"/{name} witnesses stored in only one file")
-            elif a[2] is not None:
-                for k, (wa, wb) in enumerate(zip(a[2], b[2])):
+            if set(a[2]) != set(b[2]):
+                problems.append(f"/{name} ragged columns differ: {sorted(a[2])} vs {sorted(b[2])}")
+            for base in sorted(set(a[2]) & set(b[2])):
+                for k, (wa, wb) in enumerate(zip(a[2][base], b[2][base])):
                     if not np.array_equal(wa, wb):
-                        problems.append(f"/{name} witness of record {a[0][k]} differs")
+                        problems.append(f"/{name}/{base} of record {a[0][k]} differs")
                         break
         if total == 0:
             problems.append("no records at all: nothing was compared")
