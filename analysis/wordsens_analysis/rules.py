@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-RULES_VERSION = "2.0"
+RULES_VERSION = "2.1"
 
 # Verdicts of claims (primary and secondary rows).
 CONFIRMED = "confirmed"
@@ -142,9 +142,10 @@ INTEGRITY_RULES = {
     "head_t1": f"the trained head fits the new sample: |t1 − y| ≤ {T1_TOL:g} (y = sign t1)",
     "head_cond_K": f"the kernel of the head is solvable in double precision: cond(K) ≤ "
                    f"{COND_MAX:g}",
-    "budget_gain": f"S rerun with 4× the evaluation budget and starts (trial 0 of each point) "
-                   f"exceeds S by at most {BUDGET_GAIN_MAX:.0%} and never falls below it: the "
-                   f"search has converged, so slopes of S are not artefacts of the budget",
+    "budget_gain": f"S rerun with the config's budget-check factor times the evaluation "
+                   f"budget and the starts (trial 0 of each point) exceeds S by at most "
+                   f"{BUDGET_GAIN_MAX:.0%} and never falls below it: the search has converged, "
+                   f"so slopes of S are not artefacts of the budget",
 }
 
 
