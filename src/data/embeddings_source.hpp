@@ -1,5 +1,5 @@
 #pragma once
-// Real-text samples (SPEC §1 `embeddings`, §6 file layout) from a source of token-embedding
+// Real-text samples (docs/METHOD.md §1: `embeddings` and the file layout) from a source of token-embedding
 // sequences. This header knows nothing of files: io/embeddings_file.hpp implements the source
 // for the HDF5 layout, tests can implement it in memory.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Kernel-form minimum-norm heads (SPEC §4). Everything is expressed through the Gram matrix of
+// Kernel-form minimum-norm heads (docs/METHOD.md §7). Everything is expressed through the Gram matrix of
 // the N training samples plus the test sample X and one Φ_extᵀC product, so that models whose
 // Φ is too large to store (rf streams V in row blocks) compute each at the price of one pass
 // over their weights: memory O((N+1)² + (N+1)·c + p·c) here, for c ≤ 5 coefficient columns.

@@ -111,7 +111,7 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
   const Index n = problem.test.rows();
   const Index d = problem.test.cols();
   const double y = problem.test_label;
-  const double y_changed = -y;  // the one-word change flips the meaning (SPEC §4)
+  const double y_changed = -y;  // the one-word change flips the meaning (docs/METHOD.md §7)
 
   HeadRequest request;
   for (const Training t : options.trainings) {

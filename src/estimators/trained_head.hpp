@@ -1,5 +1,5 @@
 #pragma once
-// Trained head and generalization after a one-word change (SPEC §4).
+// Trained head and generalization after a one-word change (docs/METHOD.md §7).
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// A task is one (experiment, model, grid point, trial) (SPEC §6). Its output is a pure function
+// A task is one (experiment, model, grid point, trial) (docs/METHOD.md §9). Its output is a pure function
 // of (configuration, master seed, task id): the task id is also the Philox entity of the task's
 // weights and random starts.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The pointwise nonlinearity ϕ of rf and drf (SPEC §2) and its derivative. Both are 1-Lipschitz,
+// The pointwise nonlinearity ϕ of rf and drf (docs/METHOD.md §2) and its derivative. Both are 1-Lipschitz,
 // which the rf upper bound relies on.
 #include <cmath>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The dynamic task queue over MPI (issue 4). Rank 0 hands out task ids, most expensive first,
+// The dynamic task queue over MPI. Rank 0 hands out task ids, most expensive first,
 // to every rank including itself (its own compute thread: no core idles as a pure
 // coordinator), and passes each record to `sink` as it arrives. Works with any number of ranks
 // ≥ 1. Only the main thread of each rank calls MPI.

@@ -23,7 +23,7 @@ TEXT_SUFFIXES = (".md", ".cpp", ".hpp", ".h", ".py", ".sh", ".ini", ".txt", ".cm
                  ".toml", ".sbatch", ".in", ".cfg", "")
 OUTSIDE = [
     (re.compile(r"\bSPEC(\.md)?\s*§"), "a section of the project's steering brief (not in the repository)"),
-    (re.compile(r"\bSPEC\.md\b"), "the project's steering brief (not in the repository)"),
+    (re.compile(r"\bSPEC\.md\b|\bSPEC\b"), "the project's steering brief (not in the repository)"),
     (re.compile(r"\bARCHITECTURE\.md\b"), "the project's steering notes (not in the repository)"),
     (re.compile(r"\.\./shared\b"), "a folder outside the repository"),
     (re.compile(r"\b[Ii]ssues?\s+#?\d+\b"), "an issue number (not in the repository)"),

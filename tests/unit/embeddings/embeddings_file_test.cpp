@@ -1,4 +1,4 @@
-// The reader of SPEC §6 embeddings files on the tiny fixtures of tests/fixtures/embeddings
+// The reader of embeddings files (docs/METHOD.md §1) on the tiny fixtures of tests/fixtures/embeddings
 // (make_fixtures.py says what each one breaks): one test per validation rule, and exact values.
 #include "io/embeddings_file.hpp"
 

@@ -1,4 +1,4 @@
-// The paper's qualitative result (Bombari & Mondelli, Thms 4–5 vs RAF; issue 3 "Must show"):
+// The paper's qualitative result (Bombari & Mondelli, Thms 4–5 vs RAF):
 // synthetic n = 40, d = 64, k = D = 2560, N = 200, fixed seeds, Δ chosen by the loss objective.
 // After finetune or retrain on (X, y), a random-features head cannot be made to label the
 // one-word change X^i(Δ) as −y (E = (D1 + y)² stays far from 0), random attention can.

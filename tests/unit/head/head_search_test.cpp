@@ -1,4 +1,4 @@
-// The Δ objectives and the generalization search on the exact toy map (SPEC §4).
+// The Δ objectives and the generalization search on the exact toy map (docs/METHOD.md §7).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The kernel-form heads against explicit dense pseudo-inverses (SPEC §4).
+// The kernel-form heads against explicit dense pseudo-inverses (docs/METHOD.md §7).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>

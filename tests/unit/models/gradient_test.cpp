@@ -1,4 +1,4 @@
-// Finite-difference checks of the evaluators' analytic pullbacks (SPEC §3), for every model, at
+// Finite-difference checks of the evaluators' analytic pullbacks (docs/METHOD.md §4), for every model, at
 // random points inside the ball and on its boundary ‖Δ‖ = √d, for two objectives:
 //   f(Δ) = ⟨c, φ(X^i(Δ))⟩ (random cotangent c) and f(Δ) = ‖φ(X^i(Δ)) − φ(X)‖².
 #include <gtest/gtest.h>

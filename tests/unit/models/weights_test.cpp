@@ -1,4 +1,4 @@
-// Each model draws the weights SPEC §2 and the brief's addressing prescribe: stream `weights`,
+// Each model draws the weights docs/METHOD.md §2 and §9 prescribe: stream `weights`,
 // entity = task id; rf: matrix 0 is V (N(0, 1/D)); drf: matrix l − 1 is V_l (N(0, 2/D) for V_1,
 // N(0, 2/k) after); raf: matrix 0 is W (N(0, 1/d)).
 #include <gtest/gtest.h>
