@@ -10,6 +10,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "cli/renamed_options.hpp"
+#include "cli/search_options.hpp"
 #include "estimators/positions.hpp"
 #include "models/drf.hpp"
 
@@ -23,10 +25,9 @@ struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
       positions, training, objective, data, output, shard, seed, rf_sampling;
   long long trials = 0;
-  int max_evals = 0, sphere_starts = 0, origin_starts = 0, budget_check = 0;
-  std::string min_total_sphere_starts;
-  double rel_tol = 0, walltime = 0, progress = 0;
-  bool guided_start = true, overwrite = false, dry_run = false, save_witness = false, help = false;
+  SearchOptionValues search;
+  double walltime = 0, progress = 0;
+  bool overwrite = false, dry_run = false, save_witness = false, help = false;
 };
 
 po::options_description describe_options(Raw& r) {
@@ -57,25 +58,11 @@ po::options_description describe_options(Raw& r) {
        "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
        "residuals for the task's texts; same law of every result; S_upper then bounds the "
        "examined positions only)")
-      ("trials", po::value(&r.trials)->default_value(3), "independent trials per grid point")
+      ("trials", po::value(&r.trials)->default_value(defaults.trials),
+       "independent trials per grid point")
       ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),
        "word positions examined: all, first or random:m")
-      ("max-evals", po::value(&r.max_evals)->default_value(defaults.max_evals),
-       "ascent budget: objective evaluations per start")
-      ("rel-tol", po::value(&r.rel_tol)->default_value(defaults.rel_tol, "1e-7"),
-       "ascent stops when the relative progress falls below this")
-      ("sphere-starts", po::value(&r.sphere_starts)->default_value(defaults.sphere_starts),
-       "random starts on the sphere |Delta| = sqrt(d) per position")
-      ("min-total-sphere-starts",
-       po::value(&r.min_total_sphere_starts)
-           ->default_value(min_total_sphere_starts_text(defaults.min_total_sphere_starts)),
-       "ws: at least this many sphere starts in all, spread over the examined positions "
-       "(positions = first gets this many); auto: 32 for raf and raf_relu, 0 for rf and drf")
-      ("origin-starts", po::value(&r.origin_starts)->default_value(defaults.origin_starts),
-       "random starts 0.1*N(0, I) near the origin per position")
-      ("guided-start", po::value(&r.guided_start)->default_value(true, "true"),
-       "also start from the model's suggested direction")
       ("training", po::value(&r.training)->default_value("finetune,retrain"),
        "gen training modes: finetune, retrain")
       ("objective", po::value(&r.objective)->default_value("loss,align"),
@@ -83,10 +70,8 @@ po::options_description describe_options(Raw& r) {
       ("data", po::value(&r.data)->default_value("synthetic"),
        "data source: synthetic or embeddings:<path>")
       ("save-witness", po::bool_switch(&r.save_witness),
-       "store per task the witness (i*, Delta*), the sample X and small weights")
-      ("budget-check", po::value(&r.budget_check)->default_value(0),
-       "0: off; f in 2..16: trial 0 of every ws grid point reruns its search with f times the "
-       "evaluations and starts, seeded with the plain search's points (S_budget_check >= S)");
+       "store per task the witness (i*, Delta*), the sample X and small weights");
+  add_search_options(study, r.search, /*ws_options=*/true);
   po::options_description run("Run (not part of the configuration compared on resume)");
   run.add_options()
       ("help,h", po::bool_switch(&r.help), "print this help")
@@ -152,33 +137,13 @@ StudyConfig resolve_study(const Raw& r) {
   s.trials = static_cast<std::uint32_t>(r.trials);
   s.seed = parse_seed(r.seed);
   s.positions = PositionSet::parse(r.positions).to_string();
-  if (r.max_evals < 1) throw UsageError("max-evals must be at least 1");
-  if (!(r.rel_tol >= 0 && r.rel_tol < 1)) throw UsageError("rel-tol must be in [0, 1)");
-  if (r.sphere_starts < 0 || r.origin_starts < 0) throw UsageError("starts must be >= 0");
-  if (r.sphere_starts + r.origin_starts + (r.guided_start ? 1 : 0) < 1) {
-    throw UsageError("no ascent start: set sphere-starts, origin-starts or guided-start");
-  }
-  s.max_evals = r.max_evals;
-  s.rel_tol = r.rel_tol;
-  s.sphere_starts = r.sphere_starts;
-  try {
-    s.min_total_sphere_starts = parse_min_total_sphere_starts(r.min_total_sphere_starts);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  s.origin_starts = r.origin_starts;
-  s.guided_start = r.guided_start;
+  apply_search_options(r.search, s);
   s.trainings =
       parse_enum_list<Training>("training", r.training, {"finetune", "retrain"}, parse_training);
   s.objectives =
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
   s.data = r.data;
   s.save_witness = r.save_witness;
-  if (r.budget_check != 0 && (r.budget_check < 2 || r.budget_check > kMaxBudgetCheck)) {
-    throw UsageError("budget-check = " + std::to_string(r.budget_check) + ": expected 0 (off) or " +
-                     "2 … " + std::to_string(kMaxBudgetCheck));
-  }
-  s.budget_check = r.budget_check;
   return s;
 }
 
@@ -239,6 +204,7 @@ RunOptions parse_run_options(int argc, char** argv) {
     with_positional.add(described).add(cli_only);
     po::positional_options_description positional;
     positional.add("config", 1);
+    reject_renamed_options(argc, argv);
     po::variables_map vm;
     // No prefix guessing: `--N` and `--n` are different keys, and a typo must be an error.
     const auto style =
@@ -250,12 +216,17 @@ RunOptions parse_run_options(int argc, char** argv) {
                   .run(),
               vm);
     if (vm.count("config")) {
-      std::istringstream in(read_config_file(vm["config"].as<std::string>()));
+      const std::string path = vm["config"].as<std::string>();
+      const std::string text = read_config_file(path);
+      reject_renamed_keys(text, path);
+      std::istringstream in(text);
       // store() keeps values already present, so the command line wins over the file.
       po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
     }
     po::notify(vm);
   } catch (const po::error& e) {
+    throw UsageError(e.what());
+  } catch (const std::invalid_argument& e) {  // a renamed option
     throw UsageError(e.what());
   }
   options.help = r.help;

@@ -40,7 +40,8 @@ po::options_description describe(GenArgs& a) {
       "with exit code 1 above 1e-9).\n\n"
       "options");
   o.add_options()("help,h", "print this help and exit");
-  add_trial_options(o, a, "word positions searched: all | first | random:m");
+  add_trial_options(o, a, "word positions searched: all | first | random:m",
+                    /*ws_options=*/false);
   o.add_options()  //
       ("N", po::value(&a.N),
        "training-set size (required, 1 <= N < p, p the feature dimension)")  //
@@ -81,10 +82,10 @@ int gen_command(int argc, char** argv) {
       require(vm.count(name) > 0, std::string("missing required option --") + name);
     }
     require(a.N >= 1, "--N must be at least 1");
-    gen.trainings = {parse_training(a.training)};
-    gen.objectives = {parse_objective(a.objective)};
-    gen.positions = PositionSet::parse(a.positions);
-    gen.ascent.max_evaluations = static_cast<int>(a.max_evals);
+    StudyConfig study = checked_search_settings(a);
+    study.trainings = {parse_training(a.training)};
+    study.objectives = {parse_objective(a.objective)};
+    gen = gen_options(study);
     // Validates the name and sizes before any work (p is known without weights; the full
     // sampler's probe draws nothing).
     ModelSpec probe_spec = spec;

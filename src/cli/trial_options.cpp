@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "cli/renamed_options.hpp"
 #include "grid/grid_spec.hpp"
 
 namespace wordsens::cli {
@@ -12,7 +13,7 @@ namespace wordsens::cli {
 namespace po = boost::program_options;
 
 void add_trial_options(po::options_description& options, TrialOptions& t,
-                       const std::string& positions_help) {
+                       const std::string& positions_help, bool ws_options) {
   std::string models;
   for (const auto& name : known_models()) models += (models.empty() ? "" : "|") + name;
   options.add_options()                                                              //
@@ -31,14 +32,21 @@ void add_trial_options(po::options_description& options, TrialOptions& t,
       ("trials", po::value(&t.trials)->default_value(t.trials), "number of trials (>= 1)")        //
       ("seed", po::value(&t.seed)->default_value(t.seed), "master seed (0 .. 2^32-1)")            //
       ("positions", po::value(&t.positions)->default_value(t.positions), positions_help.c_str())  //
-      ("max-evals", po::value(&t.max_evals)->default_value(t.max_evals),
-       "objective evaluations per optimiser start (>= 1)")  //
       ("format", po::value(&t.format)->default_value(t.format),
        "output: text (one readable line per trial) | csv");
+  add_search_options(options, t.search, ws_options);
+}
+
+StudyConfig checked_search_settings(const TrialOptions& t) {
+  StudyConfig study;
+  study.positions = PositionSet::parse(t.positions).to_string();
+  apply_search_options(t.search, study);
+  return study;
 }
 
 bool parse_command_line(int argc, char** argv, const po::options_description& options,
                         po::variables_map& vm) {
+  reject_renamed_options(argc, argv);
   po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
   if (vm.count("help") != 0) {
     std::cout << options << "\n";
@@ -63,7 +71,6 @@ ModelSpec checked_model_spec(const po::variables_map& vm, const TrialOptions& t)
   require(t.seed >= 0 && t.seed <= std::numeric_limits<std::uint32_t>::max(),
           "--seed must be in 0 .. 2^32-1");
   require(t.layers >= 1 && t.layers <= 1000, "--layers must be in 1 .. 1000");
-  require(t.max_evals >= 1 && t.max_evals <= 1000000000, "--max-evals must be at least 1");
   require(t.format == "text" || t.format == "csv", "--format must be text or csv");
   require(t.activation == "relu" || t.activation == "tanh", "--activation must be relu or tanh");
   require(t.rf_sampling == "full" || t.rf_sampling == "marginal",

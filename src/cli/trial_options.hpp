@@ -5,6 +5,8 @@
 #include <boost/program_options.hpp>
 #include <string>
 
+#include "cli/search_options.hpp"
+#include "grid/study.hpp"
 #include "models/feature_map.hpp"
 
 namespace wordsens::cli {
@@ -12,14 +14,21 @@ namespace wordsens::cli {
 struct TrialOptions {
   std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu",
                      rf_sampling = "full";
-  long long n = 0, d = 0, trials = 1, seed = 1, layers = 1, max_evals = 300;
+  // The driver's defaults (StudyConfig), so `ws`, `gen` and `run` agree unless told otherwise.
+  long long n = 0, d = 0, trials = StudyConfig{}.trials, seed = StudyConfig{}.seed,
+            layers = StudyConfig{}.layers.front();
+  SearchOptionValues search;
 };
 
 /// Adds --model --n --d --k --layers --activation --rf-sampling --trials --seed --positions
-/// --max-evals --format, bound to `t`. `positions_help` says what the command does at those
-/// positions.
+/// --format and the search options (search_options.hpp; with `ws_options` the word-sensitivity
+/// ones too), bound to `t`. `positions_help` says what the command does at those positions.
 void add_trial_options(boost::program_options::options_description& options, TrialOptions& t,
-                       const std::string& positions_help);
+                       const std::string& positions_help, bool ws_options);
+
+/// The search settings of the command line as a StudyConfig (positions and search options), for
+/// ws_options() and gen_options(). Throws std::invalid_argument with one line.
+[[nodiscard]] StudyConfig checked_search_settings(const TrialOptions& t);
 
 /// Parses argv into vm; prints the options and returns false for --help (the command then exits
 /// 0). Throws on a bad command line.

@@ -30,17 +30,7 @@ constexpr const char* kCsvHeader =
     "trial,S,S_upper,argmax_position,evaluations,seconds,S_upper_scope,cert_rel_err,starts,"
     "starts_at_budget,stationarity,S_budget_check";
 
-struct WsArgs : TrialOptions {
-  // The estimator's own defaults, so that the CLI and the driver agree unless told otherwise.
-  std::string min_total_sphere_starts =
-      min_total_sphere_starts_text(WsOptions{}.min_total_sphere_starts);
-  long long sphere_starts = WsOptions{}.sphere_starts, screen_points = WsOptions{}.screen_points,
-            near_origin_starts = WsOptions{}.near_origin_starts;
-  long long budget_check = 0;
-  bool no_guided_start = false, no_upper_bound = false;
-};
-
-po::options_description describe(WsArgs& a) {
+po::options_description describe(TrialOptions& a) {
   po::options_description o(
       "usage: wordsens ws --model M --n N --d D [options]\n\n"
       "Estimates the word sensitivity S = max_i max_{|Delta| <= sqrt(d)} |phi(X^i(Delta)) - "
@@ -56,27 +46,9 @@ po::options_description describe(WsArgs& a) {
       "then one row per trial (S_upper and S_budget_check empty where undefined).\n\n"
       "options");
   o.add_options()("help,h", "print this help and exit");
-  add_trial_options(
-      o, a, "word positions examined: all | first | random:m (m distinct random positions)");
-  o.add_options()  //
-      ("sphere-starts", po::value(&a.sphere_starts)->default_value(a.sphere_starts),
-       "ascents per position from the best screened points on the sphere |Delta| = sqrt(d)")  //
-      ("min-total-sphere-starts",
-       po::value(&a.min_total_sphere_starts)->default_value(a.min_total_sphere_starts),
-       "at least this many sphere ascents in all, spread over the examined positions (so "
-       "--positions first gets this many; 0: just --sphere-starts per position); auto: 32 for "
-       "raf and raf_relu, 0 for rf and drf")  //
-      ("screen-points", po::value(&a.screen_points)->default_value(a.screen_points),
-       "random sphere points per position screened (value only) to pick the sphere starts")  //
-      ("near-origin-starts", po::value(&a.near_origin_starts)->default_value(a.near_origin_starts),
-       "ascents per position from 0.1*N(0, I) near the origin")  //
-      ("no-guided-start", po::bool_switch(&a.no_guided_start),
-       "skip the model-guided start (e.g. raf's W'sum_j x_j direction); default: use it")  //
-      ("no-upper-bound", po::bool_switch(&a.no_upper_bound),
-       "skip S_upper (for rf it reads all of V once more); default: compute it")  //
-      ("budget-check", po::value(&a.budget_check)->default_value(a.budget_check),
-       "0: off; f in 2..16: trial 0 also reruns its search with f times the evaluations and the "
-       "starts, seeded with the plain search's points (S_budget_check >= S)");
+  add_trial_options(o, a,
+                    "word positions examined: all | first | random:m (m distinct random positions)",
+                    /*ws_options=*/true);
   return o;
 }
 
@@ -109,30 +81,17 @@ void print_row(const std::string& format, long long trial, const WsResult& r, do
 }  // namespace
 
 int ws_command(int argc, char** argv) {
-  WsArgs a;
+  TrialOptions a;
   const po::options_description options = describe(a);
   ModelSpec spec;
+  StudyConfig study;
   WsOptions ws;
   try {
     po::variables_map vm;
     if (!parse_command_line(argc, argv, options, vm)) return kExitOk;  // --help
     spec = checked_model_spec(vm, a);
-    require(a.sphere_starts >= 0 && a.sphere_starts <= 100000 && a.screen_points >= 0 &&
-                a.screen_points <= 100000 && a.near_origin_starts >= 0 &&
-                a.near_origin_starts <= 100000,
-            "--sphere-starts, --screen-points and --near-origin-starts must be in 0 .. 100000");
-    require(a.sphere_starts + a.near_origin_starts > 0 || !a.no_guided_start,
-            "at least one start is needed (sphere, near-origin or guided)");
-    require(a.budget_check == 0 || (a.budget_check >= 2 && a.budget_check <= kMaxBudgetCheck),
-            "--budget-check must be 0 (off) or in 2 .. " + std::to_string(kMaxBudgetCheck));
-    ws.positions = PositionSet::parse(a.positions);
-    ws.ascent.max_evaluations = static_cast<int>(a.max_evals);
-    ws.sphere_starts = static_cast<int>(a.sphere_starts);
-    ws.screen_points = static_cast<int>(a.screen_points);
-    ws.min_total_sphere_starts = parse_min_total_sphere_starts(a.min_total_sphere_starts);
-    ws.near_origin_starts = static_cast<int>(a.near_origin_starts);
-    ws.guided_start = !a.no_guided_start;
-    ws.upper_bound = !a.no_upper_bound;
+    study = checked_search_settings(a);
+    ws = ws_options(study);
     // Validates the model name and sizes before any output (e.g. drf layers that do not fit).
     const auto seed0 = static_cast<std::uint32_t>(a.seed);
     (void)make_feature_map(spec, {seed0, 0}, ws.positions.resolve(spec.n, seed0, 0));
@@ -152,9 +111,9 @@ int ws_command(int argc, char** argv) {
     const WsResult result = estimate_word_sensitivity(*model, X, ws, seed, t);
     require_certified("S", result.S, result.cert_rel_err);
     double S_budget_check = std::numeric_limits<double>::quiet_NaN();
-    if (a.budget_check >= 2 && trial == 0) {  // the driver's rule: trial 0 of a grid point
-      const WsResult check = recheck_with_more_budget(
-          *model, X, ws, static_cast<int>(a.budget_check), result, seed, t);
+    if (study.budget_check >= 2 && trial == 0) {  // the driver's rule: trial 0 of a grid point
+      const WsResult check =
+          recheck_with_more_budget(*model, X, ws, study.budget_check, result, seed, t);
       require_certified("S of the budget check", check.S, check.cert_rel_err);
       S_budget_check = check.S;
     }

@@ -96,7 +96,7 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
     ws.min_total_sphere_starts = config.min_total_sphere_starts;
     sphere = sphere_starts_per_position(ws, task.model, examined);
   }
-  const double starts = sphere + config.origin_starts + (config.guided_start ? 1.0 : 0.0);
+  const double starts = sphere + config.near_origin_starts + (config.guided_start ? 1.0 : 0.0);
   const double evaluations =
       0.5 * std::max(kScreenPoints, sphere) + starts * expected_evaluations_per_start(task, config);
   double search = positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));

@@ -1,6 +1,6 @@
 #pragma once
-// Where a task's texts come from (docs/METHOD.md §1): the one switch between data sources. A source is a
-// pure function of (n, d, trial, …): every model and every rank sees the same texts.
+// Where a task's texts come from (docs/METHOD.md §1): the one switch between data sources. A source
+// is a pure function of (n, d, trial, …): every model and every rank sees the same texts.
 // `synthetic` lives here; sources that read files (e.g. `embeddings:<path>`) are built by the
 // command line (cli/config_data_source.cpp), which may use the io layer.
 #include <cstdint>

@@ -15,13 +15,6 @@
 namespace wordsens {
 namespace {
 
-AscentOptions ascent_options(const StudyConfig& config) {
-  AscentOptions ascent;
-  ascent.max_evaluations = config.max_evals;
-  ascent.relative_tolerance = config.rel_tol;
-  return ascent;
-}
-
 TaskArray delta_array(const Vector& delta, Index position) {
   TaskArray a;
   a.name = "delta";
@@ -58,19 +51,12 @@ std::vector<std::int64_t> to_int64(const std::vector<T>& values) {
 
 void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
             TaskOutput& out) {
-  WsOptions options;
-  options.positions = PositionSet::parse(config.positions);
+  const WsOptions options = ws_options(config);
   // The estimator resolves the same positions from (seed, task id); rf's marginal sampler
   // draws its weights for exactly these.
   const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id},
                                       options.positions.resolve(task.n, config.seed, task.task_id));
   const Matrix X = data.test_sample(task.n, task.d, task.trial);
-  options.ascent = ascent_options(config);
-  options.sphere_starts = config.sphere_starts;
-  options.min_total_sphere_starts = config.min_total_sphere_starts;
-  options.near_origin_starts = config.origin_starts;
-  options.guided_start = config.guided_start;
-  options.upper_bound = true;
   const WsResult result = estimate_word_sensitivity(*model, X, options, config.seed, task.task_id);
   require_certified("S", result.S, result.cert_rel_err);
 
@@ -105,16 +91,9 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
 void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
              TaskOutput& out) {
   const GenProblem problem = data.gen_problem(task.n, task.d, task.N, task.trial);
-  GenOptions options;
-  options.trainings = config.trainings;
-  options.objectives = config.objectives;
-  options.positions = PositionSet::parse(config.positions);
+  const GenOptions options = gen_options(config);
   const auto model = make_gen_feature_map(model_spec(task, config), {config.seed, task.task_id},
                                           problem, options.positions);
-  options.ascent = ascent_options(config);
-  options.sphere_starts = config.sphere_starts;
-  options.near_origin_starts = config.origin_starts;
-  options.guided_start = config.guided_start;
   const auto results = evaluate_generalization(*model, problem, options, config.seed, task.task_id);
   for (const GenResult& g : results) {
     GenRecord r;

@@ -51,6 +51,40 @@ std::string describe(const TaskSpec& task) {
          ")";
 }
 
+namespace {
+AscentOptions ascent_options(const StudyConfig& config) {
+  AscentOptions ascent;
+  ascent.max_evaluations = config.max_evals;
+  ascent.relative_tolerance = config.rel_tol;
+  return ascent;
+}
+}  // namespace
+
+WsOptions ws_options(const StudyConfig& config) {
+  WsOptions options;
+  options.positions = PositionSet::parse(config.positions);
+  options.ascent = ascent_options(config);
+  options.sphere_starts = config.sphere_starts;
+  options.screen_points = config.screen_points;
+  options.min_total_sphere_starts = config.min_total_sphere_starts;
+  options.near_origin_starts = config.near_origin_starts;
+  options.guided_start = config.guided_start;
+  options.upper_bound = config.upper_bound;
+  return options;
+}
+
+GenOptions gen_options(const StudyConfig& config) {
+  GenOptions options;
+  options.trainings = config.trainings;
+  options.objectives = config.objectives;
+  options.positions = PositionSet::parse(config.positions);
+  options.ascent = ascent_options(config);
+  options.sphere_starts = config.sphere_starts;
+  options.near_origin_starts = config.near_origin_starts;
+  options.guided_start = config.guided_start;
+  return options;
+}
+
 ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   ModelSpec spec;
   spec.name = task.model;
@@ -185,7 +219,9 @@ std::string canonical_text(const StudyConfig& c) {
       {"rel-tol", format_double(c.rel_tol)},
       {"sphere-starts", std::to_string(c.sphere_starts)},
       {"min-total-sphere-starts", min_total_sphere_starts_text(c.min_total_sphere_starts)},
-      {"origin-starts", std::to_string(c.origin_starts)},
+      {"near-origin-starts", std::to_string(c.near_origin_starts)},
+      {"screen-points", std::to_string(c.screen_points)},
+      {"upper-bound", c.upper_bound ? "true" : "false"},
       {"guided-start", c.guided_start ? "true" : "false"},
       {"training", join_names(trainings)},
       {"objective", join_names(objectives)},

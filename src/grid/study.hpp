@@ -44,15 +44,17 @@ struct StudyConfig {
   std::vector<Index> layers{2};  // drf depth L
   Activation activation = Activation::relu;
   RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
-  std::uint32_t trials = 1;
+  std::uint32_t trials = 3;
   std::uint32_t seed = 1;
   std::string positions = "all";  // PositionSet spelling
   int max_evals = 300;
   double rel_tol = 1e-7;
   int sphere_starts = WsOptions{}.sphere_starts;
+  int screen_points = WsOptions{}.screen_points;                      // ws only
   int min_total_sphere_starts = WsOptions{}.min_total_sphere_starts;  // ws only; −1 = auto
-  int origin_starts = 1;
+  int near_origin_starts = WsOptions{}.near_origin_starts;
   bool guided_start = true;
+  bool upper_bound = true;  // ws: compute S_upper where the model has one
   std::vector<Training> trainings{Training::finetune, Training::retrain};
   std::vector<HeadObjective> objectives{HeadObjective::loss, HeadObjective::align};
   std::string data = "synthetic";  // data source spelling (see cli/config_data_source.cpp)
@@ -89,6 +91,11 @@ inline constexpr int kMaxBudgetCheck = 16;
 
 /// Sorted `key = value` lines of everything that determines the results.
 [[nodiscard]] std::string canonical_text(const StudyConfig& config);
+
+/// The estimators' options a study's settings give: the driver and the ws and gen commands
+/// build them here, so the same settings always mean the same search.
+[[nodiscard]] WsOptions ws_options(const StudyConfig& config);
+[[nodiscard]] GenOptions gen_options(const StudyConfig& config);
 
 /// The ModelSpec of a task.
 [[nodiscard]] ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config);

@@ -1,7 +1,7 @@
 #pragma once
-// A task is one (experiment, model, grid point, trial) (docs/METHOD.md §9). Its output is a pure function
-// of (configuration, master seed, task id): the task id is also the Philox entity of the task's
-// weights and random starts.
+// A task is one (experiment, model, grid point, trial) (docs/METHOD.md §9). Its output is a pure
+// function of (configuration, master seed, task id): the task id is also the Philox entity of the
+// task's weights and random starts.
 #include <cstdint>
 #include <string>
 

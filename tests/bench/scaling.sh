@@ -35,7 +35,7 @@ done
 
 echo "== scheduler overhead, tiny tasks"
 tiny=(--experiments=ws --models=raf --n=2 --d=1 --trials=4000 --positions=first
-      --max-evals=2 --sphere-starts=0 --origin-starts=0 --guided-start=true)
+      --max-evals=2 --sphere-starts=0 --near-origin-starts=0 --guided-start=true)
 for ranks in 1 "$max_ranks"; do
   t=$(wall mpirun --oversubscribe -n "$ranks" "$bin" run "${tiny[@]}" \
     --output "$work/tiny$ranks.h5" --overwrite --progress 1000)

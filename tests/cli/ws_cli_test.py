@@ -71,7 +71,8 @@ def case_ws_help(binary):
     check(p.returncode == 0, f"--help exit {p.returncode}")
     for option in ("--model", "--n", "--d", "--k", "--layers", "--activation", "--trials",
                    "--seed", "--positions", "--max-evals", "--sphere-starts", "--screen-points",
-                   "--near-origin-starts", "--no-guided-start", "--no-upper-bound", "--format"):
+                   "--near-origin-starts", "--guided-start", "--upper-bound", "--rel-tol",
+                   "--min-total-sphere-starts", "--budget-check", "--format"):
         check(option in p.stdout, f"--help does not mention {option}")
     for model in ("rf", "drf", "raf", "raf_relu"):
         check(model in p.stdout, f"--help does not name model {model}")
@@ -107,6 +108,13 @@ def case_ws_bad_inputs(binary):
         check(len(lines) == 1, f"{args}: expected a one-line error, got {p.stderr!r}")
         check("error" in lines[0], f"{args}: message does not say error: {lines[0]}")
         check(p.stdout == "", f"{args}: printed to stdout: {p.stdout!r}")
+    # Old spellings name the new one (one spelling per option across run, ws and gen).
+    for old, new in (("--no-guided-start", "--guided-start=false"),
+                     ("--no-upper-bound", "--upper-bound=false"),
+                     ("--origin-starts=1", "--near-origin-starts")):
+        p = run(binary, "--model", "rf", *base, old)
+        check(p.returncode == EXIT_USAGE and new in p.stderr and len(p.stderr.splitlines()) == 1,
+              f"{old}: exit {p.returncode}, {p.stderr!r}")
     # The largest seed is accepted.
     p = run(binary, "--model", "rf", *base, "--seed", "4294967295")
     check(p.returncode == 0, f"seed 2^32-1 rejected: {p.stderr}")

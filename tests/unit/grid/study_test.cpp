@@ -84,6 +84,7 @@ TEST(Study, CanonicalTextIsSortedAndSensitiveToResults) {
 
 TEST(Study, GenNeedsFewerSamplesThanFeatures) {
   StudyConfig c;
+  c.trials = 1;
   c.experiments = {Experiment::gen};
   c.models = {"raf"};
   c.n = {4};
