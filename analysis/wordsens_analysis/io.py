@@ -65,6 +65,24 @@ class Witness:
 
 @dataclass
 class Results:
+    """Everything in one results file, as pandas tables (columns: analysis/FORMAT.md).
+
+    tasks       one row per planned task (its grid point, trial and done flag);
+    ws, gen     one row per finished word-sensitivity / generalization record, joined with the
+                task's grid point (point_id, model, n, d, k, N, layers, trial), so `res.ws.groupby(["model",
+                "d", "n"]).S.mean()` works directly; ragged columns (per-position S, examined
+                positions) are object columns holding one numpy array per row;
+    summary_ws, summary_gen
+                the per-grid-point statistics the writer stored when the run ended (derived
+                data: recompute from ws/gen when in doubt);
+    attrs       the root attributes (configuration text, seed, software and build versions,
+                input fingerprints), decoded to str/int/float;
+    format_version
+                (major, minor) of the file;
+    witnesses   the saved WS witnesses (only with save-witness), as Witness objects;
+    notes       what the reader had to repair in a partial file (empty for a finished one).
+    """
+
     path: str
     attrs: dict
     format_version: tuple
@@ -78,16 +96,19 @@ class Results:
 
     @property
     def planned(self) -> int:
+        """Tasks the study plans (rows of /tasks)."""
         return len(self.tasks)
 
     @property
     def done(self) -> int:
+        """Tasks whose records are all in the file."""
         if "done" in self.tasks:
             return int(self.tasks["done"].astype(bool).sum())
         return 0
 
     @property
     def complete(self) -> bool:
+        """True when every planned task is done (a finished or fully merged study)."""
         return self.planned > 0 and self.done == self.planned
 
 
@@ -359,7 +380,14 @@ def _require_tables(f: h5py.File, path: str) -> None:
             raise DamagedFileError(f"{path}: {DAMAGED} (/{group}/{missing[0]} is missing)")
 
 
-def read_results(path) -> Results:
+def read_results(path: str | os.PathLike) -> Results:
+    """Read a wordsens results file (finished, merged, or still being written) into Results.
+
+    Raises ResultsFileError when the file is missing, is not a wordsens results file, or has an
+    unsupported format version, and DamagedFileError (a subclass) when HDF5 cannot read it or its
+    tables are missing. A partial file is read up to its last complete row; what had to be cut is
+    listed in Results.notes.
+    """
     path = os.fspath(path)
     _check_file(path)
     f = _open(path)

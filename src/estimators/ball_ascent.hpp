@@ -1,6 +1,6 @@
 #pragma once
 // Projected gradient ascent on the ball ‖x‖ ≤ radius, with an adaptive step and a stopping
-// rule on relative progress (SPEC §3). Minimisation is ascent on the negated objective.
+// rule on relative progress (docs/METHOD.md §4). Minimisation is ascent on the negated objective.
 #include <functional>
 
 #include "core/types.hpp"

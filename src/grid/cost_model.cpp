@@ -11,7 +11,7 @@
 namespace wordsens {
 namespace {
 
-// Flops of one objective + gradient evaluation at one position (SPEC §3 complexities).
+// Flops of one objective + gradient evaluation at one position (complexities in docs/METHOD.md §4).
 double evaluation_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
@@ -65,7 +65,7 @@ Index positions_examined(const TaskSpec& task, const StudyConfig& config) {
 }
 
 double expected_evaluations_per_start(const TaskSpec& task, const StudyConfig& config) {
-  // Evaluations per start measured with `wordsens ws --trials 1 --seed 1` (issue 8), as
+  // Evaluations per start measured with `wordsens ws --trials 1 --seed 1` (docs/PERFORMANCE.md), as
   // (evaluations / positions − 64 screened) / 4 starts: raf 63-82 (n = 10-50, d = 192-384),
   // raf_relu 131-206, rf 163-280 (n = 20-40, d = 64-192), drf 165-181 (L = 2, 4).
   double typical = 80.0;

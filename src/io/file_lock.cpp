@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,6 +58,18 @@ std::string holder_text(const std::string& lock_path) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
   for (char& ch : text) {
     if (ch == '\n') ch = ' ';
+  }
+  return text;
+}
+
+// The holder writes its identity right after taking the lock, so a writer refused in between
+// finds the file empty: wait up to 0.2 s for the text before naming the lock file instead.
+std::string holder_text_when_written(const std::string& lock_path) {
+  std::string text = holder_text(lock_path);
+  for (int wait = 0; text.empty() && wait < 40; ++wait) {
+    const struct timespec pause { 0, 5'000'000 };
+    ::nanosleep(&pause, nullptr);
+    text = holder_text(lock_path);
   }
   return text;
 }
@@ -116,7 +129,7 @@ WriterLock WriterLock::acquire(const std::string& output) {
     }
     if (lock_fd(fd) != 0) {
       ::close(fd);
-      const std::string holder = holder_text(path);
+      const std::string holder = holder_text_when_written(path);
       throw InputError(output + " is being written by another process (" +
                        (holder.empty() ? std::string("its lock ") + path + " is held" : holder) +
                        "); wait for it to end or stop it first");

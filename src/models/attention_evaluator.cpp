@@ -1,4 +1,4 @@
-// The per-position evaluator of raf / raf_relu (SPEC §3).
+// The per-position evaluator of raf / raf_relu (docs/METHOD.md §4).
 //
 // Perturbing word i changes only row i and column i of the scores S' = X'WX'ᵀ/√d. For every other
 // row j the evaluator keeps leave-one-out sums over l ≠ i, computed once per position in
@@ -11,7 +11,7 @@
 // or thousands stay finite); relu adds the new term. Total O(n·d + d²) per features_at and per
 // pullback.
 //
-// Speed (issue 8): at the paper's sizes W (d×d, 4.7 MB at d = 768) and the n×d arrays (1.5 MB at
+// Speed: at the paper's sizes W (d×d, 4.7 MB at d = 768) and the n×d arrays (1.5 MB at
 // n = 250) live in L3 or memory, so the cost is the number of passes over them, not the flops.
 // Each call makes exactly one pass over W (W x and Wᵀ x together forward, W u and Wᵀ v together
 // backward) and one pass over the rows of X and T (all per-row work of a call fused into one

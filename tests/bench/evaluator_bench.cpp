@@ -1,4 +1,4 @@
-// Per-evaluation cost of f_i(Δ) and its gradient (issue 8 target 1), and sweeps over n showing
+// Per-evaluation cost of f_i(Δ) and its gradient (docs/PERFORMANCE.md), and sweeps over n showing
 // the growth is n·d + d² (raf) and k·d (rf), not n²·d or k·D.
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,4 @@
-// Gram and feature phases of gen (issue 8 target 4), reported as GFLOPS next to BM_Dgemm, the
+// Gram and feature phases of gen (docs/PERFORMANCE.md), reported as GFLOPS next to BM_Dgemm, the
 // DGEMM rate of the same binary. Flop counts are those of the products each phase performs:
 //  * rf, full sampler: A_b = X_all V_bᵀ (2·M·D·k over all blocks) and K += ϕ(A_b)ϕ(A_b)ᵀ (M²·k,
 //    symmetric rank update); the k·D normals of V are not counted (they are part of the cost);

@@ -1,5 +1,5 @@
 // Cost of the random numbers everything else is made of, and the machine's DGEMM rate (the
-// yardstick for the Gram and feature phases of gen, issue 8 target 4).
+// yardstick for the Gram and feature phases of gen in docs/PERFORMANCE.md).
 #include <benchmark/benchmark.h>
 
 #include "core/gaussian.hpp"

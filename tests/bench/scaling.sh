@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Strong scaling of `wordsens run` and the scheduler's overhead per task (issue 8, target 6).
+# Strong scaling of `wordsens run` and the scheduler's overhead per task (docs/PERFORMANCE.md).
 # Not a test: run it on an otherwise idle machine and quote ratios.
 #
 #   bash tests/bench/scaling.sh [WORDSENS_BINARY] [MAX_RANKS]

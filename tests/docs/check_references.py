@@ -62,7 +62,7 @@ def headings(path):
 
 def path_exists(ref, source):
     ref = ref.rstrip(".,;:)").split("#")[0]
-    if any(ref.startswith(g) for g in GENERATED) or "<" in ref or "*" in ref:
+    if any((ref + "/").startswith(g) for g in GENERATED) or "<" in ref or "*" in ref:
         return True  # generated output or a pattern, not a file of the repository
     for base in (ROOT, os.path.dirname(os.path.join(ROOT, source))):
         if os.path.exists(os.path.join(base, ref)):

@@ -134,7 +134,7 @@ TEST(WordSensitivityModels, FewPositionsGetAtLeastTheMinimumTotalOfSphereStarts)
   }
 }
 
-// Issue 8 target 2 at a test size: on word 0 alone the default estimator is never below one
+// At a test size: on word 0 alone the default estimator is never below one
 // plain projected ascent from a random sphere point run to convergence (the reference
 // procedure's shape: one random start, many steps), raf and raf_relu, 12 instances each.
 TEST(WordSensitivityModels, WordZeroEstimateIsAtLeastAPlainRandomStartAscent) {

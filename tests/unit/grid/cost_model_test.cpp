@@ -23,7 +23,7 @@ TEST(CostModel, SecondsAreFlopsAtTheCalibratedRate) {
   StudyConfig c;
   const TaskSpec raf{0, 0, Experiment::ws, "raf", 50, 192, 0, 0, 1, 0};
   EXPECT_DOUBLE_EQ(estimated_seconds(raf, c) * kEffectiveFlopsPerSecond, estimated_cost(raf, c));
-  // Calibration point (issue 8): this task took 1.5 s with 19688 evaluations on the 2-core
+  // Calibration point: this task took 1.5 s with 19688 evaluations on the 2-core
   // development machine; the model must stay within a factor 2.
   EXPECT_GT(estimated_seconds(raf, c), 0.75);
   EXPECT_LT(estimated_seconds(raf, c), 3.0);
