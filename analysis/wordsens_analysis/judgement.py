@@ -39,6 +39,19 @@ class Test:
         return f"{self.label} = {self.estimate:.3g}{ci} ({center} of {self.trials} trials)"
 
 
+def _short_of(t: Test, alpha: float) -> str:
+    """Why a test did not confirm. A sign test whose every trial lies on the confirming side has
+    the smallest p-value its trial count allows, 2^−trials: say so, and how many trials would
+    do, rather than that the median is "not" on that side."""
+    if t.kind == "sign" and t.trials > 0 and t.p_confirm <= 0.5 ** t.trials * (1 + 1e-9):
+        need = int(np.ceil(np.log2(1.0 / alpha)))
+        return (f"{t.text()}: every trial is {t.wants}, but an exact sign test over {t.trials} "
+                f"trials cannot reach p ≤ {alpha:g} (its smallest p-value is 2^−{t.trials} = "
+                f"{t.p_confirm:.2g}); it needs at least {need} trials, more under Holm's "
+                "correction")
+    return f"{t.text()} is not {t.wants} (p = {t.p_confirm:.2g})"
+
+
 def t_test(values, label: str, confirm=None, refute=None, level: float = rules.LEVEL) -> Test:
     """confirm / refute: ("below", c), ("above", c) or ("inside", lo, hi), or None."""
     est, lo, hi, se, m = stats.t_interval(values, level)
@@ -142,7 +155,7 @@ class Row:
             if not np.isfinite(t.p_confirm):
                 failing.append(f"{t.label}: {t.wants or 'no estimate'}")
             elif t.p_confirm > alpha:
-                failing.append(f"{t.text()} is not {t.wants} (p = {t.p_confirm:.2g})")
+                failing.append(_short_of(t, alpha))
         if not failing and np.isfinite(p_confirm):
             failing.append(f"p = {self.p_confirm:.2g} passes alone but not after Holm's "
                            f"correction over {family} primary claims (adjusted p = "

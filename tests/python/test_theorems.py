@@ -189,6 +189,18 @@ def test_holm_correction_can_withhold_a_verdict(tmp_path):
     assert sec["verdict"] == rules.CONFIRMED  # secondary rows are not corrected
 
 
+def test_a_sign_test_short_of_trials_says_so(tmp_path):
+    # 5 trials, every one on the confirming side: p = 1/32 > 0.025 whatever the data. The reason
+    # must say the trials are too few, not that the median is on the wrong side.
+    v = verdicts(tmp_path, trials=5)
+    for claim in ("thm45_rf[finetune]", "raf_gen[retrain]"):
+        r = row(v, claim)
+        assert r["p_confirm"] == pytest.approx(1 / 32), claim
+        assert r["verdict"] == rules.INCONCLUSIVE, claim
+        assert "cannot reach" in r["reason"] and "at least 6 trials" in r["reason"], r["reason"]
+        assert "is not above" not in r["reason"] and "is not below" not in r["reason"]
+
+
 def test_models_absent_from_the_file_still_get_a_row(tmp_path):
     v = verdicts(tmp_path, models=("rf",), gen_models=())
     r = row(v, "thm2_drf")
