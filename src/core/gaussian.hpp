@@ -44,7 +44,8 @@ class GaussianMatrix {
   double stddev_;
 };
 
-/// Uniform (0, 1) numbers with the same addressing (word c mod 4 of block (entity, matrix, r, c/4)).
+/// Uniform (0, 1) numbers with the same addressing (word c mod 4 of block (entity, matrix, r,
+/// c/4)).
 [[nodiscard]] double uniform_entry(const RandomMatrixId& id, Index row, Index col);
 
 }  // namespace wordsens

@@ -1,8 +1,8 @@
 #pragma once
-// Counter-based randomness (docs/METHOD.md §9), after HOOMD-blue's RandomNumbers.h: Philox4x32-10 keyed by
-// (master seed, stream id), with a 128-bit counter (entity, matrix, row, column group). Every
-// random number is a pure function of (key, counter), so any entry of any random matrix can be
-// regenerated anywhere, in any order, by any rank, with the same bits.
+// Counter-based randomness (docs/METHOD.md §9), after HOOMD-blue's RandomNumbers.h: Philox4x32-10
+// keyed by (master seed, stream id), with a 128-bit counter (entity, matrix, row, column group).
+// Every random number is a pure function of (key, counter), so any entry of any random matrix can
+// be regenerated anywhere, in any order, by any rank, with the same bits.
 #include <Random123/philox.h>
 
 #include <array>

@@ -1,6 +1,6 @@
 #pragma once
-// The one registry of random stream ids (docs/METHOD.md §9). A Philox key is (master seed, stream id):
-// two consumers with different streams never share a random number, whatever their counters.
+// The one registry of random stream ids (docs/METHOD.md §9). A Philox key is (master seed, stream
+// id): two consumers with different streams never share a random number, whatever their counters.
 // Never renumber an existing entry: results files written with older builds must stay
 // reproducible. Append new streams at the end.
 #include <cstdint>

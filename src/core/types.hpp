@@ -1,6 +1,6 @@
 #pragma once
-// Shared numeric types. Samples are row-major so that vec(X) (docs/METHOD.md §1: row-major flattening,
-// word i at entries [i·d, (i+1)·d)) is a plain view of the matrix storage.
+// Shared numeric types. Samples are row-major so that vec(X) (docs/METHOD.md §1: row-major
+// flattening, word i at entries [i·d, (i+1)·d)) is a plain view of the matrix storage.
 #include <Eigen/Core>
 
 namespace wordsens {

@@ -11,8 +11,7 @@ Matrix synthetic_sample(std::uint32_t master_seed, Index n, Index d, std::uint32
   return normalise_rows(source.window(0, 0, n, d));
 }
 
-Vector synthetic_label_direction(std::uint32_t master_seed, Index n, Index d,
-                                 std::uint32_t trial) {
+Vector synthetic_label_direction(std::uint32_t master_seed, Index n, Index d, std::uint32_t trial) {
   const GaussianMatrix source({Philox(master_seed, Stream::label_direction), trial, 0}, 1.0);
   const Matrix w = source.window(0, 0, n, d);  // same word-major layout as vec(X)
   return vec(w) / w.norm();

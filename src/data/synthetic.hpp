@@ -2,8 +2,8 @@
 // Synthetic texts (docs/METHOD.md §1): rows iid N(0, I_d), then rescaled to norm √d.
 //
 // A sample depends only on (master seed, n, d, trial, sample index): never on the model or k,
-// so every model sees the same texts (common random numbers, docs/METHOD.md §9). Sample (n, d) is the
-// top-left n × d window of one unbounded Gaussian matrix per (trial, sample index) before
+// so every model sees the same texts (common random numbers, docs/METHOD.md §9). Sample (n, d) is
+// the top-left n × d window of one unbounded Gaussian matrix per (trial, sample index) before
 // rescaling, so the texts of different grid points are nested prefixes of each other.
 #include <cstdint>
 

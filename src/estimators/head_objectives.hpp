@@ -1,7 +1,7 @@
 #pragma once
-// The Δ objectives of the trained head (docs/METHOD.md §7). Both are squared affine functions of one linear read-out of the
-// perturbed features, f(Δ) = (⟨φ(X^i(Δ)), v⟩ − target)², so their gradient is one pullback:
-// ∇f = 2(⟨φ', v⟩ − target) · J_Δᵀ v.
+// The Δ objectives of the trained head (docs/METHOD.md §7). Both are squared affine functions of
+// one linear read-out of the perturbed features, f(Δ) = (⟨φ(X^i(Δ)), v⟩ − target)², so their
+// gradient is one pullback: ∇f = 2(⟨φ', v⟩ − target) · J_Δᵀ v.
 //  * loss:  v = θ (the trained head),  target = y_Δ = −y;
 //  * align: v = u / ‖u‖²,               target = −1, with u = φ(X) (finetune) or P⊥φ(X) (retrain).
 #include "core/types.hpp"

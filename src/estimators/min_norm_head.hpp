@@ -1,7 +1,7 @@
 #pragma once
-// Kernel-form minimum-norm heads (docs/METHOD.md §7). Everything is expressed through the Gram matrix of
-// the N training samples plus the test sample X and one Φ_extᵀC product, so that models whose
-// Φ is too large to store (rf streams V in row blocks) compute each at the price of one pass
+// Kernel-form minimum-norm heads (docs/METHOD.md §7). Everything is expressed through the Gram
+// matrix of the N training samples plus the test sample X and one Φ_extᵀC product, so that models
+// whose Φ is too large to store (rf streams V in row blocks) compute each at the price of one pass
 // over their weights: memory O((N+1)² + (N+1)·c + p·c) here, for c ≤ 5 coefficient columns.
 #include <span>
 

@@ -1,8 +1,8 @@
 #pragma once
 // A cost model of a task, in floating-point operations (a Philox normal counts as
 // kGenerationCost flops), turned into seconds by one effective rate calibrated against measured
-// task times on the 2-core development machine (docs/PERFORMANCE.md; within ~2x of the measured times of
-// raf, raf_relu, rf and drf ws tasks, see cost_model.cpp). It orders the work queue (most
+// task times on the 2-core development machine (docs/PERFORMANCE.md; within ~2x of the measured
+// times of raf, raf_relu, rf and drf ws tasks, see cost_model.cpp). It orders the work queue (most
 // expensive first, so the long tasks do not straggle at the end) and gives the --dry-run
 // prediction of the wall time.
 #include <span>

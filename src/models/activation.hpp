@@ -1,6 +1,6 @@
 #pragma once
-// The pointwise nonlinearity ϕ of rf and drf (docs/METHOD.md §2) and its derivative. Both are 1-Lipschitz,
-// which the rf upper bound relies on.
+// The pointwise nonlinearity ϕ of rf and drf (docs/METHOD.md §2) and its derivative. Both are
+// 1-Lipschitz, which the rf upper bound relies on.
 #include <cmath>
 
 #include "core/types.hpp"

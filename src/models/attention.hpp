@@ -1,6 +1,6 @@
 #pragma once
-// raf and raf_relu (docs/METHOD.md §2): φ(X) = vec(A X) with A = rownorm(X W Xᵀ/√d), W ∈ R^{d×d} iid
-// N(0, 1/d) (weight matrix 0 of the task); rownorm is softmax (raf) or the row-normalised ReLU
+// raf and raf_relu (docs/METHOD.md §2): φ(X) = vec(A X) with A = rownorm(X W Xᵀ/√d), W ∈ R^{d×d}
+// iid N(0, 1/d) (weight matrix 0 of the task); rownorm is softmax (raf) or the row-normalised ReLU
 // A_jl = ReLU(s_jl)/Σ_m ReLU(s_jm), an all-zero row giving zero (raf_relu).
 #include <mutex>
 #include <optional>

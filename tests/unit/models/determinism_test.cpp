@@ -1,5 +1,5 @@
-// Weights are a pure function of the key (docs/METHOD.md §9): the same key gives bitwise identical φ, a
-// different task id gives different weights; the sizes each model takes are validated.
+// Weights are a pure function of the key (docs/METHOD.md §9): the same key gives bitwise identical
+// φ, a different task id gives different weights; the sizes each model takes are validated.
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -1,5 +1,5 @@
-// The fast per-position evaluator agrees with φ from scratch (docs/METHOD.md §4), for every model, at the
-// first, a middle and the last position, at Δ inside the ball and on its boundary.
+// The fast per-position evaluator agrees with φ from scratch (docs/METHOD.md §4), for every model,
+// at the first, a middle and the last position, at Δ inside the ball and on its boundary.
 #include <gtest/gtest.h>
 
 #include "model_cases.hpp"

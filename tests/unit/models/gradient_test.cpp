@@ -1,5 +1,5 @@
-// Finite-difference checks of the evaluators' analytic pullbacks (docs/METHOD.md §4), for every model, at
-// random points inside the ball and on its boundary ‖Δ‖ = √d, for two objectives:
+// Finite-difference checks of the evaluators' analytic pullbacks (docs/METHOD.md §4), for every
+// model, at random points inside the ball and on its boundary ‖Δ‖ = √d, for two objectives:
 //   f(Δ) = ⟨c, φ(X^i(Δ))⟩ (random cotangent c) and f(Δ) = ‖φ(X^i(Δ)) − φ(X)‖².
 #include <gtest/gtest.h>
 

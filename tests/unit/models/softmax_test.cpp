@@ -1,5 +1,6 @@
-// raf / raf_relu stay finite and correct for scores of ±1000 (docs/METHOD.md §4), from scratch and in the
-// fast evaluator, compared with a long-double reference (whose exponent range holds e^-2000).
+// raf / raf_relu stay finite and correct for scores of ±1000 (docs/METHOD.md §4), from scratch and
+// in the fast evaluator, compared with a long-double reference (whose exponent range holds
+// e^-2000).
 #include <gtest/gtest.h>
 
 #include <cmath>
