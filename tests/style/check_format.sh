@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Fails listing every C++ file that clang-format would change.
+#   check_format.sh CLANG_FORMAT ROOT
+set -euo pipefail
+clang_format=$1
+cd "$2"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.c')
+else
+  mapfile -t files < <(find src tests cmake -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.c')
+fi
+bad=()
+for f in "${files[@]}"; do
+  "$clang_format" --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
+done
+if [ ${#bad[@]} -gt 0 ]; then
+  printf 'not clang-formatted (run clang-format -i): %s\n' "${bad[@]}"
+  exit 1
+fi
+echo "${#files[@]} files formatted as .clang-format says"
