@@ -9,12 +9,10 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   mapfile -t files < <(find src tests cmake -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.c')
 fi
-bad=()
-for f in "${files[@]}"; do
-  "$clang_format" --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done
-if [ ${#bad[@]} -gt 0 ]; then
-  printf 'not clang-formatted (run clang-format -i): %s\n' "${bad[@]}"
+# One run over all files; its diagnostics start with "FILE:LINE:COL: error".
+if ! out=$("$clang_format" --dry-run -Werror "${files[@]}" 2>&1); then
+  grep -oE '^[^:]+:[0-9]+:[0-9]+: error' <<<"$out" | cut -d: -f1 | sort -u |
+    sed 's/^/not clang-formatted (run clang-format -i): /'
   exit 1
 fi
 echo "${#files[@]} files formatted as .clang-format says"
