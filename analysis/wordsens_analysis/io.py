@@ -69,9 +69,10 @@ class Results:
 
     tasks       one row per planned task (its grid point, trial and done flag);
     ws, gen     one row per finished word-sensitivity / generalization record, joined with the
-                task's grid point (point_id, model, n, d, k, N, layers, trial), so `res.ws.groupby(["model",
-                "d", "n"]).S.mean()` works directly; ragged columns (per-position S, examined
-                positions) are object columns holding one numpy array per row;
+                task's grid point (point_id, model, n, d, k, N, layers, trial), so
+                `res.ws.groupby(["model", "d", "n"]).S.mean()` works directly; ragged columns
+                (per-position S, examined positions) are object columns holding one numpy array
+                per row;
     summary_ws, summary_gen
                 the per-grid-point statistics the writer stored when the run ended (derived
                 data: recompute from ws/gen when in doubt);

