@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace wordsens {
 namespace {
@@ -29,73 +30,173 @@ void project_onto_ball(Vector& x, double radius) {
   if (norm > radius) x *= radius / norm;
 }
 
-AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector start,
-                              const AscentOptions& options) {
+namespace {
+
+/// One ascent of maximise_on_ball_lockstep: the state its loop keeps between rounds.
+struct Ascent {
+  Vector x, g;      // the iterate and ∇f there
+  double fx = 0.0;  // f(x)
+  double gnorm = 0.0;
+  double step = 0.0;  // distance of the next trial step along ĝ
+  int stalled = 0;
+  bool stopped = false;  // by a rule other than the budget
+  bool done = false;
+  AscentResult result;
+};
+
+void check_ascent_arguments(double radius, const AscentOptions& options) {
   if (!(radius >= 0.0) || !std::isfinite(radius)) {
     throw std::invalid_argument("maximise_on_ball: radius must be finite and non-negative");
   }
   if (options.max_evaluations < 1 || options.patience < 1) {
     throw std::invalid_argument("maximise_on_ball: max_evaluations and patience must be >= 1");
   }
-  Vector x = std::move(start);
-  project_onto_ball(x, radius);
-  Vector g(x.size());
-  double fx = f(x, g);
-  AscentResult result{x, fx, 1};
-  if (!std::isfinite(fx)) {
+}
+
+/// The ascent after its first evaluation (fx, g at its start).
+void begin(Ascent& a, double radius, const AscentOptions& options) {
+  a.result = {a.x, a.fx, 1, false};
+  if (!std::isfinite(a.fx)) {
     throw std::runtime_error("maximise_on_ball: the objective is not finite at the start");
   }
-
-  double gnorm = g.norm();
+  a.gnorm = a.g.norm();
   // A zero gradient is a stationary point (e.g. Δ = 0 for the WS objective): there is no
   // ascent direction to follow, so the start is returned as it is.
-  if (!(gnorm > 0.0) || !std::isfinite(gnorm) || radius == 0.0) return result;
+  if (!(a.gnorm > 0.0) || !std::isfinite(a.gnorm) || radius == 0.0) {
+    a.done = true;
+    return;
+  }
   // The step is a distance along the unit gradient, not a multiple of the gradient: the
   // objectives of piecewise-smooth models (ReLU, row-normalised ReLU attention) have narrow
   // spikes where ‖g‖ jumps by orders of magnitude, and a step proportional to ‖g‖ would then
   // throw the iterate across the ball. No useful move is longer than the diameter.
-  const double max_step = 2.0 * radius;
-  double step =
-      std::min(options.initial_step > 0.0 ? options.initial_step : 0.1 * radius, max_step);
+  a.step = std::min(options.initial_step > 0.0 ? options.initial_step : 0.1 * radius, 2.0 * radius);
+}
 
-  Vector y(x.size());
-  Vector gy(x.size());
-  int stalled = 0;
-  bool stopped = false;  // by a rule other than the budget
-  while (result.evaluations < options.max_evaluations && stalled < options.patience) {
-    y = x + (step / gnorm) * g;
-    project_onto_ball(y, radius);
-    if ((y - x).norm() <= kMinMove * radius) {
-      // Moving along g is blocked by the sphere (g ∥ x: a KKT point) or the step underflowed;
-      // neither a larger nor a smaller step can help.
-      stopped = true;
-      break;
+void finish(Ascent& a, const AscentOptions& options) {
+  a.result.at_budget = !a.stopped && a.stalled < options.patience;
+  a.done = true;
+}
+
+/// The trial point y of a running ascent, or false when the ascent ends before it.
+bool propose(Ascent& a, double radius, const AscentOptions& options, Vector& y) {
+  if (a.result.evaluations >= options.max_evaluations || a.stalled >= options.patience) {
+    finish(a, options);
+    return false;
+  }
+  y = a.x + (a.step / a.gnorm) * a.g;
+  const double norm = y.norm();
+  if (norm > radius) y *= radius / norm;
+  if ((y - a.x).norm() <= kMinMove * radius) {
+    // Moving along g is blocked by the sphere (g ∥ x: a KKT point) or the step underflowed;
+    // neither a larger nor a smaller step can help.
+    a.stopped = true;
+    finish(a, options);
+    return false;
+  }
+  return true;
+}
+
+/// The ascent after f(y) = fy, ∇f(y) = gy.
+void accept_or_shrink(Ascent& a, const Vector& y, double fy, const Vector& gy, double radius,
+                      const AscentOptions& options) {
+  ++a.result.evaluations;
+  // Rejecting steps that do not increase f makes the iterate sequence monotone; NaN is
+  // treated as no increase (it can appear far outside the region a model was built for).
+  if (fy > a.fx) {
+    const double gain = relative_gain(fy, a.result.value);
+    a.x = y;
+    a.g = gy;
+    a.fx = fy;
+    a.gnorm = a.g.norm();
+    a.result.argmax = a.x;
+    a.result.value = a.fx;
+    a.stalled = gain < options.relative_tolerance ? a.stalled + 1 : 0;
+    a.step = std::min(a.step * kGrow, 2.0 * radius);
+    if (!(a.gnorm > 0.0) || !std::isfinite(a.gnorm)) {  // stationary (or broken) point
+      a.stopped = true;
+      finish(a, options);
     }
-    const double fy = f(y, gy);
-    ++result.evaluations;
-    // Rejecting steps that do not increase f makes the iterate sequence monotone; NaN is
-    // treated as no increase (it can appear far outside the region a model was built for).
-    if (fy > fx) {
-      const double gain = relative_gain(fy, result.value);
-      std::swap(x, y);
-      std::swap(g, gy);
-      fx = fy;
-      gnorm = g.norm();
-      result.argmax = x;
-      result.value = fx;
-      stalled = gain < options.relative_tolerance ? stalled + 1 : 0;
-      step = std::min(step * kGrow, max_step);
-      if (!(gnorm > 0.0) || !std::isfinite(gnorm)) {  // stationary (or broken) point
-        stopped = true;
-        break;
+  } else {
+    a.step *= kShrink;
+    ++a.stalled;
+  }
+}
+
+}  // namespace
+
+std::vector<AscentResult> maximise_on_ball_lockstep(const BallBatchObjective& f, double radius,
+                                                    std::vector<Vector> starts,
+                                                    const AscentOptions& options) {
+  check_ascent_arguments(radius, options);
+  std::vector<AscentResult> results;
+  if (starts.empty()) return results;
+  const Index dim = starts.front().size();
+  std::vector<Ascent> ascents(starts.size());
+  Matrix points(dim, static_cast<Index>(starts.size()));
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    if (starts[b].size() != dim) {
+      throw std::invalid_argument("maximise_on_ball: the starts differ in dimension");
+    }
+    project_onto_ball(starts[b], radius);
+    points.col(static_cast<Index>(b)) = starts[b];
+  }
+  Vector values;
+  Matrix grads;
+  std::vector<std::size_t> running(starts.size());
+  for (std::size_t b = 0; b < starts.size(); ++b) running[b] = b;
+  f(points, running, values, grads);
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    Ascent& a = ascents[b];
+    a.x = std::move(starts[b]);
+    a.fx = values(static_cast<Index>(b));
+    a.g = grads.col(static_cast<Index>(b));
+    begin(a, radius, options);
+  }
+  Vector y;
+  Vector gy;
+  for (;;) {
+    running.clear();
+    for (std::size_t b = 0; b < ascents.size(); ++b) {
+      if (ascents[b].done) continue;
+      if (propose(ascents[b], radius, options, y)) {
+        points.col(static_cast<Index>(running.size())) = y;
+        running.push_back(b);
       }
-    } else {
-      step *= kShrink;
-      ++stalled;
+    }
+    if (running.empty()) break;
+    const Index width = static_cast<Index>(running.size());
+    f(points.leftCols(width), running, values, grads);
+    for (Index c = 0; c < width; ++c) {
+      y = points.col(c);
+      gy = grads.col(c);
+      accept_or_shrink(ascents[running[static_cast<std::size_t>(c)]], y, values(c), gy, radius,
+                       options);
     }
   }
-  result.at_budget = !stopped && stalled < options.patience;
-  return result;
+  results.reserve(ascents.size());
+  for (Ascent& a : ascents) results.push_back(std::move(a.result));
+  return results;
+}
+
+AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector start,
+                              const AscentOptions& options) {
+  const BallBatchObjective one_at_a_time = [&f](const Matrix& xs, std::span<const std::size_t>,
+                                                Vector& values, Matrix& grads) {
+    values.resize(xs.cols());
+    grads.resize(xs.rows(), xs.cols());
+    Vector x(xs.rows());
+    Vector g(xs.rows());
+    for (Index c = 0; c < xs.cols(); ++c) {
+      x = xs.col(c);
+      values(c) = f(x, g);
+      grads.col(c) = g;
+    }
+  };
+  std::vector<Vector> starts;
+  starts.push_back(std::move(start));
+  return std::move(
+      maximise_on_ball_lockstep(one_at_a_time, radius, std::move(starts), options).front());
 }
 
 AscentResult pattern_search_on_ball(const BallValue& f, double radius, Vector start,

@@ -1,7 +1,10 @@
 #pragma once
 // Projected gradient ascent on the ball ‖x‖ ≤ radius, with an adaptive step and a stopping
 // rule on relative progress (docs/METHOD.md §4). Minimisation is ascent on the negated objective.
+#include <cstddef>
 #include <functional>
+#include <span>
+#include <vector>
 
 #include "core/types.hpp"
 
@@ -27,6 +30,22 @@ struct AscentResult {
 /// Maximises f over the ball from `start` (projected onto the ball first).
 [[nodiscard]] AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector start,
                                             const AscentOptions& options);
+
+/// values(b) ← f_{a_b}(x_b), grads.col(b) ← ∇f_{a_b}(x_b) for the columns x_b of xs (dim × B,
+/// B ≥ 1), x_b a point of ascent a_b = ascents[b] (the objective may differ between ascents);
+/// values and grads are resized by the callee. Must not keep references to its arguments.
+using BallBatchObjective = std::function<void(
+    const Matrix& xs, std::span<const std::size_t> ascents, Vector& values, Matrix& grads)>;
+
+/// maximise_on_ball from every start at once: the ascents advance in lockstep, so each round
+/// asks f for the next point of every ascent still running in one call (a model reads its
+/// weights once per round, not once per ascent). Each ascent takes exactly the steps it would
+/// take alone: result b is maximise_on_ball(f, radius, starts[b], options) whenever f returns
+/// for a column what it returns for that point alone.
+[[nodiscard]] std::vector<AscentResult> maximise_on_ball_lockstep(const BallBatchObjective& f,
+                                                                  double radius,
+                                                                  std::vector<Vector> starts,
+                                                                  const AscentOptions& options);
 
 /// Minimises f over the ball: the result's `value` is f(argmin) (not negated).
 [[nodiscard]] AscentResult minimise_on_ball(const BallObjective& f, double radius, Vector start,

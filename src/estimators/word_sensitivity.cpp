@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -58,110 +59,168 @@ struct StartPlan {
   int polish_max_dim = 0;
 };
 
-PositionBest maximise_position(const FeatureMap& model, const Matrix& X, Index position,
-                               const StartPlan& plan, const PositionBest* prior,
-                               std::uint32_t master_seed, std::uint32_t task_id, double& phi_norm) {
-  const auto evaluator = model.at_position(X, position);
-  const Vector& phi = evaluator->base_features();
-  phi_norm = checked_norm(phi);
-  Vector phi_delta(phi.size());
-  Vector residual(phi.size());
-  const BallObjective objective = [&](const Vector& delta, Vector& grad) {
-    evaluator->features_at(delta, phi_delta);
-    // The cotangent 2(φ' − φ) in place, no n·d temporary (memory traffic dominates at the
-    // paper's sizes); scaling by 2 and by 1/4 is exact, so f is the same number.
-    residual = 2.0 * (phi_delta - phi);
-    evaluator->pullback(residual, grad);
-    return 0.25 * residual.squaredNorm();
-  };
-  const BallValue value = [&](const Vector& delta) {
-    evaluator->features_at(delta, phi_delta);
-    return (phi_delta - phi).squaredNorm();
-  };
+/// At most this many points per call of the evaluator's batched objective: a raf batch needs
+/// O(n + d) per column, rf's k per column (rf_evaluator.cpp splits wider batches by memory).
+constexpr Index kMaxBatch = 64;
+/// Models whose positions share their products (raf) search this many points per round over a
+/// group of positions, when each position alone runs fewer ascents.
+constexpr Index kTargetBatch = 32;
 
+/// f and ∇f (when grads is not null) of the group's slots slots[b] at the columns of `deltas`,
+/// kMaxBatch columns per call.
+void evaluate_chunked(PositionGroup& group, std::span<const Index> slots, const Matrix& deltas,
+                      Vector& values, Matrix* grads) {
+  values.resize(deltas.cols());
+  if (grads != nullptr) grads->resize(deltas.rows(), deltas.cols());
+  Vector chunk_values;
+  Matrix chunk_grads;
+  for (Index c0 = 0; c0 < deltas.cols(); c0 += kMaxBatch) {
+    const Index width = std::min(kMaxBatch, deltas.cols() - c0);
+    group.sensitivity_objective(
+        slots.subspan(static_cast<std::size_t>(c0), static_cast<std::size_t>(width)),
+        deltas.middleCols(c0, width), chunk_values, grads != nullptr ? &chunk_grads : nullptr);
+    values.segment(c0, width) = chunk_values;
+    if (grads != nullptr) grads->middleCols(c0, width) = chunk_grads;
+  }
+}
+
+/// The search of a group of positions: every start of every position climbs in one lockstep, so
+/// a round is one batched call; per position the outcome is what its own search would give
+/// (same starts, same steps, ties kept by start order), up to the last bits of f.
+std::vector<PositionBest> maximise_positions(const FeatureMap& model, const Matrix& X,
+                                             std::span<const Index> positions,
+                                             const StartPlan& plan,
+                                             std::span<const PositionBest> priors,
+                                             std::uint32_t master_seed, std::uint32_t task_id,
+                                             std::vector<double>& phi_norms) {
+  const auto group = model.at_positions(X, positions);
   const Index d = X.cols();
   const double radius = std::sqrt(static_cast<double>(d));
-  PositionBest best;
-  if (prior != nullptr) {
-    best.value = prior->value;  // the plain search's best point stays a candidate
-    best.delta = prior->delta;
+  const std::size_t count = positions.size();
+  std::vector<PositionBest> bests(count);
+  phi_norms.assign(count, 0.0);
+  std::vector<Vector> starts;     // every ascent of the group, position by position
+  std::vector<Index> start_slot;  // … and its slot
+  std::vector<Index> same_slot;
+  for (std::size_t q = 0; q < count; ++q) {
+    const Index slot = static_cast<Index>(q), position = positions[q];
+    PositionBest& best = bests[q];
+    phi_norms[q] = checked_norm(group->evaluator(slot).base_features());
+    if (!priors.empty()) {
+      best.value = priors[q].value;  // the plain search's best point stays a candidate
+      best.delta = priors[q].delta;
+    }
+    // Start s is a row of the position's own random matrix, so the starts of one position never
+    // depend on other positions or tasks. The sphere starts are the best of `screen_points`
+    // random sphere points by f alone (no gradient): one ascent per basin is what costs, and
+    // screening picks the basins worth climbing, which matters most in low dimension where
+    // f_i has few, well-separated local maxima on the sphere.
+    const GaussianMatrix random_rows(
+        {Philox(master_seed, Stream::ascent_starts), task_id, static_cast<std::uint32_t>(position)},
+        1.0);
+    const auto add_start = [&](Vector start) {
+      starts.push_back(std::move(start));
+      start_slot.push_back(slot);
+    };
+    const auto sphere_starts = [&](Index row0, Index screened, int wanted) {
+      if (screened == 0) return;
+      Matrix points(d, screened);
+      for (Index c = 0; c < screened; ++c) {
+        Vector v = random_rows.row_segment(row0 + c, 0, d);
+        points.col(c) = v * (radius / v.norm());
+      }
+      same_slot.assign(static_cast<std::size_t>(screened), slot);
+      Vector f;
+      evaluate_chunked(*group, same_slot, points, f, nullptr);
+      best.evaluations += screened;
+      // Stable: equal values keep the row order, so the choice is a pure function of the key.
+      std::vector<Index> order(static_cast<std::size_t>(screened));
+      for (Index c = 0; c < screened; ++c) order[static_cast<std::size_t>(c)] = c;
+      std::stable_sort(order.begin(), order.end(), [&](Index l, Index r) { return f(l) > f(r); });
+      for (int k = 0; k < wanted && k < screened; ++k) {
+        add_start(points.col(order[static_cast<std::size_t>(k)]));
+      }
+    };
+    const auto near_origin_starts = [&](Index row0, int wanted) {
+      for (int k = 0; k < wanted; ++k) add_start(0.1 * random_rows.row_segment(row0 + k, 0, d));
+    };
+    const Index screened =
+        plan.sphere_starts > 0 ? std::max(plan.screen_points, plan.sphere_starts) : 0;
+    sphere_starts(0, screened, plan.sphere_starts);
+    near_origin_starts(screened, plan.near_origin_starts);
+    if (plan.guided) {
+      for (const Vector& direction : model.guided_directions(X, position)) {
+        const double norm = direction.norm();
+        if (norm > 0.0 && std::isfinite(norm)) add_start(direction * (radius / norm));
+      }
+    }
+    if (plan.factor > 1) {
+      const int more = plan.factor - 1;
+      sphere_starts(kExtraStartRow, more * screened, more * plan.sphere_starts);
+      near_origin_starts(kExtraStartRow + more * screened, more * plan.near_origin_starts);
+    }
   }
+
   AscentOptions ascent = plan.ascent;
   ascent.max_evaluations *= plan.factor;
-  const auto run = [&](Vector start) {
-    AscentResult r = maximise_on_ball(objective, radius, std::move(start), ascent);
+  std::vector<Index> slots;
+  const BallBatchObjective objective = [&](const Matrix& deltas,
+                                           std::span<const std::size_t> ascents, Vector& values,
+                                           Matrix& grads) {
+    slots.clear();
+    for (const std::size_t a : ascents) slots.push_back(start_slot[a]);
+    evaluate_chunked(*group, slots, deltas, values, &grads);
+  };
+  const std::vector<AscentResult> climbed =
+      maximise_on_ball_lockstep(objective, radius, std::move(starts), ascent);
+  for (std::size_t a = 0; a < climbed.size(); ++a) {
+    PositionBest& best = bests[static_cast<std::size_t>(start_slot[a])];
+    const AscentResult& r = climbed[a];
     best.evaluations += r.evaluations;
     ++best.starts;
     best.starts_at_budget += r.at_budget ? 1 : 0;
     // Strictly greater: ties keep the earlier start, so the order of starts is the tie rule.
     if (r.value > best.value) {
       best.value = r.value;
-      best.delta = std::move(r.argmax);
+      best.delta = r.argmax;
     }
-  };
+  }
 
-  // Start s is a row of the position's own random matrix, so the starts of one position never
-  // depend on other positions or tasks. The sphere starts are the best of `screen_points`
-  // random sphere points by f alone (no gradient): one ascent per basin is what costs, and
-  // screening picks the basins worth climbing, which matters most in low dimension where
-  // f_i has few, well-separated local maxima on the sphere.
-  const GaussianMatrix starts(
-      {Philox(master_seed, Stream::ascent_starts), task_id, static_cast<std::uint32_t>(position)},
-      1.0);
-  const auto sphere_starts = [&](Index row0, Index screened, int count) {
-    std::vector<std::pair<double, Vector>> candidates;
-    candidates.reserve(static_cast<std::size_t>(screened));
-    for (Index row = row0; row < row0 + screened; ++row) {
-      Vector v = starts.row_segment(row, 0, d);
-      v *= radius / v.norm();
-      const double f = value(v);
-      candidates.emplace_back(f, std::move(v));
+  for (std::size_t q = 0; q < count; ++q) {
+    PositionBest& best = bests[q];
+    const std::array<Index, 1> one_slot{static_cast<Index>(q)};
+    const BallValue value = [&](const Vector& delta) {
+      Vector f;
+      evaluate_chunked(*group, one_slot, delta, f, nullptr);
+      return f(0);
+    };
+    // Row-normalised ReLU attention jumps where a row's only positive score crosses 0, and
+    // ReLU maps have kinks: gradient steps stall next to such maxima. In low dimension a
+    // compass search around the best point is cheap and climbs onto them.
+    const int polish = plan.polish_evaluations * plan.factor;
+    if (d <= plan.polish_max_dim && polish > 0 && best.delta.size() > 0) {
+      AscentResult polished = pattern_search_on_ball(value, radius, best.delta, best.value,
+                                                     0.05 * radius, 1e-10 * radius, polish);
+      best.evaluations += polished.evaluations;
+      best.value = polished.value;
+      best.delta = std::move(polished.argmax);
     }
-    best.evaluations += screened;
-    // Stable: equal values keep the row order, so the choice is a pure function of the key.
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (int s = 0; s < count && s < static_cast<int>(candidates.size()); ++s) {
-      run(std::move(candidates[static_cast<std::size_t>(s)].second));
+    if (best.delta.size() > 0) {
+      Vector f;
+      Matrix grad;
+      evaluate_chunked(*group, one_slot, best.delta, f, &grad);
+      ++best.evaluations;
+      best.stationarity = relative_stationarity(best.delta, grad.col(0), f(0), radius);
     }
-  };
-  const auto near_origin_starts = [&](Index row0, int count) {
-    for (int s = 0; s < count; ++s) run(0.1 * starts.row_segment(row0 + s, 0, d));
-  };
+  }
+  return bests;
+}
 
-  const Index screened =
-      plan.sphere_starts > 0 ? std::max(plan.screen_points, plan.sphere_starts) : 0;
-  sphere_starts(0, screened, plan.sphere_starts);
-  near_origin_starts(screened, plan.near_origin_starts);
-  if (plan.guided) {
-    for (const Vector& direction : model.guided_directions(X, position)) {
-      const double norm = direction.norm();
-      if (norm > 0.0 && std::isfinite(norm)) run(direction * (radius / norm));
-    }
-  }
-  if (plan.factor > 1) {
-    const int more = plan.factor - 1;
-    sphere_starts(kExtraStartRow, more * screened, more * plan.sphere_starts);
-    near_origin_starts(kExtraStartRow + more * screened, more * plan.near_origin_starts);
-  }
-  // Row-normalised ReLU attention jumps where a row's only positive score crosses 0, and
-  // ReLU maps have kinks: gradient steps stall next to such maxima. In low dimension a
-  // compass search around the best point is cheap and climbs onto them.
-  const int polish = plan.polish_evaluations * plan.factor;
-  if (d <= plan.polish_max_dim && polish > 0 && best.delta.size() > 0) {
-    AscentResult polished = pattern_search_on_ball(value, radius, best.delta, best.value,
-                                                   0.05 * radius, 1e-10 * radius, polish);
-    best.evaluations += polished.evaluations;
-    best.value = polished.value;
-    best.delta = std::move(polished.argmax);
-  }
-  if (best.delta.size() > 0) {
-    Vector grad(d);
-    const double f = objective(best.delta, grad);
-    ++best.evaluations;
-    best.stationarity = relative_stationarity(best.delta, grad, f, radius);
-  }
-  return best;
+/// Starts per position of `plan` (guided ones counted as the model's usual two), times the
+/// budget factor: what the grouping of positions is sized by.
+Index starts_per_position(const StartPlan& plan) {
+  return static_cast<Index>(plan.factor) *
+         (plan.sphere_starts + plan.near_origin_starts + (plan.guided ? 2 : 0));
 }
 
 StartPlan plain_plan(const WsOptions& options, int sphere_starts) {
@@ -196,33 +255,43 @@ WsResult search(const FeatureMap& model, const Matrix& X, const StartPlan& plan,
   result.position_maxima.reserve(positions.size());
   double best_value = -std::numeric_limits<double>::infinity();
   double best_stationarity = 0.0;
-  for (std::size_t q = 0; q < positions.size(); ++q) {
-    const Index position = positions[q];
-    PositionBest seed;
+  const Index group_size = std::max<Index>(
+      1, model.positions_per_group(kTargetBatch, std::max<Index>(1, starts_per_position(plan))));
+  for (std::size_t g0 = 0; g0 < positions.size(); g0 += static_cast<std::size_t>(group_size)) {
+    const std::size_t g1 = std::min(positions.size(), g0 + static_cast<std::size_t>(group_size));
+    const std::span<const Index> members(positions.data() + g0, g1 - g0);
+    std::vector<PositionBest> seeds;
     if (prior != nullptr) {
-      seed.delta = prior->position_witnesses.at(q);
-      const double s = prior->position_maxima.at(q) * prior->phi_norm;
-      seed.value = s * s;
+      for (std::size_t q = g0; q < g1; ++q) {
+        PositionBest seed;
+        seed.delta = prior->position_witnesses.at(q);
+        const double s = prior->position_maxima.at(q) * prior->phi_norm;
+        seed.value = s * s;
+        seeds.push_back(std::move(seed));
+      }
     }
-    double phi_norm = 0.0;
-    PositionBest best =
-        maximise_position(model, X, position, plan, prior != nullptr ? &seed : nullptr, master_seed,
-                          task_id, phi_norm);
-    result.evaluations += best.evaluations;
-    result.starts += best.starts;
-    result.starts_at_budget += best.starts_at_budget;
-    if (best.delta.size() == 0) {
-      // Only possible when the guided start was the sole start and the model offered none.
-      throw std::runtime_error("no start available for position " + std::to_string(position));
-    }
-    result.position_maxima.push_back(std::sqrt(best.value) / phi_norm);
-    result.position_witnesses.push_back(best.delta);
-    if (best.value > best_value) {
-      best_value = best.value;
-      result.argmax_position = position;
-      result.witness = best.delta;
-      result.phi_norm = phi_norm;
-      best_stationarity = best.stationarity;
+    std::vector<double> phi_norms;
+    const std::vector<PositionBest> bests =
+        maximise_positions(model, X, members, plan, seeds, master_seed, task_id, phi_norms);
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const PositionBest& best = bests[m];
+      const Index position = members[m];
+      result.evaluations += best.evaluations;
+      result.starts += best.starts;
+      result.starts_at_budget += best.starts_at_budget;
+      if (best.delta.size() == 0) {
+        // Only possible when the guided start was the sole start and the model offered none.
+        throw std::runtime_error("no start available for position " + std::to_string(position));
+      }
+      result.position_maxima.push_back(std::sqrt(best.value) / phi_norms[m]);
+      result.position_witnesses.push_back(best.delta);
+      if (best.value > best_value) {
+        best_value = best.value;
+        result.argmax_position = position;
+        result.witness = best.delta;
+        result.phi_norm = phi_norms[m];
+        best_stationarity = best.stationarity;
+      }
     }
   }
   // S is evaluated at the stored witness with the same evaluator, so it is attained (a lower

@@ -17,7 +17,9 @@ double evaluation_cost(const TaskSpec& t) {
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
   if (t.model == "rf") return 4.0 * k * d;
   if (t.model == "drf") return 4.0 * (k * d + (L - 1.0) * k * k);
-  return 4.0 * (n * d + d * d);  // raf, raf_relu
+  // raf, raf_relu: the batched objective's 8n·d + d² + 2n² multiply–adds per point, in
+  // matrix–matrix products (models/attention_batch.hpp).
+  return 2.0 * (8.0 * n * d + d * d + 2.0 * n * n) / kBatchedSpeedup;
 }
 
 // Flops of φ(X) for one sample, and of generating the weights once.
@@ -37,13 +39,22 @@ double weight_cost(const TaskSpec& t) {
   return kGenerationCost * d * d;
 }
 
-// Per-position set-up of the fast evaluator: attention forms X W (2·n·d²), the scores (2·n²·d)
-// and the leave-one-out sums T = E X (2·n²·d); rf/drf generate the word's column block.
+// Per-position set-up of the fast evaluator: attention forms the leave-one-out sums T = E X
+// (2·n²·d, dense) and evaluates φ once (4·(n·d + d²)); rf/drf generate the word's column block.
 double position_setup_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k);
   if (t.model == "rf" || t.model == "drf") return (kGenerationCost + 2.0) * k * d;
-  return 2.0 * n * d * d + 4.0 * n * n * d;
+  return 2.0 * n * n * d / kDenseSpeedup + 4.0 * (n * d + d * d);
+}
+
+// Once per sample: attention's products shared by all positions, X W, X Wᵀ (4·n·d²) and the
+// scores X W Xᵀ (2·n²·d), dense.
+double sample_setup_cost(const TaskSpec& t) {
+  const double n = static_cast<double>(t.n), d = static_cast<double>(t.d);
+  if (t.model == "raf" || t.model == "raf_relu")
+    return (4.0 * n * d * d + 2.0 * n * n * d) / kDenseSpeedup;
+  return 0.0;
 }
 
 // Random sphere points screened per position (WsOptions::screen_points): f only, no gradient.
@@ -99,7 +110,8 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   const double starts = sphere + config.near_origin_starts + (config.guided_start ? 1.0 : 0.0);
   const double evaluations =
       0.5 * std::max(kScreenPoints, sphere) + starts * expected_evaluations_per_start(task, config);
-  double search = positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
+  double search = sample_setup_cost(task) +
+                  positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
   // The budget check reruns the search with f× the starts (each ascent usually stops on its
   // patience rule long before the f× larger budget): about f more searches.
   if (is_budget_check_task(task, config)) search *= 1.0 + config.budget_check;

@@ -21,11 +21,16 @@ inline constexpr double kEffectiveFlopsPerSecond = 3.2e9;
 /// How much faster dense matrix–matrix products (gen's Gram, features, heads) run than that mix:
 /// ≈ 40 Gflop/s (bench_wordsens BM_RfGram*, BM_Raf*Phase) against the mix's rate.
 inline constexpr double kDenseSpeedup = 12.0;
+/// How much faster raf's batched word-sensitivity objective runs than that mix: ≈ 20 Gflop/s at
+/// n = 250, d = 768 with about 20 points per call (bench_wordsens BM_RafBatchedObjective and the
+/// whole estimate's time per evaluation).
+inline constexpr double kBatchedSpeedup = 6.0;
 #else
 /// The same for the x86-64 (SSE2) baseline build (measured 1.4-3.2 Gflop/s on the calibration
 /// tasks; dense products ≈ 15 Gflop/s).
 inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
 inline constexpr double kDenseSpeedup = 6.0;
+inline constexpr double kBatchedSpeedup = 3.0;
 #endif
 
 /// Number of word positions a task's estimator examines.

@@ -1,11 +1,14 @@
 #include "models/attention.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/gaussian.hpp"
+#include "models/attention_batch.hpp"
 
 namespace wordsens {
 
@@ -59,7 +62,66 @@ Vector AttentionFeatures::features(const Matrix& X) const {
 std::unique_ptr<PositionEvaluator> AttentionFeatures::at_position(const Matrix& X,
                                                                   Index position) const {
   check_sample(X);
-  return make_attention_evaluator(X, W_, kind_, position);
+  return make_attention_evaluator(X, W_, kind_, position, sample_products(X));
+}
+
+namespace {
+
+/// Every column's position data in one attention_sensitivity_objective call.
+class AttentionPositionGroup final : public PositionGroup {
+ public:
+  explicit AttentionPositionGroup(std::vector<std::unique_ptr<PositionEvaluator>> evaluators)
+      : PositionGroup(std::move(evaluators)) {
+    for (Index slot = 0; slot < size(); ++slot) {
+      data_.push_back(&dynamic_cast<const AttentionBatchSource&>(evaluator(slot)).batch_data());
+    }
+  }
+
+  void sensitivity_objective(std::span<const Index> slots, const Matrix& deltas, Vector& values,
+                             Matrix* grads) override {
+    columns_.clear();
+    for (const Index slot : slots) columns_.push_back(data_.at(static_cast<std::size_t>(slot)));
+    attention_sensitivity_objective(columns_, deltas, values, grads, scratch_);
+  }
+
+ private:
+  std::vector<const AttentionBatchData*> data_;
+  std::vector<const AttentionBatchData*> columns_;
+  AttentionBatchScratch scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<PositionGroup> AttentionFeatures::at_positions(
+    const Matrix& X, std::span<const Index> positions) const {
+  check_sample(X);
+  const auto products = sample_products(X);
+  std::vector<std::unique_ptr<PositionEvaluator>> evaluators;
+  for (const Index position : positions) {
+    evaluators.push_back(make_attention_evaluator(X, W_, kind_, position, products));
+  }
+  return std::make_unique<AttentionPositionGroup>(std::move(evaluators));
+}
+
+Index AttentionFeatures::positions_per_group(Index points, Index per_position) const {
+  return std::max<Index>(1, (points + per_position - 1) / std::max<Index>(per_position, 1));
+}
+
+std::shared_ptr<const AttentionSampleProducts> AttentionFeatures::sample_products(
+    const Matrix& X) const {
+  {
+    const std::lock_guard<std::mutex> lock(products_mutex_);
+    if (products_ && products_sample_.rows() == X.rows() && products_sample_.cols() == X.cols() &&
+        products_sample_ == X) {
+      return products_;
+    }
+  }
+  // Computed outside the lock; a concurrent duplicate is harmless (the same numbers).
+  auto products = attention_sample_products(X, W_);
+  const std::lock_guard<std::mutex> lock(products_mutex_);
+  products_sample_ = X;
+  products_ = products;
+  return products;
 }
 
 std::optional<Vector> AttentionFeatures::guided_direction(const Matrix& X,

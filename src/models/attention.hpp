@@ -2,6 +2,7 @@
 // raf and raf_relu (docs/METHOD.md §2): φ(X) = vec(A X) with A = rownorm(X W Xᵀ/√d), W ∈ R^{d×d}
 // iid N(0, 1/d) (weight matrix 0 of the task); rownorm is softmax (raf) or the row-normalised ReLU
 // A_jl = ReLU(s_jl)/Σ_m ReLU(s_jm), an all-zero row giving zero (raf_relu).
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -12,6 +13,8 @@
 namespace wordsens {
 
 enum class AttentionKind { softmax, relu };
+
+struct AttentionSampleProducts;  // models/attention_batch.hpp
 
 /// Row-wise normalisation of scores S (n × n). Softmax is shifted by the row maximum, so scores
 /// of any finite size give finite results.
@@ -28,6 +31,12 @@ class AttentionFeatures final : public FeatureMap {
   /// (attention_evaluator.cpp).
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override;
+  /// One batched objective over all the group's positions (attention_batch.hpp).
+  [[nodiscard]] std::unique_ptr<PositionGroup> at_positions(
+      const Matrix& X, std::span<const Index> positions) const override;
+  /// ⌈points / per_position⌉: the positions share the sample's products, so grouping makes the
+  /// batches wide enough for matrix–matrix products when each position runs few ascents.
+  [[nodiscard]] Index positions_per_group(Index points, Index per_position) const override;
   /// Wᵀ Σ_j x_j: the direction that raises every query's score on the perturbed word.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;
@@ -47,6 +56,9 @@ class AttentionFeatures final : public FeatureMap {
   void check_sample(const Matrix& X) const;
 
   [[nodiscard]] const Vector& symmetric_top_eigenvector() const;
+  /// X W, X Wᵀ and X W Xᵀ of the latest sample: every position's evaluator shares them.
+  [[nodiscard]] std::shared_ptr<const AttentionSampleProducts> sample_products(
+      const Matrix& X) const;
 
   ModelSpec spec_;
   AttentionKind kind_;
@@ -54,6 +66,9 @@ class AttentionFeatures final : public FeatureMap {
   // The top eigenvector of (W + Wᵀ)/2, computed on first use (O(d³), only WS searches need it).
   mutable std::mutex eigen_mutex_;
   mutable std::optional<Vector> symmetric_top_;
+  mutable std::mutex products_mutex_;
+  mutable Matrix products_sample_;
+  mutable std::shared_ptr<const AttentionSampleProducts> products_;
 };
 
 /// The fast evaluator for an explicit W (used by AttentionFeatures::at_position and by tests).

@@ -20,10 +20,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "models/attention.hpp"
+#include "models/attention_batch.hpp"
 
 namespace wordsens {
 namespace {
@@ -43,12 +46,13 @@ void fused_products(const Matrix& W, const RowVector& a, const RowVector& b, Vec
   }
 }
 
-class AttentionEvaluator final : public PositionEvaluator {
+class AttentionEvaluator final : public PositionEvaluator, public AttentionBatchSource {
  public:
-  AttentionEvaluator(const Matrix& X, const Matrix& W, AttentionKind kind, Index position)
+  AttentionEvaluator(const Matrix& X, const Matrix& W, AttentionKind kind, Index position,
+                     std::shared_ptr<const AttentionSampleProducts> products)
       : kind_(kind), i_(position), n_(X.rows()), d_(X.cols()), X_(X), W_(W) {
     inv_sqrt_d_ = 1.0 / std::sqrt(static_cast<double>(d_));
-    const Matrix S = (X_ * W_ * inv_sqrt_d_) * X_.transpose();  // S_jl = x_j W x_lᵀ/√d
+    const Matrix S = products->S * inv_sqrt_d_;  // S_jl = x_j W x_lᵀ/√d
     // Leave-one-out weights E_jl (l ≠ i), E_ji = 0, row i unused.
     Matrix E = Matrix::Zero(n_, n_);
     loo_max_ = Vector::Zero(n_);
@@ -69,6 +73,7 @@ class AttentionEvaluator final : public PositionEvaluator {
       loo_sum_(j) = E.row(j).sum();
     }
     T_ = E * X_;
+    batch_.E = std::move(E);
     col_scores_ = Vector::Zero(n_);
     col_weight_ = Vector::Zero(n_);
     col_coef_T_ = Vector::Zero(n_);
@@ -84,6 +89,7 @@ class AttentionEvaluator final : public PositionEvaluator {
     Wtv_.resize(d_);
     base_.resize(n_ * d_);
     evaluate(Vector::Zero(d_), base_);
+    prepare_batches(std::move(products));
   }
 
   [[nodiscard]] Index position() const override { return i_; }
@@ -134,6 +140,14 @@ class AttentionEvaluator final : public PositionEvaluator {
     fused_products(W_, u_, v_, Wu_, Wtv_);
     grad += inv_sqrt_d_ * (Wu_ + Wtv_.transpose());
   }
+
+  void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) override {
+    if (deltas.rows() != d_) throw std::invalid_argument("raf evaluator: Δ has the wrong size");
+    columns_.assign(static_cast<std::size_t>(deltas.cols()), &batch_);
+    attention_sensitivity_objective(columns_, deltas, values, grads, scratch_);
+  }
+
+  [[nodiscard]] const AttentionBatchData& batch_data() const override { return batch_; }
 
  private:
   /// φ(X') for X' = X^i(Δ) into out, and what pullback needs.
@@ -201,6 +215,27 @@ class AttentionEvaluator final : public PositionEvaluator {
     Y.row(i_) = yi_;
   }
 
+  /// What attention_sensitivity_objective needs beyond the single-point state: the state of
+  /// evaluate(0) (a⁰, c⁰, y_i) and the per-position Gram numbers of T and x_i.
+  void prepare_batches(std::shared_ptr<const AttentionSampleProducts> products) {
+    batch_.kind = kind_;
+    batch_.i = i_;
+    batch_.n = n_;
+    batch_.d = d_;
+    batch_.inv_sqrt_d = inv_sqrt_d_;
+    batch_.X = &X_;
+    batch_.products = std::move(products);
+    batch_.loo_max = loo_max_;
+    batch_.loo_sum = loo_sum_;
+    batch_.a0 = col_coef_T_;
+    batch_.c0 = col_weight_;
+    batch_.a0(i_) = batch_.c0(i_) = 0.0;
+    batch_.y0 = yi_;
+    batch_.tt = T_.rowwise().squaredNorm();
+    batch_.tx = T_ * X_.row(i_).transpose();
+    batch_.xx = X_.row(i_).squaredNorm();
+  }
+
   AttentionKind kind_;
   Index i_, n_, d_;
   double inv_sqrt_d_ = 1.0;
@@ -216,12 +251,21 @@ class AttentionEvaluator final : public PositionEvaluator {
   // Scratch, allocated once.
   Vector k_, Wu_;
   RowVector q_, acc_, u_, v_, Wtv_;
+  AttentionBatchData batch_;
+  AttentionBatchScratch scratch_;
+  std::vector<const AttentionBatchData*> columns_;
 };
 
 }  // namespace
 
 std::unique_ptr<PositionEvaluator> make_attention_evaluator(const Matrix& X, const Matrix& W,
                                                             AttentionKind kind, Index position) {
+  return make_attention_evaluator(X, W, kind, position, nullptr);
+}
+
+std::unique_ptr<PositionEvaluator> make_attention_evaluator(
+    const Matrix& X, const Matrix& W, AttentionKind kind, Index position,
+    std::shared_ptr<const AttentionSampleProducts> products) {
   if (position < 0 || position >= X.rows()) {
     throw std::out_of_range("attention: word position " + std::to_string(position) +
                             " outside [0, " + std::to_string(X.rows()) + ")");
@@ -229,7 +273,8 @@ std::unique_ptr<PositionEvaluator> make_attention_evaluator(const Matrix& X, con
   if (W.rows() != X.cols() || W.cols() != X.cols()) {
     throw std::invalid_argument("attention: W must be d x d");
   }
-  return std::make_unique<AttentionEvaluator>(X, W, kind, position);
+  if (!products) products = attention_sample_products(X, W);
+  return std::make_unique<AttentionEvaluator>(X, W, kind, position, std::move(products));
 }
 
 }  // namespace wordsens

@@ -1,6 +1,65 @@
 #include "models/feature_map.hpp"
 
+#include <stdexcept>
+
 namespace wordsens {
+
+void PositionEvaluator::sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) {
+  const Vector& phi = base_features();
+  values.resize(deltas.cols());
+  if (grads != nullptr) grads->resize(deltas.rows(), deltas.cols());
+  phi_scratch_.resize(phi.size());
+  Vector delta(deltas.rows());
+  for (Index b = 0; b < deltas.cols(); ++b) {
+    delta = deltas.col(b);
+    features_at(delta, phi_scratch_);
+    if (grads == nullptr) {
+      values(b) = (phi_scratch_ - phi).squaredNorm();
+      continue;
+    }
+    // The cotangent 2(φ' − φ) in place; scaling by 2 and by 1/4 is exact, so f is the same
+    // number as ‖φ' − φ‖².
+    residual_scratch_ = 2.0 * (phi_scratch_ - phi);
+    pullback(residual_scratch_, grad_scratch_);
+    grads->col(b) = grad_scratch_;
+    values(b) = 0.25 * residual_scratch_.squaredNorm();
+  }
+}
+
+void PositionGroup::sensitivity_objective(std::span<const Index> slots, const Matrix& deltas,
+                                          Vector& values, Matrix* grads) {
+  if (static_cast<Index>(slots.size()) != deltas.cols()) {
+    throw std::invalid_argument("position group: one slot per column expected");
+  }
+  values.resize(deltas.cols());
+  if (grads != nullptr) grads->resize(deltas.rows(), deltas.cols());
+  Vector slot_values;
+  Matrix slot_grads;
+  for (Index slot = 0; slot < size(); ++slot) {
+    std::vector<Index> mine;
+    for (Index c = 0; c < deltas.cols(); ++c) {
+      if (slots[static_cast<std::size_t>(c)] == slot) mine.push_back(c);
+    }
+    if (mine.empty()) continue;
+    const Matrix slot_deltas = deltas(Eigen::all, mine);
+    evaluator(slot).sensitivity_objective(slot_deltas, slot_values,
+                                          grads != nullptr ? &slot_grads : nullptr);
+    for (std::size_t m = 0; m < mine.size(); ++m) {
+      values(mine[m]) = slot_values(static_cast<Index>(m));
+      if (grads != nullptr) grads->col(mine[m]) = slot_grads.col(static_cast<Index>(m));
+    }
+  }
+}
+
+std::unique_ptr<PositionGroup> FeatureMap::at_positions(const Matrix& X,
+                                                        std::span<const Index> positions) const {
+  std::vector<std::unique_ptr<PositionEvaluator>> evaluators;
+  evaluators.reserve(positions.size());
+  for (const Index position : positions) evaluators.push_back(at_position(X, position));
+  return std::make_unique<PositionGroup>(std::move(evaluators));
+}
+
+Index FeatureMap::positions_per_group(Index /*points*/, Index /*per_position*/) const { return 1; }
 
 std::optional<Vector> FeatureMap::guided_direction(const Matrix& /*X*/, Index /*position*/) const {
   return std::nullopt;

@@ -76,6 +76,38 @@ class PositionEvaluator {
   virtual void features_at(const Vector& delta, Vector& out) = 0;
   /// grad ← ∇_Δ ⟨c, φ(X^i(Δ))⟩ at the Δ of the latest `features_at`.
   virtual void pullback(const Vector& cotangent, Vector& grad) = 0;
+
+  /// The word-sensitivity objective f(Δ) = ‖φ(X^i(Δ)) − φ(X)‖² at the B columns of `deltas`
+  /// (d × B): values(b) ← f(Δ_b) and, when `grads` is not null, its column b ← ∇f(Δ_b) (both
+  /// resized here). The default evaluates one column at a time with features_at and pullback
+  /// (cotangent 2(φ' − φ)); rf and raf override it to read their weights once per batch, with
+  /// GEMMs instead of matrix–vector products. Changes the state `pullback` refers to.
+  virtual void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads);
+
+ private:
+  Vector phi_scratch_, residual_scratch_, grad_scratch_;  // the default's, allocated once
+};
+
+/// The evaluators of several positions of one sample, whose batched objectives can be served by
+/// one call: column b of a batch is a point of slot slots[b]. The default dispatches the columns
+/// of each slot to its evaluator; raf shares its weights' products across positions, so one call
+/// reads them once for all slots.
+class PositionGroup {
+ public:
+  explicit PositionGroup(std::vector<std::unique_ptr<PositionEvaluator>> evaluators)
+      : evaluators_(std::move(evaluators)) {}
+  virtual ~PositionGroup() = default;
+
+  [[nodiscard]] Index size() const { return static_cast<Index>(evaluators_.size()); }
+  [[nodiscard]] PositionEvaluator& evaluator(Index slot) {
+    return *evaluators_.at(static_cast<std::size_t>(slot));
+  }
+  /// PositionEvaluator::sensitivity_objective for points of several slots.
+  virtual void sensitivity_objective(std::span<const Index> slots, const Matrix& deltas,
+                                     Vector& values, Matrix* grads);
+
+ private:
+  std::vector<std::unique_ptr<PositionEvaluator>> evaluators_;
 };
 
 class FeatureMap {
@@ -92,6 +124,15 @@ class FeatureMap {
   /// The fast evaluator for perturbations of word `position` of X.
   [[nodiscard]] virtual std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                        Index position) const = 0;
+
+  /// The evaluators of several positions of X as one group (PositionGroup).
+  [[nodiscard]] virtual std::unique_ptr<PositionGroup> at_positions(
+      const Matrix& X, std::span<const Index> positions) const;
+
+  /// How many positions the word-sensitivity search should group so that a batch holds about
+  /// `points` points when each position runs `per_position`: 1 (no grouping) by default, where an
+  /// evaluator holds memory of its own (rf: its word's block V_i) and grouping shares nothing.
+  [[nodiscard]] virtual Index positions_per_group(Index points, Index per_position) const;
 
   /// A starting direction suggested by the model's structure for word `position` (any norm;
   /// the optimiser rescales it), or nullopt when the model has none.

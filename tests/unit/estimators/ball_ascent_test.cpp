@@ -189,5 +189,57 @@ TEST(BallAscent, ProjectOntoBall) {
   EXPECT_NEAR(outside(0), 1.0, 1e-14);
 }
 
+// The lockstep driver (the WS search's) takes, for each start, exactly the steps of a lone
+// ascent: same argmax, value, evaluation count and budget flag, bitwise. The objective has many
+// local maxima and a kink, so the ascents stop at different rounds by different rules.
+TEST(BallAscent, LockstepAscentsEqualLoneAscents) {
+  const Index dim = 6;
+  const Vector a = random_vector(dim, 60);
+  const BallObjective f = [&a](const Vector& x, Vector& grad) {
+    const Vector s = (3.0 * x).array().sin().matrix();
+    grad = 3.0 * (3.0 * x).array().cos().matrix() + 0.5 * a * (a.dot(x) > 0.0 ? 1.0 : -1.0);
+    return s.sum() + 0.5 * std::abs(a.dot(x));
+  };
+  int calls = 0;
+  Index widest = 0;
+  std::vector<std::size_t> seen;  // the ascents named in the latest call
+  const BallBatchObjective batch = [&](const Matrix& xs, std::span<const std::size_t> ascents,
+                                       Vector& values, Matrix& grads) {
+    ++calls;
+    EXPECT_EQ(static_cast<Index>(ascents.size()), xs.cols());
+    seen.assign(ascents.begin(), ascents.end());
+    widest = std::max(widest, xs.cols());
+    values.resize(xs.cols());
+    grads.resize(xs.rows(), xs.cols());
+    Vector x(xs.rows()), g(xs.rows());
+    for (Index c = 0; c < xs.cols(); ++c) {
+      x = xs.col(c);
+      values(c) = f(x, g);
+      grads.col(c) = g;
+    }
+  };
+  for (const int budget : {5, 40, 300}) {
+    AscentOptions options;
+    options.max_evaluations = budget;
+    std::vector<Vector> starts;
+    for (std::uint32_t s = 0; s < 12; ++s) starts.push_back(random_vector(dim, 70 + s, 0.7));
+    calls = 0;
+    const auto together = maximise_on_ball_lockstep(batch, 2.0, starts, options);
+    ASSERT_EQ(together.size(), starts.size());
+    EXPECT_EQ(widest, 12);
+    long most = 0;
+    for (std::size_t s = 0; s < starts.size(); ++s) {
+      const AscentResult alone = maximise_on_ball(f, 2.0, starts[s], options);
+      EXPECT_EQ(together[s].value, alone.value) << "start " << s;
+      EXPECT_EQ(together[s].evaluations, alone.evaluations) << "start " << s;
+      EXPECT_EQ(together[s].at_budget, alone.at_budget) << "start " << s;
+      EXPECT_TRUE(together[s].argmax == alone.argmax) << "start " << s;
+      most = std::max(most, alone.evaluations);
+    }
+    EXPECT_EQ(calls, most) << "one call per round, as many rounds as the longest ascent";
+  }
+  EXPECT_TRUE(maximise_on_ball_lockstep(batch, 1.0, {}, {}).empty());
+}
+
 }  // namespace
 }  // namespace wordsens

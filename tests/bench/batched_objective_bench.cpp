@@ -1,0 +1,106 @@
+// The batched word-sensitivity objective (f and ∇f for B points per call, docs/PERFORMANCE.md), as
+// time per point, GFLOPS and the fraction of this binary's DGEMM rate it reaches:
+//   build/bench/tests/bench/bench_wordsens --benchmark_filter='Batched'
+// Flops per point (multiply–adds × 2): raf 2·(8n·d + d²) (forward 4n·d + d², gradient 4n·d,
+// attention_batch.hpp); rf 2·(2k·d) (V_i Δ and V_iᵀ G). `pct_of_dgemm` is the GFLOPS over the
+// rate of a 768 × 768 × 768 DGEMM measured once in the same process, so "within 1.5× of the
+// DGEMM bound" reads pct_of_dgemm ≥ 67. `bound_us` is the time per point of the single-point
+// evaluator's arithmetic (8n·d + 3d² multiply–adds) at that rate, the bound the batch is judged
+// against; `us_per_point` / `bound_us` is the ratio to it.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+
+#include "core/gaussian.hpp"
+#include "data/synthetic.hpp"
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+namespace {
+
+/// GFLOPS of C = A Bᵀ at 768³ in this binary (the best of 5 runs).
+double dgemm_gflops() {
+  static const double rate = [] {
+    const Index n = 768;
+    const GaussianMatrix G({Philox(2, Stream::weights), 0, 0}, 1.0);
+    const Matrix A = G.window(0, 0, n, n), B = G.window(n, 0, n, n);
+    Matrix C(n, n);
+    double best = 0.0;
+    for (int run = 0; run < 5; ++run) {
+      const auto t0 = std::chrono::steady_clock::now();
+      C.noalias() = A * B.transpose();
+      benchmark::DoNotOptimize(C.data());
+      const std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
+      best = std::max(best, 2.0 * static_cast<double>(n * n * n) / s.count() * 1e-9);
+    }
+    return best;
+  }();
+  return rate;
+}
+
+/// B points per call at a middle position; Args: n, d, B (and k for rf, 0: k = n·d).
+void batched_loop(benchmark::State& state, const ModelSpec& spec, double flops_per_point,
+                  double bound_flops_per_point = 0.0) {
+  const Index B = state.range(2);
+  const auto model = make_feature_map(spec, {1, 0});
+  const Matrix X = synthetic_sample(1, spec.n, spec.d, 0, 0);
+  auto evaluator = model->at_position(X, spec.n / 2);
+  const GaussianMatrix rows({Philox(1, Stream::ascent_starts), 0, 0}, 1.0);
+  Matrix deltas(spec.d, B);
+  for (Index b = 0; b < B; ++b) deltas.col(b) = rows.row_segment(b, 0, spec.d);
+  Vector values;
+  Matrix grads;
+  const double rate = dgemm_gflops();
+  for (auto _ : state) {
+    evaluator->sensitivity_objective(deltas, values, &grads);
+    benchmark::DoNotOptimize(values.data());
+    benchmark::DoNotOptimize(grads.data());
+  }
+  const double points = static_cast<double>(state.iterations() * B);
+  state.counters["us_per_point"] =
+      benchmark::Counter(points * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["pct_of_dgemm"] =
+      benchmark::Counter(flops_per_point * points * 1e-7 / rate, benchmark::Counter::kIsRate);
+  if (bound_flops_per_point > 0.0) state.counters["bound_us"] = bound_flops_per_point / rate * 1e-3;
+  state.counters["GFLOPS"] = benchmark::Counter(
+      flops_per_point * points, benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+  state.counters["dgemm_GFLOPS"] = rate;
+  state.counters["B"] = static_cast<double>(B);
+}
+
+void BM_RafBatchedObjective(benchmark::State& state) {
+  const ModelSpec spec{.name = "raf", .n = state.range(0), .d = state.range(1)};
+  const double n = static_cast<double>(spec.n), d = static_cast<double>(spec.d);
+  batched_loop(state, spec, 2.0 * (8.0 * n * d + d * d), 2.0 * (8.0 * n * d + 3.0 * d * d));
+}
+// The paper's largest attention point at growing batch width (B = 1: no batching).
+BENCHMARK(BM_RafBatchedObjective)
+    ->Args({250, 768, 1})
+    ->Args({250, 768, 4})
+    ->Args({250, 768, 8})
+    ->Args({250, 768, 16})
+    ->Args({250, 768, 35})
+    ->Args({250, 768, 64})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_RafReluBatchedObjective(benchmark::State& state) {
+  const ModelSpec spec{.name = "raf_relu", .n = state.range(0), .d = state.range(1)};
+  const double n = static_cast<double>(spec.n), d = static_cast<double>(spec.d);
+  batched_loop(state, spec, 2.0 * (8.0 * n * d + d * d), 2.0 * (8.0 * n * d + 3.0 * d * d));
+}
+BENCHMARK(BM_RafReluBatchedObjective)->Args({250, 768, 35})->Unit(benchmark::kMillisecond);
+
+void BM_RfBatchedObjective(benchmark::State& state) {
+  const Index n = state.range(0), d = state.range(1);
+  const ModelSpec spec{
+      .name = "rf", .n = n, .d = d, .k = state.range(3) == 0 ? n * d : state.range(3)};
+  batched_loop(state, spec, 2.0 * 2.0 * static_cast<double>(spec.k) * static_cast<double>(d));
+}
+// k = D at n = 40, d = 192 (k·d = 5.9 M) with and without batching.
+BENCHMARK(BM_RfBatchedObjective)
+    ->Args({40, 192, 1, 0})
+    ->Args({40, 192, 35, 0})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace wordsens

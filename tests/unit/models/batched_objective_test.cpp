@@ -1,0 +1,182 @@
+// The batched word-sensitivity objective (PositionEvaluator::sensitivity_objective) against the
+// plain computation: f(Δ) = ‖φ(X^i(Δ)) − φ(X)‖² from scratch, and ∇f against the single-point
+// pullback and against central differences of the batched f itself. rf and raf override the
+// default (GEMMs; raf never forms φ'), so these are the checks of their fast paths.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "model_cases.hpp"
+
+namespace wordsens {
+namespace {
+
+using testing::ModelCase;
+
+/// B points of the ball: inside, on the sphere, and Δ = 0.
+Matrix batch_of_points(std::mt19937_64& gen, Index d, Index B) {
+  Matrix deltas(d, B);
+  for (Index b = 0; b < B; ++b) {
+    deltas.col(b) = b == 2 ? Vector::Zero(d) : testing::ball_point(gen, d, b % 2 == 0);
+  }
+  return deltas;
+}
+
+double distance_from_scratch(const FeatureMap& model, const Matrix& X, Index position,
+                             const Vector& delta) {
+  Matrix changed = X;
+  changed.row(position) += delta.transpose();
+  return (model.features(changed) - model.features(X)).squaredNorm();
+}
+
+void expect_batch_matches_plain(const FeatureMap& model, const Matrix& X, const std::string& label,
+                                double value_tolerance) {
+  const Index n = X.rows(), d = X.cols();
+  std::mt19937_64 gen(31);
+  for (Index position : {Index{0}, n / 2, n - 1}) {
+    const auto eval = model.at_position(X, position);
+    const Matrix deltas = batch_of_points(gen, d, 5);
+    Vector values, values_only;
+    Matrix grads;
+    eval->sensitivity_objective(deltas, values, &grads);
+    eval->sensitivity_objective(deltas, values_only, nullptr);
+    ASSERT_EQ(values.size(), 5);
+    ASSERT_EQ(grads.rows(), d);
+    ASSERT_EQ(grads.cols(), 5);
+    for (Index b = 0; b < deltas.cols(); ++b) {
+      const Vector delta = deltas.col(b);
+      const double plain = distance_from_scratch(model, X, position, delta);
+      const double scale = std::max(plain, 1e-12 * model.features(X).squaredNorm());
+      EXPECT_LE(std::abs(values(b) - plain), value_tolerance * scale)
+          << label << " position " << position << " point " << b;
+      EXPECT_EQ(values(b), values_only(b)) << label << ": f without ∇f differs";
+      // The single-point pullback of the cotangent 2(φ' − φ).
+      Vector phi, grad;
+      eval->features_at(delta, phi);
+      eval->pullback(2.0 * (phi - eval->base_features()), grad);
+      const Vector batched = grads.col(b);
+      // Δ = 0 is stationary: there the single path gives 0 and the batch rounding-level noise.
+      EXPECT_LE((batched - grad).norm(), 1e-9 * grad.norm() + 1e-13)
+          << label << " position " << position << " point " << b;
+    }
+  }
+}
+
+class BatchedObjective : public ::testing::TestWithParam<ModelCase> {};
+
+TEST_P(BatchedObjective, EqualsPlainValuesAndSinglePointGradients) {
+  const ModelSpec spec = GetParam().spec;
+  const auto model = make_feature_map(spec, {5, 11});
+  expect_batch_matches_plain(*model, testing::test_sample(spec.n, spec.d), GetParam().label, 1e-11);
+}
+
+TEST_P(BatchedObjective, GradientMatchesCentralDifferencesOfBatchedValues) {
+  const ModelSpec spec = GetParam().spec;
+  const auto model = make_feature_map(spec, {17, 4});
+  const Matrix X = testing::test_sample(spec.n, spec.d);
+  std::mt19937_64 gen(77);
+  constexpr double kStep = 1e-5;
+  for (Index position : {Index{0}, spec.n - 1}) {
+    const auto eval = model->at_position(X, position);
+    const Matrix deltas = batch_of_points(gen, spec.d, 4);
+    Vector values;
+    Matrix grads;
+    eval->sensitivity_objective(deltas, values, &grads);
+    for (Index b : {Index{0}, Index{1}, Index{3}}) {
+      // Every ±h perturbation of every coordinate in one batch of 2d points.
+      Matrix around(spec.d, 2 * spec.d);
+      for (Index j = 0; j < spec.d; ++j) {
+        around.col(2 * j) = deltas.col(b);
+        around.col(2 * j + 1) = deltas.col(b);
+        around(j, 2 * j) += kStep;
+        around(j, 2 * j + 1) -= kStep;
+      }
+      Vector f;
+      eval->sensitivity_objective(around, f, nullptr);
+      Vector fd(spec.d);
+      for (Index j = 0; j < spec.d; ++j) fd(j) = (f(2 * j) - f(2 * j + 1)) / (2 * kStep);
+      const Vector g = grads.col(b);
+      EXPECT_LT(testing::relative_difference(g, fd), 1e-6)
+          << GetParam().label << " position " << position << " point " << b;
+    }
+  }
+}
+
+TEST_P(BatchedObjective, SingleWordText) {
+  ModelSpec spec = GetParam().spec;
+  spec.n = 1;
+  const auto model = make_feature_map(spec, {5, 11});
+  const Matrix X = testing::test_sample(1, spec.d);
+  const auto eval = model->at_position(X, 0);
+  std::mt19937_64 gen(9);
+  const Matrix deltas = batch_of_points(gen, spec.d, 3);
+  Vector values;
+  Matrix grads;
+  eval->sensitivity_objective(deltas, values, &grads);
+  for (Index b = 0; b < 3; ++b) {
+    const double plain = distance_from_scratch(*model, X, 0, deltas.col(b));
+    EXPECT_LE(std::abs(values(b) - plain), 1e-11 * std::max(plain, 1e-12)) << b;
+  }
+}
+
+// A group of positions (raf: one call over the sample's shared products; other models: one call
+// per position) gives for each column what that position's own evaluator gives, whatever the
+// order of the columns.
+TEST_P(BatchedObjective, PositionGroupEqualsEachPositionsOwnEvaluator) {
+  const ModelSpec spec = GetParam().spec;
+  const auto model = make_feature_map(spec, {6, 2});
+  const Matrix X = testing::test_sample(spec.n, spec.d);
+  const std::vector<Index> positions{spec.n - 1, 0, spec.n / 2};
+  const auto group = model->at_positions(X, positions);
+  ASSERT_EQ(group->size(), 3);
+  std::mt19937_64 gen(5);
+  const Matrix deltas = batch_of_points(gen, spec.d, 7);
+  const std::vector<Index> slots{2, 0, 0, 1, 2, 1, 0};  // interleaved, runs of one slot
+  Vector values;
+  Matrix grads;
+  group->sensitivity_objective(slots, deltas, values, &grads);
+  for (Index b = 0; b < deltas.cols(); ++b) {
+    const Index slot = slots[static_cast<std::size_t>(b)];
+    const auto own = model->at_position(X, positions[static_cast<std::size_t>(slot)]);
+    Vector v;
+    Matrix g;
+    own->sensitivity_objective(deltas.col(b), v, &g);
+    EXPECT_LE(std::abs(values(b) - v(0)), 1e-12 * std::max(v(0), 1.0)) << GetParam().label << b;
+    EXPECT_LE((grads.col(b) - g.col(0)).norm(), 1e-10 * g.norm() + 1e-13)
+        << GetParam().label << " column " << b;
+    const double plain =
+        distance_from_scratch(*model, X, positions[static_cast<std::size_t>(slot)], deltas.col(b));
+    EXPECT_LE(std::abs(values(b) - plain), 1e-11 * std::max(plain, 1e-12)) << b;
+  }
+  EXPECT_THROW(group->sensitivity_objective(std::vector<Index>{0}, deltas, values, &grads),
+               std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModels, BatchedObjective,
+                         ::testing::ValuesIn(testing::all_model_cases()), testing::case_name);
+
+// raf's batched f is an expansion in Gram numbers (‖T_j‖², T_j·x_i, T_j·δ, …), not ‖φ' − φ‖²
+// itself: check it where that expansion cancels most, at the paper's dimension, and with
+// scores in the hundreds (saturated softmax rows whose maximum moves to word i).
+TEST(BatchedAttentionObjective, AccurateWhereTheGramExpansionCancels) {
+  for (const char* name : {"raf", "raf_relu"}) {
+    // Every word equal: T_j / Z_j = x_i, so α_j T_j + γ_j x_i cancels to γ_j (x_i − x_i) = 0.
+    ModelSpec spec{.name = name, .n = 9, .d = 6};
+    const auto model = make_feature_map(spec, {3, 1});
+    Matrix same(spec.n, spec.d);
+    const Vector word = testing::test_sample(1, spec.d).row(0).transpose();
+    for (Index j = 0; j < spec.n; ++j) same.row(j) = word.transpose();
+    expect_batch_matches_plain(*model, same, std::string(name) + " equal words", 1e-10);
+    // Words 20 times longer than the ball's radius: the terms of the expansion are 400 times f.
+    expect_batch_matches_plain(*model, 20.0 * testing::test_sample(spec.n, spec.d),
+                               std::string(name) + " long words", 1e-9);
+    // A wide case: n = 40, d = 48.
+    ModelSpec wide{.name = name, .n = 40, .d = 48};
+    const auto wide_model = make_feature_map(wide, {3, 2});
+    expect_batch_matches_plain(*wide_model, testing::test_sample(wide.n, wide.d),
+                               std::string(name) + " n=40 d=48", 1e-11);
+  }
+}
+
+}  // namespace
+}  // namespace wordsens
