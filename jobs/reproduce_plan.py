@@ -19,10 +19,10 @@ arrays its task holds (formulas below, fitted to peak RSS measured with /usr/bin
 | task | dominant arrays | measured peak RSS |
 |---|---|---|
 | ws rf, n = 150, d = 768, k = D (full) | the examined word's block V_i, k x d | 822 MB |
-| ws rf, n = 50, d = 768, k = D (full) | same | 282 MB |
-| ws rf, n = 150, d = 192, k = D (full) | same | 85 MB |
-| ws rf, n = 150, d = 768, k = D (marginal) | same | 727 MB |
-| ws raf, n = 250, d = 768 | W, X, the evaluator's n x d caches | 42 MB |
+| ws rf, n = 50, d = 768, k = D (full) | same, and a k x B block of the batched search | 296 MB |
+| ws rf, n = 150, d = 192, k = D (full) | same | 104 MB |
+| ws rf, n = 150, d = 768, k = D (marginal) | same | 760 MB |
+| ws raf, n = 250, d = 768 | W, X, a group of 7 position evaluators | 117 MB |
 | ws drf, n = 10, d = 192, k = D, L = 8 | every layer, 8 (k D + (L-1) k^2) bytes | 250 MB |
 | gen rf, n = 40, d = 768, N = 1100, k = D (marginal) | V_i, the texts, their Gram | 599 MB |
 | gen rf, same (full) | features, texts, a block of V | 862 MB |
@@ -94,10 +94,15 @@ def memory_bytes(p: dict, sampling: str = "full") -> float:
     D = n * d
     if p["experiment"] == "ws":
         if p["model"] == "rf":
-            return 1.1 * 8 * k * d + BASE
+            # V_i, and about one k x B block of the batched search (B <= 64, 2^21 doubles)
+            return 1.1 * 8 * k * d + 8 * k * min(64, max(1, 2**21 // k)) + BASE
         if p["model"] == "drf":
             return 1.05 * 8 * (k * D + (L - 1) * k * k) + BASE / 2
-        return 8 * (d * d + 6 * n * d) + BASE
+        # raf: the sample's shared products, W, and a group of position evaluators (each with
+        # X, W, T, E) sized so that a lockstep round holds about 32 points (word_sensitivity.cpp)
+        per_position = max(2, math.ceil(32 / n)) + 3
+        group = min(n, math.ceil(32 / per_position))
+        return 8 * (group * (d * d + 3 * n * d + n * n) + 5 * n * d + n * n + 2 * d * d) + BASE
     M = N + 1
     if p["model"] == "rf":
         if sampling == "marginal":

@@ -72,8 +72,9 @@ class RfEvaluator final : public PositionEvaluator {
   // Batches (column-major: a column is one point): the points, their preactivations, ϕ of
   // them, φ' − φ, the gradients.
   Eigen::MatrixXd D_, Z_, P_, R_, G_;
-  // A block of columns holds at most this many doubles per matrix (3 × 64 MB).
-  static constexpr Index kBlockDoubles = Index{1} << 23;
+  // A block of columns holds at most this many doubles per k-row matrix (Z_, P_, R_: 3 × 16 MB
+  // on top of V_i; at k = D = 115200 a block is 18 points, more than an ascent round has).
+  static constexpr Index kBlockDoubles = Index{1} << 21;
 };
 
 }  // namespace
