@@ -174,11 +174,11 @@ TEST(WsEvidence, AConvergedSmoothSearchEndsNearAKktPoint) {
 namespace wordsens {
 namespace {
 
-// The model with only its first guided direction: what the estimator did before raf's second
-// guided start (the top eigenvector of W's symmetric part) was added.
-class FirstGuidedOnly final : public FeatureMap {
+// A model that forwards to another: what the wrappers below share. Everything not forwarded
+// here is FeatureMap's default (one guided direction, one position per group, …).
+class ForwardingModel : public FeatureMap {
  public:
-  explicit FirstGuidedOnly(const FeatureMap& inner) : inner_(inner) {}
+  explicit ForwardingModel(const FeatureMap& inner) : inner_(inner) {}
   [[nodiscard]] const ModelSpec& spec() const override { return inner_.spec(); }
   [[nodiscard]] Index feature_dim() const override { return inner_.feature_dim(); }
   [[nodiscard]] Vector features(const Matrix& X) const override { return inner_.features(X); }
@@ -186,13 +186,20 @@ class FirstGuidedOnly final : public FeatureMap {
                                                                Index position) const override {
     return inner_.at_position(X, position);
   }
+
+ protected:
+  const FeatureMap& inner_;
+};
+
+// The model with only its first guided direction: what the estimator did before raf's second
+// guided start (the top eigenvector of W's symmetric part) was added.
+class FirstGuidedOnly final : public ForwardingModel {
+ public:
+  using ForwardingModel::ForwardingModel;
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override {
     return inner_.guided_direction(X, position);
   }
-
- private:
-  const FeatureMap& inner_;
 };
 
 TEST(WsEvidence, RafsSecondGuidedStartRaisesSOnSomeInstancesAndNeverLowersIt) {
@@ -215,23 +222,13 @@ TEST(WsEvidence, RafsSecondGuidedStartRaisesSOnSomeInstancesAndNeverLowersIt) {
 }
 
 // The model searched one position at a time (no grouping), through the default PositionGroup.
-class OnePositionAtATime final : public FeatureMap {
+class OnePositionAtATime final : public ForwardingModel {
  public:
-  explicit OnePositionAtATime(const FeatureMap& inner) : inner_(inner) {}
-  [[nodiscard]] const ModelSpec& spec() const override { return inner_.spec(); }
-  [[nodiscard]] Index feature_dim() const override { return inner_.feature_dim(); }
-  [[nodiscard]] Vector features(const Matrix& X) const override { return inner_.features(X); }
-  [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
-                                                               Index position) const override {
-    return inner_.at_position(X, position);
-  }
+  using ForwardingModel::ForwardingModel;
   [[nodiscard]] std::vector<Vector> guided_directions(const Matrix& X,
                                                       Index position) const override {
     return inner_.guided_directions(X, position);
   }
-
- private:
-  const FeatureMap& inner_;
 };
 
 TEST(WsEvidence, GroupedPositionsSearchLikeOnePositionAtATime) {
