@@ -55,8 +55,8 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
     const Matrix S = products->S * inv_sqrt_d_;  // S_jl = x_j W x_lᵀ/√d
     // Leave-one-out weights E_jl (l ≠ i), E_ji = 0, row i unused.
     Matrix E = Matrix::Zero(n_, n_);
-    loo_max_ = Vector::Zero(n_);
-    loo_sum_ = Vector::Zero(n_);
+    batch_.loo_max = Vector::Zero(n_);
+    batch_.loo_sum = Vector::Zero(n_);
     for (Index j = 0; j < n_; ++j) {
       if (j == i_ || n_ == 1) continue;
       if (kind_ == AttentionKind::softmax) {
@@ -65,12 +65,12 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
           if (l != i_) m = std::max(m, S(j, l));
         for (Index l = 0; l < n_; ++l)
           if (l != i_) E(j, l) = std::exp(S(j, l) - m);
-        loo_max_(j) = m;
+        batch_.loo_max(j) = m;
       } else {
         for (Index l = 0; l < n_; ++l)
           if (l != i_) E(j, l) = std::max(S(j, l), 0.0);
       }
-      loo_sum_(j) = E.row(j).sum();
+      batch_.loo_sum(j) = E.row(j).sum();
     }
     T_ = E * X_;
     batch_.E = std::move(E);
@@ -184,15 +184,15 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
       col_scores_(l) = s;
       double a = 0.0, c = 0.0, inv = 0.0;
       if (kind_ == AttentionKind::softmax) {
-        const double M = std::max(loo_max_(l), s);
-        const double old_scale = std::exp(loo_max_(l) - M);
+        const double M = std::max(batch_.loo_max(l), s);
+        const double old_scale = std::exp(batch_.loo_max(l) - M);
         const double e_new = std::exp(s - M);
-        const double Z = loo_sum_(l) * old_scale + e_new;
+        const double Z = batch_.loo_sum(l) * old_scale + e_new;
         a = old_scale / Z;
         c = e_new / Z;
       } else {
         const double rr = std::max(s, 0.0);
-        const double R = loo_sum_(l) + rr;
+        const double R = batch_.loo_sum(l) + rr;
         if (R > 0.0) {
           inv = 1.0 / R;
           a = inv;
@@ -225,8 +225,6 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
     batch_.inv_sqrt_d = inv_sqrt_d_;
     batch_.X = &X_;
     batch_.products = std::move(products);
-    batch_.loo_max = loo_max_;
-    batch_.loo_sum = loo_sum_;
     batch_.a0 = col_coef_T_;
     batch_.c0 = col_weight_;
     batch_.a0(i_) = batch_.c0(i_) = 0.0;
@@ -240,7 +238,6 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
   Index i_, n_, d_;
   double inv_sqrt_d_ = 1.0;
   Matrix X_, W_, T_;
-  Vector loo_max_, loo_sum_;  // m_j (softmax), Z_j or R_j
   Vector base_;
   // State of the latest evaluate(): x'_i, y'_i, column i of S' and y'_j = a_j T_j + c_j x'_i,
   // row i of S' and of A'.
@@ -251,6 +248,7 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
   // Scratch, allocated once.
   Vector k_, Wu_;
   RowVector q_, acc_, u_, v_, Wtv_;
+  // The leave-one-out sums (m_j, Z_j or R_j) and E live here, read by both paths.
   AttentionBatchData batch_;
   AttentionBatchScratch scratch_;
   std::vector<const AttentionBatchData*> columns_;
