@@ -18,10 +18,10 @@ arrays its task holds (formulas below, fitted to peak RSS measured with /usr/bin
 
 | task | dominant arrays | measured peak RSS |
 |---|---|---|
-| ws rf, n = 150, d = 768, k = D (full) | the examined word's block V_i, k x d | 822 MB |
-| ws rf, n = 50, d = 768, k = D (full) | same, and a k x B block of the batched search | 296 MB |
-| ws rf, n = 150, d = 192, k = D (full) | same | 104 MB |
-| ws rf, n = 150, d = 768, k = D (marginal) | same | 760 MB |
+| ws rf, n = 150, d = 768, k = D (full) | the examined word's block V_i, k x d | 730 MB |
+| ws rf, n = 50, d = 768, k = D (full) | same | 266 MB |
+| ws rf, n = 150, d = 192, k = D (full) | same | 61 MB |
+| ws rf, n = 150, d = 768, k = D (marginal) | same | 727 MB |
 | ws raf, n = 250, d = 768 | W, X, a group of 7 position evaluators | 117 MB |
 | ws drf, n = 10, d = 192, k = D, L = 8 | every layer, 8 (k D + (L-1) k^2) bytes | 250 MB |
 | gen rf, n = 40, d = 768, N = 1100, k = D (marginal) | V_i, the texts, their Gram | 599 MB |
@@ -94,8 +94,8 @@ def memory_bytes(p: dict, sampling: str = "full") -> float:
     D = n * d
     if p["experiment"] == "ws":
         if p["model"] == "rf":
-            # V_i, and about one k x B block of the batched search (B <= 64, 2^21 doubles)
-            return 1.1 * 8 * k * d + 8 * k * min(64, max(1, 2**21 // k)) + BASE
+            # V_i (the batched search works on 64 of its rows at a time)
+            return 1.02 * 8 * k * d + 20 * MB
         if p["model"] == "drf":
             return 1.05 * 8 * (k * D + (L - 1) * k * k) + BASE / 2
         # raf: the sample's shared products, W, and a group of position evaluators (each with

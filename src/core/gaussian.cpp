@@ -25,23 +25,14 @@ inline Philox::Counter counter_of(const RandomMatrixId& id, Index row, Index gro
 }
 
 /// Philox words of `count` consecutive blocks of one row, split by role (structure of arrays).
-// target_clones: an AVX2 copy is chosen at run time where the CPU has it; integer and IEEE
-// arithmetic (no FMA: -ffp-contract=off) give the same bits in every copy.
-__attribute__((target_clones("avx2", "default"))) void philox_words(
-    const RandomMatrixId& id, Index row, Index first_group, Index count,
-    std::uint32_t* __restrict radius0, std::uint32_t* __restrict angle0,
-    std::uint32_t* __restrict radius1, std::uint32_t* __restrict angle1) {
-  for (Index g = 0; g < count; ++g) {
-    const Philox::Block b = id.rng.block(counter_of(id, row, first_group + g));
-    radius0[g] = b[0];
-    angle0[g] = b[1];
-    radius1[g] = b[2];
-    angle1[g] = b[3];
-  }
+void philox_words(const RandomMatrixId& id, Index row, Index first_group, Index count,
+                  std::uint32_t* __restrict radius0, std::uint32_t* __restrict angle0,
+                  std::uint32_t* __restrict radius1, std::uint32_t* __restrict angle1) {
+  id.rng.blocks(counter_of(id, row, first_group), count, radius0, angle0, radius1, angle1);
 }
 
 /// Box–Muller over arrays of words: one branch-free loop that the compiler vectorises.
-__attribute__((target_clones("avx2", "default"))) void box_muller_words(
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void box_muller_words(
     const std::uint32_t* __restrict radius_words, const std::uint32_t* __restrict angle_words,
     Index count, double* __restrict z_cos, double* __restrict z_sin) {
   for (Index g = 0; g < count; ++g) {

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdint>
 
+#include "core/types.hpp"
+
 #include "core/streams.hpp"
 
 namespace wordsens {
@@ -28,6 +30,13 @@ class Philox {
     const auto out = r123::Philox4x32()(c, key_);
     return {out[0], out[1], out[2], out[3]};
   }
+
+  /// The blocks of the `count` counters (c0, c1, c2, c3 + g), g = 0 … count − 1, word j of block
+  /// g into words[j][g]: bitwise block() of each, computed for many counters at once so that the
+  /// multiplications run in SIMD lanes (philox.cpp). c3 + g must not pass 2³² − 1.
+  void blocks(const Counter& first, Index count, std::uint32_t* __restrict w0,
+              std::uint32_t* __restrict w1, std::uint32_t* __restrict w2,
+              std::uint32_t* __restrict w3) const;
 
   [[nodiscard]] std::uint32_t master_seed() const { return key_[0]; }
   [[nodiscard]] Stream stream() const { return static_cast<Stream>(key_[1]); }

@@ -60,7 +60,7 @@ struct StartPlan {
 };
 
 /// At most this many points per call of the evaluator's batched objective: a raf batch needs
-/// O(n + d) per column, rf's k per column (rf_evaluator.cpp splits wider batches by memory).
+/// O(n + d) per column, rf only kFusedRows per column (rf_evaluator.cpp works 64 rows at a time).
 constexpr Index kMaxBatch = 64;
 /// Models whose positions share their products (raf) search this many points per round over a
 /// group of positions, when each position alone runs fewer ascents.

@@ -15,7 +15,7 @@ namespace {
 double evaluation_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
-  if (t.model == "rf") return 4.0 * k * d;
+  if (t.model == "rf") return 4.0 * k * d / kRfBatchedSpeedup;
   if (t.model == "drf") return 4.0 * (k * d + (L - 1.0) * k * k);
   // raf, raf_relu: the batched objective's 8n·d + d² + 2n² multiply–adds per point, in
   // matrix–matrix products (models/attention_batch.hpp).
@@ -97,6 +97,19 @@ double marginal_gen_dense_flops(const TaskSpec& t, double positions) {
          M * M * M / 3.0;
 }
 
+// ws rf with the full sampler, apart from the search: two passes over V (a = V vec(X) for the
+// search; then the certification's plain φ(X), φ(X') with, when S_upper is asked for, every
+// word's single-precision Gram V_iᵀV_i, n·k·d² flops at twice the dense double rate), and the
+// double spectrum of the first examined word for the guided start (k·d²).
+double full_rf_ws_cost(const TaskSpec& t, const StudyConfig& config) {
+  const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
+               k = static_cast<double>(t.k);
+  const double passes = 2.0 * weight_cost(t) + 3.0 * feature_cost(t) / kDenseSpeedup;
+  const double bound = config.upper_bound ? n * k * d * d / (2.0 * kDenseSpeedup) : 0.0;
+  const double guided = config.guided_start ? k * d * d / kDenseSpeedup : 0.0;
+  return passes + bound + guided;
+}
+
 double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   const Index examined = positions_examined(task, config);
   const double positions = static_cast<double>(examined);
@@ -121,6 +134,7 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
       // a = Σ_i V_i x_i plus a Gaussian residual: no pass over the k × D matrix.
       return positions * 2.0 * static_cast<double>(task.k * task.d) + search;
     }
+    if (task.model == "rf") return full_rf_ws_cost(task, config) + search;
     return weight_cost(task) + feature_cost(task) + search;
   }
   const double N = static_cast<double>(task.N);

@@ -12,7 +12,10 @@
 
 namespace wordsens {
 
-inline constexpr double kGenerationCost = 20.0;
+/// Flops one Philox normal counts as, Box–Muller and the pass's product included (SIMD Philox:
+/// about 1.9 ns a normal generated, 3 ns with rf's column-block pass; calibrated with the rf
+/// points of cost_model_test.cpp).
+inline constexpr double kGenerationCost = 9.0;
 
 #if defined(__AVX2__) && defined(__FMA__)
 /// Sustained flops per second of one core on this code's mix of memory-bound matrix-vector work,
@@ -27,12 +30,17 @@ inline constexpr double kDenseSpeedup = 12.0;
 /// paper_ws.ini (210 raf and raf_relu tasks) on 2 ranks: 20 min 19 s measured, 18 min 52 s
 /// predicted.
 inline constexpr double kBatchedSpeedup = 3.5;
+/// The same for rf's batched objective (V_i read once per round of 4 points, 64 rows at a time
+/// while cached): calibrated on ws rf, k = D, first word, with the bound, at n = 150, d = 768
+/// (245 s), n = 50, d = 768 (44 s) and n = 150, d = 192 (8.6 s), one rank.
+inline constexpr double kRfBatchedSpeedup = 3.0;
 #else
 /// The same for the x86-64 (SSE2) baseline build (measured 1.4-3.2 Gflop/s on the calibration
 /// tasks; dense products ≈ 15 Gflop/s).
 inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
 inline constexpr double kDenseSpeedup = 6.0;
-inline constexpr double kBatchedSpeedup = 1.75;  // scaled like the v3 value (not measured)
+inline constexpr double kBatchedSpeedup = 1.75;   // scaled like the v3 value (not measured)
+inline constexpr double kRfBatchedSpeedup = 1.5;  // likewise
 #endif
 
 /// Number of word positions a task's estimator examines.

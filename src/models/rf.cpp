@@ -30,15 +30,9 @@ void RandomFeatures::check_sample(const Matrix& X) const {
 Vector RandomFeatures::preactivation(const Matrix& X) const {
   check_sample(X);
   if (auto cached = preactivation_cache_.find(X)) return *cached;
-  const Index D = spec_.n * spec_.d;
-  const auto x = vec(X);
-  Vector a(spec_.k);
-  Matrix Vb(std::min(kRowBlock, spec_.k), D);
-  for (Index r0 = 0; r0 < spec_.k; r0 += kRowBlock) {
-    const Index h = std::min(kRowBlock, spec_.k - r0);
-    V_.fill(r0, 0, h, D, Vb.data(), D);
-    a.segment(r0, h).noalias() = Vb.topRows(h) * x;
-  }
+  Matrix A;
+  column_block_pass(std::span<const Matrix>(&X, 1), A, false);
+  Vector a = A.col(0);
   preactivation_cache_.store(X, a);
   return a;
 }
@@ -134,7 +128,13 @@ void RandomFeatures::column_block_pass(std::span<const Matrix> samples, Matrix& 
     for (Index r0 = 0; r0 < k; r0 += kPassRows) {
       const Index h = std::min(kPassRows, k - r0);
       V_.fill(r0, i * d, h, d, chunk.data(), d);
-      if (M > 0) A.middleRows(r0, h).noalias() += chunk.topRows(h) * words;
+      // A few samples (the usual 1 or 2): dot products of the cached rows, as Eigen's GEMM would
+      // first copy the 3 MB chunk into its packed layout.
+      if (M > 0 && M <= kFewSamples) {
+        A.middleRows(r0, h).noalias() += chunk.topRows(h).lazyProduct(words);
+      } else if (M > 0) {
+        A.middleRows(r0, h).noalias() += chunk.topRows(h) * words;
+      }
       if (need_bound) gram->add_rows(chunk.data(), h, d);
     }
     if (need_bound) store_word_bound(i, gram->bound().norm_upper);

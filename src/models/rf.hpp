@@ -2,7 +2,7 @@
 // rf: φ(X) = ϕ(V vec(X)), V ∈ R^{k×D} iid N(0, 1/D), weight matrix 0 of the task.
 //
 // V is never stored whole: it is a GaussianMatrix whose windows are regenerated on demand with
-// identical bits. `features` streams row blocks of V (kRowBlock × D); the evaluator of word i
+// identical bits. `features` streams column blocks of V (512 × d); the evaluator of word i
 // keeps a = V vec(X) (k numbers) and B = V_i (the k × d column block of word i), so memory is
 // O(k·d + D) and each evaluation costs O(k·d).
 //
@@ -56,17 +56,19 @@ class RandomFeatures final : public FeatureMap {
 
   /// The weights (for tests: any window of V).
   [[nodiscard]] const GaussianMatrix& weights() const { return V_; }
-  /// V vec(X), streamed by row blocks of V (a pass over all of V: k·D normals). The result for
-  /// the latest X is cached, so features(X) followed by at_position(X, i) for every i costs one
-  /// pass, not n + 1.
+  /// V vec(X), streamed by column blocks of V (a pass over all of V: k·D normals, each 512 × d
+  /// chunk used while in cache). The result for the latest X is cached, so features(X) followed
+  /// by at_position(X, i) for every i costs one pass, not n + 1.
   [[nodiscard]] Vector preactivation(const Matrix& X) const;
   /// V_i, the k × d column block of word i.
   [[nodiscard]] Matrix word_block(Index position) const;
   /// U_i ≥ ‖V_i‖₂, certified: the double spectrum's bound if word i's spectrum is cached (tight
   /// to ~1e-8 relative), else the single-precision one (computed and cached on first use).
   [[nodiscard]] double word_block_norm_bound(Index position) const;
-  /// Rows of V generated at a time by the column-block pass of recompute_plain.
+  /// Rows of V generated at a time by the column-block pass (preactivation, recompute_plain).
   static constexpr Index kPassRows = 512;
+  /// Up to this many samples the pass multiplies without packing (rf.cpp).
+  static constexpr Index kFewSamples = 8;
 
  private:
   void check_sample(const Matrix& X) const;

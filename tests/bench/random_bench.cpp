@@ -2,6 +2,8 @@
 // yardstick for the Gram and feature phases of gen in docs/PERFORMANCE.md).
 #include <benchmark/benchmark.h>
 
+#include <vector>
+
 #include "core/gaussian.hpp"
 
 namespace wordsens {
@@ -31,6 +33,21 @@ void BM_PhiloxBlock(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 4);  // items = 32-bit words
 }
 BENCHMARK(BM_PhiloxBlock);
+
+/// The same words, 1024 blocks per call (the SIMD path GaussianMatrix::fill uses).
+void BM_PhiloxBlocks(benchmark::State& state) {
+  const Philox rng(1, Stream::weights);
+  constexpr Index kCount = 1024;
+  std::vector<std::uint32_t> w0(kCount), w1(kCount), w2(kCount), w3(kCount);
+  std::uint32_t start = 0;
+  for (auto _ : state) {
+    rng.blocks({0, 0, 0, start}, kCount, w0.data(), w1.data(), w2.data(), w3.data());
+    start += kCount;
+    benchmark::DoNotOptimize(w0.data());
+  }
+  state.SetItemsProcessed(state.iterations() * 4 * kCount);  // items = 32-bit words
+}
+BENCHMARK(BM_PhiloxBlocks);
 
 /// C = A·Bᵀ with Eigen, the product shape of the Gram phase (N × D times D × block).
 void BM_Dgemm(benchmark::State& state) {

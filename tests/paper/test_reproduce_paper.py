@@ -302,10 +302,10 @@ def test_plan_memory_model_fits_the_measured_peaks():
         return dict(experiment=exp, model=model, n=n, d=d, k=k, layers=L, N=N)
 
     measured = [  # peak RSS (bytes) from /usr/bin/time -v, see the module's table
-        (pt("ws", "rf", 150, 768, k=115200), "full", 822e6),
-        (pt("ws", "rf", 50, 768, k=38400), "full", 296e6),
-        (pt("ws", "rf", 150, 192, k=28800), "full", 104e6),
-        (pt("ws", "rf", 150, 768, k=115200), "marginal", 760e6),
+        (pt("ws", "rf", 150, 768, k=115200), "full", 730e6),
+        (pt("ws", "rf", 50, 768, k=38400), "full", 266e6),
+        (pt("ws", "rf", 150, 192, k=28800), "full", 61e6),
+        (pt("ws", "rf", 150, 768, k=115200), "marginal", 727e6),
         (pt("ws", "raf", 250, 768), "full", 117e6),
         (pt("ws", "drf", 10, 192, k=1920, L=8), "full", 250e6),
         (pt("gen", "rf", 40, 768, k=30720, N=1100), "marginal", 599e6),

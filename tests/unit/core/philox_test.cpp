@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "core/gaussian.hpp"
 #include "data/synthetic.hpp"
@@ -19,6 +20,31 @@ TEST(Philox, SameCounterSameBitsDifferentKeyDifferentBits) {
   EXPECT_NE(a.block({1, 2, 3, 4}), c.block({1, 2, 3, 4}));
   EXPECT_NE(a.block({1, 2, 3, 4}), s.block({1, 2, 3, 4}));
   EXPECT_NE(a.block({1, 2, 3, 4}), a.block({1, 2, 3, 5}));
+}
+
+TEST(Philox, BatchedBlocksEqualOneBlockAtATimeBitwise) {
+  // Every lane position of the SIMD batches, remainders of every length, and a last counter word
+  // near 2³² − 1, for two keys.
+  for (const Philox rng : {Philox(12345, Stream::weights), Philox(0xFFFFFFFFU, Stream::samples)}) {
+    for (const Index count :
+         {Index{0}, Index{1}, Index{3}, Index{15}, Index{16}, Index{17}, Index{64}, Index{100}}) {
+      for (const std::uint32_t start : {0U, 7U, 0xFFFFFFFFU - 200U}) {
+        const Philox::Counter first{3, 0xDEADBEEFU, 42, start};
+        std::vector<std::uint32_t> w[4];
+        for (auto& words : w) words.assign(static_cast<std::size_t>(count) + 1, 0xABCDU);
+        rng.blocks(first, count, w[0].data(), w[1].data(), w[2].data(), w[3].data());
+        for (Index g = 0; g < count; ++g) {
+          const auto block =
+              rng.block({first[0], first[1], first[2], start + static_cast<std::uint32_t>(g)});
+          for (std::size_t j = 0; j < 4; ++j) {
+            ASSERT_EQ(w[j][static_cast<std::size_t>(g)], block[j])
+                << "count " << count << " start " << start << " block " << g << " word " << j;
+          }
+        }
+        for (const auto& words : w) EXPECT_EQ(words.back(), 0xABCDU);  // nothing written past
+      }
+    }
+  }
 }
 
 TEST(GaussianMatrix, WholeEqualsStitchedRowBlocksAndColumnBlocksBitwise) {
@@ -45,6 +71,29 @@ TEST(GaussianMatrix, WholeEqualsStitchedRowBlocksAndColumnBlocksBitwise) {
   EXPECT_EQ(0, std::memcmp(whole.data(), reversed.data(), sizeof(double) * whole.size()));
   for (Index r = 0; r < rows; r += 9)
     for (Index c = 0; c < cols; c += 11) EXPECT_EQ(whole(r, c), V(r, c));
+}
+
+TEST(GaussianMatrix, BitsArePinnedOnEveryBuildAndCpu) {
+  // FNV-1a of the bits of three windows (one off the 4-normal groups, one at counters near 2³²).
+  // The value was computed by the first, scalar generator (Random123's Philox one block at a time,
+  // AVX2 Box–Muller) at -march=x86-64 and x86-64-v3; every later path (SIMD Philox, AVX-512
+  // Box–Muller) and every CPU must reproduce it, or stored weights would change.
+  std::uint64_t hash = 1469598103934665603ULL;
+  const auto mix = [&hash](const Matrix& M) {
+    for (Index i = 0; i < M.size(); ++i) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, M.data() + i, sizeof bits);
+      for (int b = 0; b < 8; ++b) {
+        hash ^= (bits >> (8 * b)) & 0xFFU;
+        hash *= 1099511628211ULL;
+      }
+    }
+  };
+  const GaussianMatrix V({Philox(20241126, Stream::weights), 17, 2}, 0.125);
+  mix(V.window(0, 0, 100, 1000));
+  mix(V.window(12345, 77, 3, 45));
+  mix(V.window(4000000000LL, 4294967000LL, 2, 290));
+  EXPECT_EQ(hash, 0xfa0373d2909857b9ULL);
 }
 
 TEST(GaussianMatrix, FillHonoursRowStride) {

@@ -30,6 +30,29 @@ TEST(CostModel, SecondsAreFlopsAtTheCalibratedRate) {
   EXPECT_LT(estimated_seconds(raf, c), 0.62) << estimated_seconds(raf, c);
 }
 
+TEST(CostModel, FullRfWithTheBoundWithinAQuarterOfItsMeasuredTimes) {
+  // `wordsens ws --model rf --n N --d D --k 1.0D --positions first --trials 1` (the certified
+  // bound included), one rank, the other core idle, x86-64-v3 build on the 2-core development
+  // machine: the points the rf constants were calibrated on.
+  StudyConfig c;
+  c.positions = "first";
+  struct Point {
+    Index n, d;
+    double seconds;
+  };
+  for (const Point& p : {Point{150, 768, 244.8}, Point{50, 768, 44.4}, Point{150, 192, 8.6}}) {
+    const TaskSpec rf{0, 0, Experiment::ws, "rf", p.n, p.d, p.n * p.d, 0, 1, 0};
+    const double predicted = estimated_seconds(rf, c);
+    EXPECT_GT(predicted, 0.75 * p.seconds) << p.n << " x " << p.d << ": " << predicted;
+    EXPECT_LT(predicted, 1.25 * p.seconds) << p.n << " x " << p.d << ": " << predicted;
+  }
+  // Without S_upper the 150 word Grams are not computed.
+  const TaskSpec big{0, 0, Experiment::ws, "rf", 150, 768, 115200, 0, 1, 0};
+  const double with_bound = estimated_seconds(big, c);
+  c.upper_bound = false;
+  EXPECT_LT(estimated_seconds(big, c), 0.6 * with_bound);
+}
+
 TEST(CostModel, AscentLengthIsCappedByMaxEvals) {
   StudyConfig c;
   const TaskSpec rf{0, 0, Experiment::ws, "rf", 10, 8, 80, 0, 1, 0};

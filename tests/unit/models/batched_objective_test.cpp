@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <utility>
 
 #include "model_cases.hpp"
 
@@ -33,16 +34,18 @@ void expect_batch_matches_plain(const FeatureMap& model, const Matrix& X, const 
                                 double value_tolerance) {
   const Index n = X.rows(), d = X.cols();
   std::mt19937_64 gen(31);
-  for (Index position : {Index{0}, n / 2, n - 1}) {
+  // 5 points: rf's dot products straight from V_i's rows; 12: its GEMM path (rf_evaluator.cpp).
+  for (const auto& [position, B] :
+       {std::pair{Index{0}, Index{5}}, std::pair{n / 2, Index{12}}, std::pair{n - 1, Index{5}}}) {
     const auto eval = model.at_position(X, position);
-    const Matrix deltas = batch_of_points(gen, d, 5);
+    const Matrix deltas = batch_of_points(gen, d, B);
     Vector values, values_only;
     Matrix grads;
     eval->sensitivity_objective(deltas, values, &grads);
     eval->sensitivity_objective(deltas, values_only, nullptr);
-    ASSERT_EQ(values.size(), 5);
+    ASSERT_EQ(values.size(), B);
     ASSERT_EQ(grads.rows(), d);
-    ASSERT_EQ(grads.cols(), 5);
+    ASSERT_EQ(grads.cols(), B);
     for (Index b = 0; b < deltas.cols(); ++b) {
       const Vector delta = deltas.col(b);
       const double plain = distance_from_scratch(model, X, position, delta);
@@ -68,6 +71,16 @@ TEST_P(BatchedObjective, EqualsPlainValuesAndSinglePointGradients) {
   const ModelSpec spec = GetParam().spec;
   const auto model = make_feature_map(spec, {5, 11});
   expect_batch_matches_plain(*model, testing::test_sample(spec.n, spec.d), GetParam().label, 1e-11);
+}
+
+// rf's rows go through in blocks of 64 (rf_evaluator.cpp): a width with two full blocks and a
+// partial one, for both activations.
+TEST(BatchedRfObjective, SeveralRowBlocksEqualPlainValuesAndSinglePointGradients) {
+  for (const Activation act : {Activation::relu, Activation::tanh}) {
+    const ModelSpec spec{"rf", 6, 5, 150, 1, act};
+    const auto model = make_feature_map(spec, {5, 12});
+    expect_batch_matches_plain(*model, testing::test_sample(spec.n, spec.d), "rf k = 150", 1e-11);
+  }
 }
 
 TEST_P(BatchedObjective, GradientMatchesCentralDifferencesOfBatchedValues) {

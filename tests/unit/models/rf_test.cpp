@@ -143,7 +143,7 @@ TEST(RfStreaming, GramAndTransposeApplyMatchDenseComputation) {
 }
 
 TEST(RfStreaming, FeaturesAreTheDenseProduct) {
-  const Index n = 3, d = 5, k = RandomFeatures::kRowBlock + 7;
+  const Index n = 3, d = 5, k = 2 * RandomFeatures::kPassRows + 7;  // partial last chunk
   const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {4, 2});
   const Matrix X = testing::test_sample(n, d);
   const Matrix V = model.weights().window(0, 0, k, n * d);

@@ -1,0 +1,100 @@
+// Philox4x32-10 for many counters at once. Random123's function computes one block with scalar
+// 32 × 32 → 64-bit multiplications (about 7 ns a block here, as much as the Box–Muller transform
+// of its four words). With AVX2 the same rounds run on 8 counters per instruction: vpmuludq gives
+// the 64-bit products of the even and odd 32-bit lanes. Integer arithmetic only, so both paths
+// give Random123's bits exactly (tested against Philox::block for every lane position and every
+// remainder length); the AVX2 path is chosen at run time where the CPU has it.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "core/philox.hpp"
+
+namespace wordsens {
+namespace {
+
+constexpr std::uint32_t kMultiplier0 = PHILOX_M4x32_0;
+constexpr std::uint32_t kMultiplier1 = PHILOX_M4x32_1;
+constexpr std::uint32_t kKeyBump0 = PHILOX_W32_0;
+constexpr std::uint32_t kKeyBump1 = PHILOX_W32_1;
+constexpr int kRounds = 10;
+constexpr Index kLanes = 8;  // 32-bit lanes of a 256-bit register
+
+/// hi and lo words of the 32 × 32 → 64-bit products of each lane of x with m.
+__attribute__((target("avx2"))) inline void mulhilo(__m256i x, __m256i m, __m256i& hi,
+                                                    __m256i& lo) {
+  const __m256i even = _mm256_mul_epu32(x, m);                        // lanes 0, 2, 4, 6
+  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), m);  // lanes 1, 3, 5, 7
+  hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+  lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+}
+
+/// Sixteen blocks, counters (c0, c1, c2, c3 + lane), as two independent sets of eight so that
+/// one set's multiplications run while the other's wait for their results.
+__attribute__((target("avx2"))) void sixteen_blocks(const Philox::Counter& c, std::uint32_t c3,
+                                                    std::uint32_t key0, std::uint32_t key1,
+                                                    __m256i out[2][4]) {
+  __m256i w[2][4];
+  for (int s = 0; s < 2; ++s) {
+    w[s][0] = _mm256_set1_epi32(static_cast<int>(c[0]));
+    w[s][1] = _mm256_set1_epi32(static_cast<int>(c[1]));
+    w[s][2] = _mm256_set1_epi32(static_cast<int>(c[2]));
+    w[s][3] = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(c3) + 8 * s),
+                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kMultiplier0));
+  const __m256i m1 = _mm256_set1_epi32(static_cast<int>(kMultiplier1));
+  for (int r = 0; r < kRounds; ++r) {
+    const __m256i k0 = _mm256_set1_epi32(static_cast<int>(key0));
+    const __m256i k1 = _mm256_set1_epi32(static_cast<int>(key1));
+    for (auto& v : w) {
+      __m256i hi0, lo0, hi1, lo1;
+      mulhilo(v[0], m0, hi0, lo0);
+      mulhilo(v[2], m1, hi1, lo1);
+      v[0] = _mm256_xor_si256(_mm256_xor_si256(hi1, v[1]), k0);
+      v[1] = lo1;
+      v[2] = _mm256_xor_si256(_mm256_xor_si256(hi0, v[3]), k1);
+      v[3] = lo0;
+    }
+    key0 += kKeyBump0;
+    key1 += kKeyBump1;
+  }
+  for (int s = 0; s < 2; ++s)
+    for (int j = 0; j < 4; ++j) out[s][j] = w[s][j];
+}
+
+__attribute__((target("avx2"))) Index blocks_avx2(const Philox::Counter& first, Index count,
+                                                  std::uint32_t key0, std::uint32_t key1,
+                                                  std::uint32_t* const words[4]) {
+  Index g = 0;
+  __m256i out[2][4];
+  for (; g + 2 * kLanes <= count; g += 2 * kLanes) {
+    sixteen_blocks(first, first[3] + static_cast<std::uint32_t>(g), key0, key1, out);
+    for (int s = 0; s < 2; ++s) {
+      for (int j = 0; j < 4; ++j) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(words[j] + g + kLanes * s), out[s][j]);
+      }
+    }
+  }
+  return g;  // the remainder is left to the scalar path
+}
+
+bool has_avx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
+  return avx2;
+}
+
+}  // namespace
+
+void Philox::blocks(const Counter& first, Index count, std::uint32_t* __restrict w0,
+                    std::uint32_t* __restrict w1, std::uint32_t* __restrict w2,
+                    std::uint32_t* __restrict w3) const {
+  std::uint32_t* const words[4] = {w0, w1, w2, w3};
+  const Index done = has_avx2() ? blocks_avx2(first, count, key_[0], key_[1], words) : 0;
+  for (Index g = done; g < count; ++g) {
+    const Block b = block({first[0], first[1], first[2], first[3] + static_cast<std::uint32_t>(g)});
+    for (std::size_t j = 0; j < 4; ++j) words[j][g] = b[j];
+  }
+}
+
+}  // namespace wordsens
