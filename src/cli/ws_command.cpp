@@ -12,11 +12,13 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/trial_options.hpp"
 #include "data/synthetic.hpp"
+#include "estimators/multi_word.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "grid/study.hpp"
 #include "models/feature_map.hpp"
@@ -30,7 +32,11 @@ constexpr const char* kCsvHeader =
     "trial,S,S_upper,argmax_position,evaluations,seconds,S_upper_scope,cert_rel_err,starts,"
     "starts_at_budget,stationarity,S_budget_check";
 
-po::options_description describe(TrialOptions& a) {
+constexpr const char* kWordsCsvHeader =
+    "trial,words,S,S_upper,argmax_set,evaluations,seconds,S_upper_scope,cert_rel_err,starts,"
+    "starts_at_budget";
+
+po::options_description describe(TrialOptions& a, long long& words) {
   po::options_description o(
       "usage: wordsens ws --model M --n N --d D [options]\n\n"
       "Estimates the word sensitivity S = max_i max_{|Delta| <= sqrt(d)} |phi(X^i(Delta)) - "
@@ -43,9 +49,19 @@ po::options_description describe(TrialOptions& a) {
       "Trial t uses text t and task id t (weights, positions, starts). --format csv prints\n"
       "  trial,S,S_upper,argmax_position,evaluations,seconds,S_upper_scope,cert_rel_err,"
       "starts,starts_at_budget,stationarity,S_budget_check\n"
-      "then one row per trial (S_upper and S_budget_check empty where undefined).\n\n"
+      "then one row per trial (S_upper and S_budget_check empty where undefined).\n"
+      "With --words m >= 2 it estimates S_m, the same with m words changed at once (each in the\n"
+      "ball of radius sqrt(d)), jointly over the m rows; --positions then names the word sets:\n"
+      "first (words 0..m-1) | random:r (r random m-sets) | greedy (grown from the best single\n"
+      "word, one word at a time). S_upper (rf with the full sampler, drf) bounds the examined\n"
+      "sets. --format csv prints\n"
+      "  trial,words,S,S_upper,argmax_set,evaluations,seconds,S_upper_scope,cert_rel_err,"
+      "starts,starts_at_budget\n"
+      "with argmax_set the changed words separated by ';'.\n\n"
       "options");
   o.add_options()("help,h", "print this help and exit");
+  o.add_options()("words", po::value(&words)->default_value(1),
+                  "m, the number of words changed at once (1: the word sensitivity S)");
   add_trial_options(o, a,
                     "word positions examined: all | first | random:m (m distinct random positions)",
                     /*ws_options=*/true);
@@ -78,27 +94,98 @@ void print_row(const std::string& format, long long trial, const WsResult& r, do
   std::fflush(stdout);
 }
 
+void print_words_row(const std::string& format, long long trial, const MultiWordResult& r,
+                     double seconds) {
+  // csv: "0;3" (one field); text: "{0, 3}".
+  const char* separator = format == "csv" ? ";" : ", ";
+  std::string set;
+  for (const Index i : r.argmax_set) set += (set.empty() ? "" : separator) + std::to_string(i);
+  if (format == "csv") {
+    std::printf("%lld,%lld,%.17g,", trial, static_cast<long long>(r.words), r.S);
+    if (r.S_upper) std::printf("%.17g", *r.S_upper);
+    std::printf(",%s,%ld,%.6g,%d,%.3g,%ld,%ld\n", set.c_str(), r.evaluations, seconds,
+                r.S_upper_scope, r.cert_rel_err, r.starts, r.starts_at_budget);
+  } else {
+    std::printf("trial %lld: S_%lld = %.6g", trial, static_cast<long long>(r.words), r.S);
+    if (r.S_upper) std::printf("  S_upper = %.6g (examined sets only)", *r.S_upper);
+    std::printf(
+        "  (M* = {%s}, |Delta*| = %.4g, cert %.1e, %zu sets, starts = %ld (%ld at budget), "
+        "evaluations = %ld, %.2f s)\n",
+        set.c_str(), r.witness.norm(), r.cert_rel_err, r.sets.size(), r.starts, r.starts_at_budget,
+        r.evaluations, seconds);
+  }
+  std::fflush(stdout);
+}
+
+/// `wordsens ws --words m` with m ≥ 2: S_m per trial (estimators/multi_word.hpp).
+int run_words(const TrialOptions& a, const ModelSpec& spec, const MultiWordOptions& options) {
+  const auto seed = static_cast<std::uint32_t>(a.seed);
+  if (a.format == "csv") std::printf("%s\n", kWordsCsvHeader);
+  for (long long trial = 0; trial < a.trials; ++trial) {
+    const auto t = static_cast<std::uint32_t>(trial);
+    const auto start = std::chrono::steady_clock::now();
+    const auto model = make_feature_map(spec, {seed, t});
+    const Matrix X = synthetic_sample(seed, spec.n, spec.d, t, 0);
+    const MultiWordResult result = estimate_multi_word_sensitivity(*model, X, options, seed, t);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    print_words_row(a.format, trial, result, seconds);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int ws_command(int argc, char** argv) {
   TrialOptions a;
-  const po::options_description options = describe(a);
+  long long words = 1;
+  const po::options_description options = describe(a, words);
   ModelSpec spec;
   StudyConfig study;
   WsOptions ws;
+  MultiWordOptions multi;
   try {
     po::variables_map vm;
     if (!parse_command_line(argc, argv, options, vm)) return kExitOk;  // --help
     spec = checked_model_spec(vm, a);
-    study = checked_search_settings(a);
+    require(words >= 1 && words <= spec.n,
+            "--words must be between 1 and n = " + std::to_string(spec.n));
+    if (words >= 2) {
+      // --positions names the word sets; the single-word settings take their default.
+      if (a.positions == "all") {
+        throw std::invalid_argument(
+            "--positions all cannot take --words >= 2 (every m-set of the words): use first, "
+            "random:r or greedy");
+      }
+      multi.words = words;
+      multi.sets = WordSetFamily::parse(a.positions);
+      TrialOptions single = a;
+      single.positions = "first";
+      study = checked_search_settings(single);
+      multi.ws = ws_options(study);
+      std::vector<Index> first_words(static_cast<std::size_t>(words));
+      for (Index j = 0; j < words; ++j) first_words[static_cast<std::size_t>(j)] = j;
+      if (!make_feature_map(spec, {0, 0}, first_words)->moves_several_words()) {
+        throw std::invalid_argument(spec.name +
+                                    (spec.sampling == RfSampling::marginal
+                                         ? " with the marginal sampler cannot take --words >= 2 "
+                                           "(it draws single word blocks)"
+                                         : " cannot take --words >= 2"));
+      }
+    } else {
+      study = checked_search_settings(a);
+    }
     ws = ws_options(study);
     // Validates the model name and sizes before any output (e.g. drf layers that do not fit).
     const auto seed0 = static_cast<std::uint32_t>(a.seed);
-    (void)make_feature_map(spec, {seed0, 0}, ws.positions.resolve(spec.n, seed0, 0));
+    if (words == 1) {
+      (void)make_feature_map(spec, {seed0, 0}, ws.positions.resolve(spec.n, seed0, 0));
+    }
   } catch (const std::exception& e) {  // boost's errors and ours: a usage error
     std::cerr << "wordsens ws: error: " << e.what() << " (see wordsens ws --help)\n";
     return kExitUsage;
   }
+  if (words >= 2) return run_words(a, spec, multi);
 
   const auto seed = static_cast<std::uint32_t>(a.seed);
   if (a.format == "csv") std::printf("%s\n", kCsvHeader);

@@ -30,6 +30,21 @@ void project_onto_ball(Vector& x, double radius) {
   if (norm > radius) x *= radius / norm;
 }
 
+void project_onto_balls(Vector& x, double radius, Index block) {
+  if (block <= 0 || block == x.size()) {
+    project_onto_ball(x, radius);
+    return;
+  }
+  if (x.size() % block != 0) {
+    throw std::invalid_argument("project_onto_balls: dimension is not a multiple of the block");
+  }
+  for (Index b0 = 0; b0 < x.size(); b0 += block) {
+    auto part = x.segment(b0, block);
+    const double norm = part.norm();
+    if (norm > radius) part *= radius / norm;
+  }
+}
+
 namespace {
 
 /// One ascent of maximise_on_ball_lockstep: the state its loop keeps between rounds.
@@ -85,8 +100,7 @@ bool propose(Ascent& a, double radius, const AscentOptions& options, Vector& y) 
     return false;
   }
   y = a.x + (a.step / a.gnorm) * a.g;
-  const double norm = y.norm();
-  if (norm > radius) y *= radius / norm;
+  project_onto_balls(y, radius, options.ball_block);
   if ((y - a.x).norm() <= kMinMove * radius) {
     // Moving along g is blocked by the sphere (g ∥ x: a KKT point) or the step underflowed;
     // neither a larger nor a smaller step can help.
@@ -138,7 +152,7 @@ std::vector<AscentResult> maximise_on_ball_lockstep(const BallBatchObjective& f,
     if (starts[b].size() != dim) {
       throw std::invalid_argument("maximise_on_ball: the starts differ in dimension");
     }
-    project_onto_ball(starts[b], radius);
+    project_onto_balls(starts[b], radius, options.ball_block);
     points.col(static_cast<Index>(b)) = starts[b];
   }
   Vector values;

@@ -18,6 +18,10 @@ struct AscentOptions {
   double relative_tolerance = 1e-7;  // stop when the best value improves by less than this
   int patience = 10;                 // … (relative) over this many consecutive accepted steps
   double initial_step = 0.0;         // distance of the first step along ĝ; 0: radius / 10
+  // 0: the feasible set is one ball ‖x‖ ≤ radius. b > 0: x is m = dim / b consecutive blocks
+  // of b coordinates, each in its own ball of that radius (the product of balls of m changed
+  // words, estimators/multi_word.hpp); b = dim is the one ball again, bit for bit.
+  Index ball_block = 0;
 };
 
 struct AscentResult {
@@ -65,5 +69,9 @@ using BallValue = std::function<double(const Vector& x)>;
 
 /// Projects x onto the ball of the given radius (in place).
 void project_onto_ball(Vector& x, double radius);
+
+/// Projects each block of `block` consecutive coordinates onto the ball of the given radius
+/// (in place); block 0 or x.size(): project_onto_ball. x.size() must be a multiple of block.
+void project_onto_balls(Vector& x, double radius, Index block);
 
 }  // namespace wordsens

@@ -9,6 +9,7 @@
 
 #include "core/gaussian.hpp"
 #include "models/attention_batch.hpp"
+#include "models/word_set.hpp"
 
 namespace wordsens {
 
@@ -52,6 +53,13 @@ Vector AttentionFeatures::features_with(const Matrix& X, const Matrix& W, Attent
   const Matrix S = (X * W) * X.transpose() * inv_sqrt_d;
   const Matrix Y = normalise_scores(S, kind) * X;
   return vec(Y);  // row-major: y_1, …, y_n
+}
+
+std::unique_ptr<WordSetEvaluator> AttentionFeatures::at_word_set(
+    const Matrix& X, std::span<const Index> positions) const {
+  check_sample(X);
+  return make_attention_word_set(X, W_, kind_,
+                                 std::vector<Index>(positions.begin(), positions.end()));
 }
 
 Vector AttentionFeatures::features(const Matrix& X) const {

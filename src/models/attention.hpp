@@ -37,6 +37,10 @@ class AttentionFeatures final : public FeatureMap {
   /// ⌈points / per_position⌉: the positions share the sample's products, so grouping makes the
   /// batches wide enough for matrix–matrix products when each position runs few ascents.
   [[nodiscard]] Index positions_per_group(Index points, Index per_position) const override;
+  [[nodiscard]] bool moves_several_words() const override { return true; }
+  /// φ(X^M(Δ)) recomputed per point with its back-propagated gradient, O(n²·d + n·d²).
+  [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
+      const Matrix& X, std::span<const Index> positions) const override;
   /// Wᵀ Σ_j x_j: the direction that raises every query's score on the perturbed word.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;

@@ -47,11 +47,17 @@ BlockSpectrum column_block_spectrum(const GaussianMatrix& V, Index rows, Index c
 }
 
 double column_block_norm_bound(const GaussianMatrix& V, Index rows, Index col0, Index cols) {
+  return streamed_norm_bound(
+      rows, cols, [&](Index r0, Index h, double* out) { V.fill(r0, col0, h, cols, out, cols); });
+}
+
+double streamed_norm_bound(Index rows, Index cols,
+                           const std::function<void(Index r0, Index h, double* out)>& fill) {
   FloatGram gram(cols);
   Matrix chunk(std::min(FloatGram::kChunkRows, rows), cols);
   for (Index r0 = 0; r0 < rows; r0 += FloatGram::kChunkRows) {
     const Index h = std::min(FloatGram::kChunkRows, rows - r0);
-    V.fill(r0, col0, h, cols, chunk.data(), cols);
+    fill(r0, h, chunk.data());
     gram.add_rows(chunk.data(), h, cols);
   }
   return gram.bound().norm_upper;

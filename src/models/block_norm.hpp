@@ -1,6 +1,8 @@
 #pragma once
 // Certified upper bounds on the spectral norm of a column block of a Gaussian weight matrix (rf:
 // ‖V_i‖₂, the factor of S_upper), streamed so that the block is never stored.
+#include <functional>
+
 #include "core/gaussian.hpp"
 #include "core/types.hpp"
 
@@ -22,5 +24,11 @@ struct BlockSpectrum {
 /// rows = 115200; below 1e-4 at cols ≤ 64), no singular vector.
 [[nodiscard]] double column_block_norm_bound(const GaussianMatrix& V, Index rows, Index col0,
                                              Index cols);
+
+/// Calls fill(r0, h, out) for the row chunks of a tall rows × cols matrix B (out: h × cols,
+/// row-major, cols doubles apart) and returns U ≥ ‖B‖₂ from the single-precision Gram matrix
+/// like column_block_norm_bound; the word-set bounds assemble B from several words' blocks.
+[[nodiscard]] double streamed_norm_bound(
+    Index rows, Index cols, const std::function<void(Index r0, Index h, double* out)>& fill);
 
 }  // namespace wordsens

@@ -11,6 +11,7 @@
 #include "models/lanczos.hpp"
 #include "models/rounding.hpp"
 #include "models/spectral_certificate.hpp"
+#include "models/word_set.hpp"
 
 namespace wordsens {
 namespace {
@@ -173,6 +174,36 @@ const DeepRandomFeatures::NormBounds& DeepRandomFeatures::norm_bounds() const {
     norm_bounds_ = std::move(bounds);
   }
   return *norm_bounds_;
+}
+
+std::unique_ptr<WordSetEvaluator> DeepRandomFeatures::at_word_set(
+    const Matrix& X, std::span<const Index> positions) const {
+  check_word_set(positions, spec_.n);
+  std::vector<Matrix> blocks;
+  for (const Index i : positions) blocks.push_back(layers_[0].middleCols(i * spec_.d, spec_.d));
+  return make_first_layer_word_set(spec_.activation, std::span<const Matrix>(layers_).subspan(1),
+                                   std::vector<Index>(positions.begin(), positions.end()),
+                                   first_preactivation(X), std::move(blocks));
+}
+
+std::optional<SensitivityBound> DeepRandomFeatures::word_set_upper_bound(
+    const Matrix& X, std::span<const std::vector<Index>> sets) const {
+  check_sample(X);
+  const NormBounds& bounds = norm_bounds();
+  const Index d = spec_.d;
+  double worst = 0.0;
+  for (const auto& set : sets) {
+    check_word_set(set, spec_.n);
+    const Index m = static_cast<Index>(set.size());
+    Matrix columns(spec_.k, m * d);
+    for (Index j = 0; j < m; ++j) {
+      columns.middleCols(j * d, d) = layers_[0].middleCols(set[static_cast<std::size_t>(j)] * d, d);
+    }
+    double value = certified_norm(columns) * std::sqrt(static_cast<double>(m * d));
+    for (const double U : bounds.hidden_layers) value *= U;
+    worst = std::max(worst, rounding::up(value));
+  }
+  return SensitivityBound{worst, BoundScope::examined_positions};
 }
 
 std::optional<SensitivityBound> DeepRandomFeatures::sensitivity_upper_bound(const Matrix& X) const {

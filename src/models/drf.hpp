@@ -54,6 +54,15 @@ class DeepRandomFeatures final : public FeatureMap {
   /// Precomputes a_1 = V_1 vec(X); each evaluation then costs O(k·d + (L−1)·k²).
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override;
+  [[nodiscard]] bool moves_several_words() const override { return true; }
+  /// a_1 = V_1 vec(X) and V_1's blocks of the set's words: O(m·k·d + (L−1)·k²) per point.
+  [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
+      const Matrix& X, std::span<const Index> positions) const override;
+  /// max over the sets M of U_{1,M}·√(m·d)·∏_{l≥2} U_l, U_{1,M} ≥ ‖V_{1,M}‖₂ (the k × m·d columns
+  /// of the set's words) certified like U_{1,i}: the derivation above with V_{1,i}Δ replaced by
+  /// Σ_j V_{1,i_j}δ_j = V_{1,M}Δ, ‖Δ‖ ≤ √(m·d).
+  [[nodiscard]] std::optional<SensitivityBound> word_set_upper_bound(
+      const Matrix& X, std::span<const std::vector<Index>> sets) const override;
   /// The top right-singular vector of V_1's column block of word i.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;

@@ -74,6 +74,18 @@ std::optional<SensitivityBound> FeatureMap::sensitivity_upper_bound(const Matrix
   return std::nullopt;
 }
 
+std::unique_ptr<WordSetEvaluator> FeatureMap::at_word_set(
+    const Matrix& /*X*/, std::span<const Index> /*positions*/) const {
+  throw std::invalid_argument(spec().name +
+                              ": several changed words (--words > 1) are not available for this "
+                              "model or sampler");
+}
+
+std::optional<SensitivityBound> FeatureMap::word_set_upper_bound(
+    const Matrix& /*X*/, std::span<const std::vector<Index>> /*sets*/) const {
+  return std::nullopt;
+}
+
 PlainRecomputation FeatureMap::recompute_plain(std::span<const Matrix> samples,
                                                bool want_bound) const {
   PlainRecomputation out;

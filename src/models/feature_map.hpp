@@ -110,6 +110,22 @@ class PositionGroup {
   std::vector<std::unique_ptr<PositionEvaluator>> evaluators_;
 };
 
+/// Evaluates the objective of m changed words M = (i_1, …, i_m) of one sample X (distinct
+/// positions): f(Δ) = ‖φ(X^M(Δ)) − φ(X)‖², where Δ = (δ_1; …; δ_m) stacks the m moves (m·d
+/// numbers) and X^M(Δ) is X with row i_j moved by δ_j. m = 1 is PositionEvaluator's objective.
+class WordSetEvaluator {
+ public:
+  virtual ~WordSetEvaluator() = default;
+
+  [[nodiscard]] virtual std::span<const Index> positions() const = 0;
+  /// φ(X), the unperturbed features.
+  [[nodiscard]] virtual const Vector& base_features() const = 0;
+  /// values(b) ← f(Δ_b) and, when `grads` is not null, its column b ← ∇f(Δ_b) (m·d numbers:
+  /// the gradient with respect to each moved row, in the order of positions()), for the columns
+  /// Δ_b of `deltas` ((m·d) × B). Both are resized here.
+  virtual void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) = 0;
+};
+
 class FeatureMap {
  public:
   virtual ~FeatureMap() = default;
@@ -149,6 +165,22 @@ class FeatureMap {
   /// the marginal rf over its examined positions only): see SensitivityBound.
   [[nodiscard]] virtual std::optional<SensitivityBound> sensitivity_upper_bound(
       const Matrix& X) const;
+
+  /// The evaluator of m changed words at `positions` (distinct, in range) of X. rf (full
+  /// sampler) and drf move the first layer's pre-activations by Σ_j V_{1,i_j} δ_j, O(m·k·d) per
+  /// point; raf and raf_relu recompute the attention, O(n²·d + n·d²). The default throws
+  /// std::invalid_argument naming the model (rf's marginal sampler draws single blocks only).
+  [[nodiscard]] virtual std::unique_ptr<WordSetEvaluator> at_word_set(
+      const Matrix& X, std::span<const Index> positions) const;
+  /// Whether at_word_set works (false: it throws).
+  [[nodiscard]] virtual bool moves_several_words() const { return false; }
+
+  /// A certified U ≥ sup over ‖δ_j‖ ≤ √d of ‖φ(X^M(Δ)) − φ(X)‖ for each of the word sets M in
+  /// `sets`, maximised over them (scope examined_positions: it bounds the examined sets only),
+  /// when the model has one (rf with the full sampler, drf): ‖V_{1,M}‖₂·√(m·d), times ∏‖V_l‖₂
+  /// for drf, with V_{1,M} the k × m·d columns of the set's words (docs/METHOD.md §4).
+  [[nodiscard]] virtual std::optional<SensitivityBound> word_set_upper_bound(
+      const Matrix& X, std::span<const std::vector<Index>> sets) const;
 
   /// The plain recomputation that certifies a record: φ(samples[j]) from scratch, and the bound
   /// of samples[0] when `want_bound`. The default calls `features` on each sample and

@@ -10,6 +10,7 @@
 #include "models/float_gram.hpp"
 #include "models/rf_evaluator.hpp"
 #include "models/rounding.hpp"
+#include "models/word_set.hpp"
 
 namespace wordsens {
 
@@ -59,6 +60,32 @@ std::unique_ptr<PositionEvaluator> RandomFeatures::at_position(const Matrix& X,
                                                                Index position) const {
   Matrix B = word_block(position);
   return make_rf_evaluator(spec_.activation, position, preactivation(X), std::move(B));
+}
+
+std::unique_ptr<WordSetEvaluator> RandomFeatures::at_word_set(
+    const Matrix& X, std::span<const Index> positions) const {
+  check_word_set(positions, spec_.n);
+  std::vector<Matrix> blocks;
+  for (const Index i : positions) blocks.push_back(word_block(i));
+  return make_first_layer_word_set(spec_.activation, {},
+                                   std::vector<Index>(positions.begin(), positions.end()),
+                                   preactivation(X), std::move(blocks));
+}
+
+std::optional<SensitivityBound> RandomFeatures::word_set_upper_bound(
+    const Matrix& X, std::span<const std::vector<Index>> sets) const {
+  check_sample(X);
+  double worst = 0.0;
+  for (const auto& set : sets) {
+    check_word_set(set, spec_.n);
+    const Index d = spec_.d, m = static_cast<Index>(set.size());
+    const double U = streamed_norm_bound(spec_.k, m * d, [&](Index r0, Index h, double* out) {
+      for (Index j = 0; j < m; ++j)
+        V_.fill(r0, set[static_cast<std::size_t>(j)] * d, h, d, out + j * d, m * d);
+    });
+    worst = std::max(worst, rounding::up(U * std::sqrt(static_cast<double>(m * d))));
+  }
+  return SensitivityBound{worst, BoundScope::examined_positions};
 }
 
 const BlockSpectrum& RandomFeatures::word_spectrum(Index position) const {

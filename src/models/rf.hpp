@@ -42,6 +42,14 @@ class RandomFeatures final : public FeatureMap {
   /// The top right-singular vector of V_i: the direction that moves the pre-activations most.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;
+  [[nodiscard]] bool moves_several_words() const override { return true; }
+  /// a = V vec(X) and the set's blocks V_{i_j} (m·k·d numbers): O(m·k·d) per point.
+  [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
+      const Matrix& X, std::span<const Index> positions) const override;
+  /// max over the sets M of U_M·√(m·d), U_M ≥ ‖[V_{i_1} … V_{i_m}]‖₂ certified (single-precision
+  /// Gram of the k × m·d columns, streamed): ‖Σ_j V_{i_j}δ_j‖ ≤ ‖V_M‖₂‖Δ‖ and ‖Δ‖ ≤ √(m·d).
+  [[nodiscard]] std::optional<SensitivityBound> word_set_upper_bound(
+      const Matrix& X, std::span<const std::vector<Index>> sets) const override;
   /// max_i U_i·√d with U_i ≥ ‖V_i‖₂ certified (header comment), scope all_positions.
   /// Independent of X; the per-word bounds are cached, so later calls are free.
   [[nodiscard]] std::optional<SensitivityBound> sensitivity_upper_bound(

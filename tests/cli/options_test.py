@@ -14,6 +14,8 @@ import cli_common  # beside this script
 # Options whose meaning differs by design: `run` takes grids and lists where `ws`/`gen` take one
 # value (n, d, k, model vs models, N), and --help/-h prints help.
 DIFFERENT_SHAPE = {"help", "n", "d", "k", "N", "layers", "training", "objective"}
+# Options of `ws` alone: the study driver does not run several changed words yet (ws --words).
+WS_ONLY = {"words"}
 
 
 def options_of(binary, command):
@@ -31,7 +33,7 @@ def main():
     binary = sys.argv[1]
     run, ws, gen = (options_of(binary, c) for c in ("run", "ws", "gen"))
     problems = []
-    for name in sorted((set(ws) | set(gen)) - DIFFERENT_SHAPE - {"model", "format"}):
+    for name in sorted((set(ws) | set(gen)) - DIFFERENT_SHAPE - WS_ONLY - {"model", "format"}):
         if name not in run:
             problems.append(f"--{name} of ws/gen is not a key of run")
             continue

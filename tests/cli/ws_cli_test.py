@@ -100,6 +100,12 @@ def case_ws_bad_inputs(binary):
         ["--model", "rf", "--n", "four", "--d", "3"],
         ["--model", "rf", *base, "--budget-check", "1"],
         ["--model", "rf", *base, "--budget-check", "17"],
+        ["--model", "rf", *base, "--words", "0"],
+        ["--model", "rf", *base, "--words", "5"],
+        ["--model", "rf", *base, "--words", "2"],  # positions all: every 2-set
+        ["--model", "rf", *base, "--words", "2", "--positions", "random:0"],
+        ["--model", "rf", *base, "--words", "2", "--positions", "first",
+         "--rf-sampling", "marginal"],
     ]
     for args in bad:
         p = run(binary, *args)
@@ -118,6 +124,32 @@ def case_ws_bad_inputs(binary):
     # The largest seed is accepted.
     p = run(binary, "--model", "rf", *base, "--seed", "4294967295")
     check(p.returncode == 0, f"seed 2^32-1 rejected: {p.stderr}")
+
+
+WORDS_CSV_HEADER = ("trial,words,S,S_upper,argmax_set,evaluations,seconds,S_upper_scope,"
+                    "cert_rel_err,starts,starts_at_budget")
+
+
+def case_ws_words(binary):
+    # S_m for m = 2 changed words: certified, bracketed by rf's bound over the examined sets,
+    # greedy never below the single-word S over all positions.
+    rows = cli_common.csv_rows(binary, "ws", WORDS_CSV_HEADER, "--model", "rf", "--n", "6",
+                               "--d", "4", "--k", "1.0D", "--trials", "2", "--words", "2",
+                               "--positions", "random:3")
+    check(len(rows) == 2, f"expected 2 rows, got {len(rows)}")
+    for row in rows:
+        S, S_upper = float(row["S"]), float(row["S_upper"])
+        check(row["words"] == "2", f"words column: {row}")
+        check(0 < S <= S_upper, f"bad bracket {S} {S_upper}")
+        check(row["S_upper_scope"] == "2", f"the word-set bound covers the examined sets: {row}")
+        words = [int(i) for i in row["argmax_set"].split(";")]
+        check(len(set(words)) == 2 and all(0 <= i < 6 for i in words), f"bad set {row}")
+        check(0 <= float(row["cert_rel_err"]) <= 1e-9, f"not certified: {row}")
+    one = csv_rows(binary, "--model", "raf", "--n", "5", "--d", "4", "--trials", "1")
+    two = cli_common.csv_rows(binary, "ws", WORDS_CSV_HEADER, "--model", "raf", "--n", "5",
+                              "--d", "4", "--trials", "1", "--words", "2", "--positions", "greedy")
+    check(float(two[0]["S"]) >= float(one[0]["S"]) * (1 - 1e-12), f"greedy S_2 < S: {two} {one}")
+    check(two[0]["S_upper"] == "", "raf has no bound")
 
 
 def case_ws_reproducible(binary):

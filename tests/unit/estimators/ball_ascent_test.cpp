@@ -5,6 +5,7 @@
 #include <Eigen/QR>
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "core/gaussian.hpp"
@@ -192,6 +193,44 @@ TEST(BallAscent, ProjectOntoBall) {
 // The lockstep driver (the WS search's) takes, for each start, exactly the steps of a lone
 // ascent: same argmax, value, evaluation count and budget flag, bitwise. The objective has many
 // local maxima and a kink, so the ascents stop at different rounds by different rules.
+// The product of balls (several changed words): each block in its own ball, and the optimum of
+// a linear objective is every block on its sphere along its own part of the gradient; a block
+// as wide as x is the one ball, bit for bit.
+TEST(BallAscent, ProductOfBallsProjectsBlockByBlock) {
+  Vector x(6);
+  x << 3.0, 4.0, 0.1, 0.2, -6.0, 8.0;
+  project_onto_balls(x, 2.0, 2);
+  EXPECT_NEAR(x.segment(0, 2).norm(), 2.0, 1e-15);
+  EXPECT_EQ(x(2), 0.1);  // inside: unchanged
+  EXPECT_EQ(x(3), 0.2);
+  EXPECT_NEAR(x.segment(4, 2).norm(), 2.0, 1e-15);
+  EXPECT_THROW(project_onto_balls(x, 2.0, 4), std::invalid_argument);
+
+  const Vector c = random_vector(6, 3);
+  const BallObjective linear = [&c](const Vector& y, Vector& grad) {
+    grad = c;
+    return c.dot(y);
+  };
+  AscentOptions options;
+  options.ball_block = 2;
+  options.relative_tolerance = 1e-13;
+  options.max_evaluations = 3000;
+  const AscentResult r = maximise_on_ball(linear, 1.5, random_vector(6, 4, 0.1), options);
+  for (Index b = 0; b < 3; ++b) {
+    const Vector expected = 1.5 * c.segment(2 * b, 2).normalized();
+    EXPECT_LT((r.argmax.segment(2 * b, 2) - expected).norm(), 1e-5) << "block " << b;
+  }
+  AscentOptions whole = options;
+  whole.ball_block = 6;
+  AscentOptions none = options;
+  none.ball_block = 0;
+  const AscentResult a = maximise_on_ball(linear, 1.5, random_vector(6, 4, 0.1), whole);
+  const AscentResult o = maximise_on_ball(linear, 1.5, random_vector(6, 4, 0.1), none);
+  EXPECT_EQ(a.value, o.value);
+  EXPECT_EQ(a.evaluations, o.evaluations);
+  EXPECT_TRUE(a.argmax == o.argmax);
+}
+
 TEST(BallAscent, LockstepAscentsEqualLoneAscents) {
   const Index dim = 6;
   const Vector a = random_vector(dim, 60);
