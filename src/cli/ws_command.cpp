@@ -162,6 +162,7 @@ int ws_command(int argc, char** argv) {
       TrialOptions single = a;
       single.positions = "first";
       study = checked_search_settings(single);
+      require(study.budget_check < 2, "--budget-check does not apply to --words >= 2");
       multi.ws = ws_options(study);
       std::vector<Index> first_words(static_cast<std::size_t>(words));
       for (Index j = 0; j < words; ++j) first_words[static_cast<std::size_t>(j)] = j;

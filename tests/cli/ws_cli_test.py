@@ -104,6 +104,7 @@ def case_ws_bad_inputs(binary):
         ["--model", "rf", *base, "--words", "5"],
         ["--model", "rf", *base, "--words", "2"],  # positions all: every 2-set
         ["--model", "rf", *base, "--words", "2", "--positions", "random:0"],
+        ["--model", "rf", *base, "--words", "2", "--positions", "first", "--budget-check", "2"],
         ["--model", "rf", *base, "--words", "2", "--positions", "first",
          "--rf-sampling", "marginal"],
     ]
