@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/gaussian.hpp"
+#include "estimators/positions.hpp"
 
 namespace wordsens {
 namespace {
@@ -24,26 +25,15 @@ constexpr std::uint32_t kSetStartMatrix = 0x80000000U;
                               "'");
 }
 
-/// r random m-subsets of the n positions, each sorted, drawn from Stream::positions (entity =
-/// task id, matrix = 1 + set: matrix 0 is PositionSet's) by a partial Fisher–Yates shuffle.
+/// r random m-subsets of the n positions (estimators/positions.hpp), from Stream::positions with
+/// entity = task id and matrix = 1 + set (matrix 0 is PositionSet's).
 std::vector<std::vector<Index>> random_sets(Index n, Index m, Index r, std::uint32_t master_seed,
                                             std::uint32_t task_id) {
   std::vector<std::vector<Index>> sets;
   for (Index s = 0; s < r; ++s) {
-    std::vector<Index> positions(static_cast<std::size_t>(n));
-    std::iota(positions.begin(), positions.end(), Index{0});
-    const RandomMatrixId id{Philox(master_seed, Stream::positions), task_id,
-                            static_cast<std::uint32_t>(1 + s)};
-    for (Index j = 0; j < m; ++j) {
-      const Index remaining = n - j;
-      auto offset = static_cast<Index>(uniform_entry(id, 0, j) * static_cast<double>(remaining));
-      offset = std::min(offset, remaining - 1);
-      std::swap(positions[static_cast<std::size_t>(j)],
-                positions[static_cast<std::size_t>(j + offset)]);
-    }
-    positions.resize(static_cast<std::size_t>(m));
-    std::sort(positions.begin(), positions.end());
-    sets.push_back(std::move(positions));
+    sets.push_back(random_subset(
+        n, m,
+        {Philox(master_seed, Stream::positions), task_id, static_cast<std::uint32_t>(1 + s)}));
   }
   return sets;
 }

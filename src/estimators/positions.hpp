@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gaussian.hpp"
 #include "core/types.hpp"
 
 namespace wordsens {
@@ -22,5 +23,9 @@ struct PositionSet {
   [[nodiscard]] std::vector<Index> resolve(Index n, std::uint32_t master_seed,
                                            std::uint32_t task_id) const;
 };
+
+/// m distinct positions of [0, n) (1 ≤ m ≤ n), sorted ascending, by a partial Fisher–Yates
+/// shuffle: step j draws uniform entry (0, j) of `id`, so the subset is a pure function of it.
+[[nodiscard]] std::vector<Index> random_subset(Index n, Index m, const RandomMatrixId& id);
 
 }  // namespace wordsens
