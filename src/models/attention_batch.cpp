@@ -122,23 +122,7 @@ void attention_sensitivity_objective(std::span<const AttentionBatchData* const> 
     for (Index j = 0; j < n; ++j) {
       if (j == i) continue;
       const double sc = (products.S(j, i) + F(j, b)) * s;
-      double a = 0.0, c = 0.0, inv = 0.0;
-      if (softmax) {
-        const double M = std::max(p.loo_max(j), sc);
-        const double old_scale = std::exp(p.loo_max(j) - M);
-        const double e_new = std::exp(sc - M);
-        const double Z = p.loo_sum(j) * old_scale + e_new;
-        a = old_scale / Z;
-        c = e_new / Z;
-      } else {
-        const double rr = std::max(sc, 0.0);
-        const double R = p.loo_sum(j) + rr;
-        if (R > 0.0) {
-          inv = 1.0 / R;
-          a = inv;
-          c = rr * inv;
-        }
-      }
+      const auto [a, c, inv] = p.row_coefficients(j, sc);
       const double alpha = a - p.a0(j), gamma = c - p.c0(j), t_delta = w.T_deltas(j, b);
       w.col_scores(j, b) = sc;
       w.a(j, b) = a;

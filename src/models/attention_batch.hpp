@@ -11,6 +11,8 @@
 // (W + Wᵀ)δ for the diagonal score. Per point: 4n·d + d² + n² multiply–adds for f, 4n·d + n²
 // more for ∇f (against 8n·d + 3d² for the single-point path); the n × d and d × d operands are
 // the sample's, the same for every position, and are read once per batch.
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <span>
 
@@ -37,6 +39,12 @@ struct AttentionSampleProducts {
     const Matrix& X, const Matrix& W, AttentionKind kind, Index position,
     std::shared_ptr<const AttentionSampleProducts> products);
 
+/// Row j's coefficients when word i's score in that row is s: y'_j = a·T_j + c·x'_i, and for
+/// row-normalised ReLU inv = 1/R'_j (0 for an all-zero row), which its gradient needs.
+struct LeaveOneOutCoefficients {
+  double a = 0.0, c = 0.0, inv = 0.0;
+};
+
 /// What the batched objective needs of one position i, computed once by its evaluator.
 struct AttentionBatchData {
   AttentionKind kind = AttentionKind::softmax;
@@ -51,6 +59,29 @@ struct AttentionBatchData {
   RowVector y0;     // row i of φ(X)
   Vector tt, tx;    // ‖T_j‖², T_j·x_i
   double xx = 0.0;  // ‖x_i‖²
+
+  /// Row j ≠ i's coefficients from its leave-one-out maximum and sum and word i's new score s
+  /// (softmax re-scaled to the larger maximum, so no exponent is positive).
+  [[nodiscard]] LeaveOneOutCoefficients row_coefficients(Index j, double s) const {
+    LeaveOneOutCoefficients out;
+    if (kind == AttentionKind::softmax) {
+      const double M = std::max(loo_max(j), s);
+      const double old_scale = std::exp(loo_max(j) - M);
+      const double e_new = std::exp(s - M);
+      const double Z = loo_sum(j) * old_scale + e_new;
+      out.a = old_scale / Z;
+      out.c = e_new / Z;
+    } else {
+      const double rr = std::max(s, 0.0);
+      const double R = loo_sum(j) + rr;
+      if (R > 0.0) {
+        out.inv = 1.0 / R;
+        out.a = out.inv;
+        out.c = rr * out.inv;
+      }
+    }
+    return out;
+  }
 };
 
 /// Scratch of the batched objective, kept by its caller so that calls do not allocate.

@@ -55,6 +55,7 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
     const Matrix S = products->S * inv_sqrt_d_;  // S_jl = x_j W x_lᵀ/√d
     // Leave-one-out weights E_jl (l ≠ i), E_ji = 0, row i unused.
     Matrix E = Matrix::Zero(n_, n_);
+    batch_.kind = kind_;  // row_coefficients reads it from the first evaluation on
     batch_.loo_max = Vector::Zero(n_);
     batch_.loo_sum = Vector::Zero(n_);
     for (Index j = 0; j < n_; ++j) {
@@ -182,23 +183,7 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
       if (l == i_) continue;
       const double s = X_.row(l).dot(k_) * inv_sqrt_d_;
       col_scores_(l) = s;
-      double a = 0.0, c = 0.0, inv = 0.0;
-      if (kind_ == AttentionKind::softmax) {
-        const double M = std::max(batch_.loo_max(l), s);
-        const double old_scale = std::exp(batch_.loo_max(l) - M);
-        const double e_new = std::exp(s - M);
-        const double Z = batch_.loo_sum(l) * old_scale + e_new;
-        a = old_scale / Z;
-        c = e_new / Z;
-      } else {
-        const double rr = std::max(s, 0.0);
-        const double R = batch_.loo_sum(l) + rr;
-        if (R > 0.0) {
-          inv = 1.0 / R;
-          a = inv;
-          c = rr * inv;
-        }
-      }
+      const auto [a, c, inv] = batch_.row_coefficients(l, s);
       col_coef_T_(l) = a;
       col_weight_(l) = c;
       col_inv_norm_(l) = inv;
@@ -218,7 +203,6 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
   /// What attention_sensitivity_objective needs beyond the single-point state: the state of
   /// evaluate(0) (a⁰, c⁰, y_i) and the per-position Gram numbers of T and x_i.
   void prepare_batches(std::shared_ptr<const AttentionSampleProducts> products) {
-    batch_.kind = kind_;
     batch_.i = i_;
     batch_.n = n_;
     batch_.d = d_;
