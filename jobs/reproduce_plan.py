@@ -40,7 +40,7 @@ MB = 1e6
 BASE = 30 * MB  # the process itself: binary, libraries, small buffers (without MPI)
 
 ROW = re.compile(r"^\s*(\d+)\s+(ws|gen)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
-                 r"\s+\S+\s+(\S+)\s*$")
+                 r"\s+(\d+)\s+\S+\s+(\S+)\s*$")
 PREDICTED = re.compile(r"(\d+) cores? ([0-9hms?]+);")
 
 
@@ -58,9 +58,10 @@ def parse_dry_run(text: str) -> dict:
     for line in text.splitlines():
         m = ROW.match(line)
         if m:
-            _, exp, model, n, d, k, L, N, tasks, est = m.groups()
+            _, exp, model, n, d, k, L, words, N, tasks, est = m.groups()
             points.append(dict(experiment=exp, model=model, n=int(n), d=int(d), k=int(k),
-                               layers=int(L), N=int(N), tasks=int(tasks), seconds=seconds(est)))
+                               layers=int(L), words=int(words), N=int(N), tasks=int(tasks),
+                               seconds=seconds(est)))
         elif line.startswith("predicted wall time"):
             predicted = {int(c): seconds(t) for c, t in PREDICTED.findall(line)}
     if not points:
@@ -94,8 +95,9 @@ def memory_bytes(p: dict, sampling: str = "full") -> float:
     D = n * d
     if p["experiment"] == "ws":
         if p["model"] == "rf":
-            # V_i (the batched search works on 64 of its rows at a time)
-            return 1.02 * 8 * k * d + 20 * MB
+            # V_i (the batched search works on 64 of its rows at a time); several changed words
+            # hold the m blocks of their set (an estimate: not measured)
+            return 1.02 * 8 * k * d * p.get("words", 1) + 20 * MB
         if p["model"] == "drf":
             return 1.05 * 8 * (k * D + (L - 1) * k * k) + BASE / 2
         # raf: the sample's shared products, W, and a group of position evaluators (each with

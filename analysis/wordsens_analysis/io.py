@@ -67,12 +67,15 @@ class Witness:
 class Results:
     """Everything in one results file, as pandas tables (columns: analysis/FORMAT.md).
 
-    tasks       one row per planned task (its grid point, trial and done flag);
+    tasks       one row per planned task (its grid point, m = words, trial and done flag);
     ws, gen     one row per finished word-sensitivity / generalization record, joined with the
-                task's grid point (point_id, model, n, d, k, N, layers, trial), so
+                task's grid point (point_id, model, n, d, k, N, layers, words, trial), so
                 `res.ws.groupby(["model", "d", "n"]).S.mean()` works directly; ragged columns
                 (per-position S, examined positions) are object columns holding one numpy array
                 per row;
+                `ws` holds the tasks with one changed word (S; words == 1);
+    multi_word  the ws records of tasks with m = words ≥ 2 changed words (S is then S_m,
+                argmax_set / examined_sets / set_S describe the sets; docs/METHOD.md §4);
     summary_ws, summary_gen
                 the per-grid-point statistics the writer stored when the run ended (derived
                 data: recompute from ws/gen when in doubt);
@@ -94,6 +97,7 @@ class Results:
     summary_gen: pd.DataFrame
     witnesses: list = field(default_factory=list)
     notes: list = field(default_factory=list)  # what the reader had to repair (partial files)
+    multi_word: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def planned(self) -> int:
@@ -428,12 +432,20 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
         tasks = _drop_duplicates(tasks, ["task_id"], "tasks", notes)
         if "layers" not in tasks:
             tasks["layers"] = 1
+        if "words" not in tasks:  # before format 1.4 every task changed one word
+            tasks["words"] = 1
     ws = _drop_duplicates(ws, ["task_id"], "ws", notes)
     gen = _drop_duplicates(gen, ["task_id", "training", "objective"], "gen", notes)
     if not tasks.empty:
         ws = _join_tasks(_only_done(ws, tasks, "ws", notes), tasks, "ws", notes)
         gen = _join_tasks(_only_done(gen, tasks, "gen", notes), tasks, "gen", notes)
+    multi_word = ws.iloc[0:0]
+    if "words" in ws:
+        several = ws["words"] > 1
+        multi_word = ws[several].reset_index(drop=True)
+        ws = ws[~several].reset_index(drop=True)
     witnesses = _read_witnesses(f, tasks, ws, notes)
     for note in notes:
         warnings.warn(note, stacklevel=3)  # the caller of read_results
-    return Results(path, attrs, version, tasks, ws, gen, summary_ws, summary_gen, witnesses, notes)
+    return Results(path, attrs, version, tasks, ws, gen, summary_ws, summary_gen, witnesses, notes,
+                   multi_word)

@@ -56,11 +56,12 @@ RECORD_WITNESS_VALUES = "witness_values"  # Δ* of record r: [witness_offset, +w
 WITNESS_COLUMNS = ("task_id", "name", "position", "rows", "cols", "offset")
 WITNESS_VALUES = "values"
 WITNESS_DELTA = "delta"  # 1 × d, position = i*
+WITNESS_DELTA_WORDS = "delta_words"  # m × d: the moves of the words of argmax_set (format 1.4)
 WITNESS_X = "X"          # the sample, n × d (rows already rescaled to norm √d)
 WITNESS_W = "W"          # attention weights, d × d
 
 # Task columns joined onto the record tables (ws, gen).
-JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "trial")
+JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "words", "trial")
 
 # Integer codes of enumerations stored as numbers (src/grid/record_fields.cpp names them).
 EXPERIMENTS = {0: "ws", 1: "gen"}

@@ -225,3 +225,43 @@ def witness_figure(witness, outdir: str) -> list:
                  f"S = {witness.S:.3g}")
     fig.tight_layout()
     return _save(fig, outdir, "raf_witness_attention")
+
+
+def multi_word_figure(df: pd.DataFrame, outdir: str) -> list:
+    """S_m against the changed fraction m/n, one panel per (model, d) and one series per n
+    (mean over trials, 95% t-interval), log–log; rf and drf panels carry the √(m/n) law's
+    slope, anchored at one word of the longest text."""
+    if df.empty or "words" not in df or not (df["words"] > 1).any():
+        return []
+    panels = [(m, d) for m in MODEL_STYLE if (df["model"] == m).any()
+              for d in sorted(df.loc[df["model"] == m, "d"].unique())]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.0), squeeze=False)
+    for ax, (model, d) in zip(axes[0], panels):
+        g = df[(df["model"] == model) & (df["d"] == d)].assign(
+            fraction=lambda x: x["words"] / x["n"])
+        ns = sorted(g["n"].unique())
+        colours = plt.cm.viridis(np.linspace(0.1, 0.9, len(ns)))
+        for colour, n in zip(colours, ns):
+            rows = []
+            for f, gf in g[g["n"] == n].groupby("fraction", sort=True):
+                est, lo, hi, _, _ = stats.t_interval(gf["S"])
+                rows.append((f, est, lo, hi))
+            t = pd.DataFrame(rows, columns=["f", "mean", "lo", "hi"])
+            ax.errorbar(t["f"], t["mean"], yerr=[t["mean"] - t["lo"], t["hi"] - t["mean"]],
+                        color=colour, marker=_style(model)["marker"], ms=4, capsize=2,
+                        label=f"n={int(n)}")
+        if model in regimes.WIDTH_MODELS:
+            longest = g[g["n"] == ns[-1]]
+            f0 = longest["fraction"].min()
+            f = np.array([f0, max(1.0 / rules.M_OVER_N, 2 * f0)])
+            anchor = longest.loc[longest["fraction"] == f0, "S"].mean()
+            ax.plot(f, anchor * np.sqrt(f / f0), "k--", lw=1, label="slope 1/2: √(m/n)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"{model}, d={int(d)}")
+        ax.set_xlabel("m/n  (changed words / words per text)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("S_m = ‖φ(X^M(Δ)) − φ(X)‖ / ‖φ(X)‖  (dimensionless)")
+    fig.suptitle("Sensitivity to m changed words against the changed fraction m/n")
+    return _save(fig, outdir, "multi_word")

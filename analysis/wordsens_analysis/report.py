@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import rules, stats, theorems
+from . import multi_word, rules, stats, theorems
 from .witness import CHECK_COLUMNS, activation_of, check_witnesses
 from .io import DamagedFileError, ResultsFileError, read_results
 
@@ -68,6 +68,10 @@ def summaries(res, prefix: tuple = ()) -> dict:
             s = s.merge(up[[*keys, "mean"]].rename(columns={"mean": "S_upper_mean"}), on=keys,
                         how="left")
         out["ws_summary"] = s
+    several = getattr(res, "multi_word", None)
+    if several is not None and not several.empty:
+        keys = [*prefix, *[k for k in (*WS_KEYS, "words") if k in several]]
+        out["multi_word_summary"] = stats.summarize(several, keys, "S")
     if not gen.empty:
         keys = [*prefix, *[k for k in GEN_KEYS if k in gen]]
         out["gen_summary"] = stats.summarize(gen, keys, "E")
@@ -131,7 +135,7 @@ def rules_line() -> str:
 
 def _rules_tables() -> dict:
     claims = pd.DataFrame([(c.id, c.theorem, c.name, c.model, c.regime, c.rule)
-                           for c in rules.CLAIMS.values()],
+                           for c in [*rules.CLAIMS.values(), *rules.MULTI_WORD_CLAIMS.values()]],
                           columns=["claim", "theorem", "name", "model", "regime", "rule"])
     secondary = pd.DataFrame(list(rules.SECONDARY_RULES.items()), columns=["rows", "rule"])
     integrity = pd.DataFrame(list(rules.INTEGRITY_RULES.items()), columns=["check", "rule"])
@@ -163,7 +167,9 @@ def write_report(res, outdir: str) -> pd.DataFrame:
     notes = list(res.notes)
     checks = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))
     table = pd.DataFrame(checks, columns=CHECK_COLUMNS)
-    verdicts = theorems.check_all(res.ws, res.gen, table if res.witnesses else None)
+    fractions = multi_word.fractions_of(res.attrs.get("config_text"))
+    verdicts = theorems.check_all(res.ws, res.gen, table if res.witnesses else None,
+                                  res.multi_word, fractions)
     verdicts.to_csv(os.path.join(outdir, "verdicts.csv"), index=False)
     tables = summaries(res)
     if checks:
@@ -181,6 +187,8 @@ def write_report(res, outdir: str) -> pd.DataFrame:
         ("Generalization error after a one-word change", plots.gen_figure(res.gen, outdir)),
         ("Attention before and after the one-word change (raf witness)",
          plots.witness_figure(witness, outdir)),
+        ("Sensitivity to m changed words against the changed fraction m/n",
+         plots.multi_word_figure(multi_word.all_words(res.ws, res.multi_word), outdir)),
     ):
         if paths:
             figures.append((title, os.path.basename(paths[0])))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-RULES_VERSION = "2.1"
+RULES_VERSION = "2.2"
 
 # Verdicts of claims (primary and secondary rows).
 CONFIRMED = "confirmed"
@@ -42,6 +42,10 @@ E_FAR = 1.0             # E_rf: median above this at the largest n
 E_NEAR = 0.25           # E_raf: median below this at the largest n (rf: below → contradicted)
 E_GAP_SLOPE = -0.25     # the gap 4 − E still closes: two-point slope of log|4 − E| below this
 K_OVER_N = 10           # rf head regime k ≫ N, read as k ≥ 10·N
+# Several changed words (docs/METHOD.md §4): rf's S_m ≈ √(m/n)·(1 + √(m/n)) at k = D, so the
+# slope of log S_m against log m exceeds 1/2 by ½·√(m/n)/(1 + √(m/n)) ≤ 0.13 where m ≤ n/8.
+M_OVER_N = 8            # m ≪ n, read as m ≤ n/8
+HALF_M_TOL = 0.2        # slope in m within 1/2 ± this (0.13 of the law's own curvature + search)
 
 # Integrity thresholds.
 CERT_TOL = 1e-9         # certificates: relative error of S (or D1) recomputed from scratch
@@ -111,6 +115,40 @@ CLAIMS = {c.id: c for c in [
           f"certified, while a large E (no Δ found) cannot refute the claim: inconclusive"),
 ]}
 
+_M_SLOPE_DEF = (f"slopes of log S_m against log m are computed per trial at each (n, d, k) from "
+                f"the m ≤ n/{M_OVER_N} of the file (m = 1 is the task with one changed word), "
+                "averaged over the groups of a trial; 95% Student-t intervals over trials")
+
+MULTI_WORD_CLAIMS = {c.id: c for c in [
+    Claim("mw_rf_sqrt_m", "Thm 1 (several words)", "Random features notice m changed words only "
+          "in proportion: S_m grows like √(m/n), slope +1/2 in m", "rf",
+          f"k ≥ d and m ≤ n/{M_OVER_N} (m ≪ n)",
+          f"'supported (restricted bound)' when the slope of log S_m (a lower bound) against "
+          f"log m is above 1/2 − {HALF_M_TOL} and the slope of log S_upper (certified over the "
+          f"examined word sets only) is below 1/2 + {HALF_M_TOL}, both with p ≤ α after Holm; "
+          f"'supported (lower bound only)' without S_upper when the lower bound's slope lies "
+          f"inside 1/2 ± {HALF_M_TOL}; contradicted when the lower bound grows faster (slope "
+          f"above 1/2 + {HALF_M_TOL}) or the upper bound slower (slope below "
+          f"1/2 − {HALF_M_TOL}); {_M_SLOPE_DEF}"),
+    Claim("mw_rf_fraction", "Thm 1 (several words)", "A fixed fraction of changed words moves "
+          "random features by a constant: at m = ⌈f·n⌉, S_m is flat in n", "rf",
+          "k ≥ d, each words-fraction f of the study",
+          f"per fraction f, the slope of log S_m against log n: 'supported (restricted bound)' "
+          f"when the lower bound's slope is above −{FLAT} (S_m does not decay) and S_upper's "
+          f"(examined sets) is below +{FLAT}, with p ≤ α after Holm; 'supported (lower bound "
+          f"only)' without S_upper when the lower bound's slope lies inside ±{FLAT}; "
+          f"contradicted when the lower bound grows (slope above +{FLAT}) or the upper bound "
+          f"decays (below −{FLAT}); slopes per trial over the n of the study, pooled over "
+          f"fractions and groups"),
+    Claim("mw_raf_one_word", "Thm 3 (several words)", "One changed word already moves "
+          "attention: S_1 = Ω(1), and more words only add to it (S_m ≥ S_1)", "raf", "n ≤ d",
+          f"'supported (lower bound only)' when both hold with p ≤ α after Holm: raf's S_1 "
+          f"(a lower bound) has a slope in n inside [−{FLAT}, +{FLAT}], and the per-trial mean "
+          f"of log(S_m/S_1) over the m ≥ 2 of the file is above 0 (the searches for several "
+          f"words find at least what one word gives); a decaying S_1 or S_m below S_1 cannot "
+          f"refute the claim (lower bounds found by ascent): inconclusive with the reason"),
+]}
+
 SECONDARY_RULES = {
     "slope": f"per (model, d[, L], k), in the claim's regime: slope of log S vs log n (95% "
              f"t-interval over per-trial slopes). rf/drf: below −1/2 + {HALF_TOL} → supported "
@@ -128,6 +166,9 @@ SECONDARY_RULES = {
                    "shown, not judged",
     "contrast": f"per d, paired on the same texts: slope of log(S_raf/S_rf) above {CONTRAST_RF}; "
                 f"slope(raf) − slope(raf_relu) above 0 → supported (lower bound only)",
+    "m_slope": f"rf per (n, d, k): slope of log S_m vs log m for m ≤ n/{M_OVER_N}, lower bound "
+               f"inside 1/2 ± {HALF_M_TOL} → supported (lower bound only), above "
+               f"1/2 + {HALF_M_TOL} → contradicted",
     "gen": f"per (model, training, objective, N, k): median E at the largest n (rf above "
            f"{E_FAR}, raf below {E_NEAR}); rf: two-point slope of log|4 − E| between the two "
            f"largest n below {E_GAP_SLOPE}",
@@ -152,7 +193,7 @@ INTEGRITY_RULES = {
 def _texts() -> list:
     out = [f"version {RULES_VERSION}", f"alpha {ALPHA}", f"level {LEVEL}",
            f"min_trials {MIN_TRIALS}", f"min_points {MIN_POINTS}", "holm over primary rows"]
-    for c in CLAIMS.values():
+    for c in [*CLAIMS.values(), *MULTI_WORD_CLAIMS.values()]:
         out += [c.id, c.theorem, c.name, c.model, c.regime, c.rule]
     for table in (SECONDARY_RULES, INTEGRITY_RULES):
         out += [f"{k}: {v}" for k, v in table.items()]

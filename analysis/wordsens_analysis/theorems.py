@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import integrity, regimes, rules, stats
+from . import multi_word as several_words
 from .judgement import Row, finish, missing_test, sign_test, t_test
 from .regimes import k_labels  # noqa: F401  (re-exported: plots and older callers use it)
 
@@ -513,11 +514,12 @@ def sort_table(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(_o=order).sort_values("_o", kind="stable").drop(columns="_o")
 
 
-def check_all(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks: pd.DataFrame | None = None
-              ) -> pd.DataFrame:
+def check_all(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks: pd.DataFrame | None = None,
+              multi_word: pd.DataFrame | None = None, fractions: tuple = ()) -> pd.DataFrame:
     """The verdict table (VERDICT_COLUMNS): integrity failures first, then primary rows, then
-    the other integrity rows, then secondary rows."""
-    claims = claim_rows(ws, gen)
+    the other integrity rows, then secondary rows. `multi_word` (the records with several
+    changed words) and the study's words-fraction values add the multi-word claims."""
+    claims = claim_rows(ws, gen) + several_words.claim_rows(ws, multi_word, list(fractions))
     finish(claims)
     checks = integrity.rows(prepare_ws(ws), gen, witness_checks)
     table = pd.DataFrame([r.record() for r in claims] + checks)

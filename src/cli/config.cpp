@@ -12,6 +12,7 @@
 
 #include "cli/renamed_options.hpp"
 #include "cli/search_options.hpp"
+#include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
 #include "models/drf.hpp"
 
@@ -23,7 +24,8 @@ namespace {
 // Raw option values, as text where the text is parsed by the grid layer.
 struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
-      positions, training, objective, data, output, shard, seed, rf_sampling;
+      positions, training, objective, data, output, shard, seed, rf_sampling, words, words_fraction,
+      word_sets;
   long long trials = 0;
   SearchOptionValues search;
   double walltime = 0, progress = 0;
@@ -63,6 +65,15 @@ po::options_description describe_options(Raw& r) {
       ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),
        "word positions examined: all, first or random:m")
+      ("words", po::value(&r.words)->default_value("1"),
+       "ws: numbers m of words changed at once (grid, as n; 1: the word sensitivity S, m >= 2: "
+       "S_m); each m <= n")
+      ("words-fraction", po::value(&r.words_fraction)->default_value(""),
+       "ws: fractions f in (0, 1] adding m = ceil(f*n) at each n (comma list; holds m/n fixed "
+       "while n grows)")
+      ("word-sets", po::value(&r.word_sets)->default_value("first"),
+       "ws with m >= 2: the word sets examined: first (words 0..m-1), random:r (r random "
+       "m-sets) or greedy (grown from the best single word)")
       ("training", po::value(&r.training)->default_value("finetune,retrain"),
        "gen training modes: finetune, retrain")
       ("objective", po::value(&r.objective)->default_value("loss,align"),
@@ -110,6 +121,45 @@ std::vector<T> parse_enum_list(const std::string& key, const std::string& text,
   return values;
 }
 
+std::vector<double> parse_fractions(const std::string& text) {
+  std::vector<double> fractions;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    double f = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), f);
+    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || !(f > 0.0) ||
+        f > 1.0) {
+      throw UsageError("words-fraction = '" + text +
+                       "': expected fractions in (0, 1], e.g. 0.1,0.25");
+    }
+    fractions.push_back(f);
+  }
+  std::sort(fractions.begin(), fractions.end());
+  fractions.erase(std::unique(fractions.begin(), fractions.end()), fractions.end());
+  return fractions;
+}
+
+// words, words-fraction and word-sets; the m ≤ n check is plan_tasks' (it knows n).
+void resolve_words(const Raw& r, StudyConfig& s) {
+  s.words = r.words.empty() ? std::vector<Index>{}
+                            : parse_int_grid("words", r.words, 1, StudyLimits::max_n);
+  if (!r.words_fraction.empty()) s.words_fraction = parse_fractions(r.words_fraction);
+  if (s.words.empty() && s.words_fraction.empty()) {
+    throw UsageError("words and words-fraction are both empty: no number of changed words");
+  }
+  s.word_sets = WordSetFamily::parse(r.word_sets).to_string();
+  if (!has_multi_word(s)) return;
+  const bool ws =
+      std::find(s.experiments.begin(), s.experiments.end(), Experiment::ws) != s.experiments.end();
+  const bool rf = std::find(s.models.begin(), s.models.end(), "rf") != s.models.end();
+  if (ws && rf && s.rf_sampling == RfSampling::marginal) {
+    throw UsageError(
+        "rf-sampling = marginal cannot take words >= 2 (it draws single word blocks): use the "
+        "full sampler");
+  }
+}
+
 StudyConfig resolve_study(const Raw& r) {
   StudyConfig s;
   s.experiments =
@@ -138,6 +188,7 @@ StudyConfig resolve_study(const Raw& r) {
   s.seed = parse_seed(r.seed);
   s.positions = PositionSet::parse(r.positions).to_string();
   apply_search_options(r.search, s);
+  resolve_words(r, s);
   s.trainings =
       parse_enum_list<Training>("training", r.training, {"finetune", "retrain"}, parse_training);
   s.objectives =

@@ -45,7 +45,7 @@ void add_search_options(po::options_description& options, SearchOptionValues& v,
       ("upper-bound", po::value(&v.upper_bound)->default_value(v.upper_bound, "true"),
        "ws: compute the certified upper bound S_upper where the model has one (true|false)")
       ("budget-check", po::value(&v.budget_check)->default_value(v.budget_check),
-       "ws: 0 off; f in 2..16: trial 0 of every grid point reruns its search with f times the "
+       "ws: 0 off; f in 2..16: trial 0 of every one-word grid point reruns its search with f times the "
        "evaluations and starts, seeded with the plain search's points (S_budget_check >= S)");
   // clang-format on
 }

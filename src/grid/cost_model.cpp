@@ -110,7 +110,9 @@ double full_rf_ws_cost(const TaskSpec& t, const StudyConfig& config) {
   return passes + bound + guided;
 }
 
-double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
+// The search of a task with one changed word: per examined position, the evaluator's set-up,
+// the screened sphere points and the ascents' evaluations.
+double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const Index examined = positions_examined(task, config);
   const double positions = static_cast<double>(examined);
   double sphere = config.sphere_starts;
@@ -128,6 +130,79 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   // The budget check reruns the search with f× the starts (each ascent usually stops on its
   // patience rule long before the f× larger budget): about f more searches.
   if (is_budget_check_task(task, config)) search *= 1.0 + config.budget_check;
+  return search;
+}
+
+// Flops of one objective + gradient evaluation with s words changed at once (models/word_set.cpp):
+// rf and drf move the first layer by Σ_j B_j δ_j and pull back through the m blocks; attention
+// updates the s changed rows and columns of the scores and every row's normalisation.
+double set_evaluation_cost(const TaskSpec& t, double s) {
+  const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
+               k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
+  if (t.model == "rf") return 4.0 * k * d * s / kRfBatchedSpeedup;
+  if (t.model == "drf") return 4.0 * (k * d * s + (L - 1.0) * k * k);
+  return 2.0 * (8.0 * n * d * s + 2.0 * d * d * s + 2.0 * n * n) / kBatchedSpeedup;
+}
+
+// Set-up of one word set of size s: rf and drf draw (or copy) its s column blocks and, for the
+// guided start, each block's spectrum (k·d², dense); attention computes the unperturbed scores
+// and features once, dense; plus rf's certified bound of the set (s blocks generated again,
+// their single-precision Gram at twice the dense rate).
+double set_setup_cost(const TaskSpec& t, const StudyConfig& config, double s) {
+  const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
+               k = static_cast<double>(t.k);
+  if (t.model == "rf" || t.model == "drf") {
+    const double bound =
+        t.model == "rf" && config.upper_bound
+            ? kGenerationCost * k * d * s + k * s * d * s * d / (2.0 * kDenseSpeedup)
+            : 0.0;
+    const double guided = config.guided_start ? s * k * d * d / kDenseSpeedup : 0.0;
+    return (kGenerationCost + 2.0) * k * d * s + guided + bound;
+  }
+  return 2.0 * (2.0 * n * n * d + 2.0 * n * d * d) / kDenseSpeedup;
+}
+
+// The joint searches of a ws task with m ≥ 2 changed words (estimators/multi_word.cpp): one per
+// examined set, from the guided, sphere and near-origin starts (greedy adds the warm start);
+// greedy first searches every single word, then tries each word not yet in the set at each size.
+double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
+  const MultiWordOptions options = multi_word_options(config, task.words);
+  const double starts = std::max(options.ws.sphere_starts, 1) + options.ws.near_origin_starts +
+                        (options.ws.guided_start ? 1.0 : 0.0);
+  const double per_start = expected_evaluations_per_start(task, config);
+  const auto set_cost = [&](double s, double extra_starts) {
+    return set_setup_cost(task, config, s) +
+           (starts + extra_starts) * per_start * set_evaluation_cost(task, s);
+  };
+  const double m = static_cast<double>(task.words), n = static_cast<double>(task.n);
+  switch (options.sets.kind) {
+    case WordSetFamily::Kind::first:
+      return set_cost(m, 0.0);
+    case WordSetFamily::Kind::random:
+      return static_cast<double>(options.sets.count) * set_cost(m, 0.0);
+    case WordSetFamily::Kind::greedy: {
+      TaskSpec single = task;
+      single.words = 1;
+      StudyConfig all = config;
+      all.positions = "all";
+      double cost = single_word_search_cost(single, all);
+      for (double size = 2.0; size <= m; size += 1.0)
+        cost += (n - size + 1.0) * set_cost(size, 1.0);
+      return cost;
+    }
+  }
+  return 0.0;
+}
+
+double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
+  if (task.experiment == Experiment::ws && task.words >= 2) {
+    // The weights (rf: generated again by each pass over V — a = V vec(X), then φ(X) and
+    // φ(X^M(Δ*)) from scratch for the certification), φ three times, and the searches.
+    return weight_cost(task) * (task.model == "rf" ? 3.0 : 1.0) +
+           3.0 * feature_cost(task) / kDenseSpeedup + multi_word_search_cost(task, config);
+  }
+  const double positions = static_cast<double>(positions_examined(task, config));
+  const double search = single_word_search_cost(task, config);
   if (task.experiment == Experiment::ws) {
     if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
       // Only the examined words' blocks V_i are drawn (counted in the set-up) and

@@ -11,16 +11,16 @@ using G = GenRecord;
 // clang-format off
 const std::array<ScalarField<W>, 13> kWsScalars{{
     {"task_id", "id", "the task (row of /tasks)", &W::task_id},
-    {"S", "1", "word sensitivity: a certified lower bound, attained at the witness (i*, Δ*)",
-     &W::S},
-    {"S_upper", "1", "certified upper bound on S over the positions S_upper_scope names; NaN "
-     "where the model has none", &W::S_upper},
+    {"S", "1", "word sensitivity S_m of the task's m changed words (S = S_1 for one): a "
+     "certified lower bound, attained at the witness (M*, Δ*)", &W::S},
+    {"S_upper", "1", "certified upper bound on S over the positions (word sets) S_upper_scope "
+     "names; NaN where the model has none", &W::S_upper},
     {"S_upper_scope", "code", "what S_upper bounds: 0 none, 1 the supremum over all n positions, "
      "2 the supremum over the examined positions only", &W::S_upper_scope, 2},
     {"cert_rel_err", "1", "abs(S recomputed from scratch at the witness − S) / S (the run "
      "fails above 1e-9)", &W::cert_rel_err, 2},
-    {"argmax_position", "position", "i*, the position of the witness word (0-based)",
-     &W::argmax_position},
+    {"argmax_position", "position", "i*, the position of the witness word (0-based); -1 for "
+     "several changed words (see argmax_set)", &W::argmax_position},
     {"phi_norm", "1", "‖φ(X)‖ of the unperturbed sample", &W::phi_norm},
     {"evaluations", "count", "feature-map evaluations spent (screening, ascents, polish; all "
      "positions)", &W::evaluations},
@@ -28,18 +28,26 @@ const std::array<ScalarField<W>, 13> kWsScalars{{
     {"starts_at_budget", "count", "ascents stopped by the evaluation budget rather than by "
      "convergence", &W::starts_at_budget, 2},
     {"stationarity", "1", "r·‖projected gradient of f‖ / f at the witness (0 at a KKT point; "
-     "r = √d, f = ‖φ(X^i*(Δ*)) − φ(X)‖²)", &W::stationarity, 2},
+     "r = √d, f = ‖φ(X^i*(Δ*)) − φ(X)‖²); NaN for several changed words", &W::stationarity, 2},
     {"S_budget_check", "1", "S of a rerun with budget-check times the evaluations and starts "
-     "(a superset of the search, so ≥ S); NaN where not rerun", &W::S_budget_check, 2},
+     "(a superset of the search, so ≥ S); NaN where not rerun (one changed word only)",
+     &W::S_budget_check, 2},
     {"seconds", "s", "wall time of the task (not reproducible)", &W::seconds, 0, false},
 }};
 
-const std::array<RaggedField<W>, 3> kWsRagged{{
-    {"witness", "1", "Δ*, the witness perturbation of word i* (d values; with --save-witness)",
-     &W::witness, 0, true},
-    {"examined", "position", "the positions examined, ascending", &W::examined, 2},
+const std::array<RaggedField<W>, 6> kWsRagged{{
+    {"witness", "1", "Δ*, the witness moves of the words of M*, m·d values in argmax_set's order "
+     "(with --save-witness)", &W::witness, 0, true},
+    {"examined", "position", "the positions examined, ascending (one changed word; empty "
+     "otherwise)", &W::examined, 2},
     {"position_S", "1", "the best S found at each examined position (same order as examined)",
      &W::position_S, 2},
+    {"argmax_set", "position", "M*, the changed words of the witness (m values; {i*} for one)",
+     &W::argmax_set, 4},
+    {"examined_sets", "position", "several changed words: the word sets examined, m positions "
+     "each, one set after another (empty for one word)", &W::examined_sets, 4},
+    {"set_S", "1", "several changed words: the best S_m found on each examined set (same order "
+     "as examined_sets)", &W::set_S, 4},
 }};
 
 const std::array<ScalarField<G>, 13> kGenScalars{{

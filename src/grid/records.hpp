@@ -13,14 +13,14 @@ namespace wordsens {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// One row of /ws.
+/// One row of /ws: S = S_m of a task with m = words changed words (docs/METHOD.md §4).
 struct WsRecord {
   std::uint32_t task_id = 0;
   double S = 0;
-  double S_upper = kNaN;           // NaN where the model has no certified bound
-  std::uint8_t S_upper_scope = 0;  // BoundScope: 0 none, 1 all positions, 2 examined positions
-  double cert_rel_err = kNaN;      // |S recomputed from scratch at the witness − S| / S
-  std::int64_t argmax_position = 0;
+  double S_upper = kNaN;             // NaN where the model has no certified bound
+  std::uint8_t S_upper_scope = 0;    // BoundScope: 0 none, 1 all positions, 2 examined positions
+  double cert_rel_err = kNaN;        // |S recomputed from scratch at the witness − S| / S
+  std::int64_t argmax_position = 0;  // i*; −1 for several changed words (see argmax_set)
   double phi_norm = 0;
   std::int64_t evaluations = 0;
   std::int64_t starts = 0;             // ascents run, all positions
@@ -31,6 +31,9 @@ struct WsRecord {
   std::vector<double> witness;         // Δ* (d values); stored only with --save-witness
   std::vector<std::int64_t> examined;  // the positions examined, ascending
   std::vector<double> position_S;      // the best S found at each examined position
+  std::vector<std::int64_t> argmax_set;     // M*, the changed words of the witness (m values)
+  std::vector<std::int64_t> examined_sets;  // several words: the examined sets, m values each
+  std::vector<double> set_S;                // several words: the best S_m found on each set
 };
 
 /// One row of /gen: one (training mode, Δ objective) of a task.

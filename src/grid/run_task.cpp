@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "estimators/multi_word.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "models/attention.hpp"
@@ -49,8 +50,51 @@ std::vector<std::int64_t> to_int64(const std::vector<T>& values) {
   return {values.begin(), values.end()};
 }
 
+// A ws task with m ≥ 2 changed words: S_m over the study's word sets (estimators/multi_word.hpp).
+void run_ws_words(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
+                  TaskOutput& out) {
+  const MultiWordOptions options = multi_word_options(config, task.words);
+  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id});
+  const Matrix X = data.test_sample(task.n, task.d, task.trial);
+  const MultiWordResult result =
+      estimate_multi_word_sensitivity(*model, X, options, config.seed, task.task_id);
+  require_certified("S_m", result.S, result.cert_rel_err);
+
+  WsRecord& r = out.ws;
+  r.task_id = task.task_id;
+  r.S = result.S;
+  r.S_upper = result.S_upper ? *result.S_upper : std::numeric_limits<double>::quiet_NaN();
+  r.S_upper_scope = static_cast<std::uint8_t>(result.S_upper_scope);
+  r.cert_rel_err = result.cert_rel_err;
+  r.argmax_position = -1;
+  r.phi_norm = result.phi_norm;
+  r.evaluations = result.evaluations;
+  r.starts = result.starts;
+  r.starts_at_budget = result.starts_at_budget;
+  r.argmax_set = to_int64(result.argmax_set);
+  for (const auto& set : result.sets) {
+    r.examined_sets.insert(r.examined_sets.end(), set.begin(), set.end());
+  }
+  r.set_S = result.set_maxima;
+  if (config.save_witness) {
+    r.witness = to_std(result.witness);
+    // One row of "delta_words" per changed word, in argmax_set's order (position −1: the set is
+    // the record's argmax_set).
+    TaskArray moves;
+    moves.name = "delta_words";
+    moves.values = Eigen::Map<const Matrix>(result.witness.data(), task.words, task.d);
+    out.arrays.push_back(std::move(moves));
+    out.arrays.push_back({"X", -1, X});
+    add_weights(*model, out.arrays);
+  }
+}
+
 void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
             TaskOutput& out) {
+  if (task.words >= 2) {
+    run_ws_words(task, config, data, out);
+    return;
+  }
   const WsOptions options = ws_options(config);
   // The estimator resolves the same positions from (seed, task id); rf's marginal sampler
   // draws its weights for exactly these.
@@ -74,6 +118,7 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
   r.stationarity = result.stationarity;
   r.examined = to_int64(result.positions);
   r.position_S = result.position_maxima;
+  r.argmax_set = {r.argmax_position};
   if (is_budget_check_task(task, config)) {
     const WsResult check = recheck_with_more_budget(*model, X, options, config.budget_check, result,
                                                     config.seed, task.task_id);

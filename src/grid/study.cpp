@@ -1,6 +1,7 @@
 #include "grid/study.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -24,7 +25,33 @@ const std::vector<Index>& d_grid_of(const StudyConfig& config, Experiment e) {
 }
 
 bool is_budget_check_task(const TaskSpec& task, const StudyConfig& config) {
-  return config.budget_check >= 2 && task.experiment == Experiment::ws && task.trial == 0;
+  return config.budget_check >= 2 && task.experiment == Experiment::ws && task.trial == 0 &&
+         task.words == 1;
+}
+
+std::vector<Index> words_at(const StudyConfig& config, Index n) {
+  std::vector<Index> words = config.words;
+  for (const double f : config.words_fraction) {
+    // ⌈f·n⌉ without the rounding of f·n pushing an exact product over the integer (0.25·8 = 2).
+    const double m = f * static_cast<double>(n);
+    const auto rounded = static_cast<Index>(std::llround(m));
+    words.push_back(std::abs(m - static_cast<double>(rounded)) <= 1e-9 * m
+                        ? rounded
+                        : static_cast<Index>(std::ceil(m)));
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  if (!words.empty() && words.back() > n) {
+    throw std::invalid_argument("words = " + std::to_string(words.back()) +
+                                " exceeds n = " + std::to_string(n) +
+                                " (a text has n words; use words-fraction to scale m with n)");
+  }
+  return words;
+}
+
+bool has_multi_word(const StudyConfig& config) {
+  return !config.words_fraction.empty() ||
+         std::any_of(config.words.begin(), config.words.end(), [](Index m) { return m != 1; });
 }
 
 bool is_attention_model(const std::string& model) { return model == "raf" || model == "raf_relu"; }
@@ -46,6 +73,7 @@ std::string describe(const TaskSpec& task) {
                   " d=" + std::to_string(task.d);
   if (!is_attention_model(task.model)) s += " k=" + std::to_string(task.k);
   if (task.model == "drf") s += " L=" + std::to_string(task.layers);
+  if (task.words != 1) s += " m=" + std::to_string(task.words);
   if (task.experiment == Experiment::gen) s += " N=" + std::to_string(task.N);
   return s + " trial=" + std::to_string(task.trial) + " (task " + std::to_string(task.task_id) +
          ")";
@@ -82,6 +110,17 @@ GenOptions gen_options(const StudyConfig& config) {
   options.sphere_starts = config.sphere_starts;
   options.near_origin_starts = config.near_origin_starts;
   options.guided_start = config.guided_start;
+  return options;
+}
+
+MultiWordOptions multi_word_options(const StudyConfig& config, Index words) {
+  MultiWordOptions options;
+  options.words = words;
+  options.sets = WordSetFamily::parse(config.word_sets);
+  // The single-word search settings apply to each set; `positions` is the one-word tasks' own.
+  StudyConfig per_set = config;
+  per_set.positions = "first";
+  options.ws = ws_options(per_set);
   return options;
 }
 
@@ -134,6 +173,8 @@ void for_each_point(const StudyConfig& config, Emit&& emit) {
           const std::vector<Index> depths = model == "drf" ? config.layers : std::vector<Index>{1};
           const std::vector<Index> sizes =
               experiment == Experiment::gen ? config.N : std::vector<Index>{0};
+          const std::vector<Index> word_counts =
+              experiment == Experiment::ws ? words_at(config, n) : std::vector<Index>{1};
           for (const Index k : widths) {
             if (k > StudyLimits::max_k) {
               throw std::invalid_argument(
@@ -141,25 +182,28 @@ void for_each_point(const StudyConfig& config, Emit&& emit) {
                   ", d=" + std::to_string(d) + " exceeds " + std::to_string(StudyLimits::max_k));
             }
             for (const Index L : depths) {
-              for (const Index N : sizes) {
-                TaskSpec point;
-                point.experiment = experiment;
-                point.model = model;
-                point.n = n;
-                point.d = d;
-                point.k = k;
-                point.layers = static_cast<int>(L);
-                point.N = N;
-                const Index p = feature_dim(point);
-                if (experiment == Experiment::gen && N >= p) {
-                  throw std::invalid_argument(
-                      "gen needs N < p (the minimum-norm head interpolates N points in p "
-                      "dimensions): N=" +
-                      std::to_string(N) + " >= p=" + std::to_string(p) + " for " + model +
-                      " at n=" + std::to_string(n) + ", d=" + std::to_string(d) +
-                      (attention ? "" : ", k=" + std::to_string(k)));
+              for (const Index m : word_counts) {
+                for (const Index N : sizes) {
+                  TaskSpec point;
+                  point.experiment = experiment;
+                  point.model = model;
+                  point.n = n;
+                  point.d = d;
+                  point.k = k;
+                  point.layers = static_cast<int>(L);
+                  point.words = m;
+                  point.N = N;
+                  const Index p = feature_dim(point);
+                  if (experiment == Experiment::gen && N >= p) {
+                    throw std::invalid_argument(
+                        "gen needs N < p (the minimum-norm head interpolates N points in p "
+                        "dimensions): N=" +
+                        std::to_string(N) + " >= p=" + std::to_string(p) + " for " + model +
+                        " at n=" + std::to_string(n) + ", d=" + std::to_string(d) +
+                        (attention ? "" : ", k=" + std::to_string(k)));
+                  }
+                  emit(point);
                 }
-                emit(point);
               }
             }
           }
@@ -231,6 +275,13 @@ std::string canonical_text(const StudyConfig& c) {
   };
   // Only when not the default, so that files written before the key existed still resume.
   if (c.rf_sampling == RfSampling::marginal) entries["rf-sampling"] = "marginal";
+  if (has_multi_word(c)) {
+    std::vector<std::string> fractions;
+    for (const double f : c.words_fraction) fractions.push_back(format_double(f));
+    entries["words"] = join_grid(c.words);
+    entries["words-fraction"] = join_names(fractions);
+    entries["word-sets"] = c.word_sets;
+  }
   std::string text;
   for (const auto& [key, value] : entries) text += key + " = " + value + "\n";
   return text;

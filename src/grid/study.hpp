@@ -2,7 +2,7 @@
 // The resolved configuration of a study (`wordsens run`) and its task table.
 //
 // The task table is a pure function of the StudyConfig: tasks are enumerated in a fixed,
-// canonical order (experiment, model, n, d, k, L, N, trial), so task ids are stable across
+// canonical order (experiment, model, n, d, k, L, m, N, trial), so task ids are stable across
 // runs, rank counts and resumes. The canonical text is what the results file stores and what a
 // resumed run must match; it contains every key that can change a result and nothing else.
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
@@ -46,7 +47,12 @@ struct StudyConfig {
   RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
   std::uint32_t trials = 3;
   std::uint32_t seed = 1;
-  std::string positions = "all";  // PositionSet spelling
+  std::string positions = "all";  // PositionSet spelling (the tasks with one changed word)
+  /// ws: the numbers m of words changed at once (1: S), and fractions f giving m = ⌈f·n⌉ at each
+  /// n (so that m/n stays fixed while n grows); every m ≥ 2 task examines `word_sets`.
+  std::vector<Index> words{1};
+  std::vector<double> words_fraction;
+  std::string word_sets = "first";  // WordSetFamily spelling
   int max_evals = 300;
   double rel_tol = 1e-7;
   int sphere_starts = WsOptions{}.sphere_starts;
@@ -67,7 +73,8 @@ struct StudyConfig {
 /// Largest budget-check factor accepted (the check costs about f times the plain search).
 inline constexpr int kMaxBudgetCheck = 16;
 
-/// Whether a task reruns its search for the budget check: ws, trial 0, budget_check on.
+/// Whether a task reruns its search for the budget check: ws with one word, trial 0, budget_check
+/// on.
 [[nodiscard]] bool is_budget_check_task(const TaskSpec& task, const StudyConfig& config);
 
 /// The models an experiment runs (gen: gen_models unless empty).
@@ -92,10 +99,20 @@ inline constexpr int kMaxBudgetCheck = 16;
 /// Sorted `key = value` lines of everything that determines the results.
 [[nodiscard]] std::string canonical_text(const StudyConfig& config);
 
+/// The numbers of changed words the ws tasks at n words run: `words` and ⌈f·n⌉ for each
+/// fraction f, ascending, without repeats. Throws std::invalid_argument when one exceeds n.
+[[nodiscard]] std::vector<Index> words_at(const StudyConfig& config, Index n);
+
+/// Whether the study runs any task with several changed words (then canonical_text names the
+/// words keys).
+[[nodiscard]] bool has_multi_word(const StudyConfig& config);
+
 /// The estimators' options a study's settings give: the driver and the ws and gen commands
 /// build them here, so the same settings always mean the same search.
 [[nodiscard]] WsOptions ws_options(const StudyConfig& config);
 [[nodiscard]] GenOptions gen_options(const StudyConfig& config);
+/// The options of a ws task with m ≥ 2 changed words.
+[[nodiscard]] MultiWordOptions multi_word_options(const StudyConfig& config, Index words);
 
 /// The ModelSpec of a task.
 [[nodiscard]] ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config);
@@ -103,7 +120,8 @@ inline constexpr int kMaxBudgetCheck = 16;
 [[nodiscard]] std::string to_string(Activation a);
 [[nodiscard]] Activation parse_activation(const std::string& text);  // throws invalid_argument
 
-/// One line describing a task, for logs and errors: "ws rf n=10 d=8 k=80 trial=3 (task 17)".
+/// One line describing a task, for logs and errors: "ws rf n=10 d=8 k=80 trial=3 (task 17)"
+/// (" m=4" after the sizes when it changes several words).
 [[nodiscard]] std::string describe(const TaskSpec& task);
 
 }  // namespace wordsens

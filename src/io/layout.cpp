@@ -21,7 +21,7 @@ std::vector<Column> task_columns() {
   return {
       {c::kTaskId, Kind::u32, "id", "stable id of the task: its row, and its random-number entity"},
       {c::kPointId, Kind::u32, "id",
-       "stable id of the grid point (experiment, model, n, d, k, N, L)"},
+       "stable id of the grid point (experiment, model, n, d, k, L, m, N)"},
       {c::kExperiment, Kind::u8, "code", "0 ws, 1 gen"},
       {c::kModel, Kind::str, "name", "rf, drf, raf or raf_relu"},
       {c::kN, Kind::i64, "words", "n, words per text"},
@@ -29,6 +29,7 @@ std::vector<Column> task_columns() {
       {c::kK, Kind::i64, "features", "k, width of rf and drf (0 for attention models)"},
       {c::kNTrain, Kind::i64, "texts", "N, training-set size of gen (0 for ws)"},
       {c::kLayers, Kind::i64, "layers", "L, depth of drf (1 otherwise)"},
+      {c::kWords, Kind::i64, "words", "m, words changed at once (ws; 1 for gen)", 4},
       {c::kTrial, Kind::u32, "index", "trial within the grid point"},
       {c::kDone, Kind::u8, "flag", "1 once the task's rows are complete (the commit flag)"}};
 }
@@ -57,7 +58,7 @@ Table witness_table() {
   return {
       schema::kWitness,
       {{c::kTaskId, Kind::u32, "id", "the task (row of /tasks)"},
-       {c::kName, Kind::name, "name", "delta, X, W, V, V1, … (with --save-witness)"},
+       {c::kName, Kind::name, "name", "delta, delta_words, X, W, V, V1, … (with --save-witness)"},
        {c::kPosition, Kind::i64, "position", "i* for delta, -1 otherwise"},
        {c::kRows, Kind::i64, "count", "rows of the array"},
        {c::kCols, Kind::i64, "count", "columns of the array"},
@@ -72,7 +73,8 @@ Table witness_table() {
 std::vector<Column> point_columns() {
   auto all = task_columns();
   std::vector<Column> columns;
-  for (const char* name : {c::kPointId, c::kModel, c::kN, c::kD, c::kK, c::kNTrain, c::kLayers}) {
+  for (const char* name :
+       {c::kPointId, c::kModel, c::kN, c::kD, c::kK, c::kNTrain, c::kLayers, c::kWords}) {
     for (const auto& column : all) {
       if (column.name == name) columns.push_back(column);
     }
@@ -226,6 +228,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   write_task_column<std::int64_t>(group, c::kK, tasks, [](auto& t) { return t.k; });
   write_task_column<std::int64_t>(group, c::kNTrain, tasks, [](auto& t) { return t.N; });
   write_task_column<std::int64_t>(group, c::kLayers, tasks, [](auto& t) { return t.layers; });
+  write_task_column<std::int64_t>(group, c::kWords, tasks, [](auto& t) { return t.words; });
   write_task_column<std::uint32_t>(group, c::kTrial, tasks, [](auto& t) { return t.trial; });
   h5::append(h5::open_dataset(group, c::kDone), std::vector<std::uint8_t>(tasks.size(), 0));
 }
@@ -318,8 +321,12 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
   const auto layers = h5::read_all<std::int64_t>(h5::open_dataset(group, c::kLayers));
   const auto trials = h5::read_all<std::uint32_t>(h5::open_dataset(group, c::kTrial));
   const std::size_t rows = ids.size();
+  // Before format 1.4 every task changed one word.
+  const auto words = h5::exists(group, c::kWords)
+                         ? h5::read_all<std::int64_t>(h5::open_dataset(group, c::kWords))
+                         : std::vector<std::int64_t>(rows, 1);
   for (std::size_t size : {points.size(), experiments.size(), models.size(), n.size(), d.size(),
-                           k.size(), N.size(), layers.size(), trials.size()}) {
+                           k.size(), N.size(), layers.size(), trials.size(), words.size()}) {
     if (size != rows) throw std::runtime_error("the task table's columns differ in length");
   }
   std::vector<TaskSpec> tasks(rows);
@@ -335,6 +342,7 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
     t.k = k[i];
     t.N = N[i];
     t.layers = static_cast<int>(layers[i]);
+    t.words = words[i];
     t.trial = trials[i];
   }
   return tasks;

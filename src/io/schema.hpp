@@ -10,11 +10,11 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 3;
+inline constexpr int kFormatMinor = 4;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
-// (1.3 only added a root attribute).
-inline constexpr int kResumeMinor = 2;
+// (1.4 added /tasks/words and three /ws columns).
+inline constexpr int kResumeMinor = 4;
 
 // Root attributes (provenance).
 namespace attr {
@@ -59,6 +59,7 @@ inline constexpr const char* kD = "d";
 inline constexpr const char* kK = "k";
 inline constexpr const char* kNTrain = "N";
 inline constexpr const char* kLayers = "layers";
+inline constexpr const char* kWords = "words";  // int64, format 1.4
 inline constexpr const char* kTrial = "trial";  // uint32
 inline constexpr const char* kDone = "done";    // uint8 0/1
 

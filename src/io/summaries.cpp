@@ -30,6 +30,7 @@ struct Buffers {
     i64[c::kK].push_back(task.k);
     i64[c::kNTrain].push_back(task.N);
     i64[c::kLayers].push_back(task.layers);
+    i64[c::kWords].push_back(task.words);
   }
   void add_statistics(const std::string& quantity, const std::vector<double>& values) {
     const auto statistics = summary_statistics(values);

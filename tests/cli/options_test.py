@@ -12,10 +12,8 @@ import sys
 import cli_common  # beside this script
 
 # Options whose meaning differs by design: `run` takes grids and lists where `ws`/`gen` take one
-# value (n, d, k, model vs models, N), and --help/-h prints help.
-DIFFERENT_SHAPE = {"help", "n", "d", "k", "N", "layers", "training", "objective"}
-# Options of `ws` alone: the study driver does not run several changed words yet (ws --words).
-WS_ONLY = {"words"}
+# value (n, d, k, words, model vs models, N), and --help/-h prints help.
+DIFFERENT_SHAPE = {"help", "n", "d", "k", "N", "layers", "words", "training", "objective"}
 
 
 def options_of(binary, command):
@@ -33,7 +31,7 @@ def main():
     binary = sys.argv[1]
     run, ws, gen = (options_of(binary, c) for c in ("run", "ws", "gen"))
     problems = []
-    for name in sorted((set(ws) | set(gen)) - DIFFERENT_SHAPE - WS_ONLY - {"model", "format"}):
+    for name in sorted((set(ws) | set(gen)) - DIFFERENT_SHAPE - {"model", "format"}):
         if name not in run:
             problems.append(f"--{name} of ws/gen is not a key of run")
             continue
@@ -41,11 +39,13 @@ def main():
             if name in table and table[name] != run[name]:
                 problems.append(f"--{name}: default {table[name]!r} in {command}, {run[name]!r} "
                                 "in run")
-    # The depth: run takes a grid, but its default must be the single value of ws and gen.
-    for command, table in (("ws", ws), ("gen", gen)):
-        if table.get("layers") != run.get("layers"):
-            problems.append(f"--layers: default {table.get('layers')!r} in {command}, "
-                            f"{run.get('layers')!r} in run")
+    # The depth and the changed words: run takes a grid, but its default must be the single
+    # value of ws (and gen).
+    for name, commands in (("layers", (("ws", ws), ("gen", gen))), ("words", (("ws", ws),))):
+        for command, table in commands:
+            if table.get(name) != run.get(name):
+                problems.append(f"--{name}: default {table.get(name)!r} in {command}, "
+                                f"{run.get(name)!r} in run")
     for p in problems:
         print("error:", p, file=sys.stderr)
     cli_common.check(not problems, f"{len(problems)} options differ")

@@ -53,6 +53,18 @@ expect 2 0 good.h5 "$CONFIG" --positions random:0
 expect 2 0 good.h5 "$CONFIG" --shard 3/3
 expect 2 0 good.h5 "$CONFIG" --activation sigmoid
 expect 2 0 good.h5 "$CONFIG" --data nowhere
+# Several changed words: m < 1, m > n, a fraction outside (0, 1], an unknown word-set family,
+# and rf's marginal sampler (it draws single word blocks).
+expect 2 0 good.h5 "$CONFIG" --words 0
+expect 2 0 good.h5 "$CONFIG" --words 1,2,64
+grep -q "exceeds n" err.log || fail "words > n: the error does not say why"
+expect 2 0 good.h5 "$CONFIG" --words-fraction 0
+expect 2 0 good.h5 "$CONFIG" --words-fraction 1.5
+expect 2 0 good.h5 "$CONFIG" --words-fraction 0.5,x
+expect 2 0 good.h5 "$CONFIG" --words ""
+expect 2 0 good.h5 "$CONFIG" --words 2 --word-sets all
+expect 2 0 good.h5 "$CONFIG" --words 2 --word-sets random:0
+expect 2 0 good.h5 "$CONFIG" --words 2 --models rf --rf-sampling marginal
 # Resume with a different configuration: refused, naming the differing keys.
 expect 2 0 good.h5 "$CONFIG" --seed 8
 grep -q "seed" err.log || fail "the resume error does not name the key 'seed'"
