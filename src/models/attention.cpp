@@ -58,8 +58,8 @@ Vector AttentionFeatures::features_with(const Matrix& X, const Matrix& W, Attent
 std::unique_ptr<WordSetEvaluator> AttentionFeatures::at_word_set(
     const Matrix& X, std::span<const Index> positions) const {
   check_sample(X);
-  return make_attention_word_set(X, W_, kind_,
-                                 std::vector<Index>(positions.begin(), positions.end()));
+  return make_attention_word_set(
+      X, W_, kind_, std::vector<Index>(positions.begin(), positions.end()), sample_products(X));
 }
 
 Vector AttentionFeatures::features(const Matrix& X) const {

@@ -38,7 +38,9 @@ class AttentionFeatures final : public FeatureMap {
   /// batches wide enough for matrix–matrix products when each position runs few ascents.
   [[nodiscard]] Index positions_per_group(Index points, Index per_position) const override;
   [[nodiscard]] bool moves_several_words() const override { return true; }
-  /// φ(X^M(Δ)) recomputed per point with its back-propagated gradient, O(n²·d + n·d²).
+  /// Incremental in the m moved rows and columns of the scores: O(n·m·d + m·d²) per point and
+  /// its gradient, after an O(n²·d) set-up; the sample's X W, X Wᵀ and X W Xᵀ are shared with
+  /// the single-word evaluators (word_set.hpp).
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;
   /// Wᵀ Σ_j x_j: the direction that raises every query's score on the perturbed word.

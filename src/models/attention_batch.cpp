@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <vector>
 
 namespace wordsens {
 
@@ -21,6 +23,45 @@ std::shared_ptr<const AttentionSampleProducts> attention_sample_products(const M
   return products;
 }
 
+LeaveOutSums leave_out_sums(const Matrix& S, AttentionKind kind, std::span<const Index> excluded) {
+  const Index n = S.rows();
+  std::vector<char> left_out(static_cast<std::size_t>(n), 0);
+  for (const Index l : excluded) left_out[static_cast<std::size_t>(l)] = 1;
+  const auto kept = [&left_out](Index l) { return left_out[static_cast<std::size_t>(l)] == 0; };
+  LeaveOutSums sums{Matrix::Zero(n, n), Vector::Zero(n), Vector::Zero(n)};
+  for (Index r = 0; r < n; ++r) {
+    if (!kept(r)) continue;
+    if (kind == AttentionKind::softmax) {
+      double top = -std::numeric_limits<double>::infinity();
+      for (Index l = 0; l < n; ++l)
+        if (kept(l)) top = std::max(top, S(r, l));
+      for (Index l = 0; l < n; ++l)
+        if (kept(l)) sums.E(r, l) = std::exp(S(r, l) - top);
+      sums.max(r) = top;
+    } else {
+      for (Index l = 0; l < n; ++l)
+        if (kept(l)) sums.E(r, l) = std::max(S(r, l), 0.0);
+    }
+    sums.sum(r) = sums.E.row(r).sum();
+  }
+  return sums;
+}
+
+double normalise_row(AttentionKind kind, Eigen::Ref<const Eigen::VectorXd> scores,
+                     Eigen::Ref<Eigen::VectorXd> weights) {
+  if (kind == AttentionKind::softmax) {
+    const double top = scores.maxCoeff();
+    weights = (scores.array() - top).exp().matrix();
+    weights /= weights.sum();
+    return 0.0;
+  }
+  weights = scores.cwiseMax(0.0);
+  const double sum = weights.sum();
+  const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+  weights *= inv;
+  return inv;
+}
+
 namespace {
 
 /// Row i of A' for one point: its scores r_l = x'_i W x'_lᵀ/√d into `scores`, its weights into
@@ -33,17 +74,7 @@ double row_i_weights(const AttentionBatchData& p, const Eigen::MatrixXd& F, Inde
   for (Index l = 0; l < n; ++l) scores(l) = S(i, l) + F(n + l, b);
   scores(i) += F(i, b) + delta_W_delta;
   scores *= p.inv_sqrt_d;
-  if (p.kind == AttentionKind::softmax) {
-    const double top = scores.maxCoeff();
-    weights = (scores.array() - top).exp().matrix();
-    weights /= weights.sum();
-    return 0.0;
-  }
-  weights = scores.cwiseMax(0.0);
-  const double sum = weights.sum();
-  const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
-  weights *= inv;
-  return inv;
+  return normalise_row(p.kind, scores, weights);
 }
 
 /// out.middleCols(run) ← M_p · in.middleCols(run) (or M_pᵀ) for every run of consecutive columns

@@ -13,6 +13,7 @@
 // the sample's, the same for every position, and are read once per batch.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <memory>
 #include <span>
 
@@ -39,6 +40,69 @@ struct AttentionSampleProducts {
     const Matrix& X, const Matrix& W, AttentionKind kind, Index position,
     std::shared_ptr<const AttentionSampleProducts> products);
 
+/// The rows of the scores S (divided by √d already) summarised without the columns of a set L of
+/// changed words: softmax keeps the row maximum m_r and Z_r = Σ_{l∉L} e^{S_rl − m_r}, relu
+/// R_r = Σ_{l∉L} ReLU(S_rl); E holds the terms (e^{S_rl − m_r} or ReLU(S_rl)), zero in the
+/// columns of L and in the rows of L (those are recomputed in full), so that T = E X is the
+/// unchanged words' share of each row's output. Every row outside L keeps its own column, so
+/// its maximum is finite.
+struct LeaveOutSums {
+  Matrix E;
+  Vector max, sum;
+};
+
+/// O(n²); the rows of L are left zero.
+[[nodiscard]] LeaveOutSums leave_out_sums(const Matrix& S, AttentionKind kind,
+                                          std::span<const Index> excluded);
+
+/// A row's weights from its scores: softmax shifted by the maximum, or the row-normalised ReLU
+/// (zero when no score is positive). Returns 1/Σ ReLU for relu (0 for an all-zero row), which
+/// the gradient needs, and 0 for softmax.
+double normalise_row(AttentionKind kind, Eigen::Ref<const Eigen::VectorXd> scores,
+                     Eigen::Ref<Eigen::VectorXd> weights);
+
+/// A row outside the changed set L, given its leave-out sums: y' = a·T_r + Σ_j c_j x'_{L_j}.
+/// For row-normalised ReLU inv = 1/R' (0 for an all-zero row), which its gradient needs.
+struct LeaveOutCoefficients {
+  double a = 0.0, inv = 0.0;
+};
+
+/// The coefficients of a row whose words outside L are summarised by (loo_max, loo_sum) and whose
+/// words of L have the new scores `scores`: a and inv returned, c_j written to `weights`. Softmax
+/// is re-scaled to the largest of loo_max and the new scores, so no exponent is positive and
+/// scores of any finite size give finite results.
+inline LeaveOutCoefficients leave_out_coefficients(AttentionKind kind, double loo_max,
+                                                   double loo_sum, std::span<const double> scores,
+                                                   std::span<double> weights) {
+  LeaveOutCoefficients out;
+  if (kind == AttentionKind::softmax) {
+    double top = loo_max;
+    for (const double s : scores) top = std::max(top, s);
+    const double old_scale = std::exp(loo_max - top);
+    double Z = loo_sum * old_scale;
+    for (std::size_t j = 0; j < scores.size(); ++j) {
+      weights[j] = std::exp(scores[j] - top);
+      Z += weights[j];
+    }
+    out.a = old_scale / Z;
+    for (double& w : weights) w /= Z;
+    return out;
+  }
+  double R = loo_sum;
+  for (std::size_t j = 0; j < scores.size(); ++j) {
+    weights[j] = std::max(scores[j], 0.0);
+    R += weights[j];
+  }
+  if (R > 0.0) {
+    out.inv = 1.0 / R;
+    out.a = out.inv;
+    for (double& w : weights) w *= out.inv;
+  } else {
+    std::fill(weights.begin(), weights.end(), 0.0);
+  }
+  return out;
+}
+
 /// Row j's coefficients when word i's score in that row is s: y'_j = a·T_j + c·x'_i, and for
 /// row-normalised ReLU inv = 1/R'_j (0 for an all-zero row), which its gradient needs.
 struct LeaveOneOutCoefficients {
@@ -63,24 +127,9 @@ struct AttentionBatchData {
   /// Row j ≠ i's coefficients from its leave-one-out maximum and sum and word i's new score s
   /// (softmax re-scaled to the larger maximum, so no exponent is positive).
   [[nodiscard]] LeaveOneOutCoefficients row_coefficients(Index j, double s) const {
-    LeaveOneOutCoefficients out;
-    if (kind == AttentionKind::softmax) {
-      const double M = std::max(loo_max(j), s);
-      const double old_scale = std::exp(loo_max(j) - M);
-      const double e_new = std::exp(s - M);
-      const double Z = loo_sum(j) * old_scale + e_new;
-      out.a = old_scale / Z;
-      out.c = e_new / Z;
-    } else {
-      const double rr = std::max(s, 0.0);
-      const double R = loo_sum(j) + rr;
-      if (R > 0.0) {
-        out.inv = 1.0 / R;
-        out.a = out.inv;
-        out.c = rr * out.inv;
-      }
-    }
-    return out;
+    double c = 0.0;
+    const auto [a, inv] = leave_out_coefficients(kind, loo_max(j), loo_sum(j), {&s, 1}, {&c, 1});
+    return {a, c, inv};
   }
 };
 

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,27 +55,12 @@ class AttentionEvaluator final : public PositionEvaluator, public AttentionBatch
     inv_sqrt_d_ = 1.0 / std::sqrt(static_cast<double>(d_));
     const Matrix S = products->S * inv_sqrt_d_;  // S_jl = x_j W x_lᵀ/√d
     // Leave-one-out weights E_jl (l ≠ i), E_ji = 0, row i unused.
-    Matrix E = Matrix::Zero(n_, n_);
+    LeaveOutSums sums = leave_out_sums(S, kind_, std::span<const Index>(&i_, 1));
     batch_.kind = kind_;  // row_coefficients reads it from the first evaluation on
-    batch_.loo_max = Vector::Zero(n_);
-    batch_.loo_sum = Vector::Zero(n_);
-    for (Index j = 0; j < n_; ++j) {
-      if (j == i_ || n_ == 1) continue;
-      if (kind_ == AttentionKind::softmax) {
-        double m = -std::numeric_limits<double>::infinity();
-        for (Index l = 0; l < n_; ++l)
-          if (l != i_) m = std::max(m, S(j, l));
-        for (Index l = 0; l < n_; ++l)
-          if (l != i_) E(j, l) = std::exp(S(j, l) - m);
-        batch_.loo_max(j) = m;
-      } else {
-        for (Index l = 0; l < n_; ++l)
-          if (l != i_) E(j, l) = std::max(S(j, l), 0.0);
-      }
-      batch_.loo_sum(j) = E.row(j).sum();
-    }
-    T_ = E * X_;
-    batch_.E = std::move(E);
+    batch_.loo_max = std::move(sums.max);
+    batch_.loo_sum = std::move(sums.sum);
+    T_ = sums.E * X_;
+    batch_.E = std::move(sums.E);
     col_scores_ = Vector::Zero(n_);
     col_weight_ = Vector::Zero(n_);
     col_coef_T_ = Vector::Zero(n_);

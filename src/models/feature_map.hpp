@@ -168,8 +168,9 @@ class FeatureMap {
 
   /// The evaluator of m changed words at `positions` (distinct, in range) of X. rf (full
   /// sampler) and drf move the first layer's pre-activations by Σ_j V_{1,i_j} δ_j, O(m·k·d) per
-  /// point; raf and raf_relu recompute the attention, O(n²·d + n·d²). The default throws
-  /// std::invalid_argument naming the model (rf's marginal sampler draws single blocks only).
+  /// point; raf and raf_relu update the m rows and columns of the scores that change,
+  /// O(n·m·d + m·d²). The default throws std::invalid_argument naming the model (rf's marginal
+  /// sampler draws single blocks only).
   [[nodiscard]] virtual std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const;
   /// Whether at_word_set works (false: it throws).

@@ -1,6 +1,7 @@
-// Evaluators of several changed words. Both compute each point on its own (no batching across
-// points): the multi-word study runs at sizes where that is cheap, and the plain path is the one
-// the tests check the gradients of.
+// Evaluators of several changed words: rf/drf's first-layer one and attention's from-scratch
+// reference (the incremental attention evaluator is attention_word_set.cpp). Both compute each
+// point on its own (no batching across points): the first-layer one is cheap at the sizes the
+// multi-word study runs, and the reference is the plain path the tests compare with.
 #include "models/word_set.hpp"
 
 #include <algorithm>
@@ -100,10 +101,10 @@ class FirstLayerWordSet final : public WordSetEvaluator {
   Vector base_, z1_, r_, g_;
 };
 
-class AttentionWordSet final : public WordSetEvaluator {
+class ScratchAttentionWordSet final : public WordSetEvaluator {
  public:
-  AttentionWordSet(const Matrix& X, const Matrix& W, AttentionKind kind,
-                   std::vector<Index> positions)
+  ScratchAttentionWordSet(const Matrix& X, const Matrix& W, AttentionKind kind,
+                          std::vector<Index> positions)
       : X_(X), W_(W), kind_(kind), positions_(std::move(positions)) {
     base_ = AttentionFeatures::features_with(X_, W_, kind_);
   }
@@ -184,11 +185,10 @@ std::unique_ptr<WordSetEvaluator> make_first_layer_word_set(Activation act,
                                              std::move(blocks));
 }
 
-std::unique_ptr<WordSetEvaluator> make_attention_word_set(const Matrix& X, const Matrix& W,
-                                                          AttentionKind kind,
-                                                          std::vector<Index> positions) {
+std::unique_ptr<WordSetEvaluator> make_attention_word_set_from_scratch(
+    const Matrix& X, const Matrix& W, AttentionKind kind, std::vector<Index> positions) {
   check_word_set(positions, X.rows());
-  return std::make_unique<AttentionWordSet>(X, W, kind, std::move(positions));
+  return std::make_unique<ScratchAttentionWordSet>(X, W, kind, std::move(positions));
 }
 
 }  // namespace wordsens

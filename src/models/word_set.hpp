@@ -22,9 +22,18 @@ void check_word_set(std::span<const Index> positions, Index n);
     Activation act, std::span<const Matrix> hidden, std::vector<Index> positions, Vector a1,
     std::vector<Matrix> blocks);
 
-/// raf and raf_relu: φ(X^M(Δ)) recomputed, and ∇f by back-propagation through A X, the row
-/// normalisation and the scores X W Xᵀ/√d.
+/// raf and raf_relu, incrementally (attention_word_set.cpp): only the m rows and m columns of
+/// the scores that belong to the moved words change, so a point costs O(n·m·d + m·d²) for f and
+/// as much again for ∇f, after an O(n²·d) set-up. `products` are the sample's X W, X Wᵀ and
+/// X W Xᵀ when the caller has them (shared by every set of one sample), else computed here.
 [[nodiscard]] std::unique_ptr<WordSetEvaluator> make_attention_word_set(
+    const Matrix& X, const Matrix& W, AttentionKind kind, std::vector<Index> positions,
+    std::shared_ptr<const AttentionSampleProducts> products = nullptr);
+
+/// raf and raf_relu from scratch, O(n²·d + n·d²) per point: φ(X^M(Δ)) recomputed, and ∇f by
+/// back-propagation through A X, the row normalisation and the scores X W Xᵀ/√d. The reference
+/// the incremental evaluator is tested and benchmarked against.
+[[nodiscard]] std::unique_ptr<WordSetEvaluator> make_attention_word_set_from_scratch(
     const Matrix& X, const Matrix& W, AttentionKind kind, std::vector<Index> positions);
 
 }  // namespace wordsens
