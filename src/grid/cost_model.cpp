@@ -1,6 +1,7 @@
 #include "grid/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <queue>
 #include <stdexcept>
@@ -139,9 +140,15 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
 double set_evaluation_cost(const TaskSpec& t, double s) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
-  if (t.model == "rf") return 4.0 * k * d * s / kRfBatchedSpeedup;
+  // rf: the k × m·d block is read twice per round of points (forward and back), not fused like
+  // the single word's (measured: n = 150, d = 128, m = 8: 12 ms per evaluation, about twice the
+  // mix's rate).
+  if (t.model == "rf") return 4.0 * k * d * s / 2.0;
   if (t.model == "drf") return 4.0 * (k * d * s + (L - 1.0) * k * k);
-  return 2.0 * (8.0 * n * d * s + 2.0 * d * d * s + 2.0 * n * n) / kBatchedSpeedup;
+  // Attention: matrix–matrix products over the call's points (models/attention_word_set.cpp)
+  // at about half the dense rate (measured: `ws --model raf --n 250 --d 256 --words 4|16`,
+  // 15–25 Gflop/s in these terms).
+  return 2.0 * (8.0 * n * d * s + 2.0 * d * d * s + 2.0 * n * n) / (kDenseSpeedup / 2.0);
 }
 
 // Set-up of one word set of size s: rf and drf draw (or copy) its s column blocks and, for the
@@ -169,7 +176,14 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const MultiWordOptions options = multi_word_options(config, task.words);
   const double starts = std::max(options.ws.sphere_starts, 1) + options.ws.near_origin_starts +
                         (options.ws.guided_start ? 1.0 : 0.0);
-  const double per_start = expected_evaluations_per_start(task, config);
+  // Attention's joint ascents take longer as the set grows (measured with multiword.ini and
+  // `ws --words m`: raf 82, 129, 210, 240 evaluations per start at m = 2, 4, 8, 16, against 80
+  // for one word); rf's stay near its single-word count (180–220).
+  const double growth = is_attention_model(task.model)
+                            ? std::pow(std::max(1.0, static_cast<double>(task.words) / 2.0), 0.6)
+                            : 1.0;
+  const double per_start = std::min(expected_evaluations_per_start(task, config) * growth,
+                                    static_cast<double>(config.max_evals));
   const auto set_cost = [&](double s, double extra_starts) {
     return set_setup_cost(task, config, s) +
            (starts + extra_starts) * per_start * set_evaluation_cost(task, s);

@@ -36,4 +36,13 @@ inline void multiply_by_derivative(Activation act, const Vector& z, Vector& g) {
   }
 }
 
+/// G ← G ⊙ ϕ'(Z) entrywise, for a block of points (one per column).
+inline void multiply_by_derivative(Activation act, const Matrix& Z, Matrix& G) {
+  if (act == Activation::relu) {
+    G = (Z.array() > 0.0).select(G, 0.0);
+  } else {
+    G.array() *= 1.0 - Z.array().tanh().square();
+  }
+}
+
 }  // namespace wordsens

@@ -35,60 +35,57 @@ class FirstLayerWordSet final : public WordSetEvaluator {
  public:
   FirstLayerWordSet(Activation act, std::span<const Matrix> hidden, std::vector<Index> positions,
                     Vector a1, std::vector<Matrix> blocks)
-      : act_(act),
-        hidden_(hidden),
-        positions_(std::move(positions)),
-        a1_(std::move(a1)),
-        blocks_(std::move(blocks)) {
-    if (blocks_.size() != positions_.size() || blocks_.empty()) {
+      : act_(act), hidden_(hidden), positions_(std::move(positions)), a1_(std::move(a1)) {
+    if (blocks.size() != positions_.size() || blocks.empty()) {
       throw std::invalid_argument("word set: one first-layer block per position is needed");
     }
-    z_.resize(hidden_.size() + 1);
-    h_.resize(hidden_.size() + 1);
-    forward_from(a1_);
-    base_ = h_.back();
+    // One k × m·d matrix: each call multiplies it by all its points at once (a GEMM, not m
+    // matrix–vector products per point, which would read the blocks once per point).
+    const Index k = blocks.front().rows(), d = blocks.front().cols();
+    B_.resize(k, d * static_cast<Index>(blocks.size()));
+    for (std::size_t j = 0; j < blocks.size(); ++j) {
+      B_.middleCols(static_cast<Index>(j) * d, d) = blocks[j];
+    }
+    Z_.resize(hidden_.size() + 1);
+    H_.resize(hidden_.size() + 1);
+    forward(Matrix(a1_));
+    base_ = H_.back().col(0);
   }
   [[nodiscard]] std::span<const Index> positions() const override { return positions_; }
   [[nodiscard]] const Vector& base_features() const override { return base_; }
 
   // O(m·k·d) for the first layer, O(k²) per hidden layer, per point; the gradient likewise.
   void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) override {
-    const Index d = blocks_.front().cols(), m = static_cast<Index>(blocks_.size());
-    if (deltas.rows() != m * d) {
+    if (deltas.rows() != B_.cols()) {
       throw std::invalid_argument("word set: points have " + std::to_string(deltas.rows()) +
-                                  " coordinates, expected " + std::to_string(m * d));
+                                  " coordinates, expected " + std::to_string(B_.cols()));
     }
-    values.resize(deltas.cols());
-    if (grads != nullptr) grads->resize(m * d, deltas.cols());
-    for (Index b = 0; b < deltas.cols(); ++b) {
-      z1_ = a1_;
-      for (Index j = 0; j < m; ++j) {
-        z1_.noalias() += blocks_[static_cast<std::size_t>(j)] * deltas.col(b).segment(j * d, d);
-      }
-      forward_from(z1_);
-      r_ = h_.back() - base_;
-      values(b) = r_.squaredNorm();
-      if (grads == nullptr) continue;
-      // g_L = 2(φ' − φ) ⊙ ϕ'(z_L), g_{l−1} = (V_lᵀ g_l) ⊙ ϕ'(z_{l−1}), ∇_{δ_j} = B_jᵀ g_1.
-      g_ = 2.0 * r_;
-      for (std::size_t l = z_.size(); l-- > 0;) {
-        multiply_by_derivative(act_, z_[l], g_);
-        if (l > 0) g_ = hidden_[l - 1].transpose() * g_;
-      }
-      for (Index j = 0; j < m; ++j) {
-        grads->col(b).segment(j * d, d).noalias() =
-            blocks_[static_cast<std::size_t>(j)].transpose() * g_;
-      }
+    Matrix Z1 = B_ * deltas;
+    Z1.colwise() += a1_;
+    forward(std::move(Z1));
+    Matrix& R = H_.back();  // φ(X^M(Δ_b)) − φ(X), column b
+    R.colwise() -= base_;
+    values = R.colwise().squaredNorm().transpose();
+    if (grads == nullptr) return;
+    // G_L = 2(φ' − φ) ⊙ ϕ'(Z_L), G_{l−1} = (V_lᵀ G_l) ⊙ ϕ'(Z_{l−1}), ∇_Δ = Bᵀ G_1.
+    Matrix G = 2.0 * R;
+    for (std::size_t l = Z_.size(); l-- > 0;) {
+      multiply_by_derivative(act_, Z_[l], G);
+      if (l > 0) G = hidden_[l - 1].transpose() * G;
     }
+    grads->noalias() = B_.transpose() * G;
   }
 
  private:
-  void forward_from(const Vector& z1) {
-    z_[0] = z1;
-    activate(act_, z_[0], h_[0]);
-    for (std::size_t l = 1; l < z_.size(); ++l) {
-      z_[l].noalias() = hidden_[l - 1] * h_[l - 1];
-      activate(act_, z_[l], h_[l]);
+  // Z_0 = Z1, H_l = ϕ(Z_l), Z_l = V_l H_{l−1}: one column per point.
+  void forward(Matrix Z1) {
+    Z_[0] = std::move(Z1);
+    H_[0] = Z_[0];
+    activate_in_place(act_, H_[0]);
+    for (std::size_t l = 1; l < Z_.size(); ++l) {
+      Z_[l].noalias() = hidden_[l - 1] * H_[l - 1];
+      H_[l] = Z_[l];
+      activate_in_place(act_, H_[l]);
     }
   }
 
@@ -96,9 +93,9 @@ class FirstLayerWordSet final : public WordSetEvaluator {
   std::span<const Matrix> hidden_;
   std::vector<Index> positions_;
   Vector a1_;
-  std::vector<Matrix> blocks_;
-  std::vector<Vector> z_, h_;
-  Vector base_, z1_, r_, g_;
+  Matrix B_;
+  std::vector<Matrix> Z_, H_;
+  Vector base_;
 };
 
 class ScratchAttentionWordSet final : public WordSetEvaluator {
