@@ -50,6 +50,21 @@ std::vector<std::int64_t> to_int64(const std::vector<T>& values) {
   return {values.begin(), values.end()};
 }
 
+// The members one and several changed words share: S, its bound and evidence, the search's
+// effort (WsResult and MultiWordResult name them alike).
+template <typename Result>
+void copy_search_summary(const Result& result, std::uint32_t task_id, WsRecord& r) {
+  r.task_id = task_id;
+  r.S = result.S;
+  r.S_upper = result.S_upper ? *result.S_upper : std::numeric_limits<double>::quiet_NaN();
+  r.S_upper_scope = static_cast<std::uint8_t>(result.S_upper_scope);
+  r.cert_rel_err = result.cert_rel_err;
+  r.phi_norm = result.phi_norm;
+  r.evaluations = result.evaluations;
+  r.starts = result.starts;
+  r.starts_at_budget = result.starts_at_budget;
+}
+
 // A ws task with m ≥ 2 changed words: S_m over the study's word sets (estimators/multi_word.hpp).
 void run_ws_words(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
                   TaskOutput& out) {
@@ -61,16 +76,8 @@ void run_ws_words(const TaskSpec& task, const StudyConfig& config, const DataSou
   require_certified("S_m", result.S, result.cert_rel_err);
 
   WsRecord& r = out.ws;
-  r.task_id = task.task_id;
-  r.S = result.S;
-  r.S_upper = result.S_upper ? *result.S_upper : std::numeric_limits<double>::quiet_NaN();
-  r.S_upper_scope = static_cast<std::uint8_t>(result.S_upper_scope);
-  r.cert_rel_err = result.cert_rel_err;
+  copy_search_summary(result, task.task_id, r);
   r.argmax_position = -1;
-  r.phi_norm = result.phi_norm;
-  r.evaluations = result.evaluations;
-  r.starts = result.starts;
-  r.starts_at_budget = result.starts_at_budget;
   r.argmax_set = to_int64(result.argmax_set);
   for (const auto& set : result.sets) {
     r.examined_sets.insert(r.examined_sets.end(), set.begin(), set.end());
@@ -105,16 +112,8 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
   require_certified("S", result.S, result.cert_rel_err);
 
   WsRecord& r = out.ws;
-  r.task_id = task.task_id;
-  r.S = result.S;
-  r.S_upper = result.S_upper ? *result.S_upper : std::numeric_limits<double>::quiet_NaN();
-  r.S_upper_scope = static_cast<std::uint8_t>(result.S_upper_scope);
-  r.cert_rel_err = result.cert_rel_err;
+  copy_search_summary(result, task.task_id, r);
   r.argmax_position = static_cast<std::int64_t>(result.argmax_position);
-  r.phi_norm = result.phi_norm;
-  r.evaluations = result.evaluations;
-  r.starts = result.starts;
-  r.starts_at_budget = result.starts_at_budget;
   r.stationarity = result.stationarity;
   r.examined = to_int64(result.positions);
   r.position_S = result.position_maxima;
