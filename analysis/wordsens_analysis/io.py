@@ -50,7 +50,9 @@ SWMR_READ_ATTEMPTS = 28
 
 @dataclass
 class Witness:
-    """A saved WS witness: the sample X (n×d), the weights W (d×d), word i* and Δ*."""
+    """A saved WS witness: the sample X (n×d), the weights W (d×d), word i* and Δ*; for several
+    changed words, the set M* (`words`, m positions), Δ* as m × d rows (`delta`, in the set's
+    order, position −1) and the examined sets (`sets`)."""
 
     task_id: int
     model: str
@@ -61,6 +63,8 @@ class Witness:
     S: float = float("nan")
     S_upper: float = float("nan")
     arrays: dict = field(default_factory=dict)  # every array of the task by name (V, V1, …)
+    words: tuple = ()  # M*, for several changed words (empty for one)
+    sets: list = field(default_factory=list)  # the examined word sets, for several words
 
 
 @dataclass
@@ -83,7 +87,8 @@ class Results:
                 input fingerprints), decoded to str/int/float;
     format_version
                 (major, minor) of the file;
-    witnesses   the saved WS witnesses (only with save-witness), as Witness objects;
+    witnesses   the saved WS witnesses (only with save-witness), as Witness objects (of one
+                and of several changed words);
     notes       what the reader had to repair in a partial file (empty for a finished one).
     """
 
@@ -230,6 +235,9 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
     model_of = dict(zip(tasks.get("task_id", []), tasks.get("model", [])))
     s_of = dict(zip(ws.get("task_id", []), ws.get("S", [])))
     su_of = dict(zip(ws.get("task_id", []), ws.get("S_upper", [])))
+    m_of = dict(zip(ws.get("task_id", []), ws.get("words", [1] * len(ws))))
+    set_of = dict(zip(ws.get("task_id", []), ws.get("argmax_set", [()] * len(ws))))
+    sets_of = dict(zip(ws.get("task_id", []), ws.get("examined_sets", [()] * len(ws))))
     out = []
     left_out = 0
     for tid, g in table.groupby("task_id", sort=True):
@@ -249,13 +257,22 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
                 int(r.rows), int(r.cols))
             if str(r.name) == names.WITNESS_DELTA:
                 position = int(r.position)
-        if names.WITNESS_DELTA not in arrays:
+        words, sets = (), []
+        m = int(m_of.get(tid, 1))
+        if m > 1 and names.WITNESS_DELTA_WORDS in arrays:
+            delta = arrays[names.WITNESS_DELTA_WORDS]
+            words = tuple(int(i) for i in set_of.get(tid, ()))
+            flat = np.asarray(sets_of.get(tid, ()), dtype=np.int64)
+            sets = [tuple(row) for row in flat.reshape(-1, m)] if flat.size % m == 0 else []
+        elif names.WITNESS_DELTA in arrays:
+            delta = arrays[names.WITNESS_DELTA].ravel()
+        else:
             continue
         out.append(Witness(task_id=int(tid), model=str(model_of.get(tid, "")), position=position,
-                           delta=arrays[names.WITNESS_DELTA].ravel(),
-                           X=arrays.get(names.WITNESS_X), W=arrays.get(names.WITNESS_W),
-                           S=float(s_of.get(tid, float("nan"))),
-                           S_upper=float(su_of.get(tid, float("nan"))), arrays=arrays))
+                           delta=delta, X=arrays.get(names.WITNESS_X),
+                           W=arrays.get(names.WITNESS_W), S=float(s_of.get(tid, float("nan"))),
+                           S_upper=float(su_of.get(tid, float("nan"))), arrays=arrays,
+                           words=words, sets=sets))
     if left_out:
         notes.append(f"/witness: {left_out} arrays not loaded (over the memory budget of "
                      f"{WITNESS_BUDGET} values)")
@@ -439,12 +456,12 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     if not tasks.empty:
         ws = _join_tasks(_only_done(ws, tasks, "ws", notes), tasks, "ws", notes)
         gen = _join_tasks(_only_done(gen, tasks, "gen", notes), tasks, "gen", notes)
+    witnesses = _read_witnesses(f, tasks, ws, notes)  # of one and of several changed words
     multi_word = ws.iloc[0:0]
     if "words" in ws:
         several = ws["words"] > 1
         multi_word = ws[several].reset_index(drop=True)
         ws = ws[~several].reset_index(drop=True)
-    witnesses = _read_witnesses(f, tasks, ws, notes)
     for note in notes:
         warnings.warn(note, stacklevel=3)  # the caller of read_results
     return Results(path, attrs, version, tasks, ws, gen, summary_ws, summary_gen, witnesses, notes,

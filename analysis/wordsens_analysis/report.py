@@ -80,7 +80,8 @@ def summaries(res, prefix: tuple = ()) -> dict:
 
 def _pick_witness(res):
     """A raf witness to draw: the longest text up to n = 40 (larger heatmaps get unreadable)."""
-    cands = [w for w in res.witnesses if w.model == "raf" and w.X is not None and w.W is not None]
+    cands = [w for w in res.witnesses if w.model == "raf" and w.X is not None and w.W is not None
+             and not w.words]  # the heatmaps show one changed word
     if not cands:
         return None
     small = [w for w in cands if w.X.shape[0] <= 40]

@@ -178,8 +178,8 @@ INTEGRITY_RULES = {
     "bracket": f"every record with an upper bound has S ≤ S_upper·(1 + {BRACKET_TOL:g})",
     "cert_rel_err": f"every certificate's relative error (S, or D1, recomputed from scratch) "
                     f"is ≤ {CERT_TOL:g}",
-    "witness_recompute": f"S recomputed in numpy from the stored X, weights and Δ* agrees to "
-                         f"{CERT_TOL:g} relative",
+    "witness_recompute": f"S (S_m for several words, from M* and its moves) recomputed in numpy "
+                         f"from the stored X, weights and Δ* agrees to {CERT_TOL:g} relative",
     "head_t1": f"the trained head fits the new sample: |t1 − y| ≤ {T1_TOL:g} (y = sign t1)",
     "head_cond_K": f"the kernel of the head is solvable in double precision: cond(K) ≤ "
                    f"{COND_MAX:g}",

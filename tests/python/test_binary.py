@@ -151,6 +151,39 @@ def test_default_study_confirms_every_primary_claim(tmp_path):
         assert "no upper bound in this file" in prim.loc["thm2_drf", "reason"]
 
 
+def test_witnesses_of_several_words_are_recomputed_in_numpy(tmp_path):
+    """Every model with words = 1, 2, 3 and --save-witness: each S_m follows from its stored set,
+    moves, text and weights in numpy (witness.py shares no code with the C++ maps), rf's bound
+    over the examined sets too, and the report's witness check covers those rows."""
+    from wordsens_analysis.witness import check_witnesses
+
+    (tmp_path / "words.ini").write_text(
+        "experiments = ws\nmodels = rf,drf,raf,raf_relu\nn = 6\nd = 3\nk = 1.0D\n"
+        "words = 1,2,3\nword-sets = random:2\ntrials = 2\nmax-evals = 60\n")
+    out = tmp_path / "words.h5"
+    p = subprocess.run([BIN, "run", str(tmp_path / "words.ini"), "--output", str(out),
+                        "--save-witness"], capture_output=True, text=True, timeout=300,
+                       env=env(), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    res = read_results(out)
+    several = [w for w in res.witnesses if w.words]
+    assert len(several) == 4 * 2 * 2  # models × m ∈ {2, 3} × trials
+    assert all(w.delta.shape == (len(w.words), 3) and len(w.sets) == 2 for w in several)
+    checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+    assert len(checks) == len(res.witnesses) == 4 * 3 * 2
+    assert (checks["rel_diff"] <= 1e-9).all(), checks
+    rf = checks[checks["model"] == "rf"]
+    # The stored bound is certified from above, rounding included (several words: from a
+    # single-precision Gram, a few 1e-6 relative above numpy's 2-norm).
+    assert ((rf["S_upper_stored"] >= rf["S_upper_recomputed"])
+            & (rf["rel_diff_upper"] <= 1e-4)).all(), rf
+    # A witness whose moves are changed no longer reproduces its S: the check can fail.
+    w = several[0]
+    w.delta = w.delta * 0.5
+    bad = pd.DataFrame(check_witnesses([w]), columns=CHECK_COLUMNS)
+    assert bad["rel_diff"].iloc[0] > 1e-3
+
+
 def test_multiword_config_supports_its_claims(tmp_path):
     """jobs/configs/multiword.ini at its own seed (about 2 minutes on one core): rf's S_m grows
     like √m where m ≪ n and is flat in n at a fixed fraction (both bracketed by the certified
