@@ -23,14 +23,14 @@ struct WsRecord {
   std::int64_t argmax_position = 0;  // i*; −1 for several changed words (see argmax_set)
   double phi_norm = 0;
   std::int64_t evaluations = 0;
-  std::int64_t starts = 0;             // ascents run, all positions
-  std::int64_t starts_at_budget = 0;   // … of which stopped by the evaluation budget
-  double stationarity = kNaN;          // r·‖projected gradient‖ / f at the witness
-  double S_budget_check = kNaN;        // S of the rerun with more budget (budget-check tasks only)
-  double seconds = 0;                  // wall time of the task (not part of bitwise comparisons)
-  std::vector<double> witness;         // Δ* (d values); stored only with --save-witness
-  std::vector<std::int64_t> examined;  // the positions examined, ascending
-  std::vector<double> position_S;      // the best S found at each examined position
+  std::int64_t starts = 0;            // ascents run, all positions
+  std::int64_t starts_at_budget = 0;  // … of which stopped by the evaluation budget
+  double stationarity = kNaN;         // r·‖projected gradient‖ / f at the witness
+  double S_budget_check = kNaN;       // S of the rerun with more budget (budget-check tasks only)
+  double seconds = 0;                 // wall time of the task (not part of bitwise comparisons)
+  std::vector<double> witness;  // Δ* (m·d values, argmax_set's order); only with --save-witness
+  std::vector<std::int64_t> examined;       // the positions examined, ascending
+  std::vector<double> position_S;           // the best S found at each examined position
   std::vector<std::int64_t> argmax_set;     // M*, the changed words of the witness (m values)
   std::vector<std::int64_t> examined_sets;  // several words: the examined sets, m values each
   std::vector<double> set_S;                // several words: the best S_m found on each set
