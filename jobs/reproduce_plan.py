@@ -101,9 +101,9 @@ def memory_bytes(p: dict, sampling: str = "full") -> float:
         if p["model"] == "drf":
             return 1.05 * 8 * (k * D + (L - 1) * k * k) + BASE / 2
         # raf: the sample's shared products, W, and a group of position evaluators (each with
-        # X, W, T, E) sized so that a lockstep round holds about 32 points (word_sensitivity.cpp)
-        per_position = max(2, math.ceil(32 / n)) + 3
-        group = min(n, math.ceil(32 / per_position))
+        # X, W, T, E) sized so that a lockstep round holds about 64 points (word_sensitivity.cpp)
+        per_position = max(2, math.ceil(64 / n)) + 3
+        group = min(n, math.ceil(64 / per_position))
         return 8 * (group * (d * d + 3 * n * d + n * n) + 5 * n * d + n * n + 2 * d * d) + BASE
     M = N + 1
     if p["model"] == "rf":
