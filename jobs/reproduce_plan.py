@@ -22,7 +22,7 @@ arrays its task holds (formulas below, fitted to peak RSS measured with /usr/bin
 | ws rf, n = 50, d = 768, k = D (full) | same | 266 MB |
 | ws rf, n = 150, d = 192, k = D (full) | same | 61 MB |
 | ws rf, n = 150, d = 768, k = D (marginal) | same | 727 MB |
-| ws raf, n = 250, d = 768 | W, X, a group of 7 position evaluators | 117 MB |
+| ws raf, n = 250, d = 768 | W, X, a group of 13 position evaluators | 176 MB |
 | ws drf, n = 10, d = 192, k = D, L = 8 | every layer, 8 (k D + (L-1) k^2) bytes | 250 MB |
 | gen rf, n = 40, d = 768, N = 1100, k = D (marginal) | V_i, the texts, their Gram | 599 MB |
 | gen rf, same (full) | features, texts, a block of V | 862 MB |

@@ -306,7 +306,7 @@ def test_plan_memory_model_fits_the_measured_peaks():
         (pt("ws", "rf", 50, 768, k=38400), "full", 266e6),
         (pt("ws", "rf", 150, 192, k=28800), "full", 61e6),
         (pt("ws", "rf", 150, 768, k=115200), "marginal", 727e6),
-        (pt("ws", "raf", 250, 768), "full", 117e6),
+        (pt("ws", "raf", 250, 768), "full", 176e6),
         (pt("ws", "drf", 10, 192, k=1920, L=8), "full", 250e6),
         (pt("gen", "rf", 40, 768, k=30720, N=1100), "marginal", 599e6),
         (pt("gen", "rf", 40, 768, k=30720, N=1100), "full", 862e6),
