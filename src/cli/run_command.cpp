@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/config.hpp"
@@ -22,6 +23,20 @@
 
 namespace wordsens::cli {
 namespace {
+
+// How long a rank that is not rank 0 waits before leaving on a start-up error. mpirun ends it at
+// once when rank 0 leaves first (the usual case); the wait elapses only where rank 0 found no
+// error, e.g. an input file visible on some nodes only.
+constexpr std::chrono::seconds kQuietRankDelay{3};
+
+// For the tests of start-up errors under mpirun (tests/mpi/bad_inputs.sh): rank 0 leaves this
+// many milliseconds late, so that mpirun TERMs it after another rank has left, an order that is
+// otherwise a race.
+void linger_if_testing() {
+  if (const char* ms = std::getenv("WORDSENS_TEST_ROOT_LINGER_MS")) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(ms)));
+  }
+}
 
 // Before MPI is initialised, only the launcher's environment says which rank this is; errors
 // found then are printed by rank 0 only (every rank finds the same ones).
@@ -141,7 +156,16 @@ int run_command(int argc, char** argv) {
     data = make_data_source(options.study);
     if (!options.dry_run) check_output(options);
   } catch (const UsageError& e) {
-    if (print) std::cerr << "wordsens run: error: " << e.what() << "\n";
+    // Every rank finds the same error; rank 0 prints it. Under mpirun the first rank to exit
+    // non-zero makes mpirun TERM the others: the other ranks wait so that rank 0 says why first,
+    // and a TERM reaching rank 0 after that adds no "interrupted" line.
+    parallel::end_quietly_on_interrupt(kExitUsage);
+    if (print) {
+      linger_if_testing();
+      std::cerr << "wordsens run: error: " << e.what() << "\n";
+    } else {
+      std::this_thread::sleep_for(kQuietRankDelay);
+    }
     return kExitUsage;
   }
 
@@ -175,7 +199,13 @@ int run_command(int argc, char** argv) {
     }
   }
   status = session.broadcast(status);
-  if (status != kExitOk) return status;
+  if (status != kExitOk) {
+    // Rank 0 has printed the error; mpirun's TERM, if another rank exits first, adds nothing.
+    parallel::end_quietly_on_interrupt(status);
+    session.finalize();
+    if (session.is_root()) linger_if_testing();
+    return status;
+  }
 
   parallel::ScheduleOptions schedule;
   schedule.walltime_seconds = options.walltime;

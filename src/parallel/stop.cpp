@@ -48,6 +48,12 @@ void install_startup_handlers(int exit_code, const char* message) {
   install(on_startup_signal);
 }
 
+void end_quietly_on_interrupt(int exit_code) {
+  g_startup_message = nullptr;
+  g_startup_code = exit_code;
+  install(on_startup_signal);
+}
+
 void install_stop_handlers() { install(on_stop_signal); }
 
 StopRequest stop_requested() { return static_cast<StopRequest>(g_request); }

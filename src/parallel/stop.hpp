@@ -18,6 +18,11 @@ enum class StopRequest : int { none = 0, checkpoint = 1, interrupt = 2 };
 /// (a closed stderr must not kill a run: `wordsens run … 2>&1 | head -1`).
 void install_startup_handlers(int exit_code, const char* message);
 
+/// The run is ending with `exit_code` and has already said why: TERM/INT from here on (mpirun
+/// ending the other ranks once one has exited non-zero) _exit(`exit_code`) without a message,
+/// so the error stays the only line on stderr.
+void end_quietly_on_interrupt(int exit_code);
+
 /// Task-loop handlers: USR1 / TERM / INT only set the flag (idempotent).
 void install_stop_handlers();
 
