@@ -3,12 +3,15 @@
 // of its four words). With AVX2 the same rounds run on 8 counters per instruction: vpmuludq gives
 // the 64-bit products of the even and odd 32-bit lanes. Integer arithmetic only, so both paths
 // give Random123's bits exactly (tested against Philox::block for every lane position and every
-// remainder length); the AVX2 path is chosen at run time where the CPU has it.
+// remainder length); the AVX2 path is chosen at run time where the CPU has it, and before it an
+// AVX-512 path on 16 counters per instruction where the CPU has that.
 #include <immintrin.h>
 
 #include <algorithm>
 
 #include "core/philox.hpp"
+
+#include "core/cpu_features.hpp"
 
 namespace wordsens {
 namespace {
@@ -79,9 +82,69 @@ __attribute__((target("avx2"))) Index blocks_avx2(const Philox::Counter& first, 
   return g;  // the remainder is left to the scalar path
 }
 
-bool has_avx2() {
-  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
-  return avx2;
+constexpr Index kWideLanes = 16;  // 32-bit lanes of a 512-bit register
+
+/// The AVX-512 form of mulhilo: the same products, 16 lanes. The zero-masked forms with a full
+/// mask are the plain instructions; the unmasked intrinsics trip GCC 12's -Wmaybe-uninitialized
+/// on their undefined pass-through operand.
+__attribute__((target("avx512f"))) inline void mulhilo(__m512i x, __m512i m, __m512i& hi,
+                                                       __m512i& lo) {
+  constexpr __mmask8 kAll = 0xFF;
+  const __m512i even = _mm512_maskz_mul_epu32(kAll, x, m);
+  const __m512i odd = _mm512_maskz_mul_epu32(kAll, _mm512_maskz_srli_epi64(kAll, x, 32), m);
+  hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_maskz_srli_epi64(kAll, even, 32), odd);
+  lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_maskz_slli_epi64(kAll, odd, 32));
+}
+
+/// Thirty-two blocks, counters (c0, c1, c2, c3 + lane), as two independent sets of sixteen.
+__attribute__((target("avx512f"))) void thirty_two_blocks(const Philox::Counter& c,
+                                                          std::uint32_t c3, std::uint32_t key0,
+                                                          std::uint32_t key1, __m512i out[2][4]) {
+  __m512i w[2][4];
+  for (int s = 0; s < 2; ++s) {
+    w[s][0] = _mm512_set1_epi32(static_cast<int>(c[0]));
+    w[s][1] = _mm512_set1_epi32(static_cast<int>(c[1]));
+    w[s][2] = _mm512_set1_epi32(static_cast<int>(c[2]));
+    w[s][3] =
+        _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(c3) + 16 * s),
+                         _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  }
+  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(kMultiplier0));
+  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(kMultiplier1));
+  for (int r = 0; r < kRounds; ++r) {
+    const __m512i k0 = _mm512_set1_epi32(static_cast<int>(key0));
+    const __m512i k1 = _mm512_set1_epi32(static_cast<int>(key1));
+    for (auto& v : w) {
+      __m512i hi0, lo0, hi1, lo1;
+      mulhilo(v[0], m0, hi0, lo0);
+      mulhilo(v[2], m1, hi1, lo1);
+      v[0] = _mm512_xor_si512(_mm512_xor_si512(hi1, v[1]), k0);
+      v[1] = lo1;
+      v[2] = _mm512_xor_si512(_mm512_xor_si512(hi0, v[3]), k1);
+      v[3] = lo0;
+    }
+    key0 += kKeyBump0;
+    key1 += kKeyBump1;
+  }
+  for (int s = 0; s < 2; ++s)
+    for (int j = 0; j < 4; ++j) out[s][j] = w[s][j];
+}
+
+/// Blocks [0, g) in groups of 32; returns g (the rest is left to the narrower paths).
+__attribute__((target("avx512f"))) Index blocks_avx512(const Philox::Counter& first, Index count,
+                                                       std::uint32_t key0, std::uint32_t key1,
+                                                       std::uint32_t* const words[4]) {
+  Index g = 0;
+  __m512i out[2][4];
+  for (; g + 2 * kWideLanes <= count; g += 2 * kWideLanes) {
+    thirty_two_blocks(first, first[3] + static_cast<std::uint32_t>(g), key0, key1, out);
+    for (int s = 0; s < 2; ++s) {
+      for (int j = 0; j < 4; ++j) {
+        _mm512_storeu_si512(words[j] + g + kWideLanes * s, out[s][j]);
+      }
+    }
+  }
+  return g;
 }
 
 }  // namespace
@@ -90,7 +153,13 @@ void Philox::blocks(const Counter& first, Index count, std::uint32_t* __restrict
                     std::uint32_t* __restrict w1, std::uint32_t* __restrict w2,
                     std::uint32_t* __restrict w3) const {
   std::uint32_t* const words[4] = {w0, w1, w2, w3};
-  const Index done = has_avx2() ? blocks_avx2(first, count, key_[0], key_[1], words) : 0;
+  Index done = cpu_has_avx512f() ? blocks_avx512(first, count, key_[0], key_[1], words) : 0;
+  if (cpu_has_avx2() && done < count) {
+    const Philox::Counter rest{first[0], first[1], first[2],
+                               first[3] + static_cast<std::uint32_t>(done)};
+    std::uint32_t* const rest_words[4] = {w0 + done, w1 + done, w2 + done, w3 + done};
+    done += blocks_avx2(rest, count - done, key_[0], key_[1], rest_words);
+  }
   for (Index g = done; g < count; ++g) {
     const Block b = block({first[0], first[1], first[2], first[3] + static_cast<std::uint32_t>(g)});
     for (std::size_t j = 0; j < 4; ++j) words[j][g] = b[j];

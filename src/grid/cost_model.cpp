@@ -7,9 +7,18 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "estimators/word_sensitivity.hpp"
+#include "models/float_gram.hpp"
 
 namespace wordsens {
+
+double generation_cost() { return cpu_has_avx512f() ? kGenerationCostAvx512 : kGenerationCost; }
+
+double float_gram_speedup() {
+  return FloatGram::wide_kernel_available() ? kFloatGramSpeedupAvx512 : kFloatGramSpeedup;
+}
+
 namespace {
 
 // Flops of one objective + gradient evaluation at one position (complexities in docs/METHOD.md §4).
@@ -35,9 +44,9 @@ double feature_cost(const TaskSpec& t) {
 double weight_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
-  if (t.model == "rf") return kGenerationCost * k * n * d;
-  if (t.model == "drf") return kGenerationCost * (k * n * d + (L - 1.0) * k * k);
-  return kGenerationCost * d * d;
+  if (t.model == "rf") return generation_cost() * k * n * d;
+  if (t.model == "drf") return generation_cost() * (k * n * d + (L - 1.0) * k * k);
+  return generation_cost() * d * d;
 }
 
 // Per-position set-up of the fast evaluator: attention forms the leave-one-out sums T = E X
@@ -45,7 +54,7 @@ double weight_cost(const TaskSpec& t) {
 double position_setup_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k);
-  if (t.model == "rf" || t.model == "drf") return (kGenerationCost + 2.0) * k * d;
+  if (t.model == "rf" || t.model == "drf") return (generation_cost() + 2.0) * k * d;
   return 2.0 * n * n * d / kDenseSpeedup + 4.0 * (n * d + d * d);
 }
 
@@ -100,13 +109,15 @@ double marginal_gen_dense_flops(const TaskSpec& t, double positions) {
 
 // ws rf with the full sampler, apart from the search: two passes over V (a = V vec(X) for the
 // search; then the certification's plain φ(X), φ(X') with, when S_upper is asked for, every
-// word's single-precision Gram V_iᵀV_i, n·k·d² flops at twice the dense double rate), and the
+// word's single-precision Gram V_iᵀV_i, n·k·d² flops at float_gram_speedup() times the dense
+// double rate), and the
 // double spectrum of the first examined word for the guided start (k·d²).
 double full_rf_ws_cost(const TaskSpec& t, const StudyConfig& config) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k);
   const double passes = 2.0 * weight_cost(t) + 3.0 * feature_cost(t) / kDenseSpeedup;
-  const double bound = config.upper_bound ? n * k * d * d / (2.0 * kDenseSpeedup) : 0.0;
+  const double bound =
+      config.upper_bound ? n * k * d * d / (float_gram_speedup() * kDenseSpeedup) : 0.0;
   const double guided = config.guided_start ? k * d * d / kDenseSpeedup : 0.0;
   return passes + bound + guided;
 }
@@ -154,17 +165,17 @@ double set_evaluation_cost(const TaskSpec& t, double s) {
 // Set-up of one word set of size s: rf and drf draw (or copy) its s column blocks and, for the
 // guided start, each block's spectrum (k·d², dense); attention computes the unperturbed scores
 // and features once, dense; plus rf's certified bound of the set (s blocks generated again,
-// their single-precision Gram at twice the dense rate).
+// their single-precision Gram at float_gram_speedup() times the dense rate).
 double set_setup_cost(const TaskSpec& t, const StudyConfig& config, double s) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k);
   if (t.model == "rf" || t.model == "drf") {
-    const double bound =
-        t.model == "rf" && config.upper_bound
-            ? kGenerationCost * k * d * s + k * s * d * s * d / (2.0 * kDenseSpeedup)
-            : 0.0;
+    const double bound = t.model == "rf" && config.upper_bound
+                             ? generation_cost() * k * d * s +
+                                   k * s * d * s * d / (float_gram_speedup() * kDenseSpeedup)
+                             : 0.0;
     const double guided = config.guided_start ? s * k * d * d / kDenseSpeedup : 0.0;
-    return (kGenerationCost + 2.0) * k * d * s + guided + bound;
+    return (generation_cost() + 2.0) * k * d * s + guided + bound;
   }
   return 2.0 * (2.0 * n * n * d + 2.0 * n * d * d) / kDenseSpeedup;
 }
@@ -234,7 +245,7 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
     const double normals =
         2.0 * static_cast<double>(task.k) * (N + 1.0 + positions * static_cast<double>(task.d));
-    return kGenerationCost * normals + marginal_gen_dense_flops(task, positions) / kDenseSpeedup +
+    return generation_cost() * normals + marginal_gen_dense_flops(task, positions) / kDenseSpeedup +
            (N * N * N / 3.0) / kDenseSpeedup + searches * search;
   }
   const double passes = task.model == "rf" ? 2.0 : 1.0;  // rf: gram and transpose_apply

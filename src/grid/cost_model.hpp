@@ -12,10 +12,23 @@
 
 namespace wordsens {
 
-/// Flops one Philox normal counts as, Box–Muller and the pass's product included (SIMD Philox:
-/// about 1.9 ns a normal generated, 3 ns with rf's column-block pass; calibrated with the rf
-/// points of cost_model_test.cpp).
+/// Flops one Philox normal counts as, Box–Muller and the pass's product included (Philox on 8
+/// AVX2 lanes: about 1.9 ns a normal generated, 3 ns with rf's column-block pass; calibrated with
+/// the rf points of cost_model_test.cpp).
 inline constexpr double kGenerationCost = 9.0;
+/// The same where the CPU has AVX-512 (Philox on 16 lanes: 1.5 ns a normal generated).
+inline constexpr double kGenerationCostAvx512 = 7.5;
+/// How much faster than kDenseSpeedup's dense double rate rf's single-precision word Grams (the
+/// certified bound) run: the build's SIMD kernel, and the AVX-512 kernel chosen at run time
+/// (bench_wordsens BM_FloatGramKernel: 72 and 129 Gflop/s at the symmetric count, against
+/// BM_Dgemm's 48).
+inline constexpr double kFloatGramSpeedup = 2.0;
+inline constexpr double kFloatGramSpeedupAvx512 = 3.6;
+
+/// kGenerationCost or kGenerationCostAvx512, for the CPU running this process.
+[[nodiscard]] double generation_cost();
+/// kFloatGramSpeedup or kFloatGramSpeedupAvx512, for the kernel this process runs.
+[[nodiscard]] double float_gram_speedup();
 
 #if defined(__AVX2__) && defined(__FMA__)
 /// Sustained flops per second of one core on this code's mix of memory-bound matrix-vector work,

@@ -8,7 +8,7 @@
 //
 // How B's rows are used. Rows arrive in double; each is rounded to float, B̂ = fl32(B), and
 // packed. Every kChunkRows rows, Ĝ += B̂_cᵀB̂_c over the chunk, by our own kernel (float_gram.cpp):
-// each entry of a 4 × 3·(SIMD width) tile of Ĝ is accumulated in a float register over at most
+// each entry of an 8 × 48 tile of Ĝ is accumulated in a float register over at most
 // kSumRows = h consecutive rows, starting from zero; that partial sum is converted to double
 // (exactly) and added to a double tile sum, which is added to the double accumulator Ĝ after the
 // chunk. Only the lower triangle is kept.
@@ -53,6 +53,10 @@ struct FloatGramBound {
   double entry_error = 0.0;       // ≥ ‖B − B̂‖₂ (term 1)
 };
 
+/// Which kernel forms Ĝ. Both give the same bits where the build has FMA; `portable` is for
+/// the test that checks it.
+enum class GramKernel { fastest, portable };
+
 class FloatGram {
  public:
   /// h: float products summed in a register before the partial sum goes to double.
@@ -60,7 +64,17 @@ class FloatGram {
   /// Rows packed per multiplication (each multiplication reads and writes the d × d accumulator).
   static constexpr Index kChunkRows = 512;
 
-  explicit FloatGram(Index cols);
+  /// B̂ is packed in column panels of kPanelCols floats and row panels of kPanelRows; a kernel
+  /// call forms one kPanelRows × kPanelCols tile of Ĝ.
+  static constexpr Index kPanelRows = 8;
+  static constexpr Index kPanelCols = 48;
+
+  explicit FloatGram(Index cols, GramKernel kernel = GramKernel::fastest);
+
+  /// True where this process runs the AVX-512 kernel for GramKernel::fastest (an x86-64 build
+  /// with FMA on a CPU with AVX-512F); otherwise the build's own SIMD is used.
+  [[nodiscard]] static bool wide_kernel_available();
+  [[nodiscard]] bool uses_wide_kernel() const { return wide_; }
 
   /// Appends `count` rows of B, row r at data + r·stride (row-major doubles).
   void add_rows(const double* data, Index count, Index stride);
@@ -81,6 +95,7 @@ class FloatGram {
 
   Index cols_;
   Index padded_;  // cols rounded up to the panel width (padding columns are zero)
+  bool wide_;     // the AVX-512 kernel
   Index rows_ = 0;
   Index pending_ = 0;        // rows converted but not yet multiplied
   Index partial_sums_ = 0;   // float partial sums added into each entry of Ĝ so far

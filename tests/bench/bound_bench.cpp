@@ -5,9 +5,11 @@
 // normals included in the time.
 #include <benchmark/benchmark.h>
 
+#include "core/gaussian.hpp"
 #include "data/synthetic.hpp"
 #include "models/block_norm.hpp"
 #include "models/drf.hpp"
+#include "models/float_gram.hpp"
 #include "models/rf.hpp"
 
 namespace wordsens {
@@ -64,6 +66,32 @@ void BM_RfDoubleSpectra(benchmark::State& state) {
   set_counters(state, n, d, k);
 }
 BENCHMARK(BM_RfDoubleSpectra)->Args({60, 256})->Unit(benchmark::kMillisecond);
+
+/// The float Gram kernel alone: rows × cols Gaussian rows added (rounding to float and packing
+/// included, generation not), one bound. Arg 2: 0 the fastest kernel (AVX-512 where the CPU has
+/// it), 1 the portable one (the build's SIMD). GFLOPS at the symmetric count rows·cols²; compare
+/// with BM_Dgemm's rate (2n³ flops, double) of the same build.
+void BM_FloatGramKernel(benchmark::State& state) {
+  const Index rows = state.range(0), cols = state.range(1);
+  const GramKernel kernel = state.range(2) == 0 ? GramKernel::fastest : GramKernel::portable;
+  const Matrix B = GaussianMatrix({Philox(3, Stream::weights), 0, 0}, 1.0).window(0, 0, rows, cols);
+  FloatGram gram(cols, kernel);
+  for (auto _ : state) {
+    gram.reset();
+    gram.add_rows(B.data(), rows, cols);
+    benchmark::DoNotOptimize(gram.gram_error_factor());
+    benchmark::DoNotOptimize(gram.gram().data());
+  }
+  state.counters["GFLOPS"] =
+      benchmark::Counter(static_cast<double>(rows) * static_cast<double>(cols) *
+                             static_cast<double>(cols) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+  state.counters["wide"] = gram.uses_wide_kernel() ? 1.0 : 0.0;
+}
+BENCHMARK(BM_FloatGramKernel)
+    ->Args({16384, 768, 0})
+    ->Args({16384, 768, 1})
+    ->Unit(benchmark::kMillisecond);
 
 /// Args: n, d, L; k = D (the drf grid's largest point is n = 20, d = 192, L up to 8).
 void BM_DrfSensitivityBound(benchmark::State& state) {

@@ -23,11 +23,13 @@ TEST(Philox, SameCounterSameBitsDifferentKeyDifferentBits) {
 }
 
 TEST(Philox, BatchedBlocksEqualOneBlockAtATimeBitwise) {
-  // Every lane position of the SIMD batches, remainders of every length, and a last counter word
-  // near 2³² − 1, for two keys.
+  // Every lane position of the SIMD batches (AVX-512 groups of 32, then AVX2 groups of 16, then
+  // one block at a time), remainders of every length, and a last counter word near 2³² − 1, for
+  // two keys.
   for (const Philox rng : {Philox(12345, Stream::weights), Philox(0xFFFFFFFFU, Stream::samples)}) {
     for (const Index count :
-         {Index{0}, Index{1}, Index{3}, Index{15}, Index{16}, Index{17}, Index{64}, Index{100}}) {
+         {Index{0}, Index{1}, Index{3}, Index{15}, Index{16}, Index{17}, Index{31}, Index{32},
+          Index{33}, Index{48}, Index{49}, Index{64}, Index{100}}) {
       for (const std::uint32_t start : {0U, 7U, 0xFFFFFFFFU - 200U}) {
         const Philox::Counter first{3, 0xDEADBEEFU, 42, start};
         std::vector<std::uint32_t> w[4];

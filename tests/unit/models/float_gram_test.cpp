@@ -134,5 +134,27 @@ TEST(FloatGram, ChunkingAndResetAreInvisible) {
   EXPECT_EQ(strided.bound().norm_upper, copied.bound().norm_upper);
 }
 
+// The AVX-512 kernel computes every entry with the same fused multiply-adds in the same order
+// as the portable one (one lane per entry), so Ĝ and the bound are the same bits. Shapes cover
+// one and several panels, partial panels and partial sums, and chunks.
+TEST(FloatGram, WideKernelGivesThePortableKernelsBits) {
+  if (!FloatGram::wide_kernel_available()) {
+    GTEST_SKIP() << "this CPU or build has no AVX-512 kernel: only the portable one runs";
+  }
+  std::mt19937_64 gen(4);
+  for (const auto& [rows, cols] : std::array<std::array<Index, 2>, 6>{
+           {{1, 1}, {33, 7}, {513, 48}, {1100, 49}, {700, 100}, {600, 200}}}) {
+    const Matrix B = gaussian_matrix(gen, rows, cols, 0.3);
+    FloatGram wide(cols), portable(cols, GramKernel::portable);
+    ASSERT_TRUE(wide.uses_wide_kernel());
+    ASSERT_FALSE(portable.uses_wide_kernel());
+    add_in_pieces(wide, B);
+    add_in_pieces(portable, B);
+    const Eigen::MatrixXd Gw = wide.gram(), Gp = portable.gram();
+    EXPECT_EQ((Gw - Gp).cwiseAbs().maxCoeff(), 0.0) << rows << " × " << cols;
+    EXPECT_EQ(wide.bound().norm_upper, portable.bound().norm_upper) << rows << " × " << cols;
+  }
+}
+
 }  // namespace
 }  // namespace wordsens
