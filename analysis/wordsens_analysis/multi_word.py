@@ -19,6 +19,7 @@ import pandas as pd
 
 from . import regimes, rules, stats
 from .judgement import Row, missing_test, t_test
+from .stats import pool_trials
 
 MIN_TRIALS, MIN_POINTS = rules.MIN_TRIALS, rules.MIN_POINTS
 HALF = 0.5
@@ -60,10 +61,6 @@ def _claim_row(claim_id: str) -> Row:
     return Row(rules.PRIMARY, claim_id, c.name, c.theorem, c.model, "", regime=c.regime)
 
 
-def _pool(series: list) -> pd.Series:
-    return pd.concat(series, axis=1, join="inner").mean(axis=1)
-
-
 def _fit(df: pd.DataFrame, x: str, y: str) -> dict:
     return stats.loglog_slope(df, x, y, min_trials=MIN_TRIALS, min_points=MIN_POINTS)
 
@@ -74,11 +71,11 @@ def _bracketed_row(row: Row, lower: list, upper: list, centre: float, tol: float
     above centre + tol (refutes); the upper bound's below centre + tol (confirms), below
     centre − tol (refutes). Without an upper bound for every group: the lower bound alone,
     inside centre ± tol."""
-    low = _pool(lower)
+    low = pool_trials(lower)
     label = f"slope of log {what} (lower bound) vs log {x}"
     if upper and len(upper) == len(lower):
         row.tests = [
-            t_test(_pool(upper), f"slope of log S_upper (examined sets) vs log {x}",
+            t_test(pool_trials(upper), f"slope of log S_upper (examined sets) vs log {x}",
                    confirm=("below", centre + tol), refute=("below", centre - tol)),
             t_test(low, label, confirm=("above", centre - tol), refute=("above", centre + tol)),
         ]
@@ -196,7 +193,7 @@ def _raf_rows(df: pd.DataFrame) -> list:
         one[[*keys, "S"]], on=keys, suffixes=("_m", "_1"))
     pairs = pairs[(pairs["S_m"] > 0) & (pairs["S_1"] > 0)]
     gain = np.log(pairs["S_m"] / pairs["S_1"]).groupby(pairs["trial"]).mean()
-    t_flat = (t_test(_pool(flat), "slope of log S_1 vs log n", confirm=("inside", -rules.FLAT,
+    t_flat = (t_test(pool_trials(flat), "slope of log S_1 vs log n", confirm=("inside", -rules.FLAT,
                                                                           rules.FLAT))
               if flat else missing_test("slope of log S_1 vs log n", "; ".join(reasons)))
     t_gain = (t_test(gain, "mean of log(S_m/S_1) over m ≥ 2", confirm=("above", 0.0))

@@ -183,6 +183,17 @@ def holm(pvalues) -> np.ndarray:
 
 # --- Per-trial curves -------------------------------------------------------------------------
 
+def pool_trials(series: list, how: str = "mean") -> pd.Series:
+    """Per-trial statistic pooled over groups (one series per group, indexed by trial): trials
+    present in every group only; the mean, min or max over the groups."""
+    frame = pd.concat(series, axis=1, join="inner")
+    if how == "min":
+        return frame.min(axis=1)
+    if how == "max":
+        return frame.max(axis=1)
+    return frame.mean(axis=1)
+
+
 def trial_matrix(df: pd.DataFrame, x: str, y: str, trial: str = "trial") -> pd.DataFrame:
     """Trials × x-values table of y (NaN where a trial has no record at that x)."""
     return df.pivot_table(index=trial, columns=x, values=y, aggfunc="mean").sort_index(axis=1)

@@ -21,6 +21,7 @@ import pandas as pd
 from . import integrity, regimes, rules, stats
 from . import multi_word as several_words
 from .judgement import Row, finish, missing_test, sign_test, t_test
+from .stats import pool_trials
 from .regimes import k_labels  # noqa: F401  (re-exported: plots and older callers use it)
 
 VERDICT_COLUMNS = ["kind", "claim", "theorem", "name", "model", "d", "statistic", "estimate",
@@ -97,16 +98,6 @@ def _key_label(d, L, kl, model) -> str:
     return regimes.group_label({"d": d, "L": L if model == "drf" else "", "k": kl})
 
 
-def _pool(series: list, how: str = "mean") -> pd.Series:
-    """Per-trial statistic pooled over groups: trials present in every group only."""
-    frame = pd.concat(series, axis=1, join="inner")
-    if how == "min":
-        return frame.min(axis=1)
-    if how == "max":
-        return frame.max(axis=1)
-    return frame.mean(axis=1)
-
-
 def _ratio_frame(a: pd.DataFrame, b: pd.DataFrame, value: str = "S") -> pd.DataFrame:
     """log(a/b) per (n, trial) on the same texts (common random numbers): paired by n and trial."""
     m = a[["n", "trial", value]].merge(b[["n", "trial", value]], on=["n", "trial"],
@@ -173,12 +164,12 @@ def _o_half_rows(ws: pd.DataFrame, model: str, claim_id: str) -> list:
         row.unavailable = "; ".join(reasons)
         return [row] + secondary
     row.n_used = regimes.ns_text(n_used)
-    low = _pool(lower)
+    low = pool_trials(lower)
     t_low = t_test(low, "slope of log S (lower bound) vs log n",
                    confirm=("below", HALF_UPPER) if not upper else None,
                    refute=("above", rules.REFUTE_HALF))
     if upper and len(upper) == len(lower):
-        t_up = t_test(_pool(upper), "slope of log S_upper (certified upper bound) vs log n",
+        t_up = t_test(pool_trials(upper), "slope of log S_upper (certified upper bound) vs log n",
                       confirm=("below", HALF_UPPER))
         row.tests = [t_up, t_low]
         if restricted:
@@ -186,8 +177,9 @@ def _o_half_rows(ws: pd.DataFrame, model: str, claim_id: str) -> list:
             row.note = ("S_upper bounds the supremum over the examined positions only, not S "
                         "itself")
     else:
-        t_rate = (t_test(_pool(rate), "intercept A of S·√n = A + B/√n", confirm=("above", 0.0))
-                  if rate else missing_test("intercept A of S·√n = A + B/√n", "no fit"))
+        rate_label = "intercept A of S·√n = A + B/√n"
+        t_rate = (t_test(pool_trials(rate), rate_label, confirm=("above", 0.0))
+                  if rate else missing_test(rate_label, "no fit"))
         row.tests = [t_low, t_rate]
         row.positive = rules.SUPPORTED_LB
         row.note = NO_UPPER + (" for some of its groups" if upper else "")
@@ -354,9 +346,9 @@ def _attention_rows(ws: pd.DataFrame, partners=None) -> list:
             continue
         row.n_used = regimes.ns_text(n_used)
         if claim_id == "thm3_raf":
-            t_own = t_test(_pool(own), "slope of log S_raf vs log n",
+            t_own = t_test(pool_trials(own), "slope of log S_raf vs log n",
                            confirm=("inside", -rules.FLAT, rules.FLAT))
-            t_c = (t_test(_pool(contrast), "slope of log(S_raf/S_rf) vs log n",
+            t_c = (t_test(pool_trials(contrast), "slope of log(S_raf/S_rf) vs log n",
                           confirm=("above", rules.CONTRAST_RF)) if contrast else
                    missing_test("slope of log(S_raf/S_rf) vs log n",
                                 "no rf records (k ≥ d) on the same texts for the paired contrast"))
@@ -366,9 +358,9 @@ def _attention_rows(ws: pd.DataFrame, partners=None) -> list:
                             "cannot refute Ω(1): either the claim fails in this regime or the "
                             "search misses the maximum")
         else:
-            t_own = t_test(_pool(own), "slope of log S_relu vs log n",
+            t_own = t_test(pool_trials(own), "slope of log S_relu vs log n",
                            confirm=("below", rules.RELU_DECAY), refute=("above", rules.RELU_FLAT))
-            t_c = (t_test(_pool(contrast), "slope(raf) − slope(raf_relu)",
+            t_c = (t_test(pool_trials(contrast), "slope(raf) − slope(raf_relu)",
                           confirm=("above", 0.0)) if contrast else
                    missing_test("slope(raf) − slope(raf_relu)",
                                 "no raf records on the same texts for the paired contrast"))
@@ -466,12 +458,12 @@ def _gen_rows(gen: pd.DataFrame) -> list:
                 continue
             row.n_used = regimes.ns_text(n_used)
             # Pooled over groups per trial, conservatively: the smallest E_rf, the largest E_raf.
-            level = _pool(levels, "min" if claim_id == "thm45_rf" else "max")
+            level = pool_trials(levels, "min" if claim_id == "thm45_rf" else "max")
             single = next(iter(tops)) if len(tops) == 1 else None
             row.tests = [_level_test(claim_id, level, single)]
             if claim_id == "thm45_rf":
                 ns2 = sorted(n_used)[-2:] if single is not None and len(n_used) == 2 else None
-                row.tests.append(_gap_test(_pool(gaps, "max"), ns2) if gaps else missing_test(
+                row.tests.append(_gap_test(pool_trials(gaps, "max"), ns2) if gaps else missing_test(
                     "two-point slope of log|4 − E|", "needs two values of n in the regime"))
             if reasons:
                 row.hint = "left out: " + "; ".join(reasons)

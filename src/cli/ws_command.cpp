@@ -157,13 +157,12 @@ int ws_command(int argc, char** argv) {
             "--positions all cannot take --words >= 2 (every m-set of the words): use first, "
             "random:r or greedy");
       }
-      multi.words = words;
-      multi.sets = WordSetFamily::parse(a.positions);
       TrialOptions single = a;
       single.positions = "first";
       study = checked_search_settings(single);
       require(study.budget_check < 2, "--budget-check does not apply to --words >= 2");
-      multi.ws = ws_options(study);
+      study.word_sets = a.positions;
+      multi = multi_word_options(study, words);  // what a study's task with m words runs
       std::vector<Index> first_words(static_cast<std::size_t>(words));
       for (Index j = 0; j < words; ++j) first_words[static_cast<std::size_t>(j)] = j;
       if (!make_feature_map(spec, {0, 0}, first_words)->moves_several_words()) {

@@ -1,5 +1,5 @@
 #pragma once
-// A toy feature map for estimator tests that does not depend on the real models:
+// A toy feature map for the estimator and head tests that does not depend on the real models:
 // φ(X) = tanh(M vec(X)) with a stored Gaussian M (p × D), an exact evaluator and a certified
 // upper bound ‖M_i‖₂·√d (tanh is 1-Lipschitz; the spectral norm comes from a full SVD).
 #include <Eigen/SVD>
@@ -39,7 +39,7 @@ class TanhEvaluator final : public PositionEvaluator {
 
 class TanhFeatureMap final : public FeatureMap {
  public:
-  TanhFeatureMap(Index n, Index d, Index p, std::uint32_t seed, std::uint32_t task_id)
+  TanhFeatureMap(Index n, Index d, Index p, std::uint32_t seed = 99, std::uint32_t task_id = 0)
       : spec_{"toy_tanh", n, d, p, 1, Activation::tanh},
         M_(GaussianMatrix({Philox(seed, Stream::weights), task_id, 0},
                           1.0 / std::sqrt(static_cast<double>(n * d)))

@@ -7,12 +7,12 @@
 #include "estimators/head_objectives.hpp"
 #include "estimators/min_norm_head.hpp"
 #include "estimators/trained_head.hpp"
-#include "toy_map.hpp"
+#include "unit/estimators/test_models.hpp"
 
 namespace wordsens {
 namespace {
 
-using testing::ToyMap;
+using testing::TanhFeatureMap;
 
 /// Max relative deviation of the analytic gradient from central differences at x.
 double gradient_check(const BallObjective& f, const Vector& x, double h = 1e-6) {
@@ -31,7 +31,7 @@ double gradient_check(const BallObjective& f, const Vector& x, double h = 1e-6) 
 
 TEST(HeadObjectives, LossAndAlignValuesAndGradientsOnToyMap) {
   const Index n = 3, d = 5;
-  const ToyMap model(n, d, 30);
+  const TanhFeatureMap model(n, d, 30);
   const Matrix X = synthetic_sample(3, n, d, 0, 0);
   const GaussianMatrix g({Philox(3, Stream::ascent_starts), 0, 0}, 1.0);
   const Vector theta = g.row_segment(0, 0, 30);
@@ -86,7 +86,7 @@ TEST(SyntheticGenProblem, TestIsSampleZeroTrainingIsOneToNLabelsAreSigns) {
 
 TEST(EvaluateGeneralization, ToyMapAllCombinationsAreConsistentAndReproducible) {
   const Index n = 4, d = 6, N = 12, p = 40;
-  const ToyMap model(n, d, p);
+  const TanhFeatureMap model(n, d, p);
   const GenProblem pr = synthetic_gen_problem(8, n, d, N, 1);
   GenOptions options;
   options.objectives = {HeadObjective::loss, HeadObjective::align};
@@ -136,7 +136,7 @@ TEST(EvaluateGeneralization, ToyMapAllCombinationsAreConsistentAndReproducible) 
 }
 
 TEST(EvaluateGeneralization, ErrorsPropagateFromTheHead) {
-  const ToyMap model(2, 3, 6);
+  const TanhFeatureMap model(2, 3, 6);
   const GenProblem pr = synthetic_gen_problem(8, 2, 3, 6, 0);
   EXPECT_THROW((void)evaluate_generalization(model, pr, GenOptions{}, 8, 0), std::invalid_argument);
 }

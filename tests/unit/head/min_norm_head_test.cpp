@@ -8,12 +8,12 @@
 
 #include "data/synthetic.hpp"
 #include "estimators/min_norm_head.hpp"
-#include "toy_map.hpp"
+#include "unit/estimators/test_models.hpp"
 
 namespace wordsens {
 namespace {
 
-using testing::ToyMap;
+using testing::TanhFeatureMap;
 
 struct Problem {
   std::vector<Matrix> train;
@@ -44,7 +44,7 @@ Vector dense_pinv_solve(const Eigen::MatrixXd& phi, const Vector& b) {
 
 TEST(MinNormHead, KernelFormEqualsDensePseudoInverseBothModes) {
   const Index n = 3, d = 4, N = 9, p = 20;
-  const ToyMap model(n, d, p);
+  const TanhFeatureMap model(n, d, p);
   for (std::uint32_t trial = 0; trial < 3; ++trial) {
     const Problem pr = make_problem(n, d, N, trial);
     const HeadVectors h =
@@ -96,7 +96,7 @@ TEST(MinNormHead, KernelFormEqualsDensePseudoInverseBothModes) {
 }
 
 TEST(MinNormHead, OnlyRequestedVectorsAreProduced) {
-  const ToyMap model(2, 3, 12);
+  const TanhFeatureMap model(2, 3, 12);
   const Problem pr = make_problem(2, 3, 5, 1);
   const HeadVectors h = fit_heads(model, pr.train, pr.labels, pr.test, pr.y, {});
   EXPECT_EQ(h.theta_star.size(), 12);
@@ -107,7 +107,7 @@ TEST(MinNormHead, OnlyRequestedVectorsAreProduced) {
 }
 
 TEST(MinNormHead, NAtLeastPIsAnInvalidArgumentNamingIt) {
-  const ToyMap model(2, 3, 6);
+  const TanhFeatureMap model(2, 3, 6);
   for (const Index N : {6, 8}) {
     const Problem pr = make_problem(2, 3, N, 0);
     try {
@@ -120,7 +120,7 @@ TEST(MinNormHead, NAtLeastPIsAnInvalidArgumentNamingIt) {
 }
 
 TEST(MinNormHead, SingularKIsARuntimeErrorNamingKAndItsCondition) {
-  const ToyMap model(2, 3, 12);
+  const TanhFeatureMap model(2, 3, 12);
   Problem pr = make_problem(2, 3, 5, 0);
   pr.train[3] = pr.train[1];  // a repeated text: two identical rows of Φ
   try {
@@ -133,7 +133,7 @@ TEST(MinNormHead, SingularKIsARuntimeErrorNamingKAndItsCondition) {
 }
 
 TEST(MinNormHead, RetrainOnATrainingTextIsSingularExtendedK) {
-  const ToyMap model(2, 3, 12);
+  const TanhFeatureMap model(2, 3, 12);
   Problem pr = make_problem(2, 3, 5, 0);
   pr.test = pr.train[2];  // X is not new: [Φ; φ(X)ᵀ] has a repeated row
   EXPECT_NO_THROW((void)fit_heads(model, pr.train, pr.labels, pr.test, pr.y, {.finetune = true}));

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "io/results_file.hpp"
@@ -19,6 +21,10 @@ namespace wordsens::io {
 namespace {
 
 using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
+
+bool has_command(const std::string& name) {
+  return std::system(("command -v " + name + " > /dev/null").c_str()) == 0;
+}
 
 // Checks that `c` holds exactly the records of its done tasks, with the expected values.
 std::size_t check_committed(const FileContents& c, const std::vector<TaskSpec>& tasks) {
@@ -108,10 +114,13 @@ TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
   EXPECT_EQ(check_committed(c, tasks), tasks.size());
   EXPECT_EQ(c.ws.size(), kWsTasks);
   EXPECT_EQ(c.gen.size(), kGenTasks * kGenRowsPerTask);
-  if (std::system("command -v h5dump > /dev/null") == 0) {
+  const bool h5dump = has_command("h5dump");
+  if (h5dump) {
     EXPECT_EQ(std::system(("h5dump -H " + path + " > /dev/null").c_str()), 0);
   }
   std::filesystem::remove_all(dir);
+  // Everything else was checked; the skip makes the missing tool show in the test report.
+  if (!h5dump) GTEST_SKIP() << "h5dump is missing: the HDF5 tools' reading was not checked";
 }
 
 // The recipes of FORMAT.md for a file whose writer was killed: wordsens reads it as it is,
@@ -136,13 +145,18 @@ TEST(CrashTest, AKilledWritersFileOpensWithTheDocumentedRecipes) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(check_committed(read_results(path), tasks), 3u);
-  if (std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") == 0) {
+  std::string unchecked;
+  if (std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") != 0) {
+    unchecked += " h5py's SWMR read (no h5py);";
+  } else {
     const std::string py = "/usr/bin/python3 -c \"import h5py; f = h5py.File('" + path +
                            "', 'r', libver='latest', swmr=True); assert f['tasks/done'][:].sum() "
                            "== 3\"";
     EXPECT_EQ(std::system(py.c_str()), 0);
   }
-  if (std::system("command -v h5clear > /dev/null && command -v h5dump > /dev/null") == 0) {
+  if (!has_command("h5clear") || !has_command("h5dump")) {
+    unchecked += " h5clear -s then h5dump (no HDF5 tools);";
+  } else {
     EXPECT_EQ(
         std::system(("h5clear -s " + path + " && h5dump -H " + path + " > /dev/null").c_str()), 0);
   }
@@ -151,6 +165,8 @@ TEST(CrashTest, AKilledWritersFileOpensWithTheDocumentedRecipes) {
     EXPECT_EQ(file.done_task_ids(), (std::vector<std::uint32_t>{0, 1, 6}));
   }
   std::filesystem::remove_all(dir);
+  // Everything else was checked; the skip makes the missing tools show in the test report.
+  if (!unchecked.empty()) GTEST_SKIP() << "not checked:" << unchecked;
 }
 
 }  // namespace

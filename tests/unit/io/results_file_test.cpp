@@ -22,6 +22,22 @@ class ResultsFileTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  /// old.h5 holding every record of `tasks`, made to look like a file of format 1.`minor`: the
+  /// version set, then `deletions` (Python statements on the open h5py File `f`) run.
+  void forge_older_file(const std::vector<TaskSpec>& tasks, int minor,
+                        const std::string& deletions) {
+    {
+      auto file = ResultsFile::create(path("old.h5"), provenance(kConfig), tasks, false);
+      for (const auto& t : tasks) append_task(file, t);
+    }
+    const std::string cmd = "/usr/bin/python3 -c \"import h5py, numpy; f = h5py.File('" +
+                            path("old.h5") +
+                            "', 'r+'); f.attrs['format_version'] = numpy.array([1, " +
+                            std::to_string(minor) + "], dtype='int32')\n" + deletions + "\"";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+
   std::filesystem::path dir_;
 };
 
@@ -254,18 +270,12 @@ TEST_F(ResultsFileTest, ANewerMajorVersionIsRefused) {
 TEST_F(ResultsFileTest, AnOlderMinorVersionIsReadButNotResumed) {
   if (!has_h5py()) GTEST_SKIP() << "h5py is needed to forge an older file";
   const auto tasks = make_tasks(3, 3);
-  {
-    auto file = ResultsFile::create(path("old.h5"), provenance(kConfig), tasks, false);
-    for (const auto& t : tasks) append_task(file, t);
-  }
-  const std::string cmd =
-      "/usr/bin/python3 -c \"import h5py, numpy; f = h5py.File('" + path("old.h5") +
-      "', 'r+'); f.attrs['format_version'] = numpy.array([1, 1], dtype='int32')\n"
+  ASSERT_NO_FATAL_FAILURE(forge_older_file(
+      tasks, 1,
       "for c in ['S_upper_scope', 'cert_rel_err', 'starts', 'starts_at_budget', 'stationarity', "
       "'S_budget_check', 'examined_offset', 'examined_length', 'examined_values', "
       "'position_S_offset', 'position_S_length', 'position_S_values']: del f['ws'][c]\n"
-      "del f['gen']['cert_rel_err']\"";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
+      "del f['gen']['cert_rel_err']"));
   const FileContents c = read_results(path("old.h5"));
   EXPECT_EQ(c.format_minor, 1);
   ASSERT_EQ(c.ws.size(), 3u);
@@ -292,17 +302,11 @@ TEST_F(ResultsFileTest, AnOlderMinorVersionIsReadButNotResumed) {
 TEST_F(ResultsFileTest, AFileBeforeSeveralWordsReadsAsOneWordTasks) {
   if (!has_h5py()) GTEST_SKIP() << "h5py is needed to forge an older file";
   const auto tasks = make_tasks(3, 3);
-  {
-    auto file = ResultsFile::create(path("old.h5"), provenance(kConfig), tasks, false);
-    for (const auto& t : tasks) append_task(file, t);
-  }
-  const std::string cmd =
-      "/usr/bin/python3 -c \"import h5py, numpy; f = h5py.File('" + path("old.h5") +
-      "', 'r+'); f.attrs['format_version'] = numpy.array([1, 3], dtype='int32')\n"
+  ASSERT_NO_FATAL_FAILURE(forge_older_file(
+      tasks, 3,
       "del f['tasks']['words']; del f['summary/ws']['words']; del f['summary/gen']['words']\n"
       "for c in ['argmax_set', 'examined_sets', 'set_S']:\n"
-      "    for s in ['_offset', '_length', '_values']: del f['ws'][c + s]\"";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
+      "    for s in ['_offset', '_length', '_values']: del f['ws'][c + s]"));
   const FileContents c = read_results(path("old.h5"));
   EXPECT_EQ(c.format_minor, 3);
   ASSERT_EQ(c.tasks.size(), tasks.size());
