@@ -21,10 +21,9 @@ TEST(CostModel, WallTimeIsLongestFirstListScheduling) {
   EXPECT_THROW((void)predicted_wall_seconds(tasks, 0), std::invalid_argument);
 }
 
-TEST(CostModel, SecondsAreFlopsAtTheCalibratedRate) {
+TEST(CostModel, RafWsTaskWithinTwiceItsMeasuredTime) {
   StudyConfig c;
   const TaskSpec raf{0, 0, Experiment::ws, "raf", 50, 192, 0, 0, 1, 0};
-  EXPECT_DOUBLE_EQ(estimated_seconds(raf, c) * kEffectiveFlopsPerSecond, estimated_cost(raf, c));
   // Calibration point: this task took 0.31 s with 25064 evaluations on the 2-core
   // development machine (batched search; 1.5 s one point at a time); the model must stay
   // within a factor 2.
