@@ -219,6 +219,43 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
   return 0.0;
 }
 
+// gen's head searches run one point at a time through the position evaluator (no batching):
+// one objective + gradient costs rf 4·k·d (V_i forward and back), drf that plus the deeper
+// layers, attention 8·n·d + 3·d² multiply–adds.
+double single_point_evaluation_cost(const TaskSpec& t) {
+  const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
+               k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
+  if (t.model == "rf") return 4.0 * k * d;
+  if (t.model == "drf") return 4.0 * (k * d + (L - 1.0) * k * k);
+  return 2.0 * (8.0 * n * d + 3.0 * d * d);
+}
+
+// Evaluations per start of gen's searches. Measured on paper_gen.ini (5 trials, d = 768,
+// n = 40, 120): raf 97–124, rf 49–63 per start (they stop on the patience rule long before
+// max-evals; the loss objective's ascents are the long ones). drf and raf_relu: not measured,
+// priced like raf.
+double gen_evaluations_per_start(const TaskSpec& t, const StudyConfig& config) {
+  const double typical = t.model == "rf" ? 55.0 : 110.0;
+  return std::min(typical, static_cast<double>(config.max_evals));
+}
+
+// One of gen's searches (a training × objective pair): per examined position the evaluator's
+// set-up and its ascents (sphere, near-origin and guided starts; gen screens no sphere points).
+double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
+  const double positions = static_cast<double>(positions_examined(task, config));
+  const double starts = static_cast<double>(config.sphere_starts + config.near_origin_starts) +
+                        (config.guided_start ? 1.0 : 0.0);
+  return sample_setup_cost(task) +
+         positions * (position_setup_cost(task) + starts * gen_evaluations_per_start(task, config) *
+                                                      single_point_evaluation_cost(task));
+}
+
+// gen's dense phase with the whole feature matrix (attention; rf with the full sampler; drf):
+// the N+1 texts' features one text at a time, the (N+1) × p matrix assembled, its Gram and the
+// head. Measured on paper_gen.ini (raf, 5 trials, idle): about 0.3 of the dense rate (≈ 12
+// Gflop/s at n = 40 and 120, d = 768, where the products alone run at ≈ 40).
+constexpr double kGenDenseShare = 0.3;
+
 double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   if (task.experiment == Experiment::ws && task.words >= 2) {
     // The weights (rf: generated again by each pass over V — a = V vec(X), then φ(X) and
@@ -227,8 +264,8 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
            3.0 * feature_cost(task) / kDenseSpeedup + multi_word_search_cost(task, config);
   }
   const double positions = static_cast<double>(positions_examined(task, config));
-  const double search = single_word_search_cost(task, config);
   if (task.experiment == Experiment::ws) {
+    const double search = single_word_search_cost(task, config);
     if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
       // Only the examined words' blocks V_i are drawn (counted in the set-up) and
       // a = Σ_i V_i x_i plus a Gaussian residual: no pass over the k × D matrix.
@@ -239,19 +276,21 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   }
   const double N = static_cast<double>(task.N);
   const double p = static_cast<double>(feature_dim(task));
-  const double searches = static_cast<double>(config.trainings.size() * config.objectives.size());
+  const double searches = static_cast<double>(config.trainings.size() * config.objectives.size()) *
+                          gen_search_cost(task, config);
   // Gram, features and head: dense matrix products, which run kDenseSpeedup times faster than
   // the estimator's memory-bound matrix–vector mix.
   if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
     const double normals =
         2.0 * static_cast<double>(task.k) * (N + 1.0 + positions * static_cast<double>(task.d));
     return generation_cost() * normals + marginal_gen_dense_flops(task, positions) / kDenseSpeedup +
-           (N * N * N / 3.0) / kDenseSpeedup + searches * search;
+           (N * N * N / 3.0) / kDenseSpeedup + searches;
   }
   const double passes = task.model == "rf" ? 2.0 : 1.0;  // rf: gram and transpose_apply
   return passes * weight_cost(task) +
-         ((N + 1.0) * passes * feature_cost(task) + N * N * p + N * N * N / 3.0) / kDenseSpeedup +
-         searches * search;
+         ((N + 1.0) * passes * feature_cost(task) + N * N * p + N * N * N / 3.0) /
+             (kGenDenseShare * kDenseSpeedup) +
+         searches;
 }
 
 double estimated_seconds(const TaskSpec& task, const StudyConfig& config) {
