@@ -385,13 +385,21 @@ def _check_file(path: str) -> None:
         raise ResultsFileError(f"{path}: not an HDF5 file, so not a wordsens results file")
 
 
-def _require_tables(f: h5py.File, path: str) -> None:
-    """Every wordsens file has /tasks with its columns (`layers` since 1.0's successors), and a
-    record table with rows has the columns every format version wrote (a report needs them)."""
+def _require_task_columns(f: h5py.File, path: str) -> None:
+    """Every wordsens file has /tasks with its columns (`layers` since 1.0's successors)."""
     tasks = f.get(names.GROUP_TASKS)
     for column in names.TASK_COLUMNS:
         if column != "layers" and (not isinstance(tasks, h5py.Group) or column not in tasks):
             raise DamagedFileError(f"{path}: {DAMAGED} (/{names.GROUP_TASKS}/{column} is missing)")
+
+
+def _require_record_columns(f: h5py.File, path: str) -> None:
+    """A record table with rows has the columns every format version wrote (a report needs them).
+
+    Called only after /tasks is read: HDF5 keeps a dataset's row count from the first time the
+    dataset is opened, so a record table looked at before the done flags could miss the rows of a
+    task the writer committed in between (it writes a task's rows before its done flag).
+    """
     for group, columns in ((names.GROUP_WS, names.WS_COLUMNS),
                            (names.GROUP_GEN, names.GEN_COLUMNS)):
         g = f.get(group)
@@ -427,9 +435,10 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     notes: list = []
     list(f.attrs)  # raises when HDF5 cannot read the attributes (attrs.get would say "None")
     version = check_header(f, path)
-    _require_tables(f, path)
+    _require_task_columns(f, path)
     attrs = {k: _decode(v) for k, v in f.attrs.items()}
-    tasks = _read_table(f, names.GROUP_TASKS, notes)
+    tasks = _read_table(f, names.GROUP_TASKS, notes)  # the done flags before any record table
+    _require_record_columns(f, path)
     ws = _read_table(f, names.GROUP_WS, notes)
     gen = _read_table(f, names.GROUP_GEN, notes)
     summary_ws = _read_table(f, names.GROUP_SUMMARY_WS, notes)

@@ -128,6 +128,48 @@ def test_reads_a_file_left_by_a_killed_writer(tmp_path):
     assert len(res.ws) == 5 and res.planned == 4 * 3 * 3 + 2 * 3 * 3  # ws: 4 models, gen: 2
 
 
+COMMIT_ONE_TASK = textwrap.dedent("""
+    import h5py
+    from math import nan
+    with h5py.File({path!r}, "r+", locking=False) as f:
+        for name, value in {row!r}.items():
+            ds = f["ws"][name]
+            ds.resize((ds.shape[0] + 1,))
+            ds[-1] = value
+        f.flush()  # rows first, then the done flag, as the writer commits a task
+        f["tasks/done"][{task_row}] = 1
+""")
+
+
+def test_a_task_committed_while_the_file_is_read_counts_with_its_row(tmp_path, monkeypatch):
+    """A task finished between the reader's first look at the file and its read of /tasks.
+
+    The writer puts a task's rows on disk before its done flag. The reader must see every row of
+    a task it counts as done: it reads the done flags before it loads any record table, whose
+    row count HDF5 would otherwise keep from the earlier look.
+    """
+    from wordsens_analysis import io
+    tasks, ws, gen = synthetic_tables(ns=(10, 20), trials=3, gen_models=())
+    last = len(ws["task_id"]) - 1
+    task_row = int(np.flatnonzero(tasks["task_id"] == ws["task_id"][last])[0])
+    tasks["done"][task_row] = 0  # the last ws task is still running when the reader opens
+    row = {k: v[last].item() for k, v in ws.items()}
+    path = write_results(tmp_path / "live.h5", tasks, {k: v[:last] for k, v in ws.items()},
+                         {k: v[:0] for k, v in gen.items()})
+    read_table = io._read_table
+
+    def commit_before_tasks_are_read(f, group, notes):
+        if group == names.GROUP_TASKS:
+            code = COMMIT_ONE_TASK.format(path=str(path), row=row, task_row=task_row)
+            subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        return read_table(f, group, notes)
+
+    monkeypatch.setattr(io, "_read_table", commit_before_tasks_are_read)
+    res = read_results(path)
+    assert res.done == len(ws["task_id"]) and len(res.ws) == res.done
+    assert res.complete
+
+
 def test_a_file_with_no_record_yet(tmp_path):
     """Just created by `wordsens run`: every column exists, empty; no task done."""
     tasks, ws, gen = synthetic_tables(ns=(10, 20, 40), trials=3)
