@@ -110,8 +110,7 @@ double marginal_gen_dense_flops(const TaskSpec& t, double positions) {
 // ws rf with the full sampler, apart from the search: two passes over V (a = V vec(X) for the
 // search; then the certification's plain φ(X), φ(X') with, when S_upper is asked for, every
 // word's single-precision Gram V_iᵀV_i, n·k·d² flops at float_gram_speedup() times the dense
-// double rate), and the
-// double spectrum of the first examined word for the guided start (k·d²).
+// double rate), and the double spectrum of the first examined word for the guided start (k·d²).
 double full_rf_ws_cost(const TaskSpec& t, const StudyConfig& config) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k);
@@ -122,18 +121,15 @@ double full_rf_ws_cost(const TaskSpec& t, const StudyConfig& config) {
   return passes + bound + guided;
 }
 
-// The search of a task with one changed word: per examined position, the evaluator's set-up,
-// the screened sphere points and the ascents' evaluations.
+// The search of a ws task with one changed word: per examined position, the evaluator's set-up,
+// the screened sphere points and the ascents' evaluations (gen's searches: gen_search_cost).
 double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const Index examined = positions_examined(task, config);
   const double positions = static_cast<double>(examined);
-  double sphere = config.sphere_starts;
-  if (task.experiment == Experiment::ws) {
-    WsOptions ws;
-    ws.sphere_starts = config.sphere_starts;
-    ws.min_total_sphere_starts = config.min_total_sphere_starts;
-    sphere = sphere_starts_per_position(ws, task.model, examined);
-  }
+  WsOptions ws;
+  ws.sphere_starts = config.sphere_starts;
+  ws.min_total_sphere_starts = config.min_total_sphere_starts;
+  const double sphere = static_cast<double>(sphere_starts_per_position(ws, task.model, examined));
   const double starts = sphere + config.near_origin_starts + (config.guided_start ? 1.0 : 0.0);
   const double evaluations =
       0.5 * std::max(kScreenPoints, sphere) + starts * expected_evaluations_per_start(task, config);
