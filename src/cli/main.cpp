@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/memory_reuse.hpp"
 #include "wordsens/version.hpp"
 
 namespace {
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) must fail a write with EFBIG, reported as one line, rather
   // than kill the process with SIGXFSZ in the middle of a write.
   std::signal(SIGXFSZ, SIG_IGN);
+  wordsens::reuse_freed_memory();  // before the first allocation of any size that matters
   const std::string_view command = argv[1];
   // Each command sees its own name as argv[0], like a separate program.
   const int sub_argc = argc - 1;

@@ -9,8 +9,8 @@
 namespace wordsens {
 namespace {
 
-constexpr Index kGroup = 4;         // normals per Philox block
-constexpr Index kChunkGroups = 64;  // blocks transformed per vectorised batch (fits in L1)
+constexpr Index kGroup = 4;          // normals per Philox block
+constexpr Index kChunkGroups = 256;  // blocks transformed per vectorised batch (fits in L1)
 
 void check_index_range(Index row0, Index rows, Index col0, Index cols) {
   constexpr Index kLimit = Index{1} << 32;
@@ -40,20 +40,46 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void box_mul
   }
 }
 
-/// Normals of `count` ≤ kChunkGroups consecutive blocks (groups first_group …) of one row,
-/// scaled, into out (4·count values, entry 4g + j is normal j of block g). Every entry's bits
-/// depend only on its own block, never on the batch it was generated in.
-void row_normals(const RandomMatrixId& id, Index row, Index first_group, Index count, double scale,
-                 double* out) {
-  std::array<std::uint32_t, kChunkGroups> words[4];
-  philox_words(id, row, first_group, count, words[0].data(), words[1].data(), words[2].data(),
-               words[3].data());
+/// Normals of the `count` ≤ kChunkGroups blocks whose Philox words are in `words`, scaled, into
+/// out (4·count values, entry 4g + j is normal j of block g). Box–Muller works entry by entry,
+/// so every normal's bits depend only on its own block, never on the batch it is transformed in.
+void normals_of_words(const std::array<std::uint32_t, kChunkGroups> (&words)[4], Index count,
+                      double scale, double* out) {
   std::array<double, kChunkGroups> z[4];
   box_muller_words(words[0].data(), words[1].data(), count, z[0].data(), z[1].data());
   box_muller_words(words[2].data(), words[3].data(), count, z[2].data(), z[3].data());
   for (Index g = 0; g < count; ++g) {
     for (Index j = 0; j < kGroup; ++j) out[g * kGroup + j] = scale * z[j][g];
   }
+}
+
+/// Normals of `count` ≤ kChunkGroups consecutive blocks (groups first_group …) of one row.
+void row_normals(const RandomMatrixId& id, Index row, Index first_group, Index count, double scale,
+                 double* out) {
+  std::array<std::uint32_t, kChunkGroups> words[4];
+  philox_words(id, row, first_group, count, words[0].data(), words[1].data(), words[2].data(),
+               words[3].data());
+  normals_of_words(words, count, scale, out);
+}
+
+/// Normals of blocks [first_group, first_group + groups) of rows [row, row + rows), rows·groups
+/// ≤ kChunkGroups, row after row into out. Short rows (a word's d columns of rf's weights) are
+/// transformed together: one row of 25 normals alone would leave the vectorised Box–Muller loop
+/// to its scalar remainder.
+void rows_normals(const RandomMatrixId& id, Index row, Index rows, Index first_group, Index groups,
+                  double scale, double* out) {
+  std::array<std::uint32_t, kChunkGroups> row_words{}, group_words{};  // counter words 2, 3
+  for (Index r = 0; r < rows; ++r) {
+    for (Index g = 0; g < groups; ++g) {
+      row_words[static_cast<std::size_t>(r * groups + g)] = static_cast<std::uint32_t>(row + r);
+      group_words[static_cast<std::size_t>(r * groups + g)] =
+          static_cast<std::uint32_t>(first_group + g);
+    }
+  }
+  std::array<std::uint32_t, kChunkGroups> words[4];
+  id.rng.blocks_at(id.entity, id.matrix, row_words.data(), group_words.data(), rows * groups,
+                   words[0].data(), words[1].data(), words[2].data(), words[3].data());
+  normals_of_words(words, rows * groups, scale, out);
 }
 
 }  // namespace
@@ -71,7 +97,21 @@ void GaussianMatrix::fill(Index row0, Index col0, Index rows, Index cols, double
   if (rows == 0 || cols == 0) return;
   const Index first_group = col0 / kGroup;
   const Index end_group = (col0 + cols - 1) / kGroup + 1;
+  const Index groups = end_group - first_group;
+  const Index skip = col0 - first_group * kGroup;  // columns of the first block before col0
   std::array<double, kChunkGroups * kGroup> buffer;
+  if (2 * groups <= kChunkGroups) {  // short rows: several per batch
+    const Index batch = kChunkGroups / groups;
+    for (Index r0 = 0; r0 < rows; r0 += batch) {
+      const Index h = std::min(batch, rows - r0);
+      rows_normals(id_, row0 + r0, h, first_group, groups, stddev_, buffer.data());
+      for (Index r = 0; r < h; ++r) {
+        const double* row_normals_begin = buffer.data() + r * groups * kGroup + skip;
+        std::copy(row_normals_begin, row_normals_begin + cols, out + (r0 + r) * out_row_stride);
+      }
+    }
+    return;
+  }
   for (Index r = 0; r < rows; ++r) {
     double* out_row = out + r * out_row_stride;
     for (Index g0 = first_group; g0 < end_group; g0 += kChunkGroups) {

@@ -38,6 +38,14 @@ class Philox {
               std::uint32_t* __restrict w1, std::uint32_t* __restrict w2,
               std::uint32_t* __restrict w3) const;
 
+  /// The blocks of the `count` counters (c0, c1, c2[g], c3[g]), word j of block g into
+  /// words[j][g]: bitwise block() of each, in SIMD lanes like blocks(), for counters that do not
+  /// follow one another (the short rows of a random matrix window, several rows per call).
+  void blocks_at(std::uint32_t c0, std::uint32_t c1, const std::uint32_t* c2,
+                 const std::uint32_t* c3, Index count, std::uint32_t* __restrict w0,
+                 std::uint32_t* __restrict w1, std::uint32_t* __restrict w2,
+                 std::uint32_t* __restrict w3) const;
+
   [[nodiscard]] std::uint32_t master_seed() const { return key_[0]; }
   [[nodiscard]] Stream stream() const { return static_cast<Stream>(key_[1]); }
 

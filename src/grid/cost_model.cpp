@@ -121,6 +121,14 @@ double full_rf_ws_cost(const TaskSpec& t, const StudyConfig& config) {
   return passes + bound + guided;
 }
 
+// In low dimension each position's best point is polished by a compass search (f only, one
+// point per call), which mostly runs until its budget or its step tolerance: measured on
+// regime_map.ini (d = 8, 16; n = 8 … 256), about 300 of its 400 evaluations per position.
+double expected_polish_evaluations(const TaskSpec& task, const WsOptions& options) {
+  if (task.d > options.polish_max_dim) return 0.0;
+  return 0.75 * static_cast<double>(options.polish_evaluations);
+}
+
 // The search of a ws task with one changed word: per examined position, the evaluator's set-up,
 // the screened sphere points and the ascents' evaluations (gen's searches: gen_search_cost).
 double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
@@ -131,8 +139,9 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
   ws.min_total_sphere_starts = config.min_total_sphere_starts;
   const double sphere = static_cast<double>(sphere_starts_per_position(ws, task.model, examined));
   const double starts = sphere + config.near_origin_starts + (config.guided_start ? 1.0 : 0.0);
-  const double evaluations =
-      0.5 * std::max(kScreenPoints, sphere) + starts * expected_evaluations_per_start(task, config);
+  const double evaluations = 0.5 * std::max(kScreenPoints, sphere) +
+                             starts * expected_evaluations_per_start(task, config) +
+                             expected_polish_evaluations(task, ws_options(config));
   double search = sample_setup_cost(task) +
                   positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
   // The budget check reruns the search with f× the starts (each ascent usually stops on its

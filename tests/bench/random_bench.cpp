@@ -21,7 +21,8 @@ void BM_GaussianFill(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * rows * cols);  // items = normals
 }
-BENCHMARK(BM_GaussianFill)->Arg(768)->Arg(4096)->Unit(benchmark::kMicrosecond);
+// 25 and 100 columns: rf's word blocks V_i at d = 25, 100 (several short rows per batch).
+BENCHMARK(BM_GaussianFill)->Arg(25)->Arg(100)->Arg(768)->Arg(4096)->Unit(benchmark::kMicrosecond);
 
 void BM_PhiloxBlock(benchmark::State& state) {
   const Philox rng(1, Stream::weights);

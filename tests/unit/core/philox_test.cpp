@@ -49,6 +49,55 @@ TEST(Philox, BatchedBlocksEqualOneBlockAtATimeBitwise) {
   }
 }
 
+TEST(Philox, ListedCountersEqualOneBlockAtATimeBitwise) {
+  // blocks_at with counters that do not follow one another (rows and columns of short windows,
+  // and arbitrary words), over the same SIMD batch lengths as above.
+  const Philox rng(12345, Stream::weights);
+  for (const Index count : {Index{0}, Index{1}, Index{7}, Index{16}, Index{31}, Index{32},
+                            Index{33}, Index{49}, Index{64}, Index{100}}) {
+    std::vector<std::uint32_t> c2(static_cast<std::size_t>(count)), c3(c2.size());
+    for (Index g = 0; g < count; ++g) {
+      c2[static_cast<std::size_t>(g)] = static_cast<std::uint32_t>(1000 + g / 7);
+      c3[static_cast<std::size_t>(g)] = static_cast<std::uint32_t>(g % 7) * 0x9E3779B9U;
+    }
+    std::vector<std::uint32_t> w[4];
+    for (auto& words : w) words.assign(static_cast<std::size_t>(count) + 1, 0xABCDU);
+    rng.blocks_at(5, 0xDEADBEEFU, c2.data(), c3.data(), count, w[0].data(), w[1].data(),
+                  w[2].data(), w[3].data());
+    for (Index g = 0; g < count; ++g) {
+      const auto i = static_cast<std::size_t>(g);
+      const auto block = rng.block({5, 0xDEADBEEFU, c2[i], c3[i]});
+      for (std::size_t j = 0; j < 4; ++j) {
+        ASSERT_EQ(w[j][i], block[j]) << "count " << count << " block " << g << " word " << j;
+      }
+    }
+    for (const auto& words : w) EXPECT_EQ(words.back(), 0xABCDU);  // nothing written past
+  }
+}
+
+TEST(GaussianMatrix, ShortRowWindowsEqualTheWideWindowAndSingleEntriesBitwise) {
+  // Windows whose rows span at most half a batch of blocks are generated several rows at a time
+  // (rf's word blocks: k rows of d columns); each must equal the same window cut from a wide one
+  // (generated row by row) and the entries one at a time, for widths and offsets off the 4-normal
+  // groups, row counts that fill batches partly, and a row stride.
+  const auto V = test_matrix();
+  const Matrix wide = V.window(3, 0, 70, 600);
+  for (const Index cols : {Index{1}, Index{5}, Index{25}, Index{64}, Index{127}, Index{128}}) {
+    for (const Index col0 : {Index{0}, Index{3}, Index{101}}) {
+      for (const Index rows : {Index{1}, Index{2}, Index{9}, Index{70}}) {
+        Matrix out = Matrix::Constant(rows, cols + 2, -7.0);
+        V.fill(3, col0, rows, cols, out.data(), cols + 2);
+        const Matrix expected = wide.block(0, col0, rows, cols);
+        ASSERT_EQ(0, std::memcmp(Matrix(out.leftCols(cols)).data(), expected.data(),
+                                 sizeof(double) * static_cast<std::size_t>(expected.size())))
+            << rows << " x " << cols << " at column " << col0;
+        EXPECT_TRUE((out.rightCols(2).array() == -7.0).all()) << "written past the window";
+        EXPECT_EQ(out(rows - 1, cols - 1), V(3 + rows - 1, col0 + cols - 1));
+      }
+    }
+  }
+}
+
 TEST(GaussianMatrix, WholeEqualsStitchedRowBlocksAndColumnBlocksBitwise) {
   const auto V = test_matrix();
   const Index rows = 37, cols = 53;  // deliberately not multiples of the 4-normal group
