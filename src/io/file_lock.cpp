@@ -11,7 +11,7 @@
 #include <ctime>
 #include <utility>
 
-#include "io/results_file.hpp"
+#include "io/errors.hpp"
 
 namespace wordsens::io {
 

@@ -8,8 +8,9 @@
 
 #include "grid/record_fields.hpp"
 #include "grid/task.hpp"
+#include "io/errors.hpp"
+#include "io/file_contents.hpp"
 #include "io/h5.hpp"
-#include "io/results_file.hpp"
 
 namespace wordsens::io::detail {
 

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/errors.hpp"
 #include "io/file_lock.hpp"
 #include "io/layout.hpp"
-#include "io/results_file.hpp"
 
 namespace wordsens::io::detail {
 

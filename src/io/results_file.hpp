@@ -11,93 +11,19 @@
 // truncates them.
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "core/types.hpp"
-#include "grid/records.hpp"
-#include "grid/task.hpp"
+#include "io/errors.hpp"
+#include "io/file_contents.hpp"
 
 namespace wordsens::io {
-
-/// Bad input rather than a failed computation: the file is missing, is not a wordsens results
-/// file, has a newer major format version, belongs to a different configuration or input data,
-/// another process writes it, or the merge inputs overlap. The CLI maps it to exit code 2
-/// (kExitUsage). The message is one line.
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// A wordsens results file that cannot be trusted: HDF5 cannot read its metadata, or its tables
-/// contradict each other (io/consistency.cpp). Exit code 1, like any failed I/O; the file is
-/// left as it is. The message is one line naming the file and the (first) problem.
-class DamagedFileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// What the consistency check found (check_results, `wordsens info --check`).
-struct Diagnosis {
-  std::vector<std::string> problems;  // each one makes the file damaged
-  std::vector<std::string> notes;     // legitimate leftovers of a killed writer, for information
-  [[nodiscard]] bool damaged() const { return !problems.empty(); }
-};
 
 /// Opens `path` read-only and checks its consistency: column lengths agree with the committed
 /// rows, every done task has exactly its rows, no duplicated rows, rows name tasks of /tasks,
 /// offsets and lengths stay inside their value arrays, the root attributes are there.
 /// Throws InputError for a missing or foreign file, DamagedFileError when HDF5 cannot open it.
 [[nodiscard]] Diagnosis check_results(const std::string& path);
-
-/// Who made the file and from what; stored as root attributes.
-struct RunProvenance {
-  std::string command_line;  // argv joined by spaces
-  int mpi_ranks = 1;         // ranks of the run that created the file
-  std::uint32_t master_seed = 0;
-  /// The full resolved configuration as canonical text: one `key = value` per line (the driver
-  /// chooses the keys; leave out keys that may change between resumes, such as the wall time).
-  /// Resume compares it line by line; merge compares it ignoring the keys in
-  /// schema::kShardKeys.
-  std::string config_text;
-  bool save_witness = false;  // whether /witness and the record witness columns are filled
-  /// One line per input file of the run (see input_fingerprint_lines in cli/config.hpp):
-  /// "<data> size=… mtime=… content=…"; empty for synthetic data. Resume and merge compare the
-  /// content hashes.
-  std::string input_fingerprints;
-};
-
-/// Everything a file holds, as read back (tests, merge, info). Rows come sorted by task id
-/// (gen: by task id, training, objective) and only those of done tasks are included, so two
-/// files with the same records compare equal whatever order the tasks finished in.
-struct NamedArray {
-  std::uint32_t task_id = 0;
-  std::string name;            // "X" (the sample), "delta", or a weight name such as "W", "V"
-  std::int64_t position = -1;  // i* for "delta", -1 otherwise
-  Matrix values;               // row-major; a vector is stored as 1 × size
-};
-
-struct FileContents {
-  RunProvenance provenance;
-  std::string filetype, software_version, git_sha, created_utc, config_hash;
-  std::string build;  // empty in format 1.0 files
-  int format_major = 0, format_minor = 0;
-  std::vector<TaskSpec> tasks;     // the planned task table, in file order
-  std::vector<std::uint8_t> done;  // done[i] belongs to tasks[i]
-  std::vector<WsRecord> ws;        // witness filled when the file stored it
-  std::vector<GenRecord> gen;
-  std::vector<NamedArray> arrays;  // /witness (only with save_witness)
-  std::size_t array_count = 0;     // rows of /witness of done tasks (also when not read)
-  /// Record columns a file of an older format version lacks ("/ws/cert_rel_err"); their values
-  /// are the records' defaults (NaN for the floating-point ones).
-  std::vector<std::string> missing_columns;
-};
-
-/// What read_results loads; witnesses and /witness arrays can be large (weights, samples).
-struct ReadOptions {
-  bool witness = true;  // false: leave every witness and `arrays` empty (array_count is set)
-};
 
 /// Reads a whole results file, read-only (also a file left behind by a killed writer).
 /// Throws InputError when the path is missing, not a wordsens file, or of a newer major version,
