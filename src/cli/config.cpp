@@ -15,6 +15,7 @@
 #include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
 #include "models/drf.hpp"
+#include "models/model_kind.hpp"
 
 namespace po = boost::program_options;
 
@@ -152,8 +153,10 @@ void resolve_words(const Raw& r, StudyConfig& s) {
   if (!has_multi_word(s)) return;
   const bool ws =
       std::find(s.experiments.begin(), s.experiments.end(), Experiment::ws) != s.experiments.end();
-  const bool rf = std::find(s.models.begin(), s.models.end(), "rf") != s.models.end();
-  if (ws && rf && s.rf_sampling == RfSampling::marginal) {
+  const bool marginal_sampler = std::any_of(s.models.begin(), s.models.end(), [](const auto& m) {
+    return model_traits(m).marginal_sampler;
+  });
+  if (ws && marginal_sampler && s.rf_sampling == RfSampling::marginal) {
     throw UsageError(
         "rf-sampling = marginal cannot take words >= 2 (it draws single word blocks): use the "
         "full sampler");

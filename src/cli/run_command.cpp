@@ -17,6 +17,7 @@
 #include "grid/run_task.hpp"
 #include "io/results_file.hpp"
 #include "models/drf.hpp"
+#include "models/model_kind.hpp"
 #include "parallel/mpi_session.hpp"
 #include "parallel/scheduler.hpp"
 #include "parallel/stop.hpp"
@@ -49,8 +50,8 @@ bool launcher_rank_is_zero() {
 
 void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& study) {
   for (const TaskSpec& t : tasks) {
-    if (t.model == "drf" && DeepRandomFeatures::weight_bytes(model_spec(t, study)) >
-                                DeepRandomFeatures::kMaxWeightBytes) {
+    if (model_traits(t.model).deep && DeepRandomFeatures::weight_bytes(model_spec(t, study)) >
+                                          DeepRandomFeatures::kMaxWeightBytes) {
       throw UsageError("drf at n=" + std::to_string(t.n) + ", d=" + std::to_string(t.d) +
                        ", k=" + std::to_string(t.k) + ", L=" + std::to_string(t.layers) +
                        " needs more than 8 GiB of weights");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/gaussian.hpp"
+#include "models/model_kind.hpp"
 
 namespace wordsens {
 namespace {
@@ -345,7 +346,9 @@ std::string min_total_sphere_starts_text(int value) {
 
 int min_total_sphere_starts(const WsOptions& options, const std::string& model) {
   if (options.min_total_sphere_starts >= 0) return options.min_total_sphere_starts;
-  return model == "raf" || model == "raf_relu" ? kMinTotalSphereStartsAttention : 0;
+  // Only the known models have traits; a feature map of the tests takes no minimum.
+  const auto kind = find_model(model);
+  return kind && traits(*kind).attention ? kMinTotalSphereStartsAttention : 0;
 }
 
 int sphere_starts_per_position(const WsOptions& options, const std::string& model,

@@ -10,6 +10,7 @@
 #include "core/cpu_features.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "models/float_gram.hpp"
+#include "models/model_kind.hpp"
 
 namespace wordsens {
 
@@ -25,8 +26,9 @@ namespace {
 double evaluation_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
-  if (t.model == "rf") return 4.0 * k * d / kRfBatchedSpeedup;
-  if (t.model == "drf") return 4.0 * (k * d + (L - 1.0) * k * k);
+  const ModelKind kind = model_kind(t.model);
+  if (kind == ModelKind::rf) return 4.0 * k * d / kRfBatchedSpeedup;
+  if (kind == ModelKind::drf) return 4.0 * (k * d + (L - 1.0) * k * k);
   // raf, raf_relu: the batched objective's 8n·d + d² + 2n² multiply–adds per point, in
   // matrix–matrix products (models/attention_batch.hpp).
   return 2.0 * (8.0 * n * d + d * d + 2.0 * n * n) / kBatchedSpeedup;
@@ -36,16 +38,18 @@ double evaluation_cost(const TaskSpec& t) {
 double feature_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
-  if (t.model == "rf") return 2.0 * k * n * d;
-  if (t.model == "drf") return 2.0 * (k * n * d + (L - 1.0) * k * k);
+  const ModelKind kind = model_kind(t.model);
+  if (kind == ModelKind::rf) return 2.0 * k * n * d;
+  if (kind == ModelKind::drf) return 2.0 * (k * n * d + (L - 1.0) * k * k);
   return 2.0 * (n * n * d + n * d * d);
 }
 
 double weight_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
-  if (t.model == "rf") return generation_cost() * k * n * d;
-  if (t.model == "drf") return generation_cost() * (k * n * d + (L - 1.0) * k * k);
+  const ModelKind kind = model_kind(t.model);
+  if (kind == ModelKind::rf) return generation_cost() * k * n * d;
+  if (kind == ModelKind::drf) return generation_cost() * (k * n * d + (L - 1.0) * k * k);
   return generation_cost() * d * d;
 }
 
@@ -54,7 +58,7 @@ double weight_cost(const TaskSpec& t) {
 double position_setup_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k);
-  if (t.model == "rf" || t.model == "drf") return (generation_cost() + 2.0) * k * d;
+  if (!model_traits(t.model).attention) return (generation_cost() + 2.0) * k * d;
   return 2.0 * n * n * d / kDenseSpeedup + 4.0 * (n * d + d * d);
 }
 
@@ -62,8 +66,7 @@ double position_setup_cost(const TaskSpec& t) {
 // scores X W Xᵀ (2·n²·d), dense.
 double sample_setup_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d);
-  if (t.model == "raf" || t.model == "raf_relu")
-    return (4.0 * n * d * d + 2.0 * n * n * d) / kDenseSpeedup;
+  if (model_traits(t.model).attention) return (4.0 * n * d * d + 2.0 * n * n * d) / kDenseSpeedup;
   return 0.0;
 }
 
@@ -89,10 +92,20 @@ double expected_evaluations_per_start(const TaskSpec& task, const StudyConfig& c
   // Evaluations per start measured with `wordsens ws --trials 1 --seed 1` (docs/PERFORMANCE.md), as
   // (evaluations / positions − 64 screened) / 4 starts: raf 63-82 (n = 10-50, d = 192-384),
   // raf_relu 131-206, rf 163-280 (n = 20-40, d = 64-192), drf 165-181 (L = 2, 4).
-  double typical = 80.0;
-  if (task.model == "raf_relu") typical = 180.0;
-  if (task.model == "rf") typical = 250.0;
-  if (task.model == "drf") typical = 175.0;
+  double typical = 80.0;  // raf
+  switch (model_kind(task.model)) {
+    case ModelKind::rf:
+      typical = 250.0;
+      break;
+    case ModelKind::drf:
+      typical = 175.0;
+      break;
+    case ModelKind::raf:
+      break;
+    case ModelKind::raf_relu:
+      typical = 180.0;
+      break;
+  }
   return std::min(typical, static_cast<double>(config.max_evals));
 }
 
@@ -159,8 +172,9 @@ double set_evaluation_cost(const TaskSpec& t, double s) {
   // rf: the k × m·d block is read twice per round of points (forward and back), not fused like
   // the single word's (measured: n = 150, d = 128, m = 8: 12 ms per evaluation, about twice the
   // mix's rate).
-  if (t.model == "rf") return 4.0 * k * d * s / 2.0;
-  if (t.model == "drf") return 4.0 * (k * d * s + (L - 1.0) * k * k);
+  const ModelKind kind = model_kind(t.model);
+  if (kind == ModelKind::rf) return 4.0 * k * d * s / 2.0;
+  if (kind == ModelKind::drf) return 4.0 * (k * d * s + (L - 1.0) * k * k);
   // Attention: matrix–matrix products over the call's points (models/attention_word_set.cpp)
   // at about half the dense rate (measured: `ws --model raf --n 250 --d 256 --words 4|16`,
   // 15–25 Gflop/s in these terms).
@@ -174,8 +188,9 @@ double set_evaluation_cost(const TaskSpec& t, double s) {
 double set_setup_cost(const TaskSpec& t, const StudyConfig& config, double s) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k);
-  if (t.model == "rf" || t.model == "drf") {
-    const double bound = t.model == "rf" && config.upper_bound
+  const ModelKind kind = model_kind(t.model);
+  if (!traits(kind).attention) {
+    const double bound = kind == ModelKind::rf && config.upper_bound
                              ? generation_cost() * k * d * s +
                                    k * s * d * s * d / (float_gram_speedup() * kDenseSpeedup)
                              : 0.0;
@@ -195,7 +210,7 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
   // Attention's joint ascents take longer as the set grows (measured with multiword.ini and
   // `ws --words m`: raf 82, 129, 210, 240 evaluations per start at m = 2, 4, 8, 16, against 80
   // for one word); rf's stay near its single-word count (180–220).
-  const double growth = is_attention_model(task.model)
+  const double growth = model_traits(task.model).attention
                             ? std::pow(std::max(1.0, static_cast<double>(task.words) / 2.0), 0.6)
                             : 1.0;
   const double per_start = std::min(expected_evaluations_per_start(task, config) * growth,
@@ -230,8 +245,9 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
 double single_point_evaluation_cost(const TaskSpec& t) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
-  if (t.model == "rf") return 4.0 * k * d;
-  if (t.model == "drf") return 4.0 * (k * d + (L - 1.0) * k * k);
+  const ModelKind kind = model_kind(t.model);
+  if (kind == ModelKind::rf) return 4.0 * k * d;
+  if (kind == ModelKind::drf) return 4.0 * (k * d + (L - 1.0) * k * k);
   return 2.0 * (8.0 * n * d + 3.0 * d * d);
 }
 
@@ -240,7 +256,7 @@ double single_point_evaluation_cost(const TaskSpec& t) {
 // max-evals; the loss objective's ascents are the long ones). drf and raf_relu: not measured,
 // priced like raf.
 double gen_evaluations_per_start(const TaskSpec& t, const StudyConfig& config) {
-  const double typical = t.model == "rf" ? 55.0 : 110.0;
+  const double typical = model_kind(t.model) == ModelKind::rf ? 55.0 : 110.0;
   return std::min(typical, static_cast<double>(config.max_evals));
 }
 
@@ -262,21 +278,22 @@ double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
 constexpr double kGenDenseShare = 0.3;
 
 double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
+  const bool rf = model_kind(task.model) == ModelKind::rf;
   if (task.experiment == Experiment::ws && task.words >= 2) {
     // The weights (rf: generated again by each pass over V — a = V vec(X), then φ(X) and
     // φ(X^M(Δ*)) from scratch for the certification), φ three times, and the searches.
-    return weight_cost(task) * (task.model == "rf" ? 3.0 : 1.0) +
-           3.0 * feature_cost(task) / kDenseSpeedup + multi_word_search_cost(task, config);
+    return weight_cost(task) * (rf ? 3.0 : 1.0) + 3.0 * feature_cost(task) / kDenseSpeedup +
+           multi_word_search_cost(task, config);
   }
   const double positions = static_cast<double>(positions_examined(task, config));
   if (task.experiment == Experiment::ws) {
     const double search = single_word_search_cost(task, config);
-    if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
+    if (rf && config.rf_sampling == RfSampling::marginal) {
       // Only the examined words' blocks V_i are drawn (counted in the set-up) and
       // a = Σ_i V_i x_i plus a Gaussian residual: no pass over the k × D matrix.
       return positions * 2.0 * static_cast<double>(task.k * task.d) + search;
     }
-    if (task.model == "rf") return full_rf_ws_cost(task, config) + search;
+    if (rf) return full_rf_ws_cost(task, config) + search;
     return weight_cost(task) + feature_cost(task) + search;
   }
   const double N = static_cast<double>(task.N);
@@ -285,13 +302,13 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
                           gen_search_cost(task, config);
   // Gram, features and head: dense matrix products, which run kDenseSpeedup times faster than
   // the estimator's memory-bound matrix–vector mix.
-  if (task.model == "rf" && config.rf_sampling == RfSampling::marginal) {
+  if (rf && config.rf_sampling == RfSampling::marginal) {
     const double normals =
         2.0 * static_cast<double>(task.k) * (N + 1.0 + positions * static_cast<double>(task.d));
     return generation_cost() * normals + marginal_gen_dense_flops(task, positions) / kDenseSpeedup +
            (N * N * N / 3.0) / kDenseSpeedup + searches;
   }
-  const double passes = task.model == "rf" ? 2.0 : 1.0;  // rf: gram and transpose_apply
+  const double passes = rf ? 2.0 : 1.0;  // rf: gram and transpose_apply
   return passes * weight_cost(task) +
          ((N + 1.0) * passes * feature_cost(task) + N * N * p + N * N * N / 3.0) /
              (kGenDenseShare * kDenseSpeedup) +

@@ -5,10 +5,16 @@
 #include <map>
 #include <stdexcept>
 
+#include "models/model_kind.hpp"
+
 namespace wordsens {
 
 const std::vector<std::string>& canonical_models() {
-  static const std::vector<std::string> models{"rf", "drf", "raf", "raf_relu"};
+  static const std::vector<std::string> models = [] {
+    std::vector<std::string> names;
+    for (const ModelTraits& t : all_models()) names.emplace_back(t.name);
+    return names;
+  }();
   return models;
 }
 
@@ -54,10 +60,8 @@ bool has_multi_word(const StudyConfig& config) {
          std::any_of(config.words.begin(), config.words.end(), [](Index m) { return m != 1; });
 }
 
-bool is_attention_model(const std::string& model) { return model == "raf" || model == "raf_relu"; }
-
 Index feature_dim(const TaskSpec& task) {
-  return is_attention_model(task.model) ? task.n * task.d : task.k;
+  return model_traits(task.model).attention ? task.n * task.d : task.k;
 }
 
 std::string to_string(Activation a) { return a == Activation::relu ? "relu" : "tanh"; }
@@ -71,8 +75,9 @@ Activation parse_activation(const std::string& text) {
 std::string describe(const TaskSpec& task) {
   std::string s = to_string(task.experiment) + " " + task.model + " n=" + std::to_string(task.n) +
                   " d=" + std::to_string(task.d);
-  if (!is_attention_model(task.model)) s += " k=" + std::to_string(task.k);
-  if (task.model == "drf") s += " L=" + std::to_string(task.layers);
+  const ModelTraits& model = model_traits(task.model);
+  if (!model.attention) s += " k=" + std::to_string(task.k);
+  if (model.deep) s += " L=" + std::to_string(task.layers);
   if (task.words != 1) s += " m=" + std::to_string(task.words);
   if (task.experiment == Experiment::gen) s += " N=" + std::to_string(task.N);
   return s + " trial=" + std::to_string(task.trial) + " (task " + std::to_string(task.task_id) +
@@ -132,7 +137,7 @@ ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   spec.k = task.k;
   spec.layers = task.layers;
   spec.activation = config.activation;
-  if (task.model == "rf") spec.sampling = config.rf_sampling;
+  if (model_traits(task.model).marginal_sampler) spec.sampling = config.rf_sampling;
   return spec;
 }
 
@@ -153,7 +158,7 @@ void for_each_point(const StudyConfig& config, Emit&& emit) {
       if (std::find(models.begin(), models.end(), model) == models.end()) {
         continue;
       }
-      const bool attention = is_attention_model(model);
+      const ModelTraits& traits = model_traits(model);
       for (const Index n : n_grid_of(config, experiment)) {
         for (const Index d : d_grid_of(config, experiment)) {
           if (n * d > StudyLimits::max_D) {
@@ -163,14 +168,14 @@ void for_each_point(const StudyConfig& config, Emit&& emit) {
           }
           // Several k items may resolve to the same width at this (n, d): one point each.
           std::vector<Index> widths;
-          if (attention) {
+          if (traits.attention) {
             widths.push_back(0);  // k does not apply to attention models
           } else {
             for (const auto& item : config.k) widths.push_back(item.resolve(n, d));
             std::sort(widths.begin(), widths.end());
             widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
           }
-          const std::vector<Index> depths = model == "drf" ? config.layers : std::vector<Index>{1};
+          const std::vector<Index> depths = traits.deep ? config.layers : std::vector<Index>{1};
           const std::vector<Index> sizes =
               experiment == Experiment::gen ? config.N : std::vector<Index>{0};
           const std::vector<Index> word_counts =
@@ -200,7 +205,7 @@ void for_each_point(const StudyConfig& config, Emit&& emit) {
                         "dimensions): N=" +
                         std::to_string(N) + " >= p=" + std::to_string(p) + " for " + model +
                         " at n=" + std::to_string(n) + ", d=" + std::to_string(d) +
-                        (attention ? "" : ", k=" + std::to_string(k)));
+                        (traits.attention ? "" : ", k=" + std::to_string(k)));
                   }
                   emit(point);
                 }

@@ -87,7 +87,6 @@ inline constexpr int kMaxBudgetCheck = 16;
 
 /// The canonical order of model names (also the order of the task table).
 [[nodiscard]] const std::vector<std::string>& canonical_models();
-[[nodiscard]] bool is_attention_model(const std::string& model);
 /// p, the feature dimension of a task's model (k for rf/drf, D = n·d for attention).
 [[nodiscard]] Index feature_dim(const TaskSpec& task);
 

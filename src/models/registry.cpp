@@ -1,20 +1,18 @@
-// make_feature_map and known_models (feature_map.hpp): the one place that maps model names to
-// classes and validates sizes.
-#include <algorithm>
-#include <array>
+// make_feature_map and known_models (feature_map.hpp): the one place that maps model kinds
+// (model_kind.hpp) to classes and validates sizes.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "models/attention.hpp"
 #include "models/drf.hpp"
 #include "models/feature_map.hpp"
+#include "models/model_kind.hpp"
 #include "models/rf.hpp"
 #include "models/rf_marginal.hpp"
 
 namespace wordsens {
 namespace {
-
-const std::array<std::string, 4> kModels{"rf", "drf", "raf", "raf_relu"};
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
@@ -22,7 +20,14 @@ void require(bool ok, const std::string& message) {
 
 }  // namespace
 
-std::span<const std::string> known_models() { return kModels; }
+std::span<const std::string> known_models() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const ModelTraits& t : all_models()) all.emplace_back(t.name);
+    return all;
+  }();
+  return names;
+}
 
 namespace {
 
@@ -30,32 +35,36 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
                                   const std::span<const Index>* positions,
                                   const std::span<const Matrix* const>* samples) {
   const std::string& name = spec.name;
-  const bool known = std::find(kModels.begin(), kModels.end(), name) != kModels.end();
-  require(known, "unknown model '" + name + "' (known: rf, drf, raf, raf_relu)");
+  const ModelTraits& model = model_traits(name);  // throws for an unknown name
   require(spec.n >= 1, name + ": n must be >= 1, got " + std::to_string(spec.n));
   require(spec.d >= 1, name + ": d must be >= 1, got " + std::to_string(spec.d));
   // Weight windows are addressed by 32-bit rows and columns (core/gaussian.hpp).
   require(spec.n * spec.d <= (Index{1} << 32), name + ": n*d exceeds 2^32");
-  if (name == "rf" || name == "drf") {
+  if (!model.attention) {
     require(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
     require(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
   }
-  require(spec.sampling == RfSampling::full || name == "rf",
+  require(spec.sampling == RfSampling::full || model.marginal_sampler,
           name + ": rf-sampling = marginal applies to rf only");
-  if (name == "rf" && spec.sampling == RfSampling::marginal) {
+  if (spec.sampling == RfSampling::marginal) {
     require(positions != nullptr, "rf: rf-sampling = marginal needs the word positions");
     if (samples != nullptr) {
       return std::make_unique<MarginalRandomFeatures>(spec, key, *positions, *samples);
     }
     return std::make_unique<MarginalRandomFeatures>(spec, key, *positions);
   }
-  if (name == "rf") return std::make_unique<RandomFeatures>(spec, key);
-  if (name == "drf") {
-    require(spec.layers >= 1, "drf: layers must be >= 1, got " + std::to_string(spec.layers));
-    return std::make_unique<DeepRandomFeatures>(spec, key);
+  switch (model.kind) {
+    case ModelKind::rf:
+      return std::make_unique<RandomFeatures>(spec, key);
+    case ModelKind::drf:
+      require(spec.layers >= 1, "drf: layers must be >= 1, got " + std::to_string(spec.layers));
+      return std::make_unique<DeepRandomFeatures>(spec, key);
+    case ModelKind::raf:
+      return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::softmax);
+    case ModelKind::raf_relu:
+      return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::relu);
   }
-  return std::make_unique<AttentionFeatures>(
-      spec, key, name == "raf" ? AttentionKind::softmax : AttentionKind::relu);
+  throw std::logic_error("make_feature_map: a model kind without a class");
 }
 
 }  // namespace

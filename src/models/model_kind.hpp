@@ -1,0 +1,45 @@
+#pragma once
+// The models wordsens knows, as kinds with their traits. With the registry that builds them
+// (registry.cpp) this is the one place where a model's name is looked at: every other layer asks
+// the traits (or switches on the kind), so adding a model means adding a row here and a branch
+// in the registry, and the compiler finds the switches that miss it.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace wordsens {
+
+enum class ModelKind : std::uint8_t { rf, drf, raf, raf_relu };
+
+struct ModelTraits {
+  ModelKind kind;
+  std::string_view name;
+  /// raf, raf_relu: φ(X) has n·d coordinates and the model has no width k; their positions
+  /// share the sample's products, so their searches start from more sphere points in all.
+  bool attention;
+  /// drf: a depth L (the `layers` grid).
+  bool deep;
+  /// rf: its weights may be drawn by the marginal sampler (rf-sampling = marginal).
+  bool marginal_sampler;
+};
+
+/// Every model, in the canonical order of studies and files: rf, drf, raf, raf_relu.
+[[nodiscard]] std::span<const ModelTraits> all_models();
+
+/// The kind called `name`, or nothing for an unknown name.
+[[nodiscard]] std::optional<ModelKind> find_model(std::string_view name);
+
+/// The kind called `name`; std::invalid_argument naming the known models for an unknown name.
+[[nodiscard]] ModelKind model_kind(std::string_view name);
+
+[[nodiscard]] const ModelTraits& traits(ModelKind kind);
+
+/// traits(model_kind(name)).
+[[nodiscard]] const ModelTraits& model_traits(std::string_view name);
+
+/// "rf, drf, raf, raf_relu" (for messages).
+[[nodiscard]] std::string known_model_list(std::string_view separator = ", ");
+
+}  // namespace wordsens

@@ -1,0 +1,65 @@
+#include "models/model_kind.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "models/feature_map.hpp"
+
+namespace wordsens {
+namespace {
+
+TEST(ModelKind, NamesAndKindsRoundTripInTheCanonicalOrder) {
+  const auto models = all_models();
+  ASSERT_EQ(models.size(), 4u);
+  const char* order[] = {"rf", "drf", "raf", "raf_relu"};
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    EXPECT_EQ(models[i].name, order[i]);
+    EXPECT_EQ(static_cast<std::size_t>(models[i].kind), i);  // traits() indexes by kind
+    EXPECT_EQ(model_kind(models[i].name), models[i].kind);
+    EXPECT_EQ(&traits(models[i].kind), &models[i]);
+  }
+  EXPECT_EQ(known_model_list(), "rf, drf, raf, raf_relu");
+  EXPECT_EQ(known_model_list("|"), "rf|drf|raf|raf_relu");
+}
+
+TEST(ModelKind, AnUnknownNameIsRefusedNamingTheKnownOnes) {
+  EXPECT_FALSE(find_model("RF").has_value());
+  EXPECT_FALSE(find_model("").has_value());
+  try {
+    (void)model_kind("attention");
+    FAIL() << "an unknown name was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown model 'attention' (known: rf, drf, raf, raf_relu)");
+  }
+  EXPECT_THROW((void)model_traits("raf-relu"), std::invalid_argument);
+}
+
+// The traits say what the maps the registry builds do: attention maps have n·d features and no
+// width, only drf has a depth, only rf takes the marginal sampler.
+TEST(ModelKind, TraitsAgreeWithTheMapsTheRegistryBuilds) {
+  for (const ModelTraits& t : all_models()) {
+    ModelSpec spec;
+    spec.name = std::string(t.name);
+    spec.n = 5;
+    spec.d = 3;
+    spec.k = 7;
+    spec.layers = 2;
+    const auto map = make_feature_map(spec, WeightKey{1, 0});
+    EXPECT_EQ(map->feature_dim(), t.attention ? 15 : 7) << t.name;
+    spec.sampling = RfSampling::marginal;
+    if (t.marginal_sampler) {
+      const Index positions[] = {0};
+      EXPECT_NO_THROW((void)make_feature_map(spec, WeightKey{1, 0}, positions)) << t.name;
+    } else {
+      EXPECT_THROW((void)make_feature_map(spec, WeightKey{1, 0}), std::invalid_argument) << t.name;
+    }
+  }
+  EXPECT_TRUE(traits(ModelKind::drf).deep);
+  EXPECT_FALSE(traits(ModelKind::rf).deep || traits(ModelKind::raf).deep ||
+               traits(ModelKind::raf_relu).deep);
+}
+
+}  // namespace
+}  // namespace wordsens
