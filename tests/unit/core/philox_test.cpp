@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "core/gaussian.hpp"
-#include "data/synthetic.hpp"
 
 namespace wordsens {
 namespace {
@@ -172,18 +171,6 @@ TEST(GaussianMatrix, MomentsAreThoseOfTheRequestedNormal) {
   EXPECT_NEAR(mean, 0.0, 5 * 0.5 / std::sqrt(200000.0));
   EXPECT_NEAR(var, 0.25, 0.25 * 5 * std::sqrt(2.0 / 200000.0));
   EXPECT_NEAR(kurt, 3.0, 0.05);
-}
-
-TEST(Synthetic, RowsHaveNormSqrtDAndTextsAreNestedAcrossN) {
-  const Matrix X = synthetic_sample(9, 10, 16, 2, 0);
-  for (Index i = 0; i < X.rows(); ++i) EXPECT_NEAR(X.row(i).norm(), 4.0, 1e-12);
-  const Matrix Y = synthetic_sample(9, 20, 16, 2, 0);
-  EXPECT_EQ(X, Y.topRows(10));
-  EXPECT_NE(X, synthetic_sample(9, 10, 16, 3, 0));
-  EXPECT_NE(X, synthetic_sample(9, 10, 16, 2, 1));
-  const Vector w = synthetic_label_direction(9, 10, 16, 2);
-  EXPECT_NEAR(w.norm(), 1.0, 1e-12);
-  EXPECT_TRUE(synthetic_label(X, w) == 1.0 || synthetic_label(X, w) == -1.0);
 }
 
 }  // namespace

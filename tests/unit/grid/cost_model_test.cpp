@@ -22,6 +22,27 @@ TEST(CostModel, WallTimeIsLongestFirstListScheduling) {
   EXPECT_THROW((void)predicted_wall_seconds(tasks, 0), std::invalid_argument);
 }
 
+TEST(CostModel, GrowsWithSizeAndReflectsComplexities) {
+  StudyConfig c;
+  TaskSpec rf{0, 0, Experiment::ws, "rf", 10, 8, 80, 0, 1, 0};
+  TaskSpec rf_big = rf;
+  rf_big.n = 40;
+  rf_big.k = 320;
+  EXPECT_GT(estimated_cost(rf_big, c), estimated_cost(rf, c));
+  TaskSpec raf{0, 0, Experiment::ws, "raf", 40, 8, 0, 0, 1, 0};
+  // At k = D, an rf evaluation costs O(k·d) = O(n·d²) vs raf's O(n·d + d²).
+  EXPECT_LT(estimated_cost(raf, c), estimated_cost(rf_big, c));
+  TaskSpec gen = rf_big;
+  gen.experiment = Experiment::gen;
+  gen.N = 50;
+  EXPECT_GT(estimated_cost(gen, c), estimated_cost(rf_big, c));
+  c.positions = "first";
+  EXPECT_EQ(positions_examined(rf_big, c), 1);
+  c.positions = "random:5";
+  EXPECT_EQ(positions_examined(rf_big, c), 5);
+  EXPECT_GT(estimated_cost(rf, c), 0.0);
+}
+
 TEST(CostModel, RafWsTaskWithinTwiceItsMeasuredTime) {
   StudyConfig c;
   const TaskSpec raf{0, 0, Experiment::ws, "raf", 50, 192, 0, 0, 1, 0};

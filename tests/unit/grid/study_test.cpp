@@ -3,10 +3,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "grid/cost_model.hpp"
-#include "grid/shard.hpp"
 #include "grid/study.hpp"
-#include "grid/task_output.hpp"
 
 namespace wordsens {
 namespace {
@@ -96,87 +93,6 @@ TEST(Study, GenNeedsFewerSamplesThanFeatures) {
   c.models = {"rf"};
   c.k = parse_k_grid("11", 100);
   EXPECT_THROW((void)plan_tasks(c), std::invalid_argument);
-}
-
-TEST(Shard, PartitionIsDisjointAndCovering) {
-  for (const std::uint32_t count : {1u, 2u, 3u, 7u}) {
-    std::vector<int> hits(100, 0);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      const Shard s = Shard::parse(std::to_string(i) + "/" + std::to_string(count));
-      for (std::uint32_t t = 0; t < hits.size(); ++t) hits[t] += s.contains(t) ? 1 : 0;
-    }
-    for (const int h : hits) EXPECT_EQ(h, 1);
-  }
-  for (const char* bad : {"", "1", "2/2", "0/0", "-1/2", "a/b", "1/2/3", "1/", "/2"}) {
-    EXPECT_THROW((void)Shard::parse(bad), std::invalid_argument) << bad;
-  }
-  EXPECT_EQ(Shard::parse("3/8").to_string(), "3/8");
-}
-
-TEST(CostModel, GrowsWithSizeAndReflectsComplexities) {
-  StudyConfig c;
-  TaskSpec rf{0, 0, Experiment::ws, "rf", 10, 8, 80, 0, 1, 0};
-  TaskSpec rf_big = rf;
-  rf_big.n = 40;
-  rf_big.k = 320;
-  EXPECT_GT(estimated_cost(rf_big, c), estimated_cost(rf, c));
-  TaskSpec raf{0, 0, Experiment::ws, "raf", 40, 8, 0, 0, 1, 0};
-  // At k = D, an rf evaluation costs O(k·d) = O(n·d²) vs raf's O(n·d + d²).
-  EXPECT_LT(estimated_cost(raf, c), estimated_cost(rf_big, c));
-  TaskSpec gen = rf_big;
-  gen.experiment = Experiment::gen;
-  gen.N = 50;
-  EXPECT_GT(estimated_cost(gen, c), estimated_cost(rf_big, c));
-  c.positions = "first";
-  EXPECT_EQ(positions_examined(rf_big, c), 1);
-  c.positions = "random:5";
-  EXPECT_EQ(positions_examined(rf_big, c), 5);
-  EXPECT_GT(estimated_cost(rf, c), 0.0);
-}
-
-TEST(TaskOutput, EncodingRoundTripsBitwise) {
-  TaskOutput out;
-  out.task_id = 42;
-  out.experiment = Experiment::gen;
-  out.ws.S = 0.1234567890123;
-  for (int i = 0; i < 4; ++i) {
-    GenRecord g;
-    g.task_id = 42;
-    g.training = static_cast<std::uint8_t>(i / 2);
-    g.objective = static_cast<std::uint8_t>(i % 2);
-    g.t0 = 1.0 / 3.0 + i;
-    g.D1 = -0.0;
-    g.E = std::nan("");
-    g.cond_K = 1e300;
-    g.position = i;
-    g.evaluations = 1000 + i;
-    g.witness = {1.5, -2.25, 3e-300};
-    out.gen.push_back(g);
-  }
-  Matrix X(2, 3);
-  X << 1, 2, 3, 4, 5, 6;
-  out.arrays.push_back({"X", -1, X});
-  const auto bytes = encode(out);
-  const TaskOutput back = decode_task_output(bytes);
-  EXPECT_EQ(back.task_id, 42u);
-  EXPECT_EQ(back.experiment, Experiment::gen);
-  ASSERT_EQ(back.gen.size(), 4u);
-  EXPECT_EQ(back.gen[3].t0, out.gen[3].t0);
-  EXPECT_TRUE(std::signbit(back.gen[0].D1));
-  EXPECT_TRUE(std::isnan(back.gen[0].E));
-  EXPECT_EQ(back.gen[2].witness, out.gen[2].witness);
-  EXPECT_EQ(back.gen[1].objective, 1);
-  ASSERT_EQ(back.arrays.size(), 1u);
-  EXPECT_EQ(back.arrays[0].values, X);
-  EXPECT_EQ(encode(back), bytes);
-  // Truncated or extended messages are refused.
-  for (const std::size_t cut :
-       {std::size_t{0}, std::size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
-    EXPECT_THROW((void)decode_task_output(std::span(bytes.data(), cut)), std::runtime_error);
-  }
-  auto longer = bytes;
-  longer.push_back(0);
-  EXPECT_THROW((void)decode_task_output(longer), std::runtime_error);
 }
 
 }  // namespace
