@@ -249,7 +249,7 @@ if [ "$dry" -eq 1 ]; then
   fi
   printf 'total: %d tasks, %.2f core-hours, predicted %s\n' "$tot_tasks" \
     "$(awk "BEGIN{print $tot_core/3600}")" "$total"
-  echo "(cost model of src/grid/cost_model.cpp, calibrated on the 2-core development machine;" \
+  echo "(cost model of src/study/cost_model.cpp, calibrated on the 2-core development machine;" \
     "memory per rank: the largest task's arrays, jobs/reproduce_plan.py)"
   exit 0
 fi

@@ -8,7 +8,7 @@ prints one tab-separated line: tasks, points, 1-core seconds, wall seconds on R 
 memory per rank (bytes), shards (1: one job; more: a job array), wall seconds per shard job.
 
 Wall time: the binary's own scheduling model (longest task first onto the least loaded rank;
-src/grid/cost_model.cpp, predicted_wall_seconds) over the per-task times of its dry-run table
+src/study/cost_model.cpp, predicted_wall_seconds) over the per-task times of its dry-run table
 (a grid point's estimate divided by its tasks), so any R is priced, not only the 1, 2, 4, 16
 and 64 cores the binary prints (tests/paper/test_reproduce_paper.py checks the two agree there).
 

@@ -34,7 +34,7 @@ def fractions_of(config_text: str | None) -> list:
 
 
 def words_at_fraction(f: float, n: int) -> int:
-    """m = ⌈f·n⌉ as the study planned it (src/grid/study.cpp words_at): an exact product is not
+    """m = ⌈f·n⌉ as the study planned it (src/study/study.cpp words_at): an exact product is not
     pushed over the integer by rounding."""
     m = f * n
     r = round(m)

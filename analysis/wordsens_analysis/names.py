@@ -1,7 +1,7 @@
 """Every HDF5 name the reader uses, in one place, mirroring analysis/FORMAT.md.
 
 The C++ writer defines the groups and attributes once in src/io/schema.hpp and the record
-columns in src/grid/record_fields.cpp. The reader does not need a list of columns: it reads
+columns in src/study/record_fields.cpp. The reader does not need a list of columns: it reads
 every 1-D dataset of a table (each carries its `unit` and `meaning` attributes), so a column
 added by a newer writer appears without a change here. The column tuples below are what the
 test fixtures write.
@@ -63,7 +63,7 @@ WITNESS_W = "W"          # attention weights, d × d
 # Task columns joined onto the record tables (ws, gen).
 JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "words", "trial")
 
-# Integer codes of enumerations stored as numbers (src/grid/record_fields.cpp names them).
+# Integer codes of enumerations stored as numbers (src/study/record_fields.cpp names them).
 EXPERIMENTS = {0: "ws", 1: "gen"}
 TRAININGS = {0: "finetune", 1: "retrain"}
 OBJECTIVES = {0: "loss", 1: "align"}

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "grid/data_source.hpp"
-#include "grid/shard.hpp"
-#include "grid/study.hpp"
+#include "study/data_source.hpp"
+#include "study/shard.hpp"
+#include "study/study.hpp"
 
 namespace wordsens::cli {
 

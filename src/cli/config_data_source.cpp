@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cli/config.hpp"
-#include "grid/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
+#include "study/embeddings_data_source.hpp"
 
 namespace wordsens::cli {
 

@@ -13,14 +13,14 @@
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/run_report.hpp"
-#include "grid/cost_model.hpp"
-#include "grid/run_task.hpp"
 #include "io/results_file.hpp"
 #include "models/drf.hpp"
 #include "models/model_kind.hpp"
 #include "parallel/mpi_session.hpp"
 #include "parallel/scheduler.hpp"
 #include "parallel/stop.hpp"
+#include "study/cost_model.hpp"
+#include "study/run_task.hpp"
 
 namespace wordsens::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <map>
 #include <vector>
 
-#include "grid/cost_model.hpp"
 #include "parallel/progress.hpp"
+#include "study/cost_model.hpp"
 
 namespace wordsens::cli {
 namespace {

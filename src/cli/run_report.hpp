@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "cli/config.hpp"
-#include "grid/task.hpp"
 #include "parallel/scheduler.hpp"
+#include "study/task.hpp"
 
 namespace wordsens::cli {
 

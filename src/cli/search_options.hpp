@@ -5,7 +5,7 @@
 #include <boost/program_options.hpp>
 #include <string>
 
-#include "grid/study.hpp"
+#include "study/study.hpp"
 
 namespace wordsens::cli {
 

@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "cli/renamed_options.hpp"
-#include "grid/grid_spec.hpp"
 #include "models/model_kind.hpp"
+#include "study/grid_spec.hpp"
 
 namespace wordsens::cli {
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cli/search_options.hpp"
-#include "grid/study.hpp"
 #include "models/feature_map.hpp"
+#include "study/study.hpp"
 
 namespace wordsens::cli {
 

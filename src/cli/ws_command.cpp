@@ -20,8 +20,8 @@
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "grid/study.hpp"
 #include "models/feature_map.hpp"
+#include "study/study.hpp"
 
 namespace wordsens::cli {
 namespace {

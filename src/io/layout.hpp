@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "grid/record_fields.hpp"
-#include "grid/task.hpp"
 #include "io/errors.hpp"
 #include "io/file_contents.hpp"
 #include "io/h5.hpp"
+#include "study/record_fields.hpp"
+#include "study/task.hpp"
 
 namespace wordsens::io::detail {
 
@@ -53,7 +53,7 @@ struct Table {
 };
 
 /// Every table: tasks, ws, gen, witness, summary/ws, summary/gen. The ws and gen columns follow
-/// the record schemas of grid/record_fields.hpp.
+/// the record schemas of study/record_fields.hpp.
 const std::vector<Table>& tables();
 /// The table of one group (std::logic_error for an unknown group).
 const Table& table(const char* group);

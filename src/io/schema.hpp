@@ -1,7 +1,7 @@
 #pragma once
 // Every name of the results file, defined once (mirrored in analysis/FORMAT.md, which the
 // Python reader follows); the columns of /ws and /gen are the record schemas of
-// grid/record_fields.cpp. Bump kFormatMajor when a reader of the old version would misread a
+// study/record_fields.cpp. Bump kFormatMajor when a reader of the old version would misread a
 // new file; bump kFormatMinor for additive changes (new datasets or attributes).
 #include <array>
 #include <cstddef>
@@ -64,7 +64,7 @@ inline constexpr const char* kTrial = "trial";  // uint32
 inline constexpr const char* kDone = "done";    // uint8 0/1
 
 // Quantities the summary tables summarise and the gen keys they group by (the record columns
-// themselves are the schemas of grid/record_fields.cpp).
+// themselves are the schemas of study/record_fields.cpp).
 inline constexpr const char* kS = "S";
 inline constexpr const char* kSUpper = "S_upper";
 inline constexpr const char* kE = "E";

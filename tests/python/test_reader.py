@@ -222,10 +222,10 @@ def test_witness_memory_budget(tmp_path, monkeypatch):
 
 def test_names_mirror_the_cpp_schema():
     """Every name the reader uses is defined by the writer: groups and attributes in
-    src/io/schema.hpp, record columns in src/grid/record_fields.cpp (a ragged column <x> there
+    src/io/schema.hpp, record columns in src/study/record_fields.cpp (a ragged column <x> there
     gives the datasets <x>_offset, <x>_length and <x>_values)."""
     schema = open(f"{ROOT}/src/io/schema.hpp", encoding="utf-8").read()
-    fields = open(f"{ROOT}/src/grid/record_fields.cpp", encoding="utf-8").read()
+    fields = open(f"{ROOT}/src/study/record_fields.cpp", encoding="utf-8").read()
     used = {names.FILETYPE, names.ATTR_FILETYPE, names.ATTR_FORMAT_VERSION, names.DONE,
             *names.TASK_COLUMNS, *names.WS_COLUMNS, *names.GEN_COLUMNS, *names.WITNESS_COLUMNS,
             *names.WS_EVIDENCE_COLUMNS, names.WITNESS_VALUES, names.RECORD_WITNESS_VALUES}

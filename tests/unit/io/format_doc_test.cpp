@@ -81,7 +81,7 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
   std::filesystem::remove_all(dir);
 }
 
-// The column tables of FORMAT.md are the schemas the writer uses (grid/record_fields.cpp and
+// The column tables of FORMAT.md are the schemas the writer uses (study/record_fields.cpp and
 // io/layout.cpp), not a copy that can drift: each sits between two markers and must equal
 // column_table_markdown(group) to the letter.
 TEST(FormatDoc, ColumnTablesAreTheWritersSchemas) {

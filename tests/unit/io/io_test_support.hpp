@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "grid/record_fields.hpp"
-#include "grid/records.hpp"
-#include "grid/task.hpp"
 #include "io/results_file.hpp"
+#include "study/record_fields.hpp"
+#include "study/records.hpp"
+#include "study/task.hpp"
 
 namespace wordsens::io::testing {
 

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "estimators/word_sensitivity.hpp"
-#include "grid/study.hpp"
 #include "model_cases.hpp"
 #include "models/rf.hpp"
 #include "models/rf_marginal.hpp"
+#include "study/study.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,4 +1,4 @@
-#include "grid/embeddings_data_source.hpp"
+#include "study/embeddings_data_source.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/types.hpp"
-#include "grid/records.hpp"
-#include "grid/task.hpp"
+#include "study/records.hpp"
+#include "study/task.hpp"
 
 namespace wordsens {
 

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "grid/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
+#include "study/embeddings_data_source.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,10 +1,10 @@
-#include "grid/task_output.hpp"
+#include "study/task_output.hpp"
 
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
-#include "grid/record_fields.hpp"
+#include "study/record_fields.hpp"
 
 namespace wordsens {
 namespace {
@@ -75,7 +75,7 @@ class Reader {
   std::size_t offset_ = 0;
 };
 
-// A record travels as its schema's fields in table order (grid/record_fields.cpp).
+// A record travels as its schema's fields in table order (study/record_fields.cpp).
 template <typename Record>
 void put_record(Writer& w, const RecordSchema<Record>& schema, const Record& record) {
   for (const auto& field : schema.scalars) {

@@ -1,4 +1,4 @@
-#include "grid/cost_model.hpp"
+#include "study/cost_model.hpp"
 
 #include <algorithm>
 #include <cmath>

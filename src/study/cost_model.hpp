@@ -7,8 +7,8 @@
 // prediction of the wall time.
 #include <span>
 
-#include "grid/study.hpp"
-#include "grid/task.hpp"
+#include "study/study.hpp"
+#include "study/task.hpp"
 
 namespace wordsens {
 

@@ -1,4 +1,4 @@
-#include "grid/shard.hpp"
+#include "study/shard.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 // What a finished task sends back to rank 0 and what the results file stores, one row each.
-// Every member is described once, with its unit and meaning, in grid/record_fields.cpp: the
+// Every member is described once, with its unit and meaning, in study/record_fields.cpp: the
 // file layout, its appends and reads and the MPI encoding all follow that table.
 #include <cstdint>
 #include <limits>

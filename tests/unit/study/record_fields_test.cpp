@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "grid/record_fields.hpp"
-#include "grid/task_output.hpp"
+#include "study/record_fields.hpp"
+#include "study/task_output.hpp"
 
 namespace wordsens {
 namespace {

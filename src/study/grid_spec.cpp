@@ -1,4 +1,4 @@
-#include "grid/grid_spec.hpp"
+#include "study/grid_spec.hpp"
 
 #include <algorithm>
 #include <charconv>

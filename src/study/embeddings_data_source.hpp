@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "data/embeddings_source.hpp"
-#include "grid/data_source.hpp"
-#include "grid/task.hpp"
+#include "study/data_source.hpp"
+#include "study/task.hpp"
 
 namespace wordsens {
 

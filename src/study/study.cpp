@@ -1,4 +1,4 @@
-#include "grid/study.hpp"
+#include "study/study.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // Each record's columns, described once: name, type, unit, one-line meaning, and where the value
 // lives in the record. The results file's layout, appends and reads (io/layout.cpp,
 // io/results_file.cpp, io/results_reader.cpp), the per-column `unit` and `meaning` attributes of
-// the file, the MPI encoding of a record (grid/task_output.cpp) and the column tables of
+// the file, the MPI encoding of a record (study/task_output.cpp) and the column tables of
 // analysis/FORMAT.md (checked by tests/unit/io/format_doc_test.cpp) all follow these tables, so a
 // new column is one line here plus its test.
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "grid/records.hpp"
+#include "study/records.hpp"
 
 namespace wordsens {
 

@@ -1,4 +1,4 @@
-#include "grid/task.hpp"
+#include "study/task.hpp"
 
 #include <stdexcept>
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "core/cpu_features.hpp"
-#include "grid/cost_model.hpp"
-#include "grid/study.hpp"
 #include "models/float_gram.hpp"
+#include "study/cost_model.hpp"
+#include "study/study.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,4 +1,4 @@
-#include "grid/task_output.hpp"
+#include "study/task_output.hpp"
 
 #include <gtest/gtest.h>
 

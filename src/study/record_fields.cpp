@@ -1,4 +1,4 @@
-#include "grid/record_fields.hpp"
+#include "study/record_fields.hpp"
 
 #include <array>
 

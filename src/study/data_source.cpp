@@ -1,4 +1,4 @@
-#include "grid/data_source.hpp"
+#include "study/data_source.hpp"
 
 #include "data/synthetic.hpp"
 

@@ -3,7 +3,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "grid/study.hpp"
+#include "study/study.hpp"
 
 namespace wordsens {
 namespace {

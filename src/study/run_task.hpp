@@ -1,9 +1,9 @@
 #pragma once
 // One task, start to finish: texts → feature map → estimator → records. A pure function of
 // (task, configuration, data source): no MPI, no files, so any rank computes the same bits.
-#include "grid/data_source.hpp"
-#include "grid/study.hpp"
-#include "grid/task_output.hpp"
+#include "study/data_source.hpp"
+#include "study/study.hpp"
+#include "study/task_output.hpp"
 
 namespace wordsens {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "grid/grid_spec.hpp"
+#include "study/grid_spec.hpp"
 
 namespace wordsens {
 namespace {

@@ -9,12 +9,12 @@
 
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
-#include "grid/cost_model.hpp"
-#include "grid/data_source.hpp"
-#include "grid/run_task.hpp"
-#include "grid/study.hpp"
-#include "grid/task_output.hpp"
 #include "models/feature_map.hpp"
+#include "study/cost_model.hpp"
+#include "study/data_source.hpp"
+#include "study/run_task.hpp"
+#include "study/study.hpp"
+#include "study/task_output.hpp"
 
 namespace wordsens {
 namespace {

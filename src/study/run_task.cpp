@@ -1,4 +1,4 @@
-#include "grid/run_task.hpp"
+#include "study/run_task.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -14,9 +14,9 @@
 #include "estimators/positions.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "grid/grid_spec.hpp"
-#include "grid/task.hpp"
 #include "models/feature_map.hpp"
+#include "study/grid_spec.hpp"
+#include "study/task.hpp"
 
 namespace wordsens {
 
