@@ -10,11 +10,7 @@
 namespace wordsens {
 
 const std::vector<std::string>& canonical_models() {
-  static const std::vector<std::string> models = [] {
-    std::vector<std::string> names;
-    for (const ModelTraits& t : all_models()) names.emplace_back(t.name);
-    return names;
-  }();
+  static const std::vector<std::string> models(known_models().begin(), known_models().end());
   return models;
 }
 
