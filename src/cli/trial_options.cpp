@@ -76,9 +76,9 @@ ModelSpec checked_model_spec(const po::variables_map& vm, const TrialOptions& t)
   require(t.activation == "relu" || t.activation == "tanh", "--activation must be relu or tanh");
   require(t.rf_sampling == "full" || t.rf_sampling == "marginal",
           "--rf-sampling must be full or marginal");
-  require(
-      t.rf_sampling == "full" || (find_model(t.model) && model_traits(t.model).marginal_sampler),
-      "--rf-sampling marginal applies to rf only");
+  const auto kind = find_model(t.model);  // an unknown model is refused by the registry
+  require(t.rf_sampling == "full" || (kind && traits(*kind).marginal_sampler),
+          "--rf-sampling marginal applies to rf only");
   const auto k_items = parse_k_grid(t.k_text, std::numeric_limits<std::int32_t>::max());
   require(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
 

@@ -8,7 +8,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "core/philox.hpp"
 
@@ -160,6 +159,10 @@ struct CounterRun {
   [[nodiscard]] Philox::Counter operator[](Index g) const {
     return {c0, c1, c2, c3 + static_cast<std::uint32_t>(g)};
   }
+  /// The counters of blocks g, g + 1, …
+  [[nodiscard]] CounterRun from(Index g) const {
+    return {c0, c1, c2, c3 + static_cast<std::uint32_t>(g)};
+  }
   __attribute__((target("avx2"), always_inline)) void avx2(Index g, __m256i& lane_c2,
                                                            __m256i& lane_c3) const {
     lane_c2 = _mm256_set1_epi32(static_cast<int>(c2));
@@ -182,6 +185,8 @@ struct CounterList {
   const std::uint32_t* c2;
   const std::uint32_t* c3;
   [[nodiscard]] Philox::Counter operator[](Index g) const { return {c0, c1, c2[g], c3[g]}; }
+  /// The counters of blocks g, g + 1, …
+  [[nodiscard]] CounterList from(Index g) const { return {c0, c1, c2 + g, c3 + g}; }
   __attribute__((target("avx2"), always_inline)) void avx2(Index g, __m256i& lane_c2,
                                                            __m256i& lane_c3) const {
     lane_c2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c2 + g));
@@ -194,19 +199,13 @@ struct CounterList {
   }
 };
 
-/// Blocks [offset, count) of `lanes` from the widest path the CPU has down to the scalar one.
+/// Blocks [0, count) of `lanes` from the widest path the CPU has down to the scalar one.
 template <typename Lanes>
 void blocks_of(const Philox& philox, const Lanes& lanes, Index count, std::uint32_t key0,
                std::uint32_t key1, std::uint32_t* const words[4]) {
   Index done = cpu_has_avx512f() ? blocks_avx512(lanes, count, key0, key1, words) : 0;
   if (cpu_has_avx2() && done < count) {
-    Lanes rest = lanes;
-    if constexpr (std::is_same_v<Lanes, CounterRun>) {
-      rest.c3 += static_cast<std::uint32_t>(done);
-    } else {
-      rest.c2 += done;
-      rest.c3 += done;
-    }
+    const Lanes rest = lanes.from(done);
     std::uint32_t* const rest_words[4] = {words[0] + done, words[1] + done, words[2] + done,
                                           words[3] + done};
     done += blocks_avx2(rest, count - done, key0, key1, rest_words);

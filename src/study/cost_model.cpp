@@ -147,14 +147,12 @@ double expected_polish_evaluations(const TaskSpec& task, const WsOptions& option
 double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const Index examined = positions_examined(task, config);
   const double positions = static_cast<double>(examined);
-  WsOptions ws;
-  ws.sphere_starts = config.sphere_starts;
-  ws.min_total_sphere_starts = config.min_total_sphere_starts;
+  const WsOptions ws = ws_options(config);
   const double sphere = static_cast<double>(sphere_starts_per_position(ws, task.model, examined));
   const double starts = sphere + config.near_origin_starts + (config.guided_start ? 1.0 : 0.0);
   const double evaluations = 0.5 * std::max(kScreenPoints, sphere) +
                              starts * expected_evaluations_per_start(task, config) +
-                             expected_polish_evaluations(task, ws_options(config));
+                             expected_polish_evaluations(task, ws);
   double search = sample_setup_cost(task) +
                   positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
   // The budget check reruns the search with f× the starts (each ascent usually stops on its
