@@ -6,19 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
+
+#include "unit/embeddings_fixture.hpp"
 
 namespace wordsens {
 namespace {
 
-std::string fixture(const std::string& name) {
-  return (std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "fixtures" / "embeddings" /
-          name)
-      .lexically_normal()
-      .string();
-}
+std::string fixture(const std::string& name) { return testing::embeddings_fixture(name); }
 
 // Expects open(fixture) to throw std::invalid_argument whose one-line message contains `part`.
 void expect_open_error(const std::string& name, const std::string& part) {

@@ -3,7 +3,6 @@
 // file) and the grid check of embeddings_needs().
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -11,16 +10,12 @@
 
 #include "io/embeddings_file.hpp"
 #include "study/embeddings_data_source.hpp"
+#include "unit/embeddings_fixture.hpp"
 
 namespace wordsens {
 namespace {
 
-std::string good_fixture() {
-  return (std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "fixtures" / "embeddings" /
-          "good.h5")
-      .lexically_normal()
-      .string();
-}
+std::string good_fixture() { return testing::embeddings_fixture("good.h5"); }
 
 TaskSpec task(Experiment e, Index n, Index d, Index N, std::uint32_t trial) {
   TaskSpec t;

@@ -12,16 +12,12 @@
 
 #include "io/embeddings_file.hpp"
 #include "study/embeddings_data_source.hpp"
+#include "unit/embeddings_fixture.hpp"
 
 namespace wordsens {
 namespace {
 
-std::string good_fixture() {
-  return (std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "fixtures" / "embeddings" /
-          "good.h5")
-      .lexically_normal()
-      .string();
-}
+std::string good_fixture() { return testing::embeddings_fixture("good.h5"); }
 
 bool refused(const EmbeddingsSource& source, Index sequence, Index n, Index d) {
   EmbeddingsNeeds needs;
