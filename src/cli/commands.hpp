@@ -5,7 +5,7 @@ namespace wordsens::cli {
 
 int ws_command(int argc, char** argv);     // ws_command.cpp: WS estimates without MPI/HDF5
 int gen_command(int argc, char** argv);    // gen_command.cpp: trained-head generalization
-int run_command(int argc, char** argv);    // run_command.cpp: the MPI Monte Carlo driver
+int run_command(int argc, char** argv);    // run_command.cpp: options, checks, then run_study
 int merge_command(int argc, char** argv);  // merge_command.cpp: merge shard files
 int info_command(int argc, char** argv);   // info_command.cpp: what a results file holds
 

@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/run_options.hpp"
 #include "study/data_source.hpp"
-#include "study/shard.hpp"
-#include "study/study.hpp"
 
 namespace wordsens::cli {
 
@@ -20,29 +19,11 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct RunOptions {
-  StudyConfig study;
-  std::string config_path;  // "" when no INI file was given
-  std::string output = "results.h5";
-  bool overwrite = false;
-  bool dry_run = false;
-  bool help = false;
-  double walltime = 0;  // seconds; 0: none
-  double progress_interval = 10;
-  Shard shard;
-  std::string command_line;  // argv joined by spaces (provenance)
-};
-
 /// Parses argv of `wordsens run` (argv[0] is "run"). Throws UsageError (one line).
 [[nodiscard]] RunOptions parse_run_options(int argc, char** argv);
 
 /// `wordsens run --help`: every option with its default and meaning.
 [[nodiscard]] std::string run_help_text();
-
-/// The canonical configuration text stored in the file and compared on resume: the study's
-/// keys, plus `shard = i/N` for a sharded run (merge ignores it, see io/schema.hpp kShardKeys).
-/// Leaves out what may change between resumes: output, overwrite, dry-run, walltime, progress.
-[[nodiscard]] std::string config_text(const RunOptions& options);
 
 /// The data source named by `data` (config_data_source.cpp: the one switch between sources).
 /// Throws UsageError for an unknown or unusable source.

@@ -8,7 +8,6 @@
 #include <cstdlib>
 
 #include <stdexcept>
-#include <vector>
 
 namespace wordsens::parallel {
 
@@ -44,20 +43,29 @@ void MpiSession::finalize() {
   MPI_Finalize();
 }
 
-void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
-
 int MpiSession::broadcast(int value) const {
   MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return value;
 }
 
-std::string MpiSession::broadcast(const std::string& value) const {
-  unsigned long long size = value.size();
-  MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-  std::vector<char> buffer(value.begin(), value.end());
-  buffer.resize(size);
-  if (size > 0) MPI_Bcast(buffer.data(), static_cast<int>(size), MPI_CHAR, 0, MPI_COMM_WORLD);
-  return {buffer.begin(), buffer.end()};
+std::optional<Message> MpiSession::try_receive(int source) const {
+  int flag = 0;
+  MPI_Status status;
+  MPI_Iprobe(source == kAnySource ? MPI_ANY_SOURCE : source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+             &status);
+  if (!flag) return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  Message m;
+  m.source = status.MPI_SOURCE;
+  m.tag = status.MPI_TAG;
+  m.bytes.resize(static_cast<std::size_t>(count));
+  MPI_Recv(m.bytes.data(), count, MPI_BYTE, m.source, m.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return m;
+}
+
+void MpiSession::send(int dest, int tag, const std::vector<std::uint8_t>& bytes) const {
+  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
 }
 
 }  // namespace wordsens::parallel

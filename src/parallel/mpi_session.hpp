@@ -1,9 +1,12 @@
 #pragma once
 // MPI for the rest of the program, without mpi.h: initialisation (threads: only the main thread
-// calls MPI, the compute thread never does, so MPI_THREAD_FUNNELED suffices), rank, size and
-// the few collectives the driver needs before the task loop.
+// calls MPI, the compute thread never does, so MPI_THREAD_FUNNELED suffices) and the Transport
+// the scheduler and the driver talk through, on MPI_COMM_WORLD.
 #include <cstdint>
-#include <string>
+#include <optional>
+#include <vector>
+
+#include "parallel/transport.hpp"
 
 namespace wordsens::parallel {
 
@@ -13,7 +16,7 @@ namespace wordsens::parallel {
 /// (Linux PR_SET_PDEATHSIG). Call it first thing, to leave no window after the fork.
 void die_with_launcher();
 
-class MpiSession {
+class MpiSession final : public Transport {
  public:
   /// MPI_Init_thread(FUNNELED); throws std::runtime_error when the library cannot provide it.
   MpiSession(int* argc, char*** argv);
@@ -21,15 +24,11 @@ class MpiSession {
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 
-  [[nodiscard]] int rank() const { return rank_; }
-  [[nodiscard]] int size() const { return size_; }
-  [[nodiscard]] bool is_root() const { return rank_ == 0; }
-
-  /// Rank 0's value on every rank.
-  [[nodiscard]] int broadcast(int value) const;
-  [[nodiscard]] std::string broadcast(const std::string& value) const;
-
-  void barrier() const;
+  [[nodiscard]] int rank() const override { return rank_; }
+  [[nodiscard]] int size() const override { return size_; }
+  [[nodiscard]] std::optional<Message> try_receive(int source) const override;
+  void send(int dest, int tag, const std::vector<std::uint8_t>& bytes) const override;
+  [[nodiscard]] int broadcast(int value) const override;
 
   /// Finalizes now (idempotent); for exits that bypass destructors.
   void finalize();

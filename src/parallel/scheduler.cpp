@@ -1,7 +1,5 @@
 #include "parallel/scheduler.hpp"
 
-#include <mpi.h>
-
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -29,36 +27,11 @@ constexpr int kTagSignal = 13;
 // percent of one core.
 constexpr auto kPollPause = std::chrono::microseconds(200);
 
-struct Message {
-  int source = 0;
-  int tag = 0;
-  std::vector<std::uint8_t> bytes;
-};
-
-std::optional<Message> try_receive(int source) {
-  int flag = 0;
-  MPI_Status status;
-  MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-  if (!flag) return std::nullopt;
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
-  Message m;
-  m.source = status.MPI_SOURCE;
-  m.tag = status.MPI_TAG;
-  m.bytes.resize(static_cast<std::size_t>(count));
-  MPI_Recv(m.bytes.data(), count, MPI_BYTE, m.source, m.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return m;
-}
-
-void send_bytes(int dest, int tag, const std::vector<std::uint8_t>& bytes) {
-  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
-}
-
 template <typename T>
-void send_value(int dest, int tag, T value) {
+void send_value(const Transport& ranks, int dest, int tag, T value) {
   std::vector<std::uint8_t> bytes(sizeof(T));
   std::memcpy(bytes.data(), &value, sizeof(T));
-  send_bytes(dest, tag, bytes);
+  ranks.send(dest, tag, bytes);
 }
 
 template <typename T>
@@ -70,25 +43,25 @@ T read_value(const std::vector<std::uint8_t>& bytes) {
 
 std::vector<std::uint8_t> text_bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
-ScheduleResult run_worker(const ComputeFn& compute) {
+ScheduleResult run_worker(const Transport& ranks, const ComputeFn& compute) {
   ComputeThread thread(compute);
   int reported = 0;
   for (;;) {
     bool active = false;
     const int request = static_cast<int>(stop_requested());
     if (request > reported) {
-      send_value<int>(0, kTagSignal, request);  // rank 0 decides for everyone
+      send_value<int>(ranks, 0, kTagSignal, request);  // rank 0 decides for everyone
       reported = request;
     }
     if (auto done = thread.poll()) {
       if (done->ok) {
-        send_bytes(0, kTagResult, done->bytes);
+        ranks.send(0, kTagResult, done->bytes);
       } else {
-        send_bytes(0, kTagFailure, text_bytes(done->error));
+        ranks.send(0, kTagFailure, text_bytes(done->error));
       }
       active = true;
     }
-    if (auto m = try_receive(0)) {
+    if (auto m = ranks.try_receive(0)) {
       active = true;
       if (m->tag == kTagTask) {
         thread.submit(read_value<std::uint32_t>(m->bytes));
@@ -103,7 +76,7 @@ ScheduleResult run_worker(const ComputeFn& compute) {
   }
 }
 
-ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, const SinkFn& sink,
+ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const SinkFn& sink,
                         const ScheduleOptions& options) {
   const auto& queue = options.queue;
   std::unordered_map<std::uint32_t, double> cost_of;
@@ -131,7 +104,7 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
       mode = Mode::draining;
     }
   };
-  result.per_rank.assign(static_cast<std::size_t>(session.size()), 0);
+  result.per_rank.assign(static_cast<std::size_t>(ranks.size()), 0);
   auto deliver = [&](int rank, std::uint32_t task_id, const std::vector<std::uint8_t>& bytes) {
     try {
       sink(task_id, bytes);
@@ -144,7 +117,7 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
   };
 
   ComputeThread local(compute);
-  std::vector<std::optional<std::uint32_t>> assigned(static_cast<std::size_t>(session.size()));
+  std::vector<std::optional<std::uint32_t>> assigned(static_cast<std::size_t>(ranks.size()));
   std::size_t next = 0;
   for (;;) {
     bool active = false;
@@ -155,7 +128,7 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (elapsed >= options.walltime_seconds) escalate(static_cast<int>(StopRequest::checkpoint));
     }
-    while (auto m = try_receive(MPI_ANY_SOURCE)) {
+    while (auto m = ranks.try_receive(kAnySource)) {
       active = true;
       auto& slot = assigned[static_cast<std::size_t>(m->source)];
       if (m->tag == kTagResult) {
@@ -182,7 +155,7 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
       for (std::size_t w = 1; w < assigned.size() && next < queue.size(); ++w) {
         if (!assigned[w]) {
           assigned[w] = queue[next];
-          send_value<std::uint32_t>(static_cast<int>(w), kTagTask, queue[next++]);
+          send_value<std::uint32_t>(ranks, static_cast<int>(w), kTagTask, queue[next++]);
           active = true;
         }
       }
@@ -205,8 +178,8 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
   }
   result.abandoned_compute = local.busy();
   const int tag = mode == Mode::aborting ? kTagAbort : kTagStop;
-  for (int w = 1; w < session.size(); ++w) {
-    send_value<int>(w, tag, static_cast<int>(result.outcome));
+  for (int w = 1; w < ranks.size(); ++w) {
+    send_value<int>(ranks, w, tag, static_cast<int>(result.outcome));
   }
   if (options.progress) {
     static const char* const names[] = {"finished", "checkpointed", "interrupted", "failed"};
@@ -217,10 +190,10 @@ ScheduleResult run_root(const MpiSession& session, const ComputeFn& compute, con
 
 }  // namespace
 
-ScheduleResult run_schedule(const MpiSession& session, const ComputeFn& compute, const SinkFn& sink,
+ScheduleResult run_schedule(const Transport& ranks, const ComputeFn& compute, const SinkFn& sink,
                             const ScheduleOptions& options) {
   install_stop_handlers();
-  return session.is_root() ? run_root(session, compute, sink, options) : run_worker(compute);
+  return ranks.is_root() ? run_root(ranks, compute, sink, options) : run_worker(ranks, compute);
 }
 
 }  // namespace wordsens::parallel

@@ -1,8 +1,8 @@
 #pragma once
-// The dynamic task queue over MPI. Rank 0 hands out task ids, most expensive first,
-// to every rank including itself (its own compute thread: no core idles as a pure
-// coordinator), and passes each record to `sink` as it arrives. Works with any number of ranks
-// ≥ 1. Only the main thread of each rank calls MPI.
+// The dynamic task queue over the ranks (parallel/transport.hpp: MPI in a run). Rank 0 hands out
+// task ids, most expensive first, to every rank including itself (its own compute thread: no core
+// idles as a pure coordinator), and passes each record to `sink` as it arrives. Works with any
+// number of ranks ≥ 1. Only the main thread of each rank uses the transport.
 //
 // Stopping: a USR1 or the wall time on any rank → no more tasks are handed out, in-flight ones
 // finish (outcome checkpointed); TERM/INT on any rank → every rank stops at once, in-flight
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "parallel/compute_thread.hpp"
-#include "parallel/mpi_session.hpp"
+#include "parallel/transport.hpp"
 
 namespace wordsens::parallel {
 
@@ -46,7 +46,7 @@ struct ScheduleResult {
 
 /// Runs the queue; every rank calls it. `sink` is used on rank 0 only; if it throws, the run
 /// stops like a failed task (the message says so).
-[[nodiscard]] ScheduleResult run_schedule(const MpiSession& session, const ComputeFn& compute,
+[[nodiscard]] ScheduleResult run_schedule(const Transport& ranks, const ComputeFn& compute,
                                           const SinkFn& sink, const ScheduleOptions& options);
 
 }  // namespace wordsens::parallel

@@ -62,4 +62,6 @@ void request_stop(StopRequest request) {
   if (static_cast<int>(request) > g_request) g_request = static_cast<int>(request);
 }
 
+void clear_stop_request() { g_request = 0; }
+
 }  // namespace wordsens::parallel

@@ -32,4 +32,7 @@ void install_stop_handlers();
 /// For tests: behave as if the signal had arrived.
 void request_stop(StopRequest request);
 
+/// For tests that run several schedules in one process: forget the requests received so far.
+void clear_stop_request();
+
 }  // namespace wordsens::parallel
