@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "data/data_source.hpp"
 #include "driver/run_options.hpp"
-#include "study/data_source.hpp"
 
 namespace wordsens::cli {
 

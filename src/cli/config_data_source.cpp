@@ -1,12 +1,13 @@
-// The one place that maps the `data` key to a DataSource. `synthetic` is built in; a source
-// that reads a file (`embeddings:<path>`) is added here, next to its validation.
+// The one place that maps the `data` key to a DataSource (the sources are in src/data); a source
+// that reads a file (`embeddings:<path>`) is opened here, through the io layer, and checked
+// against every task before the run starts.
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "cli/config.hpp"
+#include "data/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
-#include "study/embeddings_data_source.hpp"
 
 namespace wordsens::cli {
 
@@ -28,7 +29,9 @@ std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
   if (path.empty()) throw UsageError("data = '" + study.data + "': expected embeddings:<path>");
   try {
     const auto file = io::EmbeddingsFile::open(path);
-    const EmbeddingsNeeds needs = embeddings_needs(file, study.seed, tasks);
+    std::vector<TextUse> uses;
+    for (const TaskSpec& task : tasks) uses.push_back(text_use(task));
+    const EmbeddingsNeeds needs = embeddings_needs(file, study.seed, uses);
     if (!load) return nullptr;
     auto table =
         std::make_shared<const EmbeddingsTable>(file.load(needs.sequences, needs.n, needs.d));

@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/trial_options.hpp"
+#include "data/synthetic.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "models/feature_map.hpp"

@@ -1,5 +1,7 @@
 #include "data/synthetic.hpp"
 
+#include <stdexcept>
+
 #include "core/gaussian.hpp"
 #include "data/normalise.hpp"
 
@@ -19,6 +21,23 @@ Vector synthetic_label_direction(std::uint32_t master_seed, Index n, Index d, st
 
 double synthetic_label(const Matrix& X, const Vector& w) {
   return vec(X).dot(w) >= 0.0 ? 1.0 : -1.0;
+}
+
+GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d, Index N,
+                                 std::uint32_t trial) {
+  if (N < 1) throw std::invalid_argument("the training set size N must be at least 1");
+  GenProblem problem;
+  const Vector w = synthetic_label_direction(master_seed, n, d, trial);
+  problem.test = synthetic_sample(master_seed, n, d, trial, 0);
+  problem.test_label = synthetic_label(problem.test, w);
+  problem.train.reserve(static_cast<std::size_t>(N));
+  problem.train_labels.resize(N);
+  for (Index m = 0; m < N; ++m) {
+    problem.train.push_back(
+        synthetic_sample(master_seed, n, d, trial, static_cast<std::uint32_t>(m + 1)));
+    problem.train_labels(m) = synthetic_label(problem.train.back(), w);
+  }
+  return problem;
 }
 
 }  // namespace wordsens

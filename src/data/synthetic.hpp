@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/types.hpp"
+#include "data/gen_problem.hpp"
 
 namespace wordsens {
 
@@ -21,5 +22,10 @@ namespace wordsens {
 
 /// sign(⟨vec(X), w⟩) as ±1 (a zero inner product, probability 0, is labelled +1).
 [[nodiscard]] double synthetic_label(const Matrix& X, const Vector& w);
+
+/// The synthetic gen problem of a trial: test text = sample 0, training texts = samples 1..N,
+/// labels sign(⟨vec(X), w⟩) with the trial's w.
+[[nodiscard]] GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d, Index N,
+                                               std::uint32_t trial);
 
 }  // namespace wordsens

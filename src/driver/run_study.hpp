@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "data/data_source.hpp"
 #include "driver/run_options.hpp"
 #include "parallel/transport.hpp"
-#include "study/data_source.hpp"
 #include "study/task.hpp"
 
 namespace wordsens {

@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "core/gaussian.hpp"
-#include "data/synthetic.hpp"
 #include "estimators/head_objectives.hpp"
 #include "estimators/min_norm_head.hpp"
 
@@ -27,23 +26,6 @@ HeadObjective parse_objective(const std::string& text) {
   if (text == "loss") return HeadObjective::loss;
   if (text == "align") return HeadObjective::align;
   throw std::invalid_argument("unknown head objective '" + text + "' (expected loss|align)");
-}
-
-GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d, Index N,
-                                 std::uint32_t trial) {
-  if (N < 1) throw std::invalid_argument("the training set size N must be at least 1");
-  GenProblem problem;
-  const Vector w = synthetic_label_direction(master_seed, n, d, trial);
-  problem.test = synthetic_sample(master_seed, n, d, trial, 0);
-  problem.test_label = synthetic_label(problem.test, w);
-  problem.train.reserve(static_cast<std::size_t>(N));
-  problem.train_labels.resize(N);
-  for (Index m = 0; m < N; ++m) {
-    problem.train.push_back(
-        synthetic_sample(master_seed, n, d, trial, static_cast<std::uint32_t>(m + 1)));
-    problem.train_labels(m) = synthetic_label(problem.train.back(), w);
-  }
-  return problem;
 }
 
 std::unique_ptr<FeatureMap> make_gen_feature_map(const ModelSpec& spec, WeightKey key,

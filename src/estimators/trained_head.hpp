@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "data/gen_problem.hpp"
 #include "estimators/ball_ascent.hpp"
 #include "estimators/positions.hpp"
 #include "models/feature_map.hpp"
@@ -19,19 +20,6 @@ enum class HeadObjective { loss, align };
 [[nodiscard]] std::string to_string(HeadObjective o);
 [[nodiscard]] Training parse_training(const std::string& text);        // throws invalid_argument
 [[nodiscard]] HeadObjective parse_objective(const std::string& text);  // throws invalid_argument
-
-/// A training set and a new sample (X, y) outside it.
-struct GenProblem {
-  std::vector<Matrix> train;  // X_1 … X_N
-  Vector train_labels;        // y_m = ±1
-  Matrix test;                // X
-  double test_label = 1.0;    // y
-};
-
-/// Synthetic problem of a trial: texts from data/synthetic.hpp (test = sample 0, training =
-/// samples 1..N), labels sign(⟨vec(X), w⟩) with the trial's w.
-[[nodiscard]] GenProblem synthetic_gen_problem(std::uint32_t master_seed, Index n, Index d, Index N,
-                                               std::uint32_t trial);
 
 /// The model for a gen task: make_feature_map with the positions the search will examine and
 /// the samples [train; test] in fit_heads' order (rf's marginal sampler draws its weights for

@@ -7,7 +7,7 @@
 // open() validates the layout once and keeps the small arrays (lengths, labels) in memory;
 // raw_tokens() reads just the (1 × n × d) box it needs, so a 200 MB file costs no memory.
 // Token values are checked (NaN/Inf, zero rows) before a run starts, in the windows its tasks
-// use (study/embeddings_data_source.hpp check_token_values), and again by embeddings_sample().
+// use (data/embeddings_data_source.hpp check_token_values), and again by embeddings_sample().
 #include <memory>
 #include <string>
 #include <vector>

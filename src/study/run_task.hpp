@@ -1,7 +1,7 @@
 #pragma once
 // One task, start to finish: texts → feature map → estimator → records. A pure function of
 // (task, configuration, data source): no MPI, no files, so any rank computes the same bits.
-#include "study/data_source.hpp"
+#include "data/data_source.hpp"
 #include "study/study.hpp"
 #include "study/task_output.hpp"
 

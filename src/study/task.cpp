@@ -12,4 +12,8 @@ Experiment parse_experiment(const std::string& text) {
   throw std::invalid_argument("unknown experiment '" + text + "' (expected ws or gen)");
 }
 
+TextUse text_use(const TaskSpec& task) {
+  return {task.n, task.d, task.experiment == Experiment::gen ? task.N + 1 : 1, task.trial};
+}
+
 }  // namespace wordsens

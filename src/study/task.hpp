@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/types.hpp"
+#include "data/data_source.hpp"
 
 namespace wordsens {
 
@@ -25,5 +26,9 @@ struct TaskSpec {
   Index words = 1;            // m, the words changed at once (ws; 1 for gen): S_m, S = S_1
   std::uint32_t trial = 0;
 };
+
+/// The texts a task reads from its data source: the test text (ws), with the N training texts
+/// (gen).
+[[nodiscard]] TextUse text_use(const TaskSpec& task);
 
 }  // namespace wordsens

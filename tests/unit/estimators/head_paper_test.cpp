@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "data/synthetic.hpp"
 #include "estimators/trained_head.hpp"
 #include "models/feature_map.hpp"
 

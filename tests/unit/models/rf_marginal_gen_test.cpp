@@ -16,6 +16,7 @@
 #include <Eigen/Cholesky>
 
 #include "core/gaussian.hpp"
+#include "data/synthetic.hpp"
 #include "estimators/trained_head.hpp"
 #include "model_cases.hpp"
 #include "models/rf.hpp"

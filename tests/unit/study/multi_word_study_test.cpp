@@ -7,11 +7,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "data/data_source.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
 #include "models/feature_map.hpp"
 #include "study/cost_model.hpp"
-#include "study/data_source.hpp"
 #include "study/run_task.hpp"
 #include "study/study.hpp"
 #include "study/task_output.hpp"

@@ -1,4 +1,4 @@
-#include "study/data_source.hpp"
+#include "data/data_source.hpp"
 
 #include "data/synthetic.hpp"
 

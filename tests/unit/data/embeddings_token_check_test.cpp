@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "data/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
-#include "study/embeddings_data_source.hpp"
 #include "unit/embeddings_fixture.hpp"
 
 namespace wordsens {
@@ -73,17 +73,8 @@ TEST(TokenCheck, PlantedValuesOnlyInsideTheirWindows) {
 
 TEST(TokenCheck, NeedsListEveryWindowTheTasksUse) {
   const auto file = io::EmbeddingsFile::open(good_fixture());
-  std::vector<TaskSpec> tasks;
-  for (const Index d : {2, 5}) {
-    TaskSpec t;
-    t.experiment = Experiment::gen;
-    t.n = 9;
-    t.d = d;
-    t.N = 2;
-    t.trial = 1;
-    tasks.push_back(t);
-  }
-  const EmbeddingsNeeds needs = embeddings_needs(file, 8, tasks);
+  // Two gen tasks of N = 2 (three texts each) at d = 2 and d = 5.
+  const EmbeddingsNeeds needs = embeddings_needs(file, 8, {{9, 2, 3, 1}, {9, 5, 3, 1}});
   const auto chosen = select_sequences(file, 8, 1, 9, 3);
   ASSERT_EQ(needs.windows.size(), 3u);
   for (const Index s : chosen) {

@@ -1,16 +1,23 @@
 #pragma once
-// Where a task's texts come from (docs/METHOD.md §1): the one switch between data sources. A source
-// is a pure function of (n, d, trial, …): every model and every rank sees the same texts.
-// `synthetic` lives here; sources that read files (e.g. `embeddings:<path>`) are built by the
-// command line (cli/config_data_source.cpp), which may use the io layer.
+// Where a task's texts come from (docs/METHOD.md §1). A source is a pure function of
+// (n, d, trial, …): every model and every rank sees the same texts. The sources live in this
+// folder (synthetic here, embeddings in data/embeddings_data_source.hpp); the `data` key picks
+// one in cli/config_data_source.cpp, which also opens the files a source reads (through the io
+// layer).
 #include <cstdint>
-#include <memory>
-#include <string>
 
 #include "core/types.hpp"
-#include "estimators/trained_head.hpp"
+#include "data/gen_problem.hpp"
 
 namespace wordsens {
+
+/// What a task reads from its trial's texts: the first `texts` of them (1 for ws, the test
+/// text; N + 1 for gen, test and training texts), each in a window of n tokens and d coordinates.
+struct TextUse {
+  Index n = 0, d = 0;
+  Index texts = 1;
+  std::uint32_t trial = 0;
+};
 
 class DataSource {
  public:

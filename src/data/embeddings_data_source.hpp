@@ -11,9 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "data/data_source.hpp"
 #include "data/embeddings_source.hpp"
-#include "study/data_source.hpp"
-#include "study/task.hpp"
 
 namespace wordsens {
 
@@ -30,9 +29,10 @@ class EmbeddingsDataSource final : public DataSource {
   std::uint32_t seed_;
 };
 
-/// What a task list needs from a source: the sequences any task uses (sorted) and the largest
-/// n and d. Throws std::invalid_argument (one line, from check_embeddings_support) when a grid
-/// point asks for d > width, n > max_len, or more texts than there are sequences of n tokens.
+/// What a study's tasks need from a source (one TextUse per task): the sequences any task uses
+/// (sorted) and the largest n and d. Throws std::invalid_argument (one line, from
+/// check_embeddings_support) when a grid point asks for d > width, n > max_len, or more texts than
+/// there are sequences of n tokens.
 struct EmbeddingsNeeds {
   std::vector<Index> sequences;
   Index n = 0, d = 0;
@@ -42,7 +42,7 @@ struct EmbeddingsNeeds {
 };
 [[nodiscard]] EmbeddingsNeeds embeddings_needs(const EmbeddingsSource& source,
                                                std::uint32_t master_seed,
-                                               const std::vector<TaskSpec>& tasks);
+                                               const std::vector<TextUse>& uses);
 
 /// Throws std::invalid_argument (one line) when a window some task uses holds a token with a
 /// NaN or infinite coordinate, or a token that is zero in its first d coordinates (it cannot be

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "data/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
-#include "study/embeddings_data_source.hpp"
 #include "unit/embeddings_fixture.hpp"
 
 namespace wordsens {
@@ -17,15 +17,9 @@ namespace {
 
 std::string good_fixture() { return testing::embeddings_fixture("good.h5"); }
 
-TaskSpec task(Experiment e, Index n, Index d, Index N, std::uint32_t trial) {
-  TaskSpec t;
-  t.experiment = e;
-  t.n = n;
-  t.d = d;
-  t.N = N;
-  t.trial = trial;
-  return t;
-}
+// What a ws task (its test text) and a gen task (test and N training texts) read.
+TextUse ws_use(Index n, Index d, std::uint32_t trial) { return {n, d, 1, trial}; }
+TextUse gen_use(Index n, Index d, Index N, std::uint32_t trial) { return {n, d, N + 1, trial}; }
 
 TEST(EmbeddingsTable, LoadedWindowEqualsTheFile) {
   const auto file = io::EmbeddingsFile::open(good_fixture());
@@ -66,12 +60,10 @@ TEST(EmbeddingsDataSource, GenProblemHasDisjointTextsAndFileLabels) {
   EXPECT_THROW((void)data.gen_problem(9, 5, 4, 0), std::invalid_argument);
 }
 
-TEST(EmbeddingsDataSource, NeedsCoverEveryTaskAndCheckTheGrid) {
+TEST(EmbeddingsDataSource, NeedsCoverEveryUseAndCheckTheGrid) {
   const auto file = io::EmbeddingsFile::open(good_fixture());
-  const std::vector<TaskSpec> tasks = {task(Experiment::ws, 4, 5, 0, 0),
-                                       task(Experiment::ws, 10, 5, 0, 1),
-                                       task(Experiment::gen, 9, 5, 2, 2)};
-  const EmbeddingsNeeds needs = embeddings_needs(file, 8, tasks);
+  const EmbeddingsNeeds needs =
+      embeddings_needs(file, 8, {ws_use(4, 5, 0), ws_use(10, 5, 1), gen_use(9, 5, 2, 2)});
   EXPECT_EQ(needs.n, 10);
   EXPECT_EQ(needs.d, 5);
   const auto table =
@@ -89,11 +81,11 @@ TEST(EmbeddingsDataSource, NeedsCoverEveryTaskAndCheckTheGrid) {
   EXPECT_EQ(a.train[1], b.train[1]);
   EXPECT_EQ(a.train_labels, b.train_labels);
 
-  EXPECT_THROW((void)embeddings_needs(file, 8, {task(Experiment::ws, 4, 9, 0, 0)}),
+  EXPECT_THROW((void)embeddings_needs(file, 8, {ws_use(4, 9, 0)}),
                std::invalid_argument);  // d > width
-  EXPECT_THROW((void)embeddings_needs(file, 8, {task(Experiment::gen, 12, 2, 3, 0)}),
+  EXPECT_THROW((void)embeddings_needs(file, 8, {gen_use(12, 2, 3, 0)}),
                std::invalid_argument);  // 3 sequences of 12 tokens, gen needs 4
-  EXPECT_NO_THROW((void)embeddings_needs(file, 8, {task(Experiment::gen, 12, 2, 2, 0)}));
+  EXPECT_NO_THROW((void)embeddings_needs(file, 8, {gen_use(12, 2, 2, 0)}));
 }
 
 }  // namespace

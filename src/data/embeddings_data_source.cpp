@@ -1,4 +1,4 @@
-#include "study/embeddings_data_source.hpp"
+#include "data/embeddings_data_source.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,28 +29,27 @@ GenProblem EmbeddingsDataSource::gen_problem(Index n, Index d, Index N, std::uin
 }
 
 EmbeddingsNeeds embeddings_needs(const EmbeddingsSource& source, std::uint32_t master_seed,
-                                 const std::vector<TaskSpec>& tasks) {
+                                 const std::vector<TextUse>& uses) {
   // Shuffles are nested in the count, so per (n, trial) the largest count covers the others;
   // every d used at that (n, trial) takes its window from those sequences.
   struct Use {
     Index texts = 0;
     std::set<Index> d;
   };
-  std::map<std::pair<Index, std::uint32_t>, Use> uses;
+  std::map<std::pair<Index, std::uint32_t>, Use> merged;
   std::set<std::tuple<Index, Index, Index>> checked;  // (n, d, count) grid points
   EmbeddingsNeeds needs;
-  for (const TaskSpec& task : tasks) {
-    const Index texts = task.experiment == Experiment::gen ? task.N + 1 : 1;
-    if (checked.insert({task.n, task.d, texts}).second) {
-      check_embeddings_support(source, task.n, task.d, texts);
+  for (const TextUse& u : uses) {
+    if (checked.insert({u.n, u.d, u.texts}).second) {
+      check_embeddings_support(source, u.n, u.d, u.texts);
     }
-    Use& use = uses[{task.n, task.trial}];
-    use.texts = std::max(use.texts, texts);
-    use.d.insert(task.d);
-    needs.n = std::max(needs.n, task.n);
-    needs.d = std::max(needs.d, task.d);
+    Use& use = merged[{u.n, u.trial}];
+    use.texts = std::max(use.texts, u.texts);
+    use.d.insert(u.d);
+    needs.n = std::max(needs.n, u.n);
+    needs.d = std::max(needs.d, u.d);
   }
-  for (const auto& [key, use] : uses) {
+  for (const auto& [key, use] : merged) {
     for (const Index s : select_sequences(source, master_seed, key.second, key.first, use.texts)) {
       for (const Index d : use.d) needs.windows[s].insert({key.first, d});
     }
