@@ -1,0 +1,162 @@
+// Bad values of the study and run keys: each is refused with a one-line UsageError that names
+// the key or the value, before any file is touched.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/config.hpp"
+#include "parse_helper.hpp"
+
+namespace wordsens::cli {
+namespace {
+
+using testing::expect_usage_error;
+using testing::option;
+
+TEST(ValueErrors, UnknownNamesInLists) {
+  expect_usage_error({"--experiments=ws,train"}, {"experiments = 'ws,train'", "'train'"});
+  expect_usage_error({"--models=rf,cnn"}, {"models = 'rf,cnn'", "unknown name 'cnn'"});
+  expect_usage_error({"--gen-models=raf,bert"}, {"gen-models = 'raf,bert'", "'bert'"});
+  expect_usage_error({"--training=pretrain"}, {"training = 'pretrain'", "'pretrain'"});
+  expect_usage_error({"--objective=mse"}, {"objective = 'mse'", "'mse'"});
+  // Names are exact: no case folding.
+  expect_usage_error({"--models=RF"}, {"models = 'RF'"});
+}
+
+TEST(ValueErrors, EmptyLists) {
+  for (const char* key : {"experiments", "models", "training", "objective"}) {
+    expect_usage_error(option(key, ""), {std::string(key) + " = ''", "empty list"});
+  }
+  expect_usage_error({"--models=rf,,raf"}, {"models = 'rf,,raf'", "unknown name ''"});
+}
+
+TEST(ValueErrors, MalformedGridsNameTheirKey) {
+  for (const char* key : {"n", "d", "gen-n", "gen-d", "N", "layers", "words"}) {
+    const std::string k = key;
+    expect_usage_error({"--" + k + "=abc"}, {k + " = 'abc'", "not an integer"});
+    expect_usage_error({"--" + k + "=1.5"}, {k + " = '1.5'", "not an integer"});
+    expect_usage_error({"--" + k + "=2,,3"}, {k + " = '2,,3'", "empty item"});
+    expect_usage_error({"--" + k + "=2,"}, {k + " = '2,'", "empty item"});
+    expect_usage_error({"--" + k + "=0"}, {k + " = '0'", "value 0 out of range [1, "});
+  }
+  // Grids that are not optional refuse an empty value.
+  for (const char* key : {"n", "d", "N", "layers"}) {
+    expect_usage_error(option(key, ""), {std::string(key) + " = ''", "empty grid"});
+  }
+}
+
+TEST(ValueErrors, MalformedRanges) {
+  expect_usage_error({"--n=10:20"}, {"n = '10:20'", "lo:hi:logM"});
+  expect_usage_error({"--n=1:2:3:4"}, {"n = '1:2:3:4'", "lo:hi:logM"});
+  expect_usage_error({"--n=a:b:lin2"}, {"n = 'a:b:lin2'", "range bounds must be integers"});
+  expect_usage_error({"--n=20:10:lin3"}, {"n = '20:10:lin3'", "lower bound exceeds"});
+  expect_usage_error({"--n=10:20:cube3"}, {"n = '10:20:cube3'", "range kind"});
+  expect_usage_error({"--n=10:20:log0"}, {"n = '10:20:log0'", "log needs a positive"});
+  expect_usage_error({"--n=10:20:step0"}, {"n = '10:20:step0'", "step needs a positive"});
+  expect_usage_error({"--n=10:20:lin1"}, {"n = '10:20:lin1'", "one point needs lo == hi"});
+  expect_usage_error({"--n=1:100:lin100001"}, {"n = '1:100:lin100001'", "too many points"});
+  expect_usage_error({"--d=0:10:log3"}, {"d = '0:10:log3'", "log range needs lo >= 1"});
+}
+
+TEST(ValueErrors, GridValuesBeyondTheStudyLimits) {
+  expect_usage_error({"--n=100001"}, {"n = '100001'", "out of range [1, 100000]"});
+  expect_usage_error({"--d=10:200000:log3"}, {"d = '10:200000:log3'", "value 200000"});
+  expect_usage_error({"--gen-d=100001"}, {"gen-d = '100001'", "[1, 100000]"});
+  expect_usage_error({"--N=1000001"}, {"N = '1000001'", "[1, 1000000]"});
+  expect_usage_error({"--layers=65"}, {"layers = '65'", "[1, 64]"});
+  expect_usage_error({"--words=100001"}, {"words = '100001'", "[1, 100000]"});
+  expect_usage_error({"--n=-3"}, {"n = '-3'"});
+}
+
+TEST(ValueErrors, BadWidths) {
+  for (const char* bad : {"0D", "-1D", "xD", "2e6D", "nanD", "D"}) {
+    expect_usage_error(option("k", bad), {std::string("k = '") + bad + "'", "<factor>D"});
+  }
+  expect_usage_error({"--k=1.5"}, {"k = '1.5'", "not an integer"});
+  expect_usage_error({"--k=0"}, {"k = '0'", "out of range"});
+  expect_usage_error({"--k=2147483648"}, {"k = '2147483648'", "[1, 2147483647]"});
+  expect_usage_error(option("k", ""), {"k = ''", "empty grid"});
+  expect_usage_error({"--k=1D,,2"}, {"k = ''"});
+}
+
+TEST(ValueErrors, ActivationAndRfSampling) {
+  expect_usage_error({"--activation=sigmoid"}, {"activation = 'sigmoid'", "relu or tanh"});
+  expect_usage_error({"--activation=ReLU"}, {"activation = 'ReLU'"});
+  expect_usage_error({"--rf-sampling=partial"}, {"rf-sampling = 'partial'", "full or marginal"});
+}
+
+TEST(ValueErrors, TrialsOutOfRange) {
+  expect_usage_error({"--trials=0"}, {"trials = 0", "1 … 10000000"});
+  expect_usage_error({"--trials=-4"}, {"trials = -4"});
+  expect_usage_error({"--trials=10000001"}, {"trials = 10000001"});
+  // Not a number at all: boost's message, which names the option and the value.
+  expect_usage_error({"--trials=many"}, {"trials", "many"});
+}
+
+TEST(ValueErrors, SeedOutsideUnsigned32Bits) {
+  for (const char* bad :
+       {"-1", "4294967296", "99999999999999999999", "abc", "1.5", "+1", "0x10", "", "1 "}) {
+    expect_usage_error(option("seed", bad),
+                       {std::string("seed = '") + bad + "'", "[0, 4294967295]"});
+  }
+}
+
+TEST(ValueErrors, BadPositions) {
+  for (const char* bad : {"some", "random:0", "random:", "random:x", "random:-2", "random", ""}) {
+    expect_usage_error(option("positions", bad),
+                       {std::string("position set '") + bad + "'", "all, first or random:m"});
+  }
+}
+
+TEST(ValueErrors, BadWordSets) {
+  for (const char* bad : {"best", "random:0", "random", "random:2x", "all"}) {
+    expect_usage_error(option("word-sets", bad),
+                       {std::string("got '") + bad + "'", "first, random:r"});
+  }
+}
+
+TEST(ValueErrors, BadWordFractions) {
+  for (const char* bad : {"0", "1.5", "-0.5", "abc", "0.5,,0.25", ",0.5", "nan", "inf", "1/2"}) {
+    expect_usage_error(option("words-fraction", bad),
+                       {std::string("words-fraction = '") + bad + "'", "(0, 1]"});
+  }
+}
+
+TEST(ValueErrors, NoNumberOfChangedWords) {
+  expect_usage_error(option("words", ""), {"words and words-fraction are both empty"});
+  expect_usage_error({"--words", "", "--words-fraction", ""}, {"words and words-fraction"});
+}
+
+// The marginal sampler draws one word's block: an rf ws study with m >= 2 cannot use it.
+TEST(ValueErrors, MarginalSamplingWithSeveralWords) {
+  const std::vector<std::string> fragments{"rf-sampling = marginal", "words >= 2"};
+  expect_usage_error({"--rf-sampling=marginal", "--words=1,2"}, fragments);
+  expect_usage_error({"--rf-sampling=marginal", "--models=rf", "--words=4"}, fragments);
+  expect_usage_error({"--rf-sampling=marginal", "--experiments=ws,gen", "--words-fraction=0.5"},
+                     fragments);
+}
+
+TEST(ValueErrors, BadShard) {
+  for (const char* bad : {"2/2", "0/0", "1", "a/b", "-1/2", "1/2/3", "/2", "1/", ""}) {
+    expect_usage_error(option("shard", bad), {std::string("shard = '") + bad + "'", "0 <= i < N"});
+  }
+}
+
+TEST(ValueErrors, EmptyOutput) {
+  expect_usage_error(option("output", ""), {"output must not be empty"});
+  expect_usage_error({"-o", ""}, {"output must not be empty"});
+}
+
+TEST(ValueErrors, WalltimeAndProgress) {
+  expect_usage_error({"--walltime=-1"}, {"walltime must be >= 0"});
+  expect_usage_error({"--walltime=nan"}, {"walltime must be >= 0"});
+  expect_usage_error({"--walltime=soon"}, {"walltime", "soon"});
+  expect_usage_error({"--progress=0"}, {"progress must be > 0"});
+  expect_usage_error({"--progress=-2"}, {"progress must be > 0"});
+  expect_usage_error({"--progress=nan"}, {"progress must be > 0"});
+  expect_usage_error({"--progress=often"}, {"progress", "often"});
+}
+
+}  // namespace
+}  // namespace wordsens::cli
