@@ -47,6 +47,9 @@ bool parse_real(std::string_view s, double& out) {
   return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(out);
 }
 
+// The most points one range item may give (a grid is checked against the task limit later).
+constexpr unsigned long long kMaxRangePoints = 100000;
+
 // One comma item of an integer grid: a number or lo:hi:{logM,linM,stepS}.
 void expand_item(const std::string& key, std::string_view item, std::vector<long long>& out) {
   if (item.empty()) fail(key, item, "empty item (two commas in a row, or a trailing comma?)");
@@ -76,10 +79,19 @@ void expand_item(const std::string& key, std::string_view item, std::vector<long
   }
   if (kind.empty()) fail(key, item, "range kind must be logM, linM or stepS");
   if (kind == "step") {
-    for (long long v = lo; v <= hi; v += count) out.push_back(v);
+    // Counted before anything is stored, in unsigned arithmetic: hi − lo and v + step may
+    // exceed a long long near its ends.
+    const auto span = static_cast<unsigned long long>(hi) - static_cast<unsigned long long>(lo);
+    const unsigned long long points = span / static_cast<unsigned long long>(count) + 1;
+    if (points > kMaxRangePoints) fail(key, item, "too many points");
+    for (unsigned long long j = 0; j < points; ++j) {
+      // lo + j·step ≤ hi; the sum wraps correctly where a signed one could overflow.
+      out.push_back(static_cast<long long>(static_cast<unsigned long long>(lo) +
+                                           j * static_cast<unsigned long long>(count)));
+    }
     return;
   }
-  if (count > 100000) fail(key, item, "too many points");
+  if (count > static_cast<long long>(kMaxRangePoints)) fail(key, item, "too many points");
   if (count == 1) {
     if (lo != hi) fail(key, item, "one point needs lo == hi");
     out.push_back(lo);

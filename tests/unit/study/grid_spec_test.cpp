@@ -46,6 +46,33 @@ TEST(IntGrid, MalformedAndEmptyGridsAreRejected) {
   }
 }
 
+TEST(IntGrid, AStepRangeOfTooManyPointsIsRefusedBeforeItIsExpanded) {
+  // 10¹¹ points would take the machine's memory; near the ends of a long long, v + step would
+  // overflow. Both are one-line errors, at once.
+  for (const char* huge :
+       {"1:100000000000:step1", "-9223372036854775807:9223372036854775807:step1000"}) {
+    try {
+      (void)parse_int_grid("n", huge, 1, 1000);
+      FAIL() << huge;
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("too many points"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos);
+    }
+  }
+  // 808 points up to the largest long long: the loop stops there (v + 1 would overflow).
+  EXPECT_THROW((void)parse_int_grid("n", "9223372036854775000:9223372036854775807:step1", 1, 1000),
+               std::invalid_argument);  // out of range, not a hang
+  // 100000 points is the most one range gives.
+  EXPECT_EQ(parse_int_grid("n", "1:100000:step1", 1, 100000).size(), 100000U);
+  EXPECT_THROW((void)parse_int_grid("n", "1:100001:step1", 1, 200000), std::invalid_argument);
+  EXPECT_THROW((void)parse_int_grid("n",
+                                    "-9223372036854775807:9223372036854775807:"
+                                    "step184467440737095516",
+                                    1, 1000),
+               std::invalid_argument);  // 101 points, all but a few below min
+}
+
 TEST(IntGrid, OutOfRangeValuesAreRejectedWithTheKeyInTheMessage) {
   EXPECT_THROW((void)parse_int_grid("n", "0", 1, 1000), std::invalid_argument);
   EXPECT_THROW((void)parse_int_grid("n", "-3", 1, 1000), std::invalid_argument);
