@@ -149,7 +149,7 @@ void resolve_words(const Raw& r, StudyConfig& s) {
   if (s.words.empty() && s.words_fraction.empty()) {
     throw UsageError("words and words-fraction are both empty: no number of changed words");
   }
-  s.word_sets = WordSetFamily::parse(r.word_sets).to_string();
+  s.word_sets = WordSetFamily::parse(r.word_sets);
   if (!has_multi_word(s)) return;
   const bool ws =
       std::find(s.experiments.begin(), s.experiments.end(), Experiment::ws) != s.experiments.end();
@@ -189,14 +189,14 @@ StudyConfig resolve_study(const Raw& r) {
   }
   s.trials = static_cast<std::uint32_t>(r.trials);
   s.seed = parse_seed(r.seed);
-  s.positions = PositionSet::parse(r.positions).to_string();
+  s.positions = PositionSet::parse(r.positions);
   apply_search_options(r.search, s);
   resolve_words(r, s);
   s.trainings =
       parse_enum_list<Training>("training", r.training, {"finetune", "retrain"}, parse_training);
   s.objectives =
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
-  s.data = r.data;
+  s.data = DataSpec::parse(r.data);
   s.save_witness = r.save_witness;
   return s;
 }

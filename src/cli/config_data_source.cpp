@@ -13,20 +13,15 @@ namespace wordsens::cli {
 
 namespace {
 
-constexpr const char* kEmbeddingsPrefix = "embeddings:";
-
-bool is_embeddings(const StudyConfig& study) { return study.data.rfind(kEmbeddingsPrefix, 0) == 0; }
-
-std::string embeddings_path(const StudyConfig& study) {
-  return study.data.substr(std::string(kEmbeddingsPrefix).size());
+bool is_embeddings(const StudyConfig& study) {
+  return study.data.kind == DataSpec::Kind::embeddings;
 }
 
 // Opens and validates the file, checks every grid point against it, and (when `load`) reads the
 // sequences the tasks use into memory: the computing threads never touch HDF5.
 std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
                                               const std::vector<TaskSpec>& tasks, bool load) {
-  const std::string path = embeddings_path(study);
-  if (path.empty()) throw UsageError("data = '" + study.data + "': expected embeddings:<path>");
+  const std::string& path = study.data.path;
   try {
     const auto file = io::EmbeddingsFile::open(path);
     std::vector<TextUse> uses;
@@ -48,9 +43,13 @@ std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
 }  // namespace
 
 std::unique_ptr<DataSource> make_data_source(const StudyConfig& study) {
-  if (study.data == "synthetic") return std::make_unique<SyntheticSource>(study.seed);
-  if (is_embeddings(study)) return embeddings_source(study, plan_tasks(study), true);
-  throw UsageError("data = '" + study.data + "': expected synthetic or embeddings:<path>");
+  switch (study.data.kind) {
+    case DataSpec::Kind::synthetic:
+      return std::make_unique<SyntheticSource>(study.seed);
+    case DataSpec::Kind::embeddings:
+      return embeddings_source(study, plan_tasks(study), true);
+  }
+  throw UsageError("data = '" + study.data.to_string() + "': unknown data source");
 }
 
 void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& tasks) {
@@ -62,15 +61,15 @@ void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& ta
 }
 
 std::vector<std::string> input_file_paths(const StudyConfig& study) {
-  if (is_embeddings(study)) return {embeddings_path(study)};
+  if (is_embeddings(study)) return {study.data.path};
   return {};
 }
 
 std::string input_fingerprints(const StudyConfig& study) {
   if (!is_embeddings(study)) return "";
-  const std::string path = embeddings_path(study);
+  const std::string& path = study.data.path;
   try {
-    return study.data + " " + io::EmbeddingsFile::open(path).fingerprint() + "\n";
+    return study.data.to_string() + " " + io::EmbeddingsFile::open(path).fingerprint() + "\n";
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   } catch (const std::runtime_error& e) {

@@ -161,7 +161,7 @@ int ws_command(int argc, char** argv) {
       single.positions = "first";
       study = checked_search_settings(single);
       require(study.budget_check < 2, "--budget-check does not apply to --words >= 2");
-      study.word_sets = a.positions;
+      study.word_sets = WordSetFamily::parse(a.positions);
       multi = multi_word_options(study, words);  // what a study's task with m words runs
       std::vector<Index> first_words(static_cast<std::size_t>(words));
       for (Index j = 0; j < words; ++j) first_words[static_cast<std::size_t>(j)] = j;

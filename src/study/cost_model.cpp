@@ -76,14 +76,13 @@ constexpr double kScreenPoints = 64.0;
 }  // namespace
 
 Index positions_examined(const TaskSpec& task, const StudyConfig& config) {
-  const std::string& p = config.positions;
-  if (p == "first") return 1;
-  if (p.rfind("random:", 0) == 0) {
-    try {
-      return std::min<Index>(task.n, std::stoll(p.substr(7)));
-    } catch (...) {
-      return task.n;
-    }
+  switch (config.positions.kind) {
+    case PositionSet::Kind::first:
+      return 1;
+    case PositionSet::Kind::random:
+      return std::min<Index>(task.n, config.positions.count);
+    case PositionSet::Kind::all:
+      break;
   }
   return task.n;
 }
@@ -227,7 +226,7 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
       TaskSpec single = task;
       single.words = 1;
       StudyConfig all = config;
-      all.positions = "all";
+      all.positions = {PositionSet::Kind::all, 0};
       double cost = single_word_search_cost(single, all);
       for (double size = 2.0; size <= m; size += 1.0)
         cost += (n - size + 1.0) * set_cost(size, 1.0);

@@ -91,7 +91,7 @@ AscentOptions ascent_options(const StudyConfig& config) {
 
 WsOptions ws_options(const StudyConfig& config) {
   WsOptions options;
-  options.positions = PositionSet::parse(config.positions);
+  options.positions = config.positions;
   options.ascent = ascent_options(config);
   options.sphere_starts = config.sphere_starts;
   options.screen_points = config.screen_points;
@@ -106,7 +106,7 @@ GenOptions gen_options(const StudyConfig& config) {
   GenOptions options;
   options.trainings = config.trainings;
   options.objectives = config.objectives;
-  options.positions = PositionSet::parse(config.positions);
+  options.positions = config.positions;
   options.ascent = ascent_options(config);
   options.sphere_starts = config.sphere_starts;
   options.near_origin_starts = config.near_origin_starts;
@@ -117,10 +117,10 @@ GenOptions gen_options(const StudyConfig& config) {
 MultiWordOptions multi_word_options(const StudyConfig& config, Index words) {
   MultiWordOptions options;
   options.words = words;
-  options.sets = WordSetFamily::parse(config.word_sets);
+  options.sets = config.word_sets;
   // The single-word search settings apply to each set; `positions` is the one-word tasks' own.
   StudyConfig per_set = config;
-  per_set.positions = "first";
+  per_set.positions = {PositionSet::Kind::first, 0};
   options.ws = ws_options(per_set);
   return options;
 }
@@ -259,7 +259,7 @@ std::string canonical_text(const StudyConfig& c) {
       {"activation", to_string(c.activation)},
       {"trials", std::to_string(c.trials)},
       {"seed", std::to_string(c.seed)},
-      {"positions", c.positions},
+      {"positions", c.positions.to_string()},
       {"max-evals", std::to_string(c.max_evals)},
       {"rel-tol", format_double(c.rel_tol)},
       {"sphere-starts", std::to_string(c.sphere_starts)},
@@ -270,7 +270,7 @@ std::string canonical_text(const StudyConfig& c) {
       {"guided-start", c.guided_start ? "true" : "false"},
       {"training", join_names(trainings)},
       {"objective", join_names(objectives)},
-      {"data", c.data},
+      {"data", c.data.to_string()},
       {"save-witness", c.save_witness ? "true" : "false"},
       {"budget-check", std::to_string(c.budget_check)},
   };
@@ -281,7 +281,7 @@ std::string canonical_text(const StudyConfig& c) {
     for (const double f : c.words_fraction) fractions.push_back(format_double(f));
     entries["words"] = join_grid(c.words);
     entries["words-fraction"] = join_names(fractions);
-    entries["word-sets"] = c.word_sets;
+    entries["word-sets"] = c.word_sets.to_string();
   }
   std::string text;
   for (const auto& [key, value] : entries) text += key + " = " + value + "\n";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "data/data_spec.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
 #include "estimators/trained_head.hpp"
@@ -47,12 +48,12 @@ struct StudyConfig {
   RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
   std::uint32_t trials = 3;
   std::uint32_t seed = 1;
-  std::string positions = "all";  // PositionSet spelling (the tasks with one changed word)
+  PositionSet positions;  // the positions the tasks with one changed word examine (all)
   /// ws: the numbers m of words changed at once (1: S), and fractions f giving m = ⌈f·n⌉ at each
   /// n (so that m/n stays fixed while n grows); every m ≥ 2 task examines `word_sets`.
   std::vector<Index> words{1};
   std::vector<double> words_fraction;
-  std::string word_sets = "first";  // WordSetFamily spelling
+  WordSetFamily word_sets;  // the word sets of tasks with m ≥ 2 (first)
   int max_evals = 300;
   double rel_tol = 1e-7;
   int sphere_starts = WsOptions{}.sphere_starts;
@@ -63,7 +64,7 @@ struct StudyConfig {
   bool upper_bound = true;  // ws: compute S_upper where the model has one
   std::vector<Training> trainings{Training::finetune, Training::retrain};
   std::vector<HeadObjective> objectives{HeadObjective::loss, HeadObjective::align};
-  std::string data = "synthetic";  // data source spelling (see cli/config_data_source.cpp)
+  DataSpec data;  // where the texts come from (synthetic)
   bool save_witness = false;
   /// 0: off; f ≥ 2: trial 0 of every ws grid point also reruns its search with f× the budget
   /// and f× the starts (recheck_with_more_budget), stored as S_budget_check.

@@ -34,13 +34,13 @@ TEST(RunDefaults, StudyGridsAndListsWithoutOptions) {
   EXPECT_EQ(s.activation, Activation::relu);
   EXPECT_EQ(s.rf_sampling, RfSampling::full);
   EXPECT_EQ(s.seed, 1u);
-  EXPECT_EQ(s.positions, "all");
+  EXPECT_EQ(s.positions.to_string(), "all");
   EXPECT_EQ(s.words, std::vector<Index>{1});
   EXPECT_TRUE(s.words_fraction.empty());
-  EXPECT_EQ(s.word_sets, "first");
+  EXPECT_EQ(s.word_sets.to_string(), "first");
   EXPECT_EQ(s.trainings, (std::vector<Training>{Training::finetune, Training::retrain}));
   EXPECT_EQ(s.objectives, (std::vector<HeadObjective>{HeadObjective::loss, HeadObjective::align}));
-  EXPECT_EQ(s.data, "synthetic");
+  EXPECT_EQ(s.data.to_string(), "synthetic");
   EXPECT_FALSE(s.save_witness);
 }
 

@@ -109,6 +109,14 @@ TEST(ValueErrors, BadPositions) {
   }
 }
 
+TEST(ValueErrors, BadDataSource) {
+  // Refused while parsing, before any file is looked at.
+  expect_usage_error(option("data", "glove.h5"),
+                     {"data = 'glove.h5'", "expected synthetic or embeddings:<path>"});
+  expect_usage_error(option("data", "embeddings:"),
+                     {"data = 'embeddings:'", "expected embeddings:<path>"});
+}
+
 TEST(ValueErrors, BadWordSets) {
   for (const char* bad : {"best", "random:0", "random", "random:2x", "all"}) {
     expect_usage_error(option("word-sets", bad),

@@ -36,9 +36,9 @@ TEST(CostModel, GrowsWithSizeAndReflectsComplexities) {
   gen.experiment = Experiment::gen;
   gen.N = 50;
   EXPECT_GT(estimated_cost(gen, c), estimated_cost(rf_big, c));
-  c.positions = "first";
+  c.positions = PositionSet::parse("first");
   EXPECT_EQ(positions_examined(rf_big, c), 1);
-  c.positions = "random:5";
+  c.positions = PositionSet::parse("random:5");
   EXPECT_EQ(positions_examined(rf_big, c), 5);
   EXPECT_GT(estimated_cost(rf, c), 0.0);
 }
@@ -60,7 +60,7 @@ TEST(CostModel, FullRfWithTheBoundWithinAQuarterOfItsMeasuredTimes) {
   // and Gram kernels, and before them (AVX2 Philox and Gram: the nearest measurement to a CPU
   // without AVX-512, which also runs Box–Muller in AVX2).
   StudyConfig c;
-  c.positions = "first";
+  c.positions = PositionSet::parse("first");
   struct Point {
     Index n, d;
     double seconds;
@@ -106,7 +106,7 @@ TEST(CostModel, PaperGenWithinAQuarterOfItsMeasuredWallTime) {
   c.N = {1100, 1200, 1300};
   c.trials = 5;
   c.seed = 20240206;
-  c.positions = "first";
+  c.positions = PositionSet::parse("first");
   c.rf_sampling = RfSampling::marginal;
   ASSERT_EQ(plan_tasks(c).size(), 60u);
   expect_two_rank_wall_within_a_quarter(c, 1111.6);
@@ -125,7 +125,7 @@ TEST(CostModel, RegimeMapWithinAQuarterOfItsMeasuredWallTime) {
   c.d = {8, 16, 32, 64, 128};
   c.trials = 5;
   c.seed = 20240206;
-  c.positions = "all";
+  c.positions = PositionSet::parse("all");
   ASSERT_EQ(plan_tasks(c).size(), 300u);
   expect_two_rank_wall_within_a_quarter(c, 246.8);
 }
@@ -139,7 +139,7 @@ TEST(CostModel, PaperGloveBrownWithinAQuarterOfItsMeasuredWallTime) {
   c.N = {50};
   c.trials = 10;
   c.seed = 20240206;
-  c.positions = "first";
+  c.positions = PositionSet::parse("first");
   ASSERT_EQ(plan_tasks(c).size(), 840u);
   expect_two_rank_wall_within_a_quarter(c, 277.3);
 }

@@ -88,7 +88,7 @@ TEST(MultiWordStudy, OneWordStudiesKeepTheirTableAndCanonicalText) {
   StudyConfig one;
   StudyConfig explicit_one;
   explicit_one.words = {1};
-  explicit_one.word_sets = "greedy";  // irrelevant without several words
+  explicit_one.word_sets = WordSetFamily::parse("greedy");  // irrelevant without several words
   EXPECT_EQ(canonical_text(one), canonical_text(explicit_one));
   EXPECT_EQ(canonical_text(one).find("words"), std::string::npos);
   const std::string text = canonical_text(words_study());
@@ -96,7 +96,7 @@ TEST(MultiWordStudy, OneWordStudiesKeepTheirTableAndCanonicalText) {
   EXPECT_NE(text.find("words-fraction = 0.5\n"), std::string::npos) << text;
   EXPECT_NE(text.find("word-sets = first\n"), std::string::npos) << text;
   StudyConfig greedy = words_study();
-  greedy.word_sets = "greedy";
+  greedy.word_sets = WordSetFamily::parse("greedy");
   EXPECT_NE(canonical_text(greedy), text);
 }
 
@@ -116,7 +116,7 @@ TEST(MultiWordStudy, ATaskWithSeveralWordsStoresTheEstimatorsResult) {
   c.d = {3};
   c.trials = 1;
   c.words = {1, 3};
-  c.word_sets = "random:2";
+  c.word_sets = WordSetFamily::parse("random:2");
   c.max_evals = 60;
   const SyntheticSource data(c.seed);
   for (const TaskSpec& task : plan_tasks(c)) {
@@ -163,14 +163,15 @@ TEST(MultiWordStudy, CostGrowsWithTheWordsAndTheSetsExamined) {
     t.d = 16;
     t.k = model == "rf" ? 512 : 0;
     t.words = 2;
-    c.word_sets = "first";
+    c.word_sets = WordSetFamily::parse("first");
     const double two = estimated_cost(t, c);
     t.words = 8;
     const double eight = estimated_cost(t, c);
     EXPECT_GT(eight, two) << model;
-    c.word_sets = "random:4";
+    c.word_sets = WordSetFamily::parse("random:4");
     EXPECT_GT(estimated_cost(t, c), eight) << model;
-    c.word_sets = "greedy";  // the single-word search over all 32 words, then 25 + … + 31 sets
+    c.word_sets = WordSetFamily::parse(
+        "greedy");  // the single-word search over all 32 words, then 25 + … + 31 sets
     EXPECT_GT(estimated_cost(t, c), 30.0 * eight) << model;
   }
 }
