@@ -139,103 +139,149 @@ ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
 
 namespace {
 
-// Calls emit(point) for every grid point of the study, in the canonical order (the point's
-// task_id, point_id and trial are left for the caller). Throws std::invalid_argument for a grid
-// value out of its limits.
-template <typename Emit>
-void for_each_point(const StudyConfig& config, Emit&& emit) {
-  for (const Experiment experiment : {Experiment::ws, Experiment::gen}) {
-    if (std::find(config.experiments.begin(), config.experiments.end(), experiment) ==
-        config.experiments.end()) {
-      continue;
-    }
-    for (const auto& model : canonical_models()) {
-      const auto& models = models_of(config, experiment);
-      if (std::find(models.begin(), models.end(), model) == models.end()) {
-        continue;
-      }
-      const ModelTraits& traits = model_traits(model);
-      for (const Index n : n_grid_of(config, experiment)) {
-        for (const Index d : d_grid_of(config, experiment)) {
-          if (n * d > StudyLimits::max_D) {
-            throw std::invalid_argument("n·d = " + std::to_string(n * d) +
-                                        " (n=" + std::to_string(n) + ", d=" + std::to_string(d) +
-                                        ") exceeds " + std::to_string(StudyLimits::max_D));
-          }
-          // Several k items may resolve to the same width at this (n, d): one point each.
-          std::vector<Index> widths;
-          if (traits.attention) {
-            widths.push_back(0);  // k does not apply to attention models
-          } else {
-            for (const auto& item : config.k) widths.push_back(item.resolve(n, d));
-            std::sort(widths.begin(), widths.end());
-            widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
-          }
-          const std::vector<Index> depths = traits.deep ? config.layers : std::vector<Index>{1};
-          const std::vector<Index> sizes =
-              experiment == Experiment::gen ? config.N : std::vector<Index>{0};
-          const std::vector<Index> word_counts =
-              experiment == Experiment::ws ? words_at(config, n) : std::vector<Index>{1};
-          for (const Index k : widths) {
-            if (k > StudyLimits::max_k) {
-              throw std::invalid_argument(
-                  "k = " + std::to_string(k) + " at n=" + std::to_string(n) +
-                  ", d=" + std::to_string(d) + " exceeds " + std::to_string(StudyLimits::max_k));
-            }
-            for (const Index L : depths) {
-              for (const Index m : word_counts) {
-                for (const Index N : sizes) {
-                  TaskSpec point;
-                  point.experiment = experiment;
-                  point.model = model;
-                  point.n = n;
-                  point.d = d;
-                  point.k = k;
-                  point.layers = static_cast<int>(L);
-                  point.words = m;
-                  point.N = N;
-                  const Index p = feature_dim(point);
-                  if (experiment == Experiment::gen && N >= p) {
-                    throw std::invalid_argument(
-                        "gen needs N < p (the minimum-norm head interpolates N points in p "
-                        "dimensions): N=" +
-                        std::to_string(N) + " >= p=" + std::to_string(p) + " for " + model +
-                        " at n=" + std::to_string(n) + ", d=" + std::to_string(d) +
-                        (traits.attention ? "" : ", k=" + std::to_string(k)));
-                  }
-                  emit(point);
-                }
-              }
-            }
-          }
-        }
-      }
+// Refuses a study of more than max_tasks tasks (`tasks` may be a lower bound of its count).
+void check_task_count(std::uint64_t tasks) {
+  if (tasks > static_cast<std::uint64_t>(StudyLimits::max_tasks)) {
+    throw std::invalid_argument("the study has at least " + std::to_string(tasks) +
+                                " tasks, more than " + std::to_string(StudyLimits::max_tasks) +
+                                "; split it into several configurations");
+  }
+}
+
+// Every point times the values `values_of(point)` of one more axis, set by `set`, in order: the
+// points of the previous axes stay outermost. Each axis gives every point at least one value, so
+// the count after any axis is a lower bound of the study's: a grid too large is refused before
+// the next axis multiplies it.
+template <typename Value, typename ValuesOf, typename Set>
+void expand(std::vector<TaskSpec>& points, std::uint32_t trials, ValuesOf&& values_of, Set&& set) {
+  // Counted first, stopping at the limit: a huge grid is refused before it is built.
+  std::uint64_t count = 0;
+  for (const TaskSpec& point : points) {
+    count += values_of(point).size();
+    check_task_count(count * trials);
+  }
+  std::vector<TaskSpec> expanded;
+  expanded.reserve(static_cast<std::size_t>(count));
+  for (const TaskSpec& point : points) {
+    for (const Value& value : values_of(point)) {
+      TaskSpec next = point;
+      set(next, value);
+      expanded.push_back(std::move(next));
     }
   }
+  points = std::move(expanded);
+}
+
+template <typename T>
+bool contains(const std::vector<T>& values, const T& value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// The widths of a point's model at its (n, d): several k items may resolve to the same width,
+// one point each; attention models have none (0).
+std::vector<Index> widths_at(const StudyConfig& config, const TaskSpec& point) {
+  if (model_traits(point.model).attention) return {0};
+  if (point.n * point.d > StudyLimits::max_D) return {0};  // refused by check_point
+  std::vector<Index> widths;
+  for (const auto& item : config.k) widths.push_back(item.resolve(point.n, point.d));
+  std::sort(widths.begin(), widths.end());
+  widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+  return widths;
+}
+
+// The limits a grid point must respect; throws std::invalid_argument (one line).
+void check_point(const TaskSpec& point) {
+  const std::string at = "n=" + std::to_string(point.n) + ", d=" + std::to_string(point.d);
+  if (point.n * point.d > StudyLimits::max_D) {
+    throw std::invalid_argument("n·d = " + std::to_string(point.n * point.d) + " (" + at +
+                                ") exceeds " + std::to_string(StudyLimits::max_D));
+  }
+  if (point.k > StudyLimits::max_k) {
+    throw std::invalid_argument("k = " + std::to_string(point.k) + " at " + at + " exceeds " +
+                                std::to_string(StudyLimits::max_k));
+  }
+  const Index p = feature_dim(point);
+  if (point.experiment == Experiment::gen && point.N >= p) {
+    const bool attention = model_traits(point.model).attention;
+    throw std::invalid_argument(
+        "gen needs N < p (the minimum-norm head interpolates N points in p dimensions): N=" +
+        std::to_string(point.N) + " >= p=" + std::to_string(p) + " for " + point.model + " at " +
+        at + (attention ? "" : ", k=" + std::to_string(point.k)));
+  }
+}
+
+// The study's grid points in the canonical order (experiment, model, n, d, k, L, m, N): every
+// combination of the axes, an axis that does not apply to a point giving it the one value that
+// means "none"; then each point checked.
+std::vector<TaskSpec> grid_points(const StudyConfig& config) {
+  std::vector<TaskSpec> points(1);
+  const std::uint32_t trials = config.trials;
+  expand<Experiment>(
+      points, trials,
+      [&](const TaskSpec&) {
+        std::vector<Experiment> in_order;
+        for (const Experiment e : {Experiment::ws, Experiment::gen}) {
+          if (contains(config.experiments, e)) in_order.push_back(e);
+        }
+        return in_order;
+      },
+      [](TaskSpec& p, Experiment e) { p.experiment = e; });
+  expand<std::string>(
+      points, trials,
+      [&](const TaskSpec& p) {
+        std::vector<std::string> in_order;
+        for (const auto& model : canonical_models()) {
+          if (contains(models_of(config, p.experiment), model)) in_order.push_back(model);
+        }
+        return in_order;
+      },
+      [](TaskSpec& p, const std::string& model) { p.model = model; });
+  expand<Index>(
+      points, trials, [&](const TaskSpec& p) { return n_grid_of(config, p.experiment); },
+      [](TaskSpec& p, Index n) { p.n = n; });
+  expand<Index>(
+      points, trials, [&](const TaskSpec& p) { return d_grid_of(config, p.experiment); },
+      [](TaskSpec& p, Index d) { p.d = d; });
+  expand<Index>(
+      points, trials, [&](const TaskSpec& p) { return widths_at(config, p); },
+      [](TaskSpec& p, Index k) { p.k = k; });
+  expand<Index>(
+      points, trials,
+      [&](const TaskSpec& p) {
+        return model_traits(p.model).deep ? config.layers : std::vector<Index>{1};
+      },
+      [](TaskSpec& p, Index L) { p.layers = static_cast<int>(L); });
+  expand<Index>(
+      points, trials,
+      [&](const TaskSpec& p) {
+        return p.experiment == Experiment::ws ? words_at(config, p.n) : std::vector<Index>{1};
+      },
+      [](TaskSpec& p, Index m) { p.words = m; });
+  expand<Index>(
+      points, trials,
+      [&](const TaskSpec& p) {
+        return p.experiment == Experiment::gen ? config.N : std::vector<Index>{0};
+      },
+      [](TaskSpec& p, Index N) { p.N = N; });
+  for (const TaskSpec& point : points) check_point(point);
+  return points;
 }
 
 }  // namespace
 
 std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
-  // Count first: a study over the limit is refused before its table is allocated.
-  std::uint64_t points = 0;
-  for_each_point(config, [&](const TaskSpec&) { ++points; });
-  if (points * config.trials > static_cast<std::uint64_t>(StudyLimits::max_tasks)) {
-    throw std::invalid_argument("the study has " + std::to_string(points * config.trials) +
-                                " tasks, more than " + std::to_string(StudyLimits::max_tasks) +
-                                "; split it into several configurations");
-  }
+  const std::vector<TaskSpec> points = grid_points(config);  // within max_tasks
   std::vector<TaskSpec> tasks;
-  tasks.reserve(static_cast<std::size_t>(points * config.trials));
-  std::uint32_t point_id = 0;
-  for_each_point(config, [&](TaskSpec point) {
-    point.point_id = point_id++;
+  tasks.reserve(points.size() * config.trials);
+  for (std::size_t point_id = 0; point_id < points.size(); ++point_id) {
+    TaskSpec task = points[point_id];
+    task.point_id = static_cast<std::uint32_t>(point_id);
     for (std::uint32_t trial = 0; trial < config.trials; ++trial) {
-      point.trial = trial;
-      point.task_id = static_cast<std::uint32_t>(tasks.size());
-      tasks.push_back(point);
+      task.trial = trial;
+      task.task_id = static_cast<std::uint32_t>(tasks.size());
+      tasks.push_back(task);
     }
-  });
+  }
   return tasks;
 }
 
