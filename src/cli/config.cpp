@@ -61,7 +61,7 @@ po::options_description describe_options(Raw& r) {
        "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
        "residuals for the task's texts; same law of every result; S_upper then bounds the "
        "examined positions only)")
-      ("trials", po::value(&r.trials)->default_value(defaults.trials),
+      ("trials", po::value(&r.trials)->default_value(defaults.grid.trials),
        "independent trials per grid point")
       ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),
@@ -143,19 +143,19 @@ std::vector<double> parse_fractions(const std::string& text) {
 
 // words, words-fraction and word-sets; the m ≤ n check is plan_tasks' (it knows n).
 void resolve_words(const Raw& r, StudyConfig& s) {
-  s.words = r.words.empty() ? std::vector<Index>{}
-                            : parse_int_grid("words", r.words, 1, StudyLimits::max_n);
-  if (!r.words_fraction.empty()) s.words_fraction = parse_fractions(r.words_fraction);
-  if (s.words.empty() && s.words_fraction.empty()) {
+  s.grid.words = r.words.empty() ? std::vector<Index>{}
+                                 : parse_int_grid("words", r.words, 1, StudyLimits::max_n);
+  if (!r.words_fraction.empty()) s.grid.words_fraction = parse_fractions(r.words_fraction);
+  if (s.grid.words.empty() && s.grid.words_fraction.empty()) {
     throw UsageError("words and words-fraction are both empty: no number of changed words");
   }
-  s.word_sets = WordSetFamily::parse(r.word_sets);
+  s.search.word_sets = WordSetFamily::parse(r.word_sets);
   if (!has_multi_word(s)) return;
-  const bool ws =
-      std::find(s.experiments.begin(), s.experiments.end(), Experiment::ws) != s.experiments.end();
-  const bool marginal_sampler = std::any_of(s.models.begin(), s.models.end(), [](const auto& m) {
-    return model_traits(m).marginal_sampler;
-  });
+  const bool ws = std::find(s.grid.experiments.begin(), s.grid.experiments.end(), Experiment::ws) !=
+                  s.grid.experiments.end();
+  const bool marginal_sampler =
+      std::any_of(s.grid.models.begin(), s.grid.models.end(),
+                  [](const auto& m) { return model_traits(m).marginal_sampler; });
   if (ws && marginal_sampler && s.rf_sampling == RfSampling::marginal) {
     throw UsageError(
         "rf-sampling = marginal cannot take words >= 2 (it draws single word blocks): use the "
@@ -165,19 +165,19 @@ void resolve_words(const Raw& r, StudyConfig& s) {
 
 StudyConfig resolve_study(const Raw& r) {
   StudyConfig s;
-  s.experiments =
+  s.grid.experiments =
       parse_enum_list<Experiment>("experiments", r.experiments, {"ws", "gen"}, parse_experiment);
-  s.models = parse_name_list("models", r.models, canonical_models());
+  s.grid.models = parse_name_list("models", r.models, canonical_models());
   if (!r.gen_models.empty()) {
-    s.gen_models = parse_name_list("gen-models", r.gen_models, canonical_models());
+    s.grid.gen_models = parse_name_list("gen-models", r.gen_models, canonical_models());
   }
-  s.n = parse_int_grid("n", r.n, 1, StudyLimits::max_n);
-  s.d = parse_int_grid("d", r.d, 1, StudyLimits::max_d);
-  if (!r.gen_n.empty()) s.gen_n = parse_int_grid("gen-n", r.gen_n, 1, StudyLimits::max_n);
-  if (!r.gen_d.empty()) s.gen_d = parse_int_grid("gen-d", r.gen_d, 1, StudyLimits::max_d);
-  s.k = parse_k_grid(r.k, StudyLimits::max_k);
-  s.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
-  s.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
+  s.grid.n = parse_int_grid("n", r.n, 1, StudyLimits::max_n);
+  s.grid.d = parse_int_grid("d", r.d, 1, StudyLimits::max_d);
+  if (!r.gen_n.empty()) s.grid.gen_n = parse_int_grid("gen-n", r.gen_n, 1, StudyLimits::max_n);
+  if (!r.gen_d.empty()) s.grid.gen_d = parse_int_grid("gen-d", r.gen_d, 1, StudyLimits::max_d);
+  s.grid.k = parse_k_grid(r.k, StudyLimits::max_k);
+  s.grid.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
+  s.grid.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
   s.activation = parse_activation(r.activation);
   if (r.rf_sampling != "full" && r.rf_sampling != "marginal") {
     throw UsageError("rf-sampling = '" + r.rf_sampling + "': expected full or marginal");
@@ -187,14 +187,14 @@ StudyConfig resolve_study(const Raw& r) {
     throw UsageError("trials = " + std::to_string(r.trials) + ": expected 1 … " +
                      std::to_string(StudyLimits::max_trials));
   }
-  s.trials = static_cast<std::uint32_t>(r.trials);
+  s.grid.trials = static_cast<std::uint32_t>(r.trials);
   s.seed = parse_seed(r.seed);
-  s.positions = PositionSet::parse(r.positions);
+  s.search.positions = PositionSet::parse(r.positions);
   apply_search_options(r.search, s);
   resolve_words(r, s);
-  s.trainings =
+  s.search.trainings =
       parse_enum_list<Training>("training", r.training, {"finetune", "retrain"}, parse_training);
-  s.objectives =
+  s.search.objectives =
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
   s.data = DataSpec::parse(r.data);
   s.save_witness = r.save_witness;

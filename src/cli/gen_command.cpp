@@ -84,8 +84,8 @@ int gen_command(int argc, char** argv) {
     }
     require(a.N >= 1, "--N must be at least 1");
     StudyConfig study = checked_search_settings(a);
-    study.trainings = {parse_training(a.training)};
-    study.objectives = {parse_objective(a.objective)};
+    study.search.trainings = {parse_training(a.training)};
+    study.search.objectives = {parse_objective(a.objective)};
     gen = gen_options(study);
     // Validates the name and sizes before any work (p is known without weights; the full
     // sampler's probe draws nothing).

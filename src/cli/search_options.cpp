@@ -10,15 +10,15 @@ namespace po = boost::program_options;
 
 SearchOptionValues::SearchOptionValues() {
   const StudyConfig defaults;
-  max_evals = defaults.max_evals;
-  sphere_starts = defaults.sphere_starts;
-  screen_points = defaults.screen_points;
-  near_origin_starts = defaults.near_origin_starts;
-  budget_check = defaults.budget_check;
-  rel_tol = defaults.rel_tol;
-  min_total_sphere_starts = min_total_sphere_starts_text(defaults.min_total_sphere_starts);
-  guided_start = defaults.guided_start;
-  upper_bound = defaults.upper_bound;
+  max_evals = defaults.search.max_evals;
+  sphere_starts = defaults.search.sphere_starts;
+  screen_points = defaults.search.screen_points;
+  near_origin_starts = defaults.search.near_origin_starts;
+  budget_check = defaults.search.budget_check;
+  rel_tol = defaults.search.rel_tol;
+  min_total_sphere_starts = min_total_sphere_starts_text(defaults.search.min_total_sphere_starts);
+  guided_start = defaults.search.guided_start;
+  upper_bound = defaults.search.upper_bound;
 }
 
 void add_search_options(po::options_description& options, SearchOptionValues& v, bool ws_options) {
@@ -64,15 +64,15 @@ void apply_search_options(const SearchOptionValues& v, StudyConfig& study) {
   require(v.budget_check == 0 || (v.budget_check >= 2 && v.budget_check <= kMaxBudgetCheck),
           "budget-check = " + std::to_string(v.budget_check) + ": expected 0 (off) or 2 .. " +
               std::to_string(kMaxBudgetCheck));
-  study.max_evals = v.max_evals;
-  study.rel_tol = v.rel_tol;
-  study.sphere_starts = v.sphere_starts;
-  study.screen_points = v.screen_points;
-  study.min_total_sphere_starts = parse_min_total_sphere_starts(v.min_total_sphere_starts);
-  study.near_origin_starts = v.near_origin_starts;
-  study.guided_start = v.guided_start;
-  study.upper_bound = v.upper_bound;
-  study.budget_check = v.budget_check;
+  study.search.max_evals = v.max_evals;
+  study.search.rel_tol = v.rel_tol;
+  study.search.sphere_starts = v.sphere_starts;
+  study.search.screen_points = v.screen_points;
+  study.search.min_total_sphere_starts = parse_min_total_sphere_starts(v.min_total_sphere_starts);
+  study.search.near_origin_starts = v.near_origin_starts;
+  study.search.guided_start = v.guided_start;
+  study.search.upper_bound = v.upper_bound;
+  study.search.budget_check = v.budget_check;
 }
 
 }  // namespace wordsens::cli

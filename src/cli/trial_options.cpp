@@ -40,7 +40,7 @@ void add_trial_options(po::options_description& options, TrialOptions& t,
 
 StudyConfig checked_search_settings(const TrialOptions& t) {
   StudyConfig study;
-  study.positions = PositionSet::parse(t.positions);
+  study.search.positions = PositionSet::parse(t.positions);
   apply_search_options(t.search, study);
   return study;
 }

@@ -15,8 +15,8 @@ struct TrialOptions {
   std::string model, k_text = "1.0D", positions = "all", format = "text", activation = "relu",
                      rf_sampling = "full";
   // The driver's defaults (StudyConfig), so `ws`, `gen` and `run` agree unless told otherwise.
-  long long n = 0, d = 0, trials = StudyConfig{}.trials, seed = StudyConfig{}.seed,
-            layers = StudyConfig{}.layers.front();
+  long long n = 0, d = 0, trials = StudyConfig{}.grid.trials, seed = StudyConfig{}.seed,
+            layers = StudyConfig{}.grid.layers.front();
   SearchOptionValues search;
 };
 

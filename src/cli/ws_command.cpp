@@ -160,8 +160,8 @@ int ws_command(int argc, char** argv) {
       TrialOptions single = a;
       single.positions = "first";
       study = checked_search_settings(single);
-      require(study.budget_check < 2, "--budget-check does not apply to --words >= 2");
-      study.word_sets = WordSetFamily::parse(a.positions);
+      require(study.search.budget_check < 2, "--budget-check does not apply to --words >= 2");
+      study.search.word_sets = WordSetFamily::parse(a.positions);
       multi = multi_word_options(study, words);  // what a study's task with m words runs
       std::vector<Index> first_words(static_cast<std::size_t>(words));
       for (Index j = 0; j < words; ++j) first_words[static_cast<std::size_t>(j)] = j;
@@ -198,9 +198,10 @@ int ws_command(int argc, char** argv) {
     const WsResult result = estimate_word_sensitivity(*model, X, ws, seed, t);
     require_certified("S", result.S, result.cert_rel_err);
     double S_budget_check = std::numeric_limits<double>::quiet_NaN();
-    if (study.budget_check >= 2 && trial == 0) {  // the driver's rule: trial 0 of a grid point
+    if (study.search.budget_check >= 2 &&
+        trial == 0) {  // the driver's rule: trial 0 of a grid point
       const WsResult check =
-          recheck_with_more_budget(*model, X, ws, study.budget_check, result, seed, t);
+          recheck_with_more_budget(*model, X, ws, study.search.budget_check, result, seed, t);
       require_certified("S of the budget check", check.S, check.cert_rel_err);
       S_budget_check = check.S;
     }

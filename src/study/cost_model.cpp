@@ -76,11 +76,11 @@ constexpr double kScreenPoints = 64.0;
 }  // namespace
 
 Index positions_examined(const TaskSpec& task, const StudyConfig& config) {
-  switch (config.positions.kind) {
+  switch (config.search.positions.kind) {
     case PositionSet::Kind::first:
       return 1;
     case PositionSet::Kind::random:
-      return std::min<Index>(task.n, config.positions.count);
+      return std::min<Index>(task.n, config.search.positions.count);
     case PositionSet::Kind::all:
       break;
   }
@@ -105,7 +105,7 @@ double expected_evaluations_per_start(const TaskSpec& task, const StudyConfig& c
       typical = 180.0;
       break;
   }
-  return std::min(typical, static_cast<double>(config.max_evals));
+  return std::min(typical, static_cast<double>(config.search.max_evals));
 }
 
 // Flops of gen's Gram and head phases for rf with the marginal sampler: per pass over the
@@ -128,8 +128,8 @@ double full_rf_ws_cost(const TaskSpec& t, const StudyConfig& config) {
                k = static_cast<double>(t.k);
   const double passes = 2.0 * weight_cost(t) + 3.0 * feature_cost(t) / kDenseSpeedup;
   const double bound =
-      config.upper_bound ? n * k * d * d / (float_gram_speedup() * kDenseSpeedup) : 0.0;
-  const double guided = config.guided_start ? k * d * d / kDenseSpeedup : 0.0;
+      config.search.upper_bound ? n * k * d * d / (float_gram_speedup() * kDenseSpeedup) : 0.0;
+  const double guided = config.search.guided_start ? k * d * d / kDenseSpeedup : 0.0;
   return passes + bound + guided;
 }
 
@@ -148,7 +148,8 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
   const double positions = static_cast<double>(examined);
   const WsOptions ws = ws_options(config);
   const double sphere = static_cast<double>(sphere_starts_per_position(ws, task.model, examined));
-  const double starts = sphere + config.near_origin_starts + (config.guided_start ? 1.0 : 0.0);
+  const double starts =
+      sphere + config.search.near_origin_starts + (config.search.guided_start ? 1.0 : 0.0);
   const double evaluations = 0.5 * std::max(kScreenPoints, sphere) +
                              starts * expected_evaluations_per_start(task, config) +
                              expected_polish_evaluations(task, ws);
@@ -156,7 +157,7 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
                   positions * (position_setup_cost(task) + evaluations * evaluation_cost(task));
   // The budget check reruns the search with f× the starts (each ascent usually stops on its
   // patience rule long before the f× larger budget): about f more searches.
-  if (is_budget_check_task(task, config)) search *= 1.0 + config.budget_check;
+  if (is_budget_check_task(task, config)) search *= 1.0 + config.search.budget_check;
   return search;
 }
 
@@ -187,11 +188,11 @@ double set_setup_cost(const TaskSpec& t, const StudyConfig& config, double s) {
                k = static_cast<double>(t.k);
   const ModelKind kind = model_kind(t.model);
   if (!traits(kind).attention) {
-    const double bound = kind == ModelKind::rf && config.upper_bound
+    const double bound = kind == ModelKind::rf && config.search.upper_bound
                              ? generation_cost() * k * d * s +
                                    k * s * d * s * d / (float_gram_speedup() * kDenseSpeedup)
                              : 0.0;
-    const double guided = config.guided_start ? s * k * d * d / kDenseSpeedup : 0.0;
+    const double guided = config.search.guided_start ? s * k * d * d / kDenseSpeedup : 0.0;
     return (generation_cost() + 2.0) * k * d * s + guided + bound;
   }
   return 2.0 * (2.0 * n * n * d + 2.0 * n * d * d) / kDenseSpeedup;
@@ -211,7 +212,7 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
                             ? std::pow(std::max(1.0, static_cast<double>(task.words) / 2.0), 0.6)
                             : 1.0;
   const double per_start = std::min(expected_evaluations_per_start(task, config) * growth,
-                                    static_cast<double>(config.max_evals));
+                                    static_cast<double>(config.search.max_evals));
   const auto set_cost = [&](double s, double extra_starts) {
     return set_setup_cost(task, config, s) +
            (starts + extra_starts) * per_start * set_evaluation_cost(task, s);
@@ -226,7 +227,7 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
       TaskSpec single = task;
       single.words = 1;
       StudyConfig all = config;
-      all.positions = {PositionSet::Kind::all, 0};
+      all.search.positions = {PositionSet::Kind::all, 0};
       double cost = single_word_search_cost(single, all);
       for (double size = 2.0; size <= m; size += 1.0)
         cost += (n - size + 1.0) * set_cost(size, 1.0);
@@ -254,15 +255,16 @@ double single_point_evaluation_cost(const TaskSpec& t) {
 // priced like raf.
 double gen_evaluations_per_start(const TaskSpec& t, const StudyConfig& config) {
   const double typical = model_kind(t.model) == ModelKind::rf ? 55.0 : 110.0;
-  return std::min(typical, static_cast<double>(config.max_evals));
+  return std::min(typical, static_cast<double>(config.search.max_evals));
 }
 
 // One of gen's searches (a training × objective pair): per examined position the evaluator's
 // set-up and its ascents (sphere, near-origin and guided starts; gen screens no sphere points).
 double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const double positions = static_cast<double>(positions_examined(task, config));
-  const double starts = static_cast<double>(config.sphere_starts + config.near_origin_starts) +
-                        (config.guided_start ? 1.0 : 0.0);
+  const double starts =
+      static_cast<double>(config.search.sphere_starts + config.search.near_origin_starts) +
+      (config.search.guided_start ? 1.0 : 0.0);
   return sample_setup_cost(task) +
          positions * (position_setup_cost(task) + starts * gen_evaluations_per_start(task, config) *
                                                       single_point_evaluation_cost(task));
@@ -295,8 +297,9 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
   }
   const double N = static_cast<double>(task.N);
   const double p = static_cast<double>(feature_dim(task));
-  const double searches = static_cast<double>(config.trainings.size() * config.objectives.size()) *
-                          gen_search_cost(task, config);
+  const double searches =
+      static_cast<double>(config.search.trainings.size() * config.search.objectives.size()) *
+      gen_search_cost(task, config);
   // Gram, features and head: dense matrix products, which run kDenseSpeedup times faster than
   // the estimator's memory-bound matrix–vector mix.
   if (rf && config.rf_sampling == RfSampling::marginal) {

@@ -119,8 +119,8 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
   r.position_S = result.position_maxima;
   r.argmax_set = {r.argmax_position};
   if (is_budget_check_task(task, config)) {
-    const WsResult check = recheck_with_more_budget(*model, X, options, config.budget_check, result,
-                                                    config.seed, task.task_id);
+    const WsResult check = recheck_with_more_budget(*model, X, options, config.search.budget_check,
+                                                    result, config.seed, task.task_id);
     require_certified("S of the budget check", check.S, check.cert_rel_err);
     r.S_budget_check = check.S;
   }

@@ -15,25 +15,26 @@ const std::vector<std::string>& canonical_models() {
 }
 
 const std::vector<std::string>& models_of(const StudyConfig& config, Experiment e) {
-  return e == Experiment::gen && !config.gen_models.empty() ? config.gen_models : config.models;
+  return e == Experiment::gen && !config.grid.gen_models.empty() ? config.grid.gen_models
+                                                                 : config.grid.models;
 }
 
 const std::vector<Index>& n_grid_of(const StudyConfig& config, Experiment e) {
-  return e == Experiment::gen && !config.gen_n.empty() ? config.gen_n : config.n;
+  return e == Experiment::gen && !config.grid.gen_n.empty() ? config.grid.gen_n : config.grid.n;
 }
 
 const std::vector<Index>& d_grid_of(const StudyConfig& config, Experiment e) {
-  return e == Experiment::gen && !config.gen_d.empty() ? config.gen_d : config.d;
+  return e == Experiment::gen && !config.grid.gen_d.empty() ? config.grid.gen_d : config.grid.d;
 }
 
 bool is_budget_check_task(const TaskSpec& task, const StudyConfig& config) {
-  return config.budget_check >= 2 && task.experiment == Experiment::ws && task.trial == 0 &&
+  return config.search.budget_check >= 2 && task.experiment == Experiment::ws && task.trial == 0 &&
          task.words == 1;
 }
 
 std::vector<Index> words_at(const StudyConfig& config, Index n) {
-  std::vector<Index> words = config.words;
-  for (const double f : config.words_fraction) {
+  std::vector<Index> words = config.grid.words;
+  for (const double f : config.grid.words_fraction) {
     // ⌈f·n⌉ without the rounding of f·n pushing an exact product over the integer (0.25·8 = 2).
     const double m = f * static_cast<double>(n);
     const auto rounded = static_cast<Index>(std::llround(m));
@@ -52,8 +53,9 @@ std::vector<Index> words_at(const StudyConfig& config, Index n) {
 }
 
 bool has_multi_word(const StudyConfig& config) {
-  return !config.words_fraction.empty() ||
-         std::any_of(config.words.begin(), config.words.end(), [](Index m) { return m != 1; });
+  return !config.grid.words_fraction.empty() ||
+         std::any_of(config.grid.words.begin(), config.grid.words.end(),
+                     [](Index m) { return m != 1; });
 }
 
 Index feature_dim(const TaskSpec& task) {
@@ -83,44 +85,44 @@ std::string describe(const TaskSpec& task) {
 namespace {
 AscentOptions ascent_options(const StudyConfig& config) {
   AscentOptions ascent;
-  ascent.max_evaluations = config.max_evals;
-  ascent.relative_tolerance = config.rel_tol;
+  ascent.max_evaluations = config.search.max_evals;
+  ascent.relative_tolerance = config.search.rel_tol;
   return ascent;
 }
 }  // namespace
 
 WsOptions ws_options(const StudyConfig& config) {
   WsOptions options;
-  options.positions = config.positions;
+  options.positions = config.search.positions;
   options.ascent = ascent_options(config);
-  options.sphere_starts = config.sphere_starts;
-  options.screen_points = config.screen_points;
-  options.min_total_sphere_starts = config.min_total_sphere_starts;
-  options.near_origin_starts = config.near_origin_starts;
-  options.guided_start = config.guided_start;
-  options.upper_bound = config.upper_bound;
+  options.sphere_starts = config.search.sphere_starts;
+  options.screen_points = config.search.screen_points;
+  options.min_total_sphere_starts = config.search.min_total_sphere_starts;
+  options.near_origin_starts = config.search.near_origin_starts;
+  options.guided_start = config.search.guided_start;
+  options.upper_bound = config.search.upper_bound;
   return options;
 }
 
 GenOptions gen_options(const StudyConfig& config) {
   GenOptions options;
-  options.trainings = config.trainings;
-  options.objectives = config.objectives;
-  options.positions = config.positions;
+  options.trainings = config.search.trainings;
+  options.objectives = config.search.objectives;
+  options.positions = config.search.positions;
   options.ascent = ascent_options(config);
-  options.sphere_starts = config.sphere_starts;
-  options.near_origin_starts = config.near_origin_starts;
-  options.guided_start = config.guided_start;
+  options.sphere_starts = config.search.sphere_starts;
+  options.near_origin_starts = config.search.near_origin_starts;
+  options.guided_start = config.search.guided_start;
   return options;
 }
 
 MultiWordOptions multi_word_options(const StudyConfig& config, Index words) {
   MultiWordOptions options;
   options.words = words;
-  options.sets = config.word_sets;
+  options.sets = config.search.word_sets;
   // The single-word search settings apply to each set; `positions` is the one-word tasks' own.
   StudyConfig per_set = config;
-  per_set.positions = {PositionSet::Kind::first, 0};
+  per_set.search.positions = {PositionSet::Kind::first, 0};
   options.ws = ws_options(per_set);
   return options;
 }
@@ -183,7 +185,7 @@ std::vector<Index> widths_at(const StudyConfig& config, const TaskSpec& point) {
   if (model_traits(point.model).attention) return {0};
   if (point.n * point.d > StudyLimits::max_D) return {0};  // refused by check_point
   std::vector<Index> widths;
-  for (const auto& item : config.k) widths.push_back(item.resolve(point.n, point.d));
+  for (const auto& item : config.grid.k) widths.push_back(item.resolve(point.n, point.d));
   std::sort(widths.begin(), widths.end());
   widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
   return widths;
@@ -215,13 +217,13 @@ void check_point(const TaskSpec& point) {
 // means "none"; then each point checked.
 std::vector<TaskSpec> grid_points(const StudyConfig& config) {
   std::vector<TaskSpec> points(1);
-  const std::uint32_t trials = config.trials;
+  const std::uint32_t trials = config.grid.trials;
   expand<Experiment>(
       points, trials,
       [&](const TaskSpec&) {
         std::vector<Experiment> in_order;
         for (const Experiment e : {Experiment::ws, Experiment::gen}) {
-          if (contains(config.experiments, e)) in_order.push_back(e);
+          if (contains(config.grid.experiments, e)) in_order.push_back(e);
         }
         return in_order;
       },
@@ -248,7 +250,7 @@ std::vector<TaskSpec> grid_points(const StudyConfig& config) {
   expand<Index>(
       points, trials,
       [&](const TaskSpec& p) {
-        return model_traits(p.model).deep ? config.layers : std::vector<Index>{1};
+        return model_traits(p.model).deep ? config.grid.layers : std::vector<Index>{1};
       },
       [](TaskSpec& p, Index L) { p.layers = static_cast<int>(L); });
   expand<Index>(
@@ -260,7 +262,7 @@ std::vector<TaskSpec> grid_points(const StudyConfig& config) {
   expand<Index>(
       points, trials,
       [&](const TaskSpec& p) {
-        return p.experiment == Experiment::gen ? config.N : std::vector<Index>{0};
+        return p.experiment == Experiment::gen ? config.grid.N : std::vector<Index>{0};
       },
       [](TaskSpec& p, Index N) { p.N = N; });
   for (const TaskSpec& point : points) check_point(point);
@@ -272,11 +274,11 @@ std::vector<TaskSpec> grid_points(const StudyConfig& config) {
 std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
   const std::vector<TaskSpec> points = grid_points(config);  // within max_tasks
   std::vector<TaskSpec> tasks;
-  tasks.reserve(points.size() * config.trials);
+  tasks.reserve(points.size() * config.grid.trials);
   for (std::size_t point_id = 0; point_id < points.size(); ++point_id) {
     TaskSpec task = points[point_id];
     task.point_id = static_cast<std::uint32_t>(point_id);
-    for (std::uint32_t trial = 0; trial < config.trials; ++trial) {
+    for (std::uint32_t trial = 0; trial < config.grid.trials; ++trial) {
       task.trial = trial;
       task.task_id = static_cast<std::uint32_t>(tasks.size());
       tasks.push_back(task);
@@ -287,47 +289,47 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
 
 std::string canonical_text(const StudyConfig& c) {
   std::vector<std::string> experiments, trainings, objectives;
-  for (const auto e : c.experiments) experiments.push_back(to_string(e));
-  for (const auto t : c.trainings) trainings.push_back(to_string(t));
-  for (const auto o : c.objectives) objectives.push_back(to_string(o));
+  for (const auto e : c.grid.experiments) experiments.push_back(to_string(e));
+  for (const auto t : c.search.trainings) trainings.push_back(to_string(t));
+  for (const auto o : c.search.objectives) objectives.push_back(to_string(o));
   // A std::map keeps the keys sorted, which is what makes the text canonical.
   std::map<std::string, std::string> entries{
       {"experiments", join_names(experiments)},
-      {"models", join_names(c.models)},
+      {"models", join_names(c.grid.models)},
       {"gen-models", join_names(models_of(c, Experiment::gen))},
-      {"n", join_grid(c.n)},
-      {"d", join_grid(c.d)},
+      {"n", join_grid(c.grid.n)},
+      {"d", join_grid(c.grid.d)},
       {"gen-n", join_grid(n_grid_of(c, Experiment::gen))},
       {"gen-d", join_grid(d_grid_of(c, Experiment::gen))},
-      {"k", join_grid(c.k)},
-      {"N", join_grid(c.N)},
-      {"layers", join_grid(c.layers)},
+      {"k", join_grid(c.grid.k)},
+      {"N", join_grid(c.grid.N)},
+      {"layers", join_grid(c.grid.layers)},
       {"activation", to_string(c.activation)},
-      {"trials", std::to_string(c.trials)},
+      {"trials", std::to_string(c.grid.trials)},
       {"seed", std::to_string(c.seed)},
-      {"positions", c.positions.to_string()},
-      {"max-evals", std::to_string(c.max_evals)},
-      {"rel-tol", format_double(c.rel_tol)},
-      {"sphere-starts", std::to_string(c.sphere_starts)},
-      {"min-total-sphere-starts", min_total_sphere_starts_text(c.min_total_sphere_starts)},
-      {"near-origin-starts", std::to_string(c.near_origin_starts)},
-      {"screen-points", std::to_string(c.screen_points)},
-      {"upper-bound", c.upper_bound ? "true" : "false"},
-      {"guided-start", c.guided_start ? "true" : "false"},
+      {"positions", c.search.positions.to_string()},
+      {"max-evals", std::to_string(c.search.max_evals)},
+      {"rel-tol", format_double(c.search.rel_tol)},
+      {"sphere-starts", std::to_string(c.search.sphere_starts)},
+      {"min-total-sphere-starts", min_total_sphere_starts_text(c.search.min_total_sphere_starts)},
+      {"near-origin-starts", std::to_string(c.search.near_origin_starts)},
+      {"screen-points", std::to_string(c.search.screen_points)},
+      {"upper-bound", c.search.upper_bound ? "true" : "false"},
+      {"guided-start", c.search.guided_start ? "true" : "false"},
       {"training", join_names(trainings)},
       {"objective", join_names(objectives)},
       {"data", c.data.to_string()},
       {"save-witness", c.save_witness ? "true" : "false"},
-      {"budget-check", std::to_string(c.budget_check)},
+      {"budget-check", std::to_string(c.search.budget_check)},
   };
   // Only when not the default, so that files written before the key existed still resume.
   if (c.rf_sampling == RfSampling::marginal) entries["rf-sampling"] = "marginal";
   if (has_multi_word(c)) {
     std::vector<std::string> fractions;
-    for (const double f : c.words_fraction) fractions.push_back(format_double(f));
-    entries["words"] = join_grid(c.words);
+    for (const double f : c.grid.words_fraction) fractions.push_back(format_double(f));
+    entries["words"] = join_grid(c.grid.words);
     entries["words-fraction"] = join_names(fractions);
-    entries["word-sets"] = c.word_sets.to_string();
+    entries["word-sets"] = c.search.word_sets.to_string();
   }
   std::string text;
   for (const auto& [key, value] : entries) text += key + " = " + value + "\n";

@@ -35,7 +35,8 @@ struct StudyLimits {
   static constexpr Index max_tasks = 10000000;
 };
 
-struct StudyConfig {
+/// Which tasks a study has: the grid axes and the trials per point (plan_tasks).
+struct StudyGrid {
   std::vector<Experiment> experiments{Experiment::ws};  // canonical order: ws, gen
   std::vector<std::string> models{"rf"};                // canonical order: rf, drf, raf, raf_relu
   std::vector<std::string> gen_models;  // models of the gen experiment; empty: `models`
@@ -44,15 +45,17 @@ struct StudyConfig {
   std::vector<KItem> k{KItem{true, 1.0, 0}};
   std::vector<Index> N{20};      // gen training-set sizes
   std::vector<Index> layers{2};  // drf depth L
-  Activation activation = Activation::relu;
-  RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
-  std::uint32_t trials = 3;
-  std::uint32_t seed = 1;
-  PositionSet positions;  // the positions the tasks with one changed word examine (all)
   /// ws: the numbers m of words changed at once (1: S), and fractions f giving m = ⌈f·n⌉ at each
-  /// n (so that m/n stays fixed while n grows); every m ≥ 2 task examines `word_sets`.
+  /// n (so that m/n stays fixed while n grows).
   std::vector<Index> words{1};
   std::vector<double> words_fraction;
+  std::uint32_t trials = 3;
+};
+
+/// How each task searches: the estimators' options (ws_options, gen_options and
+/// multi_word_options build them from these).
+struct SearchSettings {
+  PositionSet positions;    // the positions the tasks with one changed word examine (all)
   WordSetFamily word_sets;  // the word sets of tasks with m ≥ 2 (first)
   int max_evals = 300;
   double rel_tol = 1e-7;
@@ -64,11 +67,20 @@ struct StudyConfig {
   bool upper_bound = true;  // ws: compute S_upper where the model has one
   std::vector<Training> trainings{Training::finetune, Training::retrain};
   std::vector<HeadObjective> objectives{HeadObjective::loss, HeadObjective::align};
-  DataSpec data;  // where the texts come from (synthetic)
-  bool save_witness = false;
   /// 0: off; f ≥ 2: trial 0 of every ws grid point also reruns its search with f× the budget
   /// and f× the starts (recheck_with_more_budget), stored as S_budget_check.
   int budget_check = 0;
+};
+
+struct StudyConfig {
+  StudyGrid grid;
+  SearchSettings search;
+  // The models' settings.
+  Activation activation = Activation::relu;
+  RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
+  DataSpec data;                              // where the texts come from (synthetic)
+  std::uint32_t seed = 1;
+  bool save_witness = false;
 };
 
 /// Largest budget-check factor accepted (the check costs about f times the plain search).

@@ -20,26 +20,27 @@ using testing::parse;
 TEST(RunDefaults, StudyGridsAndListsWithoutOptions) {
   const auto options = parse({});
   const StudyConfig& s = options.study;
-  EXPECT_EQ(s.experiments, std::vector<Experiment>{Experiment::ws});
+  EXPECT_EQ(s.grid.experiments, std::vector<Experiment>{Experiment::ws});
   // `run` studies every model by default, not StudyConfig's single rf.
-  EXPECT_EQ(s.models, (std::vector<std::string>{"rf", "drf", "raf", "raf_relu"}));
-  EXPECT_TRUE(s.gen_models.empty());
-  EXPECT_EQ(s.n, (std::vector<Index>{10, 20, 40}));
-  EXPECT_EQ(s.d, std::vector<Index>{8});
-  EXPECT_TRUE(s.gen_n.empty());
-  EXPECT_TRUE(s.gen_d.empty());
-  EXPECT_EQ(s.k, (std::vector<KItem>{KItem{true, 1.0, 0}}));
-  EXPECT_EQ(s.N, std::vector<Index>{20});
-  EXPECT_EQ(s.layers, std::vector<Index>{2});
+  EXPECT_EQ(s.grid.models, (std::vector<std::string>{"rf", "drf", "raf", "raf_relu"}));
+  EXPECT_TRUE(s.grid.gen_models.empty());
+  EXPECT_EQ(s.grid.n, (std::vector<Index>{10, 20, 40}));
+  EXPECT_EQ(s.grid.d, std::vector<Index>{8});
+  EXPECT_TRUE(s.grid.gen_n.empty());
+  EXPECT_TRUE(s.grid.gen_d.empty());
+  EXPECT_EQ(s.grid.k, (std::vector<KItem>{KItem{true, 1.0, 0}}));
+  EXPECT_EQ(s.grid.N, std::vector<Index>{20});
+  EXPECT_EQ(s.grid.layers, std::vector<Index>{2});
   EXPECT_EQ(s.activation, Activation::relu);
   EXPECT_EQ(s.rf_sampling, RfSampling::full);
   EXPECT_EQ(s.seed, 1u);
-  EXPECT_EQ(s.positions.to_string(), "all");
-  EXPECT_EQ(s.words, std::vector<Index>{1});
-  EXPECT_TRUE(s.words_fraction.empty());
-  EXPECT_EQ(s.word_sets.to_string(), "first");
-  EXPECT_EQ(s.trainings, (std::vector<Training>{Training::finetune, Training::retrain}));
-  EXPECT_EQ(s.objectives, (std::vector<HeadObjective>{HeadObjective::loss, HeadObjective::align}));
+  EXPECT_EQ(s.search.positions.to_string(), "all");
+  EXPECT_EQ(s.grid.words, std::vector<Index>{1});
+  EXPECT_TRUE(s.grid.words_fraction.empty());
+  EXPECT_EQ(s.search.word_sets.to_string(), "first");
+  EXPECT_EQ(s.search.trainings, (std::vector<Training>{Training::finetune, Training::retrain}));
+  EXPECT_EQ(s.search.objectives,
+            (std::vector<HeadObjective>{HeadObjective::loss, HeadObjective::align}));
   EXPECT_EQ(s.data.to_string(), "synthetic");
   EXPECT_FALSE(s.save_witness);
 }
@@ -49,16 +50,16 @@ TEST(RunDefaults, SearchOptionsAndTrialsAreStudyConfigDefaults) {
   const auto options = parse({});
   const StudyConfig& s = options.study;
   const StudyConfig defaults;
-  EXPECT_EQ(s.trials, defaults.trials);
-  EXPECT_EQ(s.max_evals, defaults.max_evals);
-  EXPECT_EQ(s.rel_tol, defaults.rel_tol);
-  EXPECT_EQ(s.sphere_starts, defaults.sphere_starts);
-  EXPECT_EQ(s.screen_points, defaults.screen_points);
-  EXPECT_EQ(s.min_total_sphere_starts, defaults.min_total_sphere_starts);
-  EXPECT_EQ(s.near_origin_starts, defaults.near_origin_starts);
-  EXPECT_EQ(s.guided_start, defaults.guided_start);
-  EXPECT_EQ(s.upper_bound, defaults.upper_bound);
-  EXPECT_EQ(s.budget_check, defaults.budget_check);
+  EXPECT_EQ(s.grid.trials, defaults.grid.trials);
+  EXPECT_EQ(s.search.max_evals, defaults.search.max_evals);
+  EXPECT_EQ(s.search.rel_tol, defaults.search.rel_tol);
+  EXPECT_EQ(s.search.sphere_starts, defaults.search.sphere_starts);
+  EXPECT_EQ(s.search.screen_points, defaults.search.screen_points);
+  EXPECT_EQ(s.search.min_total_sphere_starts, defaults.search.min_total_sphere_starts);
+  EXPECT_EQ(s.search.near_origin_starts, defaults.search.near_origin_starts);
+  EXPECT_EQ(s.search.guided_start, defaults.search.guided_start);
+  EXPECT_EQ(s.search.upper_bound, defaults.search.upper_bound);
+  EXPECT_EQ(s.search.budget_check, defaults.search.budget_check);
 }
 
 TEST(RunDefaults, RunOptionsWithoutOptions) {

@@ -19,7 +19,7 @@ TEST(ConfigFile, PathIsRecordedAndKeysAreRead) {
   const TempFile ini("n = 5,7\nseed = 9\n");
   const auto options = parse({ini.path()});
   EXPECT_EQ(options.config_path, ini.path());
-  EXPECT_EQ(options.study.n, (V{5, 7}));
+  EXPECT_EQ(options.study.grid.n, (V{5, 7}));
   EXPECT_EQ(options.study.seed, 9u);
   EXPECT_EQ(options.command_line, "wordsens run " + ini.path());
 }
@@ -32,18 +32,18 @@ TEST(ConfigFile, CommentsBlankLinesAndSpacesAreIgnored) {
       "\tk\t=\t2D\t\n"
       "layers=3\n");
   const auto options = parse({ini.path()});
-  EXPECT_EQ(options.study.models, (std::vector<std::string>{"rf", "raf"}));
-  EXPECT_EQ(options.study.k, (std::vector<KItem>{KItem{true, 2.0, 0}}));
-  EXPECT_EQ(options.study.layers, (V{3}));
+  EXPECT_EQ(options.study.grid.models, (std::vector<std::string>{"rf", "raf"}));
+  EXPECT_EQ(options.study.grid.k, (std::vector<KItem>{KItem{true, 2.0, 0}}));
+  EXPECT_EQ(options.study.grid.layers, (V{3}));
 }
 
 // A file written on Windows must read the same.
 TEST(ConfigFile, CrLfLineEndings) {
   const TempFile ini("n = 5\r\nactivation = tanh\r\ntrials = 4\r\n");
   const auto options = parse({ini.path()});
-  EXPECT_EQ(options.study.n, (V{5}));
+  EXPECT_EQ(options.study.grid.n, (V{5}));
   EXPECT_EQ(options.study.activation, Activation::tanh);
-  EXPECT_EQ(options.study.trials, 4u);
+  EXPECT_EQ(options.study.grid.trials, 4u);
 }
 
 TEST(ConfigFile, EmptyFileGivesTheDefaults) {
@@ -74,9 +74,9 @@ TEST(ConfigFile, CommandLineWinsOverTheFile) {
        {std::vector<std::string>{ini.path(), "--n=7", "-o", "cli.h5", "--guided-start=false"},
         std::vector<std::string>{"--n=7", "-o", "cli.h5", "--guided-start=false", ini.path()}}) {
     const auto options = parse(args);
-    EXPECT_EQ(options.study.n, (V{7}));
+    EXPECT_EQ(options.study.grid.n, (V{7}));
     EXPECT_EQ(options.output, "cli.h5");
-    EXPECT_FALSE(options.study.guided_start);
+    EXPECT_FALSE(options.study.search.guided_start);
     EXPECT_EQ(options.study.seed, 9u);  // from the file: not given on the command line
     EXPECT_EQ(options.config_path, ini.path());
   }
@@ -91,8 +91,8 @@ TEST(ConfigFile, CommandLineValueReplacesABadFileValue) {
 TEST(ConfigFile, AnEmptyValueInTheFileClearsAnOptionalGrid) {
   const TempFile ini("gen-n =\nwords =\nwords-fraction = 0.5\n");
   const auto options = parse({ini.path()});
-  EXPECT_TRUE(options.study.gen_n.empty());
-  EXPECT_TRUE(options.study.words.empty());
+  EXPECT_TRUE(options.study.grid.gen_n.empty());
+  EXPECT_TRUE(options.study.grid.words.empty());
 }
 
 TEST(ConfigFile, HelpWithAFile) {

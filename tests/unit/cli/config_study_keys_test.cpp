@@ -16,44 +16,45 @@ using testing::parse;
 using V = std::vector<Index>;
 
 TEST(StudyKeys, ExperimentsInCanonicalOrder) {
-  EXPECT_EQ(parse({"--experiments=gen,ws"}).study.experiments,
+  EXPECT_EQ(parse({"--experiments=gen,ws"}).study.grid.experiments,
             (std::vector<Experiment>{Experiment::ws, Experiment::gen}));
-  EXPECT_EQ(parse({"--experiments=gen"}).study.experiments,
+  EXPECT_EQ(parse({"--experiments=gen"}).study.grid.experiments,
             std::vector<Experiment>{Experiment::gen});
 }
 
 TEST(StudyKeys, ModelsAndGenModelsInCanonicalOrderWithoutRepeats) {
-  EXPECT_EQ(parse({"--models=raf,rf,raf"}).study.models, (std::vector<std::string>{"rf", "raf"}));
-  EXPECT_EQ(parse({"--models", "raf_relu, drf"}).study.models,
+  EXPECT_EQ(parse({"--models=raf,rf,raf"}).study.grid.models,
+            (std::vector<std::string>{"rf", "raf"}));
+  EXPECT_EQ(parse({"--models", "raf_relu, drf"}).study.grid.models,
             (std::vector<std::string>{"drf", "raf_relu"}));
   const auto options = parse({"--gen-models=raf_relu,rf"});
-  EXPECT_EQ(options.study.gen_models, (std::vector<std::string>{"rf", "raf_relu"}));
-  EXPECT_EQ(options.study.models.size(), 4u);  // untouched by gen-models
+  EXPECT_EQ(options.study.grid.gen_models, (std::vector<std::string>{"rf", "raf_relu"}));
+  EXPECT_EQ(options.study.grid.models.size(), 4u);  // untouched by gen-models
 }
 
 TEST(StudyKeys, IntegerGridsAcceptListsAndRanges) {
-  EXPECT_EQ(parse({"--n=10:40:log3"}).study.n, (V{10, 20, 40}));
-  EXPECT_EQ(parse({"--n=8:64:log4"}).study.n, (V{8, 16, 32, 64}));
-  EXPECT_EQ(parse({"--n=50,5,1:9:lin5,5"}).study.n, (V{1, 3, 5, 7, 9, 50}));
-  EXPECT_EQ(parse({"--d=4:16:step6"}).study.d, (V{4, 10, 16}));
-  EXPECT_EQ(parse({"--gen-n=30,12"}).study.gen_n, (V{12, 30}));
-  EXPECT_EQ(parse({"--gen-d=32"}).study.gen_d, (V{32}));
-  EXPECT_EQ(parse({"--N=50,5"}).study.N, (V{5, 50}));
-  EXPECT_EQ(parse({"--layers=1:4:lin4"}).study.layers, (V{1, 2, 3, 4}));
+  EXPECT_EQ(parse({"--n=10:40:log3"}).study.grid.n, (V{10, 20, 40}));
+  EXPECT_EQ(parse({"--n=8:64:log4"}).study.grid.n, (V{8, 16, 32, 64}));
+  EXPECT_EQ(parse({"--n=50,5,1:9:lin5,5"}).study.grid.n, (V{1, 3, 5, 7, 9, 50}));
+  EXPECT_EQ(parse({"--d=4:16:step6"}).study.grid.d, (V{4, 10, 16}));
+  EXPECT_EQ(parse({"--gen-n=30,12"}).study.grid.gen_n, (V{12, 30}));
+  EXPECT_EQ(parse({"--gen-d=32"}).study.grid.gen_d, (V{32}));
+  EXPECT_EQ(parse({"--N=50,5"}).study.grid.N, (V{5, 50}));
+  EXPECT_EQ(parse({"--layers=1:4:lin4"}).study.grid.layers, (V{1, 2, 3, 4}));
 }
 
 // `N` and `n` differ only in case: each must reach its own field.
 TEST(StudyKeys, UpperAndLowerCaseNAreDifferentKeys) {
   const auto options = parse({"--N=7", "--n=30"});
-  EXPECT_EQ(options.study.N, (V{7}));
-  EXPECT_EQ(options.study.n, (V{30}));
+  EXPECT_EQ(options.study.grid.N, (V{7}));
+  EXPECT_EQ(options.study.grid.n, (V{30}));
 }
 
 TEST(StudyKeys, KMixesRelativeAndAbsoluteWidths) {
-  EXPECT_EQ(parse({"--k=0.5D,100"}).study.k,
+  EXPECT_EQ(parse({"--k=0.5D,100"}).study.grid.k,
             (std::vector<KItem>{KItem{true, 0.5, 0}, KItem{false, 0.0, 100}}));
   // Relative widths first, then absolute ones, each ascending and without repeats.
-  EXPECT_EQ(parse({"--k=200,2D,0.5d,100:200:lin2,2D"}).study.k,
+  EXPECT_EQ(parse({"--k=200,2D,0.5d,100:200:lin2,2D"}).study.grid.k,
             (std::vector<KItem>{KItem{true, 0.5, 0}, KItem{true, 2.0, 0}, KItem{false, 0.0, 100},
                                 KItem{false, 0.0, 200}}));
 }
@@ -65,35 +66,35 @@ TEST(StudyKeys, ActivationAndRfSampling) {
 }
 
 TEST(StudyKeys, TrialsAndSeedAtTheirLimits) {
-  EXPECT_EQ(parse({"--trials=7"}).study.trials, 7u);
-  EXPECT_EQ(parse({"--trials=1"}).study.trials, 1u);
-  EXPECT_EQ(parse({"--trials=10000000"}).study.trials, 10000000u);
+  EXPECT_EQ(parse({"--trials=7"}).study.grid.trials, 7u);
+  EXPECT_EQ(parse({"--trials=1"}).study.grid.trials, 1u);
+  EXPECT_EQ(parse({"--trials=10000000"}).study.grid.trials, 10000000u);
   EXPECT_EQ(parse({"--seed=0"}).study.seed, 0u);
   EXPECT_EQ(parse({"--seed=4294967295"}).study.seed, 4294967295u);
   EXPECT_EQ(parse({"--seed=20240206"}).study.seed, 20240206u);
 }
 
 TEST(StudyKeys, PositionsAreStoredInTheirCanonicalSpelling) {
-  EXPECT_EQ(parse({"--positions=first"}).study.positions.to_string(), "first");
-  EXPECT_EQ(parse({"--positions=random:3"}).study.positions.to_string(), "random:3");
-  EXPECT_EQ(parse({"--positions=random:007"}).study.positions.to_string(), "random:7");
+  EXPECT_EQ(parse({"--positions=first"}).study.search.positions.to_string(), "first");
+  EXPECT_EQ(parse({"--positions=random:3"}).study.search.positions.to_string(), "random:3");
+  EXPECT_EQ(parse({"--positions=random:007"}).study.search.positions.to_string(), "random:7");
 }
 
 TEST(StudyKeys, WordsFractionsAndWordSets) {
   const auto options =
       parse({"--words=4,1,2:3:lin2", "--words-fraction=0.25,0.125,0.25", "--word-sets=random:05"});
-  EXPECT_EQ(options.study.words, (V{1, 2, 3, 4}));
-  EXPECT_EQ(options.study.words_fraction, (std::vector<double>{0.125, 0.25}));
-  EXPECT_EQ(options.study.word_sets.to_string(), "random:5");
-  EXPECT_EQ(parse({"--word-sets=greedy"}).study.word_sets.to_string(), "greedy");
-  EXPECT_EQ(parse({"--words-fraction=1"}).study.words_fraction, (std::vector<double>{1.0}));
+  EXPECT_EQ(options.study.grid.words, (V{1, 2, 3, 4}));
+  EXPECT_EQ(options.study.grid.words_fraction, (std::vector<double>{0.125, 0.25}));
+  EXPECT_EQ(options.study.search.word_sets.to_string(), "random:5");
+  EXPECT_EQ(parse({"--word-sets=greedy"}).study.search.word_sets.to_string(), "greedy");
+  EXPECT_EQ(parse({"--words-fraction=1"}).study.grid.words_fraction, (std::vector<double>{1.0}));
 }
 
 // A fraction alone gives the numbers of changed words; `words` may then be empty.
 TEST(StudyKeys, WordsMayBeEmptyWhenFractionsAreGiven) {
   const auto options = parse({"--words", "", "--words-fraction=0.5"});
-  EXPECT_TRUE(options.study.words.empty());
-  EXPECT_EQ(options.study.words_fraction, (std::vector<double>{0.5}));
+  EXPECT_TRUE(options.study.grid.words.empty());
+  EXPECT_EQ(options.study.grid.words_fraction, (std::vector<double>{0.5}));
 }
 
 // The marginal sampler is refused only for a ws study of rf with several words; these are not.
@@ -107,11 +108,11 @@ TEST(StudyKeys, MarginalSamplingWithSeveralWordsOutsideRfWs) {
 }
 
 TEST(StudyKeys, TrainingObjectiveDataAndSaveWitness) {
-  EXPECT_EQ(parse({"--training=retrain"}).study.trainings,
+  EXPECT_EQ(parse({"--training=retrain"}).study.search.trainings,
             std::vector<Training>{Training::retrain});
-  EXPECT_EQ(parse({"--training=retrain,finetune"}).study.trainings,
+  EXPECT_EQ(parse({"--training=retrain,finetune"}).study.search.trainings,
             (std::vector<Training>{Training::finetune, Training::retrain}));
-  EXPECT_EQ(parse({"--objective=align"}).study.objectives,
+  EXPECT_EQ(parse({"--objective=align"}).study.search.objectives,
             std::vector<HeadObjective>{HeadObjective::align});
   // The data source is checked when it is opened, not here: any spelling is kept as given.
   EXPECT_EQ(parse({"--data=embeddings:/data/glove.h5"}).study.data.to_string(),

@@ -35,14 +35,14 @@ class RunStudy : public ::testing::Test {
     options_.progress_interval = 1000;
     options_.command_line = "run_study_test";
     StudyConfig& s = options_.study;
-    s.experiments = {Experiment::ws, Experiment::gen};
-    s.models = {"rf", "raf"};
-    s.n = {4};
-    s.d = {3};
-    s.N = {5};
-    s.trials = 2;
+    s.grid.experiments = {Experiment::ws, Experiment::gen};
+    s.grid.models = {"rf", "raf"};
+    s.grid.n = {4};
+    s.grid.d = {3};
+    s.grid.N = {5};
+    s.grid.trials = 2;
     s.seed = 7;
-    s.max_evals = 40;
+    s.search.max_evals = 40;
     tasks_ = plan_tasks(s);
     parallel::clear_stop_request();
   }
@@ -162,7 +162,7 @@ TEST_F(RunStudy, RerunningAFinishedStudyRunsNothingAndKeepsItsRecords) {
 TEST_F(RunStudy, ResumingWithAnotherConfigurationIsBadInputAndLeavesTheFileAlone) {
   ASSERT_EQ(run().end, StudyEnd::finished);
   const std::string before = file_bytes();
-  options_.study.max_evals = 41;
+  options_.study.search.max_evals = 41;
   const StudyOutcome outcome = run(2);
   EXPECT_EQ(outcome.end, StudyEnd::bad_input);
   EXPECT_FALSE(outcome.started);

@@ -36,9 +36,9 @@ TEST(CostModel, GrowsWithSizeAndReflectsComplexities) {
   gen.experiment = Experiment::gen;
   gen.N = 50;
   EXPECT_GT(estimated_cost(gen, c), estimated_cost(rf_big, c));
-  c.positions = PositionSet::parse("first");
+  c.search.positions = PositionSet::parse("first");
   EXPECT_EQ(positions_examined(rf_big, c), 1);
-  c.positions = PositionSet::parse("random:5");
+  c.search.positions = PositionSet::parse("random:5");
   EXPECT_EQ(positions_examined(rf_big, c), 5);
   EXPECT_GT(estimated_cost(rf, c), 0.0);
 }
@@ -60,7 +60,7 @@ TEST(CostModel, FullRfWithTheBoundWithinAQuarterOfItsMeasuredTimes) {
   // and Gram kernels, and before them (AVX2 Philox and Gram: the nearest measurement to a CPU
   // without AVX-512, which also runs Box–Muller in AVX2).
   StudyConfig c;
-  c.positions = PositionSet::parse("first");
+  c.search.positions = PositionSet::parse("first");
   struct Point {
     Index n, d;
     double seconds;
@@ -78,7 +78,7 @@ TEST(CostModel, FullRfWithTheBoundWithinAQuarterOfItsMeasuredTimes) {
   // Without S_upper the 150 word Grams are not computed.
   const TaskSpec big{0, 0, Experiment::ws, "rf", 150, 768, 115200, 0, 1, 0};
   const double with_bound = estimated_seconds(big, c);
-  c.upper_bound = false;
+  c.search.upper_bound = false;
   EXPECT_LT(estimated_seconds(big, c), 0.6 * with_bound);
 }
 
@@ -99,14 +99,14 @@ void expect_two_rank_wall_within_a_quarter(const StudyConfig& c, double measured
 // within a quarter of the measured one.
 TEST(CostModel, PaperGenWithinAQuarterOfItsMeasuredWallTime) {
   StudyConfig c;
-  c.experiments = {Experiment::gen};
-  c.models = {"rf", "raf"};
-  c.n = {40, 120};
-  c.d = {768};
-  c.N = {1100, 1200, 1300};
-  c.trials = 5;
+  c.grid.experiments = {Experiment::gen};
+  c.grid.models = {"rf", "raf"};
+  c.grid.n = {40, 120};
+  c.grid.d = {768};
+  c.grid.N = {1100, 1200, 1300};
+  c.grid.trials = 5;
   c.seed = 20240206;
-  c.positions = PositionSet::parse("first");
+  c.search.positions = PositionSet::parse("first");
   c.rf_sampling = RfSampling::marginal;
   ASSERT_EQ(plan_tasks(c).size(), 60u);
   expect_two_rank_wall_within_a_quarter(c, 1111.6);
@@ -119,27 +119,27 @@ TEST(CostModel, PaperGenWithinAQuarterOfItsMeasuredWallTime) {
 // synthetic texts of the same sizes). Each predicted wall time on 2 ranks stays within a quarter.
 TEST(CostModel, RegimeMapWithinAQuarterOfItsMeasuredWallTime) {
   StudyConfig c;
-  c.experiments = {Experiment::ws};
-  c.models = {"raf", "raf_relu"};
-  c.n = {8, 16, 32, 64, 128, 256};
-  c.d = {8, 16, 32, 64, 128};
-  c.trials = 5;
+  c.grid.experiments = {Experiment::ws};
+  c.grid.models = {"raf", "raf_relu"};
+  c.grid.n = {8, 16, 32, 64, 128, 256};
+  c.grid.d = {8, 16, 32, 64, 128};
+  c.grid.trials = 5;
   c.seed = 20240206;
-  c.positions = PositionSet::parse("all");
+  c.search.positions = PositionSet::parse("all");
   ASSERT_EQ(plan_tasks(c).size(), 300u);
   expect_two_rank_wall_within_a_quarter(c, 246.8);
 }
 
 TEST(CostModel, PaperGloveBrownWithinAQuarterOfItsMeasuredWallTime) {
   StudyConfig c;
-  c.experiments = {Experiment::ws, Experiment::gen};
-  c.models = {"rf", "raf"};
-  c.n = {10, 17, 29, 50, 85, 146, 250};  // 10:250:log7
-  c.d = {25, 50, 100};
-  c.N = {50};
-  c.trials = 10;
+  c.grid.experiments = {Experiment::ws, Experiment::gen};
+  c.grid.models = {"rf", "raf"};
+  c.grid.n = {10, 17, 29, 50, 85, 146, 250};  // 10:250:log7
+  c.grid.d = {25, 50, 100};
+  c.grid.N = {50};
+  c.grid.trials = 10;
   c.seed = 20240206;
-  c.positions = PositionSet::parse("first");
+  c.search.positions = PositionSet::parse("first");
   ASSERT_EQ(plan_tasks(c).size(), 840u);
   expect_two_rank_wall_within_a_quarter(c, 277.3);
 }
@@ -148,11 +148,11 @@ TEST(CostModel, AscentLengthIsCappedByMaxEvals) {
   StudyConfig c;
   const TaskSpec rf{0, 0, Experiment::ws, "rf", 10, 8, 80, 0, 1, 0};
   const double typical = expected_evaluations_per_start(rf, c);
-  c.max_evals = 10;
+  c.search.max_evals = 10;
   EXPECT_DOUBLE_EQ(expected_evaluations_per_start(rf, c), 10.0);
   EXPECT_GT(typical, 10.0);
   const double capped = estimated_cost(rf, c);
-  c.max_evals = 300;
+  c.search.max_evals = 300;
   EXPECT_GT(estimated_cost(rf, c), capped);
 }
 

@@ -21,14 +21,14 @@ namespace {
 
 StudyConfig words_study() {
   StudyConfig c;
-  c.experiments = {Experiment::ws, Experiment::gen};
-  c.models = {"rf", "raf"};
-  c.n = {4, 8};
-  c.d = {3};
-  c.N = {5};
-  c.trials = 2;
-  c.words = {1, 2};
-  c.words_fraction = {0.5};
+  c.grid.experiments = {Experiment::ws, Experiment::gen};
+  c.grid.models = {"rf", "raf"};
+  c.grid.n = {4, 8};
+  c.grid.d = {3};
+  c.grid.N = {5};
+  c.grid.trials = 2;
+  c.grid.words = {1, 2};
+  c.grid.words_fraction = {0.5};
   return c;
 }
 
@@ -56,9 +56,9 @@ TEST(MultiWordStudy, WordsArePlannedAfterTheDepthPerNForWsOnly) {
 
 TEST(MultiWordStudy, FractionsRoundUpWithoutPushingExactProductsOver) {
   StudyConfig c;
-  c.words = {};
+  c.grid.words = {};
   const auto at = [&](double f, Index n) {
-    c.words_fraction = {f};
+    c.grid.words_fraction = {f};
     return words_at(c, n);
   };
   EXPECT_EQ(at(0.25, 8), std::vector<Index>{2});
@@ -66,29 +66,30 @@ TEST(MultiWordStudy, FractionsRoundUpWithoutPushingExactProductsOver) {
   EXPECT_EQ(at(0.1, 25), std::vector<Index>{3});  // ⌈2.5⌉
   EXPECT_EQ(at(0.1, 5), std::vector<Index>{1});
   EXPECT_EQ(at(1.0, 7), std::vector<Index>{7});
-  c.words = {1, 3, 3};
-  c.words_fraction = {0.5};
+  c.grid.words = {1, 3, 3};
+  c.grid.words_fraction = {0.5};
   EXPECT_EQ(words_at(c, 6), (std::vector<Index>{1, 3}));  // merged, no repeats
 }
 
 TEST(MultiWordStudy, MoreWordsThanTheTextHasAreRefused) {
   StudyConfig c = words_study();
-  c.words = {1, 6};
+  c.grid.words = {1, 6};
   try {
     (void)plan_tasks(c);
     FAIL() << "m = 6 > n = 4 was planned";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("words = 6 exceeds n = 4"), std::string::npos) << e.what();
   }
-  c.experiments = {Experiment::gen};  // words apply to ws only
+  c.grid.experiments = {Experiment::gen};  // words apply to ws only
   EXPECT_NO_THROW((void)plan_tasks(c));
 }
 
 TEST(MultiWordStudy, OneWordStudiesKeepTheirTableAndCanonicalText) {
   StudyConfig one;
   StudyConfig explicit_one;
-  explicit_one.words = {1};
-  explicit_one.word_sets = WordSetFamily::parse("greedy");  // irrelevant without several words
+  explicit_one.grid.words = {1};
+  explicit_one.search.word_sets =
+      WordSetFamily::parse("greedy");  // irrelevant without several words
   EXPECT_EQ(canonical_text(one), canonical_text(explicit_one));
   EXPECT_EQ(canonical_text(one).find("words"), std::string::npos);
   const std::string text = canonical_text(words_study());
@@ -96,13 +97,13 @@ TEST(MultiWordStudy, OneWordStudiesKeepTheirTableAndCanonicalText) {
   EXPECT_NE(text.find("words-fraction = 0.5\n"), std::string::npos) << text;
   EXPECT_NE(text.find("word-sets = first\n"), std::string::npos) << text;
   StudyConfig greedy = words_study();
-  greedy.word_sets = WordSetFamily::parse("greedy");
+  greedy.search.word_sets = WordSetFamily::parse("greedy");
   EXPECT_NE(canonical_text(greedy), text);
 }
 
 TEST(MultiWordStudy, TheBudgetCheckRerunsOneWordTasksOnly) {
   StudyConfig c = words_study();
-  c.budget_check = 2;
+  c.search.budget_check = 2;
   for (const auto& t : plan_tasks(c)) {
     EXPECT_EQ(is_budget_check_task(t, c),
               t.experiment == Experiment::ws && t.trial == 0 && t.words == 1);
@@ -111,13 +112,13 @@ TEST(MultiWordStudy, TheBudgetCheckRerunsOneWordTasksOnly) {
 
 TEST(MultiWordStudy, ATaskWithSeveralWordsStoresTheEstimatorsResult) {
   StudyConfig c;
-  c.models = {"rf", "raf"};
-  c.n = {6};
-  c.d = {3};
-  c.trials = 1;
-  c.words = {1, 3};
-  c.word_sets = WordSetFamily::parse("random:2");
-  c.max_evals = 60;
+  c.grid.models = {"rf", "raf"};
+  c.grid.n = {6};
+  c.grid.d = {3};
+  c.grid.trials = 1;
+  c.grid.words = {1, 3};
+  c.search.word_sets = WordSetFamily::parse("random:2");
+  c.search.max_evals = 60;
   const SyntheticSource data(c.seed);
   for (const TaskSpec& task : plan_tasks(c)) {
     const TaskOutput out = run_task(task, c, data);
@@ -152,10 +153,10 @@ TEST(MultiWordStudy, ATaskWithSeveralWordsStoresTheEstimatorsResult) {
 
 TEST(MultiWordStudy, CostGrowsWithTheWordsAndTheSetsExamined) {
   StudyConfig c;
-  c.models = {"rf", "raf"};
-  c.n = {32};
-  c.d = {16};
-  c.words = {1, 2, 8};
+  c.grid.models = {"rf", "raf"};
+  c.grid.n = {32};
+  c.grid.d = {16};
+  c.grid.words = {1, 2, 8};
   for (const std::string model : {"rf", "raf"}) {
     TaskSpec t;
     t.model = model;
@@ -163,14 +164,14 @@ TEST(MultiWordStudy, CostGrowsWithTheWordsAndTheSetsExamined) {
     t.d = 16;
     t.k = model == "rf" ? 512 : 0;
     t.words = 2;
-    c.word_sets = WordSetFamily::parse("first");
+    c.search.word_sets = WordSetFamily::parse("first");
     const double two = estimated_cost(t, c);
     t.words = 8;
     const double eight = estimated_cost(t, c);
     EXPECT_GT(eight, two) << model;
-    c.word_sets = WordSetFamily::parse("random:4");
+    c.search.word_sets = WordSetFamily::parse("random:4");
     EXPECT_GT(estimated_cost(t, c), eight) << model;
-    c.word_sets = WordSetFamily::parse(
+    c.search.word_sets = WordSetFamily::parse(
         "greedy");  // the single-word search over all 32 words, then 25 + … + 31 sets
     EXPECT_GT(estimated_cost(t, c), 30.0 * eight) << model;
   }

@@ -18,7 +18,9 @@ std::vector<TaskSpec> nested_loops(const StudyConfig& c) {
   std::vector<TaskSpec> tasks;
   std::uint32_t point_id = 0;
   for (const Experiment e : {Experiment::ws, Experiment::gen}) {
-    if (std::find(c.experiments.begin(), c.experiments.end(), e) == c.experiments.end()) continue;
+    if (std::find(c.grid.experiments.begin(), c.grid.experiments.end(), e) ==
+        c.grid.experiments.end())
+      continue;
     for (const std::string& model : canonical_models()) {
       const auto& models = models_of(c, e);
       if (std::find(models.begin(), models.end(), model) == models.end()) continue;
@@ -28,15 +30,15 @@ std::vector<TaskSpec> nested_loops(const StudyConfig& c) {
           std::vector<Index> widths{0};
           if (!traits.attention) {
             widths.clear();
-            for (const KItem& item : c.k) widths.push_back(item.resolve(n, d));
+            for (const KItem& item : c.grid.k) widths.push_back(item.resolve(n, d));
             std::sort(widths.begin(), widths.end());
             widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
           }
           for (const Index k : widths) {
-            for (const Index L : traits.deep ? c.layers : std::vector<Index>{1}) {
+            for (const Index L : traits.deep ? c.grid.layers : std::vector<Index>{1}) {
               for (const Index m : e == Experiment::ws ? words_at(c, n) : std::vector<Index>{1}) {
-                for (const Index N : e == Experiment::gen ? c.N : std::vector<Index>{0}) {
-                  for (std::uint32_t trial = 0; trial < c.trials; ++trial) {
+                for (const Index N : e == Experiment::gen ? c.grid.N : std::vector<Index>{0}) {
+                  for (std::uint32_t trial = 0; trial < c.grid.trials; ++trial) {
                     TaskSpec t;
                     t.task_id = static_cast<std::uint32_t>(tasks.size());
                     t.point_id = point_id;
@@ -83,19 +85,19 @@ void expect_same_tables(const std::vector<TaskSpec>& a, const std::vector<TaskSp
 
 TEST(PlanTasks, EqualsTheNestedLoopsOnEveryAxis) {
   StudyConfig c;
-  c.experiments = {Experiment::gen, Experiment::ws};  // planned in canonical order anyway
-  c.models = {"raf_relu", "rf", "drf", "raf"};
-  c.gen_models = {"rf", "raf"};
-  c.n = {4, 6, 9};
-  c.d = {2, 3};
-  c.gen_n = {5};
-  c.gen_d = {4, 6};
-  c.k = parse_k_grid("1D,0.5D,12", 1 << 30);  // 1D and 12 coincide at n·d = 12
-  c.N = {3, 7};
-  c.layers = {2, 4};
-  c.words = {1, 2};
-  c.words_fraction = {0.5};
-  c.trials = 3;
+  c.grid.experiments = {Experiment::gen, Experiment::ws};  // planned in canonical order anyway
+  c.grid.models = {"raf_relu", "rf", "drf", "raf"};
+  c.grid.gen_models = {"rf", "raf"};
+  c.grid.n = {4, 6, 9};
+  c.grid.d = {2, 3};
+  c.grid.gen_n = {5};
+  c.grid.gen_d = {4, 6};
+  c.grid.k = parse_k_grid("1D,0.5D,12", 1 << 30);  // 1D and 12 coincide at n·d = 12
+  c.grid.N = {3, 7};
+  c.grid.layers = {2, 4};
+  c.grid.words = {1, 2};
+  c.grid.words_fraction = {0.5};
+  c.grid.trials = 3;
   const auto planned = plan_tasks(c);
   expect_same_tables(planned, nested_loops(c));
   EXPECT_GT(planned.size(), 300U);
@@ -109,8 +111,8 @@ TEST(PlanTasks, ASmallStudyEqualsTheNestedLoopsToo) {
 TEST(PlanTasks, AGridTooLargeToBuildIsRefusedBeforeItIsBuilt) {
   // 10¹⁰ (n, d) points: counting stops at the limit instead of building them.
   StudyConfig c;
-  c.n = parse_int_grid("n", "1:100000:step1", 1, StudyLimits::max_n);
-  c.d = parse_int_grid("d", "1:100000:step1", 1, StudyLimits::max_d);
+  c.grid.n = parse_int_grid("n", "1:100000:step1", 1, StudyLimits::max_n);
+  c.grid.d = parse_int_grid("d", "1:100000:step1", 1, StudyLimits::max_d);
   try {
     (void)plan_tasks(c);
     FAIL() << "planned";

@@ -10,14 +10,14 @@ namespace {
 
 StudyConfig small_study() {
   StudyConfig c;
-  c.experiments = {Experiment::ws, Experiment::gen};
-  c.models = {"rf", "drf", "raf", "raf_relu"};
-  c.n = {4, 8};
-  c.d = {3};
-  c.k = parse_k_grid("1D,100", 1 << 30);
-  c.N = {5};
-  c.layers = {2, 3};
-  c.trials = 2;
+  c.grid.experiments = {Experiment::ws, Experiment::gen};
+  c.grid.models = {"rf", "drf", "raf", "raf_relu"};
+  c.grid.n = {4, 8};
+  c.grid.d = {3};
+  c.grid.k = parse_k_grid("1D,100", 1 << 30);
+  c.grid.N = {5};
+  c.grid.layers = {2, 3};
+  c.grid.trials = 2;
   return c;
 }
 
@@ -47,8 +47,8 @@ TEST(Study, TaskTableIsCanonicalWithStableIds) {
 TEST(Study, SameStudyInAnotherSpellingGivesTheSameTableAndText) {
   StudyConfig a = small_study();
   StudyConfig b = small_study();
-  b.models = {"rf", "drf", "raf", "raf_relu"};
-  b.k = parse_k_grid("100, 1.00D", 1 << 30);
+  b.grid.models = {"rf", "drf", "raf", "raf_relu"};
+  b.grid.k = parse_k_grid("100, 1.00D", 1 << 30);
   EXPECT_EQ(canonical_text(a), canonical_text(b));
   const auto ta = plan_tasks(a), tb = plan_tasks(b);
   ASSERT_EQ(ta.size(), tb.size());
@@ -75,23 +75,23 @@ TEST(Study, CanonicalTextIsSortedAndSensitiveToResults) {
   b.seed = 2;
   EXPECT_NE(canonical_text(a), canonical_text(b));
   b = a;
-  b.max_evals = 7;
+  b.search.max_evals = 7;
   EXPECT_NE(canonical_text(a), canonical_text(b));
 }
 
 TEST(Study, GenNeedsFewerSamplesThanFeatures) {
   StudyConfig c;
-  c.trials = 1;
-  c.experiments = {Experiment::gen};
-  c.models = {"raf"};
-  c.n = {4};
-  c.d = {3};
-  c.N = {12};  // p = D = 12
+  c.grid.trials = 1;
+  c.grid.experiments = {Experiment::gen};
+  c.grid.models = {"raf"};
+  c.grid.n = {4};
+  c.grid.d = {3};
+  c.grid.N = {12};  // p = D = 12
   EXPECT_THROW((void)plan_tasks(c), std::invalid_argument);
-  c.N = {11};
+  c.grid.N = {11};
   EXPECT_EQ(plan_tasks(c).size(), 1u);
-  c.models = {"rf"};
-  c.k = parse_k_grid("11", 100);
+  c.grid.models = {"rf"};
+  c.grid.k = parse_k_grid("11", 100);
   EXPECT_THROW((void)plan_tasks(c), std::invalid_argument);
 }
 
@@ -103,33 +103,33 @@ namespace {
 
 TEST(Study, GenModelsRestrictTheGenExperimentOnly) {
   StudyConfig c;
-  c.experiments = {Experiment::ws, Experiment::gen};
-  c.models = {"rf", "drf", "raf", "raf_relu"};
-  c.gen_models = {"raf"};
-  c.n = {4};
-  c.d = {3};
-  c.N = {5};
-  c.layers = {2};
-  c.trials = 1;
+  c.grid.experiments = {Experiment::ws, Experiment::gen};
+  c.grid.models = {"rf", "drf", "raf", "raf_relu"};
+  c.grid.gen_models = {"raf"};
+  c.grid.n = {4};
+  c.grid.d = {3};
+  c.grid.N = {5};
+  c.grid.layers = {2};
+  c.grid.trials = 1;
   const auto tasks = plan_tasks(c);
   ASSERT_EQ(tasks.size(), 5u);
   EXPECT_EQ(tasks[4].experiment, Experiment::gen);
   EXPECT_EQ(tasks[4].model, "raf");
   EXPECT_NE(canonical_text(c).find("gen-models = raf\n"), std::string::npos);
-  c.gen_models.clear();
+  c.grid.gen_models.clear();
   EXPECT_NE(canonical_text(c).find("gen-models = rf,drf,raf,raf_relu\n"), std::string::npos);
 }
 
 TEST(Study, GenGridsOverrideNAndDForTheGenExperimentOnly) {
   StudyConfig c;
-  c.experiments = {Experiment::ws, Experiment::gen};
-  c.models = {"raf"};
-  c.n = {4, 8};
-  c.d = {3};
-  c.gen_n = {6};
-  c.gen_d = {16, 32};
-  c.N = {5};
-  c.trials = 1;
+  c.grid.experiments = {Experiment::ws, Experiment::gen};
+  c.grid.models = {"raf"};
+  c.grid.n = {4, 8};
+  c.grid.d = {3};
+  c.grid.gen_n = {6};
+  c.grid.gen_d = {16, 32};
+  c.grid.N = {5};
+  c.grid.trials = 1;
   const auto tasks = plan_tasks(c);
   ASSERT_EQ(tasks.size(), 4u);  // ws: (4,3), (8,3); gen: (6,16), (6,32)
   EXPECT_EQ(tasks[0].experiment, Experiment::ws);
@@ -141,7 +141,7 @@ TEST(Study, GenGridsOverrideNAndDForTheGenExperimentOnly) {
   EXPECT_EQ(tasks[3].d, 32);
   EXPECT_NE(canonical_text(c).find("gen-n = 6\n"), std::string::npos);
   EXPECT_NE(canonical_text(c).find("gen-d = 16,32\n"), std::string::npos);
-  c.gen_n.clear();  // empty: gen uses n, and the canonical text says so
+  c.grid.gen_n.clear();  // empty: gen uses n, and the canonical text says so
   EXPECT_NE(canonical_text(c).find("gen-n = 4,8\n"), std::string::npos);
 }
 
