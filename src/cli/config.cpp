@@ -122,23 +122,44 @@ std::vector<T> parse_enum_list(const std::string& key, const std::string& text,
   return values;
 }
 
+// Comma-separated fractions in (0, 1], spaces around items allowed as in the grids.
 std::vector<double> parse_fractions(const std::string& text) {
+  const auto refuse = [&](const std::string& why) {
+    throw UsageError("words-fraction = '" + text + "': " + why);
+  };
   std::vector<double> fractions;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    std::string item = text.substr(begin, comma - begin);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) refuse("empty item (two commas in a row, or a trailing comma?)");
     double f = 0;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), f);
-    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || !(f > 0.0) ||
-        f > 1.0) {
-      throw UsageError("words-fraction = '" + text +
-                       "': expected fractions in (0, 1], e.g. 0.1,0.25");
+    if (ec != std::errc() || ptr != item.data() + item.size() || !(f > 0.0) || f > 1.0) {
+      refuse("expected fractions in (0, 1], e.g. 0.1,0.25");
     }
     fractions.push_back(f);
+    begin = comma + 1;
   }
   std::sort(fractions.begin(), fractions.end());
   fractions.erase(std::unique(fractions.begin(), fractions.end()), fractions.end());
   return fractions;
+}
+
+// Whether some ws task changes two words or more: a fraction f gives m = ⌈f·n⌉, which is 1 at
+// every n when f·n ≤ 1 throughout the grid.
+bool some_task_changes_several_words(const StudyConfig& s) {
+  try {
+    for (const Index n : s.grid.n) {
+      const auto words = words_at(s, n);
+      if (!words.empty() && words.back() >= 2) return true;
+    }
+  } catch (const std::invalid_argument&) {
+    return true;  // m > n ≥ 1 (plan_tasks says so)
+  }
+  return false;
 }
 
 // words, words-fraction and word-sets; the m ≤ n check is plan_tasks' (it knows n).
@@ -150,7 +171,7 @@ void resolve_words(const Raw& r, StudyConfig& s) {
     throw UsageError("words and words-fraction are both empty: no number of changed words");
   }
   s.search.word_sets = WordSetFamily::parse(r.word_sets);
-  if (!has_multi_word(s)) return;
+  if (!some_task_changes_several_words(s)) return;
   const bool ws = std::find(s.grid.experiments.begin(), s.grid.experiments.end(), Experiment::ws) !=
                   s.grid.experiments.end();
   const bool marginal_sampler =
@@ -269,13 +290,19 @@ RunOptions parse_run_options(int argc, char** argv) {
                   .style(style)
                   .run(),
               vm);
-    if (vm.count("config")) {
+    // --help is answered without reading the file (which may be the problem).
+    const bool help = vm.count("help") != 0 && vm["help"].as<bool>();
+    if (vm.count("config") && !help) {
       const std::string path = vm["config"].as<std::string>();
       const std::string text = read_config_file(path);
       reject_renamed_keys(text, path);
       std::istringstream in(text);
       // store() keeps values already present, so the command line wins over the file.
-      po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
+      try {
+        po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
+      } catch (const po::error& e) {
+        throw UsageError(path + ": " + e.what());  // which file: the command line has its own
+      }
     }
     po::notify(vm);
   } catch (const po::error& e) {

@@ -100,5 +100,12 @@ TEST(ConfigFile, HelpWithAFile) {
   EXPECT_TRUE(parse({ini.path(), "--help"}).help);
 }
 
+// The help is what someone asks for when the file is the problem: it is printed without it.
+TEST(ConfigFile, HelpWithAMissingOrBadFile) {
+  EXPECT_TRUE(parse({"/nonexistent/wordsens.ini", "--help"}).help);
+  const TempFile bad("n = 5\nbogus = 1\n");
+  EXPECT_TRUE(parse({bad.path(), "-h"}).help);
+}
+
 }  // namespace
 }  // namespace wordsens::cli

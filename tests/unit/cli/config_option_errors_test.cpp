@@ -55,7 +55,7 @@ TEST(OptionErrors, TwoConfigurationFiles) {
 
 TEST(OptionErrors, UnknownKeyInTheFile) {
   const TempFile ini("n = 5\nbogus = 1\n");
-  expect_usage_error({ini.path()}, {"unrecognised option", "bogus"});
+  expect_usage_error({ini.path()}, {ini.path() + ": ", "unrecognised option", "bogus"});
 }
 
 TEST(OptionErrors, PrefixesAreNotGuessedInTheFile) {

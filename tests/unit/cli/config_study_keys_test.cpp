@@ -105,6 +105,16 @@ TEST(StudyKeys, MarginalSamplingWithSeveralWordsOutsideRfWs) {
             RfSampling::marginal);
   EXPECT_EQ(parse({"--rf-sampling=marginal", "--words=1", "--models=rf"}).study.rf_sampling,
             RfSampling::marginal);
+  // A fraction that gives m = ⌈0.1·n⌉ = 1 at every n changes one word only.
+  EXPECT_EQ(parse({"--rf-sampling=marginal", "--words-fraction=0.1", "--n=5,10", "--models=rf"})
+                .study.rf_sampling,
+            RfSampling::marginal);
+}
+
+// Spaces around the fractions are allowed, as around the items of a grid.
+TEST(StudyKeys, WordsFractionItemsMayHaveSpaces) {
+  EXPECT_EQ(parse({"--words-fraction=0.5, 0.25"}).study.grid.words_fraction,
+            (std::vector<double>{0.25, 0.5}));
 }
 
 TEST(StudyKeys, TrainingObjectiveDataAndSaveWitness) {

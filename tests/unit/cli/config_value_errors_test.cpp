@@ -125,9 +125,13 @@ TEST(ValueErrors, BadWordSets) {
 }
 
 TEST(ValueErrors, BadWordFractions) {
-  for (const char* bad : {"0", "1.5", "-0.5", "abc", "0.5,,0.25", ",0.5", "nan", "inf", "1/2"}) {
+  for (const char* bad : {"0", "1.5", "-0.5", "abc", "nan", "inf", "1/2"}) {
     expect_usage_error(option("words-fraction", bad),
                        {std::string("words-fraction = '") + bad + "'", "(0, 1]"});
+  }
+  for (const char* bad : {"0.5,,0.25", ",0.5", "0.5,", "0.5, "}) {
+    expect_usage_error(option("words-fraction", bad),
+                       {std::string("words-fraction = '") + bad + "'", "empty item"});
   }
 }
 
@@ -143,6 +147,8 @@ TEST(ValueErrors, MarginalSamplingWithSeveralWords) {
   expect_usage_error({"--rf-sampling=marginal", "--models=rf", "--words=4"}, fragments);
   expect_usage_error({"--rf-sampling=marginal", "--experiments=ws,gen", "--words-fraction=0.5"},
                      fragments);
+  // 0.1 gives m = 1 at n = 10 but m = 2 at n = 20.
+  expect_usage_error({"--rf-sampling=marginal", "--words-fraction=0.1", "--n=10,20"}, fragments);
 }
 
 TEST(ValueErrors, BadShard) {
