@@ -43,7 +43,9 @@ struct StudyOutcome {
 };
 
 /// Runs the study's tasks of `options.shard` not yet in `options.output`. Rank 0 writes what
-/// happens to `log` (one line per event; the progress lines go to stderr).
+/// happens to `log` (one line per event; the progress lines go to stderr). When the outcome says
+/// abandoned_compute, a task still runs on a thread that uses `options` and `inputs`: the caller
+/// keeps them alive and ends the process (std::_Exit) without destroying them.
 [[nodiscard]] StudyOutcome run_study(const RunOptions& options, const StudyInputs& inputs,
                                      const parallel::Transport& ranks, std::ostream& log);
 

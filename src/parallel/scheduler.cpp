@@ -150,6 +150,9 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
       }
     }
     if (mode == Mode::aborting) break;
+    // Again: a request made by a task that has just finished (or a signal meanwhile) must stop
+    // the hand-out that follows it.
+    escalate(static_cast<int>(stop_requested()));
     if (mode == Mode::running) {
       if (!local.busy() && next < queue.size()) local.submit(queue[next++]);
       for (std::size_t w = 1; w < assigned.size() && next < queue.size(); ++w) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <initializer_list>
@@ -9,14 +10,19 @@
 namespace wordsens::parallel {
 namespace {
 
-volatile std::sig_atomic_t g_request = 0;
+// Written by signal handlers (on whichever thread the signal reaches) and by request_stop, read
+// by the scheduler's thread: an atomic, lock-free so that the handlers may touch it.
+std::atomic<int> g_request{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 // Start-up: the exit code and message of TERM/INT (set before the handlers are installed).
 int g_startup_code = 4;
 const char* g_startup_message = nullptr;
 
 extern "C" void on_stop_signal(int signal) {
   const int level = signal == SIGUSR1 ? 1 : 2;
-  if (level > g_request) g_request = level;
+  int current = g_request.load();
+  while (level > current && !g_request.compare_exchange_weak(current, level)) {
+  }
 }
 
 extern "C" void on_startup_signal(int signal) {
@@ -56,12 +62,15 @@ void end_quietly_on_interrupt(int exit_code) {
 
 void install_stop_handlers() { install(on_stop_signal); }
 
-StopRequest stop_requested() { return static_cast<StopRequest>(g_request); }
+StopRequest stop_requested() { return static_cast<StopRequest>(g_request.load()); }
 
 void request_stop(StopRequest request) {
-  if (static_cast<int>(request) > g_request) g_request = static_cast<int>(request);
+  const int level = static_cast<int>(request);
+  int current = g_request.load();
+  while (level > current && !g_request.compare_exchange_weak(current, level)) {
+  }
 }
 
-void clear_stop_request() { g_request = 0; }
+void clear_stop_request() { g_request.store(0); }
 
 }  // namespace wordsens::parallel

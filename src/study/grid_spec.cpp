@@ -82,8 +82,11 @@ void expand_item(const std::string& key, std::string_view item, std::vector<long
     // Counted before anything is stored, in unsigned arithmetic: hi − lo and v + step may
     // exceed a long long near its ends.
     const auto span = static_cast<unsigned long long>(hi) - static_cast<unsigned long long>(lo);
+    // span / step ≥ the limit already means too many: adding 1 first could wrap to 0.
+    if (span / static_cast<unsigned long long>(count) >= kMaxRangePoints) {
+      fail(key, item, "too many points");
+    }
     const unsigned long long points = span / static_cast<unsigned long long>(count) + 1;
-    if (points > kMaxRangePoints) fail(key, item, "too many points");
     for (unsigned long long j = 0; j < points; ++j) {
       // lo + j·step ≤ hi; the sum wraps correctly where a signed one could overflow.
       out.push_back(static_cast<long long>(static_cast<unsigned long long>(lo) +
@@ -106,10 +109,12 @@ void expand_item(const std::string& key, std::string_view item, std::vector<long
       out.push_back(hi);
     } else {
       const double t = static_cast<double>(j) / static_cast<double>(count - 1);
-      const double v = kind == "log" ? std::exp(std::log(static_cast<double>(lo)) +
-                                                t * (std::log(static_cast<double>(hi)) -
-                                                     std::log(static_cast<double>(lo))))
-                                     : static_cast<double>(lo) + t * static_cast<double>(hi - lo);
+      const double v =
+          kind == "log"
+              ? std::exp(
+                    std::log(static_cast<double>(lo)) +
+                    t * (std::log(static_cast<double>(hi)) - std::log(static_cast<double>(lo))))
+              : static_cast<double>(lo) + t * (static_cast<double>(hi) - static_cast<double>(lo));
       out.push_back(std::llround(v));
     }
   }

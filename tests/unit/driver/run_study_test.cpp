@@ -171,12 +171,13 @@ TEST_F(RunStudy, ResumingWithAnotherConfigurationIsBadInputAndLeavesTheFileAlone
   EXPECT_EQ(file_bytes(), before);
 }
 
-TEST_F(RunStudy, AnOutputThatCannotBeCreatedFailsBeforeAnyTask) {
+TEST_F(RunStudy, AnOutputThatCannotBeCreatedIsBadInputBeforeAnyTask) {
   options_.output = (dir_ / "no_such_dir" / "results.h5").string();
   const StudyOutcome outcome = run();
   EXPECT_FALSE(outcome.started);
-  EXPECT_NE(outcome.end, StudyEnd::finished);
-  EXPECT_NE(log_.find("wordsens run: error: "), std::string::npos) << log_;
+  EXPECT_EQ(outcome.end, StudyEnd::bad_input);  // exit 2, as before the driver was a library
+  EXPECT_NE(log_.find("wordsens run: error: cannot write "), std::string::npos) << log_;
+  EXPECT_NE(log_.find("no_such_dir does not exist"), std::string::npos) << log_;
 }
 
 TEST_F(RunStudy, AWalltimeSpentCheckpointsAndTheRerunCompletes) {

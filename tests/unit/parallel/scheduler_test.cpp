@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
@@ -132,7 +134,8 @@ TEST(Scheduler, AFailingTaskStopsTheHandOutAndFailsEveryRankWithItsMessage) {
   const ScheduleRun three = run_on_threads(3, failing, queue_of(ids(10)));
   for (const ScheduleResult& r : three.results) EXPECT_EQ(r.outcome, Outcome::failed);
   EXPECT_EQ(three.results[0].failure, "task 3 met bad data");
-  EXPECT_LT(three.results[0].completed, 10U);
+  EXPECT_EQ(three.results[0].completed, three.stored.size());
+  for (const auto& stored : three.stored) EXPECT_NE(stored.first, 3U);
 }
 
 TEST(Scheduler, ASinkThatThrowsFailsTheRunNamingTheTask) {
@@ -141,7 +144,6 @@ TEST(Scheduler, ASinkThatThrowsFailsTheRunNamingTheTask) {
   });
   for (const ScheduleResult& r : run.results) EXPECT_EQ(r.outcome, Outcome::failed);
   EXPECT_EQ(run.results[0].failure, "storing the result of task 2: disk full");
-  for (const auto& stored : run.stored) EXPECT_NE(stored.first, 2U);
 }
 
 TEST(Scheduler, AWalltimeAlreadySpentHandsOutNothing) {
@@ -168,21 +170,21 @@ TEST(Scheduler, ACheckpointRequestLetsTheTaskInFlightFinishAndStartsNoOther) {
 }
 
 TEST(Scheduler, AnInterruptAbandonsTheTaskInFlightOnEveryRank) {
-  // As a TERM arriving while task 0 runs: the run stops without waiting for it. The task holds
-  // nothing of the test's, so it may finish after the test.
-  const auto interrupted_during_0 = [](std::uint32_t id) {
+  // As a TERM arriving while task 0 runs: the run stops without waiting for it. The task waits
+  // until the test lets it go (a flag it shares, so it may outlive the test's frame).
+  const auto release = std::make_shared<std::atomic<bool>>(false);
+  const auto interrupted_during_0 = [release](std::uint32_t id) {
     if (id == 0) {
       request_stop(StopRequest::interrupt);
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      while (!release->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return output_of(id);
   };
-  const auto started = std::chrono::steady_clock::now();
   const ScheduleRun run = run_on_threads(2, interrupted_during_0, queue_of(ids(4)));
+  release->store(true);
   for (const ScheduleResult& r : run.results) EXPECT_EQ(r.outcome, Outcome::interrupted);
   EXPECT_TRUE(run.results[0].abandoned_compute);
   for (const auto& stored : run.stored) EXPECT_NE(stored.first, 0U);
-  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(300));
 }
 
 }  // namespace

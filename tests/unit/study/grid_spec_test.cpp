@@ -50,7 +50,8 @@ TEST(IntGrid, AStepRangeOfTooManyPointsIsRefusedBeforeItIsExpanded) {
   // 10¹¹ points would take the machine's memory; near the ends of a long long, v + step would
   // overflow. Both are one-line errors, at once.
   for (const char* huge :
-       {"1:100000000000:step1", "-9223372036854775807:9223372036854775807:step1000"}) {
+       {"1:100000000000:step1", "-9223372036854775807:9223372036854775807:step1000",
+        "-9223372036854775808:9223372036854775807:step1"}) {  // 2⁶⁴ points: the count wraps
     try {
       (void)parse_int_grid("n", huge, 1, 1000);
       FAIL() << huge;
@@ -63,6 +64,9 @@ TEST(IntGrid, AStepRangeOfTooManyPointsIsRefusedBeforeItIsExpanded) {
   // 808 points up to the largest long long: the loop stops there (v + 1 would overflow).
   EXPECT_THROW((void)parse_int_grid("n", "9223372036854775000:9223372036854775807:step1", 1, 1000),
                std::invalid_argument);  // out of range, not a hang
+  // A lin range across the whole long long (hi − lo overflows): its points, then out of range.
+  EXPECT_THROW((void)parse_int_grid("n", "-9000000000000000000:9000000000000000000:lin3", 1, 1000),
+               std::invalid_argument);
   // 100000 points is the most one range gives.
   EXPECT_EQ(parse_int_grid("n", "1:100000:step1", 1, 100000).size(), 100000U);
   EXPECT_THROW((void)parse_int_grid("n", "1:100001:step1", 1, 200000), std::invalid_argument);
