@@ -121,7 +121,6 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
   std::size_t next = 0;
   for (;;) {
     bool active = false;
-    escalate(static_cast<int>(stop_requested()));
     if (options.walltime_seconds > 0) {
       const double elapsed =
           options.elapsed_before +
@@ -149,10 +148,10 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
         fail(done->error);
       }
     }
-    if (mode == Mode::aborting) break;
-    // Again: a request made by a task that has just finished (or a signal meanwhile) must stop
-    // the hand-out that follows it.
+    // Read after collecting results and right before the hand-out: a stop requested by a task
+    // that has just finished (or a signal meanwhile) must stop the hand-out that follows it.
     escalate(static_cast<int>(stop_requested()));
+    if (mode == Mode::aborting) break;
     if (mode == Mode::running) {
       if (!local.busy() && next < queue.size()) local.submit(queue[next++]);
       for (std::size_t w = 1; w < assigned.size() && next < queue.size(); ++w) {
