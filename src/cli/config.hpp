@@ -25,13 +25,12 @@ class UsageError : public std::runtime_error {
 /// `wordsens run --help`: every option with its default and meaning.
 [[nodiscard]] std::string run_help_text();
 
-/// The data source named by `data` (config_data_source.cpp: the one switch between sources).
-/// Throws UsageError for an unknown or unusable source.
-[[nodiscard]] std::unique_ptr<DataSource> make_data_source(const StudyConfig& study);
-
-/// Checks that the data source can serve every grid point (e.g. enough long-enough texts);
-/// throws UsageError.
-void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& tasks);
+/// The data source named by `data` (config_data_source.cpp: the one switch between sources),
+/// checked against every one of `tasks` (e.g. enough long-enough texts, finite tokens) and, for
+/// a file, holding in memory just the sequences they use. Throws UsageError for an unusable
+/// source.
+[[nodiscard]] std::unique_ptr<DataSource> make_data_source(const StudyConfig& study,
+                                                           const std::vector<TaskSpec>& tasks);
 
 /// The files the data source reads (none for synthetic data).
 [[nodiscard]] std::vector<std::string> input_file_paths(const StudyConfig& study);

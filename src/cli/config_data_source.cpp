@@ -17,17 +17,16 @@ bool is_embeddings(const StudyConfig& study) {
   return study.data.kind == DataSpec::Kind::embeddings;
 }
 
-// Opens and validates the file, checks every grid point against it, and (when `load`) reads the
-// sequences the tasks use into memory: the computing threads never touch HDF5.
+// Opens and validates the file, checks every grid point against it, and reads the sequences the
+// tasks use into memory: the computing threads never touch HDF5.
 std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
-                                              const std::vector<TaskSpec>& tasks, bool load) {
+                                              const std::vector<TaskSpec>& tasks) {
   const std::string& path = study.data.path;
   try {
     const auto file = io::EmbeddingsFile::open(path);
     std::vector<TextUse> uses;
     for (const TaskSpec& task : tasks) uses.push_back(text_use(task));
     const EmbeddingsNeeds needs = embeddings_needs(file, study.seed, uses);
-    if (!load) return nullptr;
     auto table =
         std::make_shared<const EmbeddingsTable>(file.load(needs.sequences, needs.n, needs.d));
     // NaN/Inf or all-zero tokens: refused now (exit 2), not when a task meets them mid-run.
@@ -42,22 +41,15 @@ std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
 
 }  // namespace
 
-std::unique_ptr<DataSource> make_data_source(const StudyConfig& study) {
+std::unique_ptr<DataSource> make_data_source(const StudyConfig& study,
+                                             const std::vector<TaskSpec>& tasks) {
   switch (study.data.kind) {
     case DataSpec::Kind::synthetic:
       return std::make_unique<SyntheticSource>(study.seed);
     case DataSpec::Kind::embeddings:
-      return embeddings_source(study, plan_tasks(study), true);
+      return embeddings_source(study, tasks);
   }
   throw UsageError("data = '" + study.data.to_string() + "': unknown data source");
-}
-
-void check_data_source(const StudyConfig& study, const std::vector<TaskSpec>& tasks) {
-  if (is_embeddings(study)) {
-    (void)embeddings_source(study, tasks, false);
-  } else {
-    (void)make_data_source(study);
-  }
 }
 
 std::vector<std::string> input_file_paths(const StudyConfig& study) {

@@ -113,8 +113,7 @@ int run_command(int argc, char** argv) {
       throw UsageError(e.what());
     }
     check_model_sizes(tasks, options.study);
-    check_data_source(options.study, tasks);
-    data = make_data_source(options.study);
+    data = make_data_source(options.study, tasks);
     if (!options.dry_run) check_output(options);
   } catch (const UsageError& e) {
     // Every rank finds the same error; rank 0 prints it. Under mpirun the first rank to exit
