@@ -122,32 +122,6 @@ std::vector<T> parse_enum_list(const std::string& key, const std::string& text,
   return values;
 }
 
-// Comma-separated fractions in (0, 1], spaces around items allowed as in the grids.
-std::vector<double> parse_fractions(const std::string& text) {
-  const auto refuse = [&](const std::string& why) {
-    throw UsageError("words-fraction = '" + text + "': " + why);
-  };
-  std::vector<double> fractions;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', begin), text.size());
-    std::string item = text.substr(begin, comma - begin);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty()) refuse("empty item (two commas in a row, or a trailing comma?)");
-    double f = 0;
-    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), f);
-    if (ec != std::errc() || ptr != item.data() + item.size() || !(f > 0.0) || f > 1.0) {
-      refuse("expected fractions in (0, 1], e.g. 0.1,0.25");
-    }
-    fractions.push_back(f);
-    begin = comma + 1;
-  }
-  std::sort(fractions.begin(), fractions.end());
-  fractions.erase(std::unique(fractions.begin(), fractions.end()), fractions.end());
-  return fractions;
-}
-
 // Whether some ws task changes two words or more: a fraction f gives m = ⌈f·n⌉, which is 1 at
 // every n when f·n ≤ 1 throughout the grid.
 bool some_task_changes_several_words(const StudyConfig& s) {
@@ -166,7 +140,8 @@ bool some_task_changes_several_words(const StudyConfig& s) {
 void resolve_words(const Raw& r, StudyConfig& s) {
   s.grid.words = r.words.empty() ? std::vector<Index>{}
                                  : parse_int_grid("words", r.words, 1, StudyLimits::max_n);
-  if (!r.words_fraction.empty()) s.grid.words_fraction = parse_fractions(r.words_fraction);
+  if (!r.words_fraction.empty())
+    s.grid.words_fraction = parse_fraction_list("words-fraction", r.words_fraction);
   if (s.grid.words.empty() && s.grid.words_fraction.empty()) {
     throw UsageError("words and words-fraction are both empty: no number of changed words");
   }

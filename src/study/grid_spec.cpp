@@ -144,6 +144,21 @@ std::vector<Index> parse_int_grid(const std::string& key, const std::string& tex
   return result;
 }
 
+std::vector<double> parse_fraction_list(const std::string& key, const std::string& text) {
+  std::vector<double> fractions;
+  for (const auto item : split(text, ',')) {
+    if (item.empty()) fail(key, text, "empty item (two commas in a row, or a trailing comma?)");
+    double f = 0;
+    if (!parse_real(item, f) || !(f > 0.0) || f > 1.0) {
+      fail(key, text, "expected fractions in (0, 1], e.g. 0.1,0.25");
+    }
+    fractions.push_back(f);
+  }
+  std::sort(fractions.begin(), fractions.end());
+  fractions.erase(std::unique(fractions.begin(), fractions.end()), fractions.end());
+  return fractions;
+}
+
 Index KItem::resolve(Index n, Index d) const {
   if (!relative) return value;
   const double k = std::round(factor * static_cast<double>(n) * static_cast<double>(d));

@@ -20,6 +20,12 @@ namespace wordsens {
 [[nodiscard]] std::vector<Index> parse_int_grid(const std::string& key, const std::string& text,
                                                 Index min, Index max);
 
+/// Parses comma-separated fractions in (0, 1] (items trimmed as in a grid), sorted ascending
+/// and deduplicated. Throws std::invalid_argument (one line naming `key`) for an empty item or a
+/// value outside (0, 1].
+[[nodiscard]] std::vector<double> parse_fraction_list(const std::string& key,
+                                                      const std::string& text);
+
 /// One item of a k grid: an absolute width, or a multiple of D = n·d (`1.0D`, `2D`, `0.5D`).
 struct KItem {
   bool relative = false;  // true: k = round(factor · D)
