@@ -1,4 +1,4 @@
-"""Several results files, one set of verdicts: how the files of different studies are combined.
+"""Results files into studies: how the files of a report are combined (one file is one study).
 
 `wordsens merge` joins only shards of one configuration. A reproduction of the paper runs
 several studies (attention over all positions, rf at the paper's sizes with the marginal
@@ -32,9 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import integrity, rules, theorems
-from .judgement import Row, finish
-from .theorems import SERIES
+from . import multi_word
 from .witness import CHECK_COLUMNS, activation_of, check_witnesses
 
 # Configuration keys that do not change what a study measures, only how much of it: files that
@@ -42,10 +40,7 @@ from .witness import CHECK_COLUMNS, activation_of, check_witnesses
 REPLICATE_KEYS = ("seed", "trials", "shard", "output")
 TRIAL_STRIDE = 10**8   # > the driver's largest trial count (10^7): blocks of trial numbers
 TASK_STRIDE = 2**32    # task ids are uint32 per file
-WS_CLAIMS = {"thm1_rf": "rf", "thm2_drf": "drf", "thm3_raf": "raf", "softmax_raf_relu": "raf_relu"}
-GEN_CLAIMS = {"thm45_rf": "rf", "raf_gen": "raf"}
-CLAIM_ORDER = list(rules.CLAIMS)
-STUDY_COLUMN = "study"
+SERIES = "series"      # the column naming the study of a row
 
 POLICY = (
     "A study is a configuration up to its seed and number of trials "
@@ -69,12 +64,18 @@ class Study:
     files: list = field(default_factory=list)   # Results, in the order given
     ws: pd.DataFrame = field(default_factory=pd.DataFrame)
     gen: pd.DataFrame = field(default_factory=pd.DataFrame)
+    multi_word: pd.DataFrame = field(default_factory=pd.DataFrame)  # records of m ≥ 2 words
     witness_checks: pd.DataFrame | None = None
     notes: list = field(default_factory=list)
 
     @property
     def data(self) -> str:
         return config_value(self.files[0].attrs.get("config_text"), "data", "synthetic")
+
+    @property
+    def fractions(self) -> list:
+        """The study's words-fraction values (the same in every file of a study)."""
+        return multi_word.fractions_of(self.files[0].attrs.get("config_text"))
 
 
 def config_lines(text) -> list:
@@ -121,6 +122,7 @@ def _label(path: str, taken: set) -> str:
 
 WS_POINT = ["model", "n", "d", "k", "layers", "trial"]
 GEN_POINT = ["model", "n", "d", "k", "layers", "N", "trial", "training", "objective"]
+MW_POINT = ["model", "n", "d", "k", "layers", "words", "trial"]
 
 
 def _renumber(df: pd.DataFrame, file_index: int, texts_index: int) -> pd.DataFrame:
@@ -162,7 +164,7 @@ def build_studies(results: list) -> tuple:
         tk = texts_key(res)
         t = texts_blocks.setdefault(tk, len(texts_blocks))
         name = os.path.basename(res.path)
-        for attr, frame in (("ws", res.ws), ("gen", res.gen)):
+        for attr, frame in (("ws", res.ws), ("gen", res.gen), ("multi_word", res.multi_word)):
             frame = _renumber(frame, i, t)
             if not frame.empty:
                 frame = frame.assign(_file=name, data=tk[1], **{SERIES: study.label})
@@ -173,6 +175,7 @@ def build_studies(results: list) -> tuple:
     for s in out:
         s.ws = _drop_repeats(s.ws, WS_POINT, s.label, "ws", s.notes)
         s.gen = _drop_repeats(s.gen, GEN_POINT, s.label, "gen", s.notes)
+        s.multi_word = _drop_repeats(s.multi_word, MW_POINT, s.label, "ws", s.notes)
         checks = []
         for res in s.files:
             rows = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))
@@ -180,87 +183,6 @@ def build_studies(results: list) -> tuple:
         if any(res.witnesses for res in s.files):
             s.witness_checks = pd.DataFrame(checks, columns=CHECK_COLUMNS)
     return out, notes, texts_blocks
-
-
-def _base(claim: str) -> str:
-    return claim.split("[")[0]
-
-
-def _own_claim(row: Row, study: Study) -> bool:
-    """Whether a row speaks about a model the study itself holds (the rows of absent models
-    are left out; a claim no study holds gets one row of its own, see verdict_table)."""
-    base = _base(row.claim)
-    if row.kind != rules.PRIMARY:
-        return True
-    if base in WS_CLAIMS:
-        return not study.ws.empty and (study.ws["model"] == WS_CLAIMS[base]).any()
-    if base in GEN_CLAIMS:
-        return not study.gen.empty and (study.gen["model"] == GEN_CLAIMS[base]).any()
-    return True
-
-
-def _absent_claims(studies: list) -> list:
-    held = set()
-    for s in studies:
-        for claim, model in WS_CLAIMS.items():
-            if not s.ws.empty and (s.ws["model"] == model).any():
-                held.add(claim)
-        for claim, model in GEN_CLAIMS.items():
-            if not s.gen.empty and (s.gen["model"] == model).any():
-                held.add(claim)
-    rows = []
-    for cid, c in rules.CLAIMS.items():
-        if cid in held:
-            continue
-        table = "ws" if cid in WS_CLAIMS else "gen"
-        rows.append(Row(rules.PRIMARY, cid, c.name, c.theorem, c.model, "", regime=c.regime,
-                        unavailable=f"no {c.model} {table} records in any of the files"))
-    return rows
-
-
-def verdict_table(studies: list) -> pd.DataFrame:
-    """One verdict table over every study: primary rows grouped by theorem (claim order, then
-    study), Holm over all of them; integrity and secondary rows per study."""
-    rows, labels, checks = [], [], []
-    for s in studies:
-        others = [o.ws for o in studies if o is not s and not o.ws.empty]
-        partners = pd.concat(others, ignore_index=True) if others else None
-        for r in theorems.claim_rows(s.ws, s.gen, partners):
-            if _own_claim(r, s):
-                rows.append(r)
-                labels.append(s.label)
-        for c in integrity.rows(theorems.prepare_ws(s.ws), s.gen, s.witness_checks):
-            checks.append({**c, STUDY_COLUMN: s.label})
-    for r in _absent_claims(studies):
-        rows.append(r)
-        labels.append("")
-    finish(rows)
-    records = [{**r.record(), STUDY_COLUMN: lab} for r, lab in zip(rows, labels)]
-    table = pd.DataFrame(records + checks)
-    columns = [STUDY_COLUMN, *theorems.VERDICT_COLUMNS]
-    if table.empty:
-        return pd.DataFrame(columns=columns)
-    table["rules_version"], table["rules_hash"] = rules.RULES_VERSION, rules.RULES_HASH
-    order = {s.label: i for i, s in enumerate(studies)}
-    table["_claim"] = table["claim"].map(lambda c: CLAIM_ORDER.index(_base(c))
-                                         if _base(c) in CLAIM_ORDER else len(CLAIM_ORDER))
-    table["_study"] = table[STUDY_COLUMN].map(lambda s: order.get(s, len(order)))
-    table["_kind"] = np.select(
-        [(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL),
-         table["kind"] == rules.PRIMARY, table["kind"] == rules.INTEGRITY], [0, 1, 2], 3)
-    # Primary rows by theorem, then study; the other kinds by study, keeping their own order.
-    table["_a"] = np.where(table["_kind"] == 1, table["_claim"], table["_study"])
-    table["_b"] = np.where(table["_kind"] == 1, table["_study"], 0)
-    table = table.sort_values(["_kind", "_a", "_b"], kind="stable")
-    return table.reindex(columns=columns).reset_index(drop=True)
-
-
-def headline(table: pd.DataFrame) -> str:
-    """theorems.headline, with every failing integrity check named with its study."""
-    named = table.copy()
-    mask = named[STUDY_COLUMN].astype(str) != ""
-    named.loc[mask, "claim"] = named.loc[mask, "claim"] + "@" + named.loc[mask, STUDY_COLUMN]
-    return theorems.headline(named)
 
 
 def shared_points(studies: list) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """Verdicts on several changed words (docs/METHOD.md §4, "Several words").
 
 S_m is the sensitivity to m words changed at once (m = 1 is S). The rows here judge, with the
-rules of rules.MULTI_WORD_CLAIMS:
+rules of their claims (claims.py):
 - rf's growth in m at fixed n (slope +1/2 where m ≪ n), from the lower bound S_m and the
   certified S_upper over the examined word sets;
 - rf at a fixed fraction m = ⌈f·n⌉ (flat in n);
@@ -56,9 +56,8 @@ def all_words(ws: pd.DataFrame, multi_word: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _claim_row(claim_id: str) -> Row:
-    c = rules.MULTI_WORD_CLAIMS[claim_id]
-    return Row(rules.PRIMARY, claim_id, c.name, c.theorem, c.model, "", regime=c.regime)
+def _claim_row(c) -> Row:
+    return Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
 
 
 def _fit(df: pd.DataFrame, x: str, y: str) -> dict:
@@ -88,8 +87,12 @@ def _bracketed_row(row: Row, lower: list, upper: list, centre: float, tol: float
         row.note = "no upper bound over the word sets in this file"
 
 
-def _rf_growth_rows(df: pd.DataFrame) -> list:
-    row = _claim_row("mw_rf_sqrt_m")
+def rf_growth_rows(c, study) -> list:
+    """rf's S_m against m at fixed n: slope +1/2 (bracketed by S_m and S_upper)."""
+    if not _has_several_words(study):
+        return []
+    df = study.words
+    row = _claim_row(c)
     sub = df[(df["model"] == "rf")] if not df.empty else df
     if sub.empty or not (sub["words"] > 1).any():
         row.unavailable = "no rf records with several changed words in this file"
@@ -129,8 +132,12 @@ def _rf_growth_rows(df: pd.DataFrame) -> list:
     return [row] + secondary
 
 
-def _rf_fraction_rows(df: pd.DataFrame, fractions: list) -> list:
-    row = _claim_row("mw_rf_fraction")
+def rf_fraction_rows(c, study) -> list:
+    """rf at a fixed fraction m = ⌈f·n⌉ of changed words: S_m flat in n."""
+    if not _has_several_words(study):
+        return []
+    df, fractions = study.words, study.fractions
+    row = _claim_row(c)
     if not fractions:
         row.unavailable = "the study has no words-fraction"
         return [row]
@@ -166,8 +173,12 @@ def _rf_fraction_rows(df: pd.DataFrame, fractions: list) -> list:
     return [row]
 
 
-def _raf_rows(df: pd.DataFrame) -> list:
-    row = _claim_row("mw_raf_one_word")
+def raf_one_word_rows(c, study) -> list:
+    """raf: one word already moves attention (S_1 flat in n), more words only add (S_m ≥ S_1)."""
+    if not _has_several_words(study):
+        return []
+    df = study.words
+    row = _claim_row(c)
     sub = df[df["model"] == "raf"] if not df.empty else df
     if sub.empty or not (sub["words"] > 1).any():
         row.unavailable = "no raf records with several changed words in this file"
@@ -217,10 +228,6 @@ def _outside(sub: pd.DataFrame, mask: pd.Series, why: str) -> str:
     return f"{why}: {shown}{more}"
 
 
-def claim_rows(ws: pd.DataFrame, multi_word: pd.DataFrame, fractions: list) -> list:
-    """The multi-word rows of one study (primary and secondary), not yet decided; none when
-    the file has no task with several changed words."""
-    if multi_word is None or multi_word.empty:
-        return []
-    df = all_words(ws, multi_word)
-    return _rf_growth_rows(df) + _rf_fraction_rows(df, fractions) + _raf_rows(df)
+def _has_several_words(study) -> bool:
+    """The multi-word claims are judged only in studies with tasks of m ≥ 2 changed words."""
+    return study.multi_word is not None and not study.multi_word.empty

@@ -12,33 +12,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from . import rules
-
-# claim id → (the paper's statement, the trend its experiments report, what is measured here)
-PAPER = {
-    "thm1_rf": ("Thm 1: random features lose a single word, S_rf = O(1/√n) for k ≳ d",
-                "rf's word sensitivity falls like n^−1/2 (k = D)",
-                "slope of log S_upper and of log S vs log n ≈ −0.5"),
-    "thm2_drf": ("Thm 2: deep random features too, S_drf = O(1/√n) for every depth L",
-                 "drf falls like n^−1/2 at every L",
-                 "slope of log S (S_upper where the file has it) vs log n ≈ −0.5"),
-    "thm3_raf": ("Thm 3: random attention keeps a single word, S_raf = Ω(1) (n not large next "
-                 "to d)",
-                 "raf's word sensitivity stays flat in n, far above rf's",
-                 "slope of log S_raf ≈ 0; paired slope of log(S_raf/S_rf) ≈ +0.5"),
-    "softmax_raf_relu": ("The softmax matters: with row-normalised ReLU attention the word is "
-                         "lost",
-                         "raf_relu's word sensitivity decays with n while raf's does not",
-                         "slope of log S_relu < 0; slope(raf) − slope(raf_relu) > 0"),
-    "thm45_rf": ("Thms 4–5: a random-features head cannot tell two texts differing in one word "
-                 "apart, after fine-tuning or retraining",
-                 "the test error E after the change stays far from 0 and tends to 4 as n grows "
-                 "(k ≫ N)",
-                 "median E at the largest n > 1, the gap 4 − E still closing"),
-    "raf_gen": ("Thms 4–5, contrast: a random-attention head can",
-                "E ≈ 0 at the best one-word change found",
-                "median E at the largest n ≈ 0"),
-}
+from . import claims, rules
 
 COLUMNS = ["claim", "paper: statement", "paper: reported trend", "measured here", "study",
            "texts", "estimate [95% CI]", "verdict", "per group", "n used", "d"]
@@ -78,8 +52,10 @@ def paper_vs_here(verdicts: pd.DataFrame, texts_of: dict) -> pd.DataFrame:
     prim = verdicts[verdicts["kind"] == rules.PRIMARY]
     rows = []
     for r in prim.to_dict("records"):
-        base = r["claim"].split("[")[0]
-        statement, trend, measured = PAPER.get(base, ("", "", ""))
+        c = claims.CLAIMS.get(r["claim"].split("[")[0])
+        side = c.paper if c is not None and c.paper is not None else None
+        statement, trend, measured = ((side.statement, side.trend, side.measured) if side
+                                      else ("(beyond the paper)", "", ""))
         rows.append({
             "claim": r["claim"], "paper: statement": statement, "paper: reported trend": trend,
             "measured here": r["statistic"] or measured, "study": r["study"] or "–",

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import plots, regimes, rules, stats, theorems
+from . import plots, regimes, rules, stats
+from .head_claims import prepare_gen
+from .ws_claims import prepare_ws
 
 plt = plots.plt
 FAMILIES = [("rf", "rf: random features (Thm 1)"),
@@ -42,7 +44,7 @@ def _slope_text(g: pd.DataFrame, model: str) -> str:
 def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
     if ws.empty:
         return []
-    ws = theorems.prepare_ws(ws)
+    ws = prepare_ws(ws)
     families = [(m, t) for m, t in FAMILIES if (ws["model"] == m).any()]
     if not families:
         return []
@@ -108,7 +110,7 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
 def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
     if gen.empty:
         return []
-    gen = theorems.prepare_gen(gen)
+    gen = prepare_gen(gen)
     gen = gen[gen["objective"] == "best"]
     if gen.empty:
         return []

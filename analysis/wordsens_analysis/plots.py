@@ -11,7 +11,7 @@ from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from . import regimes, rules, stats  # noqa: E402
+from . import claims, regimes, rules, stats  # noqa: E402
 from .witness import attention, perturbed  # noqa: E402
 
 MODEL_STYLE = {
@@ -67,8 +67,6 @@ def _errorbar(ax, t: pd.DataFrame, label: str, **style):
                 label=label, lw=1.5, ms=5, **style)
 
 
-CLAIM_OF_MODEL = {"rf": "thm1_rf", "drf": "thm2_drf", "raf": "thm3_raf",
-                  "raf_relu": "softmax_raf_relu"}
 SHORT_VERDICT = {rules.SUPPORTED_LB: "supported (LB only)",
                  rules.SUPPORTED_RESTRICTED: "supported (restricted)"}
 
@@ -77,8 +75,9 @@ def _verdict_of(verdicts, model: str) -> str:
     """'Thm 1: confirmed' from the model's primary row, '' when there is none."""
     if verdicts is None or verdicts.empty:
         return ""
+    claim = claims.ws_claim_of_model(model)
     row = verdicts[(verdicts["kind"] == rules.PRIMARY)
-                   & (verdicts["claim"] == CLAIM_OF_MODEL.get(model, ""))]
+                   & (verdicts["claim"] == (claim.id if claim else ""))]
     if row.empty:
         return ""
     r = row.iloc[0]

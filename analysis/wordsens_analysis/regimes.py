@@ -35,6 +35,17 @@ def k_labels(df: pd.DataFrame) -> pd.Series:
     return labels
 
 
+def k_labels_per_series(df: pd.DataFrame, series: str) -> pd.Series:
+    """k_labels within each study (column `series`): how one study gave k must not depend on
+    another's grid."""
+    if series not in df:
+        return k_labels(df)
+    labels = pd.Series("", index=df.index, dtype=object)
+    for _, idx in df.groupby(series, sort=False).groups.items():
+        labels.loc[idx] = k_labels(df.loc[idx])
+    return labels
+
+
 def ws_mask(df: pd.DataFrame, model: str) -> pd.Series:
     """Rows of `model` inside the regime of its word-sensitivity claim."""
     if model in WIDTH_MODELS:  # Thms 1–2 need a width at least of the order of d

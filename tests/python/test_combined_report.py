@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import REPORT, relabel, synthetic_tables, write_results
 
-from wordsens_analysis import combined, read_results, rules, stats
+from wordsens_analysis import claims, combined, read_results, rules, stats, verdicts
 
 PY = "/usr/bin/python3"
 
@@ -52,7 +52,7 @@ def two_studies(tmp_path, trials=8, rf_seed=1, att_seed=1, **kw):
 
 def verdicts_of(*paths):
     studies, _, _ = combined.build_studies([read_results(p) for p in paths])
-    return combined.verdict_table(studies), studies
+    return verdicts.judge_studies(studies, "in any of the files"), studies
 
 
 def prim(v):
@@ -71,7 +71,7 @@ def test_two_studies_give_one_verdict_table_with_both(tmp_path):
     p = run_report(out, a, b)
     assert p.returncode == 0, p.stderr
     v = pd.read_csv(out / "verdicts.csv", keep_default_na=False)
-    assert list(v.columns) == ["study", *__import__("wordsens_analysis").theorems.VERDICT_COLUMNS]
+    assert list(v.columns) == ["study", *__import__("wordsens_analysis").verdicts.VERDICT_COLUMNS]
     got = prim(v)
     assert got[("rf_study", "thm1_rf")] == rules.CONFIRMED
     assert got[("rf_study", "thm45_rf[finetune]")] == rules.CONFIRMED
@@ -85,7 +85,7 @@ def test_two_studies_give_one_verdict_table_with_both(tmp_path):
     assert (v["claim"] == "contrast[thm3_raf,d=64,k=1D,rf@rf_study]").any()
     # Primary rows grouped by theorem (the rules' claim order), then by study.
     order = [c.split("[")[0] for c in v.loc[v["kind"] == rules.PRIMARY, "claim"]]
-    assert order == sorted(order, key=list(rules.CLAIMS).index)
+    assert order == sorted(order, key=list(claims.CLAIMS).index)
     # Holm ran once over every primary row of the report.
     pr = v[v["kind"] == rules.PRIMARY]
     pc = pd.to_numeric(pr["p_confirm"], errors="coerce")
@@ -235,3 +235,38 @@ def test_regime_map_numbers_against_a_plain_computation():
             assert slo.loc[d, a] == pytest.approx(truth, abs=0.05)
     assert regime_map.mapped(g) == [(None, "raf")]
     assert regime_map.mapped(g[g.d < 32]) == []
+
+
+def write_multi_word_study(path, config, seed=1):
+    """A study with tasks of several changed words (test_multi_word's frames: rf and raf), as
+    the writer stores it: /tasks with a `words` column, S_m in /ws."""
+    from test_multi_word import frames
+
+    ws, several = frames()
+    rows = pd.concat([ws, several], ignore_index=True)
+    tasks = {"task_id": rows["task_id"].to_numpy(), "point_id": rows["task_id"].to_numpy(),
+             "experiment": np.zeros(len(rows), np.uint8),
+             "model": rows["model"].to_numpy().astype("S16"), "n": rows["n"].to_numpy(),
+             "d": rows["d"].to_numpy(), "k": rows["k"].to_numpy(), "N": rows["N"].to_numpy(),
+             "layers": rows["layers"].to_numpy(), "words": rows["words"].to_numpy(),
+             "trial": rows["trial"].to_numpy(), "done": np.ones(len(rows), np.uint8)}
+    zeros = np.zeros(len(rows))
+    table = {"task_id": rows["task_id"].to_numpy(), "S": rows["S"].to_numpy(),
+             "S_upper": rows["S_upper"].to_numpy(), "argmax_position": zeros.astype(int),
+             "phi_norm": zeros + 1, "evaluations": zeros.astype(int) + 10, "seconds": zeros,
+             "witness_offset": zeros.astype(int), "witness_length": zeros.astype(int)}
+    return write_study(path, (tasks, table, None), config, seed)
+
+
+def test_a_report_over_several_files_judges_the_multi_word_claims(tmp_path):
+    # The multi-word claims are judged in every report: with several files too, per study.
+    a, _ = two_studies(tmp_path)
+    mw = write_multi_word_study(tmp_path / "multiword.h5",
+                                "experiments = ws\nmodels = rf,raf\nwords = 1,2,4,8,16\n"
+                                "words-fraction = 0.125\ndata = synthetic\n", seed=7)
+    v, _ = verdicts_of(a, mw)
+    got = prim(v)
+    for claim in ("mw_rf_sqrt_m", "mw_rf_fraction", "mw_raf_one_word"):
+        assert ("multiword", claim) in got, sorted(got)
+    assert got[("multiword", "mw_rf_sqrt_m")] == rules.SUPPORTED_RESTRICTED
+    assert not any(c.startswith("mw_") for s, c in got if s == "rf_study")

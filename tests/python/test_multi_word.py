@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wordsens_analysis import multi_word, rules, theorems
+from wordsens_analysis import multi_word, rules, verdicts
 
 RF_N = (32, 64, 128)
 RAF_N = (8, 16, 32)
@@ -38,7 +38,7 @@ def frames(rf_m=0.5, rf_n=-0.5, raf_n=0.0, raf_m=0.5, upper=True, trials=10, see
 
 
 def verdict_of(ws, several, claim, fractions=(0.125,)):
-    table = theorems.check_all(ws, pd.DataFrame(), None, several, fractions)
+    table = verdicts.judge_frames(ws, pd.DataFrame(), None, several, fractions)
     row = table[table["claim"] == claim]
     assert len(row) == 1, table["claim"].tolist()
     return row.iloc[0]
@@ -97,7 +97,7 @@ def test_a_study_without_a_fraction_does_not_judge_the_fraction_claim():
 
 def test_files_without_several_words_get_no_multi_word_rows():
     ws, _ = frames()
-    table = theorems.check_all(ws, pd.DataFrame())
+    table = verdicts.judge_frames(ws, pd.DataFrame())
     assert not table["claim"].str.startswith("mw_").any()
 
 

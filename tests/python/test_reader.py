@@ -178,8 +178,8 @@ def test_a_file_with_no_record_yet(tmp_path):
                          {k: v[:0] for k, v in gen.items()})
     res = read_results(path)
     assert res.ws.empty and res.gen.empty and res.done == 0 and not res.complete
-    from wordsens_analysis import theorems
-    v = theorems.check_all(res.ws, res.gen)
+    from wordsens_analysis import verdicts
+    v = verdicts.judge_frames(res.ws, res.gen)
     assert (v["verdict"] == "inconclusive").all() and v["reason"].str.startswith("no ").all()
     from wordsens_analysis.report import main
     assert main([str(path), "-o", str(tmp_path / "rep")]) == 0

@@ -6,7 +6,7 @@ import subprocess
 import numpy as np
 from conftest import REPORT, synthetic_tables, write_results
 
-from wordsens_analysis import rules, theorems
+from wordsens_analysis import claims, rules, verdicts
 
 PY = "/usr/bin/python3"
 
@@ -39,10 +39,10 @@ def test_report_end_to_end(tmp_path):
         assert (out / name).stat().st_size > 0, name
     with open(out / "verdicts.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0].keys()) == theorems.VERDICT_COLUMNS
+    assert list(rows[0].keys()) == verdicts.COLUMNS
     assert {r["kind"] for r in rows} == {"primary", "secondary", "integrity"}
     assert {(r["rules_version"], r["rules_hash"]) for r in rows} == {
-        (rules.RULES_VERSION, rules.RULES_HASH)}
+        (rules.RULES_VERSION, claims.RULES_HASH)}
     verdict = {r["claim"]: r["verdict"] for r in rows}
     assert verdict["thm1_rf"] == "confirmed"
     assert verdict["thm3_raf"] == "confirmed"
@@ -54,14 +54,14 @@ def test_report_end_to_end(tmp_path):
     assert first.startswith("# ") and HEADLINE.match(first[2:]), first
     assert first[2:].startswith("2 of 8 primary claims confirmed")
     assert first.endswith("integrity checks: 1 of 10 FAIL: witness_recompute")
-    assert f"verdict rules {rules.RULES_VERSION} (hash {rules.RULES_HASH}" in md.splitlines()[2]
+    assert f"verdict rules {rules.RULES_VERSION} (hash {claims.RULES_HASH}" in md.splitlines()[2]
     assert md.index("## Integrity checks that FAIL") < md.index("## Primary claims")
     assert "no drf ws records" in md
     # The printout starts with the same line.
     assert p.stdout.splitlines()[0] == first[2:]
     assert "thm1_rf" in p.stdout and "FAIL  witness_recompute" in p.stdout
     assert "![Word sensitivity against n" in md
-    assert rules.CLAIMS["thm3_raf"].rule in md  # rules are written out
+    assert claims.CLAIMS["thm3_raf"].rule in md  # rules are written out
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3  # self-contained
     assert "<h1 class='fail'>" in html and "<tr class='fail'>" in html  # failures in red

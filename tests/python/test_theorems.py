@@ -5,15 +5,15 @@ import pandas as pd
 import pytest
 from conftest import relabel, synthetic_tables, write_results
 
-from wordsens_analysis import read_results, rules, theorems
+from wordsens_analysis import claims, read_results, regimes, rules, verdicts
 
 POSITIVE = set(rules.POSITIVE)
 
 
-def verdicts(tmp_path, tables=None, **kw):
+def judged(tmp_path, tables=None, **kw):
     tasks, ws, gen = tables if tables is not None else synthetic_tables(**kw)
     res = read_results(write_results(tmp_path / "v.h5", tasks, ws, gen))
-    return theorems.check_all(res.ws, res.gen)
+    return verdicts.judge_frames(res.ws, res.gen)
 
 
 def row(v, claim):
@@ -33,13 +33,13 @@ PAPER = {"thm1_rf": rules.CONFIRMED, "thm2_drf": rules.CONFIRMED, "thm3_raf": ru
 
 
 def test_paper_like_study_is_confirmed(tmp_path):
-    v = verdicts(tmp_path)
-    assert list(v.columns) == theorems.VERDICT_COLUMNS
+    v = judged(tmp_path)
+    assert list(v.columns) == verdicts.COLUMNS
     assert primary(v).to_dict() == PAPER
     assert set(v["kind"]) == {rules.PRIMARY, rules.SECONDARY, rules.INTEGRITY}
     assert (v.loc[v["kind"] == rules.INTEGRITY, "verdict"] == rules.PASS).all()
     assert (v["rules_version"] == rules.RULES_VERSION).all()
-    assert (v["rules_hash"] == rules.RULES_HASH).all()
+    assert (v["rules_hash"] == claims.RULES_HASH).all()
     rf = row(v, "thm1_rf")
     assert "S_upper" in rf["statistic"] and rf["ci_high"] <= -0.5 + rules.HALF_TOL
     # Thm 3 is judged on n ≤ d only: n = 128 > d = 64 is listed, not used.
@@ -52,7 +52,7 @@ def test_paper_like_study_is_confirmed(tmp_path):
 
 
 def test_rows_are_sorted_primary_first_and_every_secondary_kind_is_there(tmp_path):
-    v = verdicts(tmp_path)
+    v = judged(tmp_path)
     claims = " ".join(v["claim"])
     for part in ("slope[rf,", "upper_slope[drf,", "rate_fit[rf,", "local_slope[raf,",
                  "contrast[thm3_raf,", "contrast[softmax_raf_relu,", "level[rf,",
@@ -68,7 +68,7 @@ def test_rows_are_sorted_primary_first_and_every_secondary_kind_is_there(tmp_pat
 
 def test_rf_rows_labelled_raf_never_confirm_thm3(tmp_path):
     # The old floor rule (mean S above 0.1) confirmed this; the paired contrast is 0 here.
-    v = verdicts(tmp_path, relabel(*synthetic_tables(), "rf", "raf"))
+    v = judged(tmp_path, relabel(*synthetic_tables(), "rf", "raf"))
     thm3 = row(v, "thm3_raf")
     assert thm3["verdict"] == rules.INCONCLUSIVE, thm3
     assert "S_raf/S_rf" in thm3["reason"] and "lower bound" in thm3["reason"]
@@ -78,7 +78,7 @@ def test_rf_rows_labelled_raf_never_confirm_thm3(tmp_path):
 
 
 def test_raf_rows_labelled_rf_contradict_thms_1_and_4_5(tmp_path):
-    v = verdicts(tmp_path, relabel(*synthetic_tables(), "raf", "rf"))
+    v = judged(tmp_path, relabel(*synthetic_tables(), "raf", "rf"))
     p = primary(v)
     assert p["thm1_rf"] == rules.CONTRADICTED  # a flat lower bound refutes O(1/√n)
     assert p["thm45_rf[finetune]"] == rules.CONTRADICTED  # the head got E ≈ 0: fooled
@@ -87,14 +87,14 @@ def test_raf_rows_labelled_rf_contradict_thms_1_and_4_5(tmp_path):
 
 
 def test_flat_rf_is_contradicted(tmp_path):
-    v = verdicts(tmp_path, slopes={"rf": 0.0, "drf": 0.0})
+    v = judged(tmp_path, slopes={"rf": 0.0, "drf": 0.0})
     p = primary(v)
     assert p["thm1_rf"] == rules.CONTRADICTED and p["thm2_drf"] == rules.CONTRADICTED
     assert p["thm3_raf"] not in POSITIVE  # raf no longer decays slower than rf
 
 
 def test_decaying_raf_is_never_confirmed_and_never_contradicted_by_a_lower_bound(tmp_path):
-    v = verdicts(tmp_path, slopes={"raf": -0.5, "raf_relu": 0.0})
+    v = judged(tmp_path, slopes={"raf": -0.5, "raf_relu": 0.0})
     p = primary(v)
     thm3 = row(v, "thm3_raf")
     assert thm3["verdict"] == rules.INCONCLUSIVE
@@ -104,7 +104,7 @@ def test_decaying_raf_is_never_confirmed_and_never_contradicted_by_a_lower_bound
 
 def test_E_rising_to_2_5_is_not_E_tending_to_4(tmp_path):
     # E → 2.5: far from 0 and rising, but the gap to 4 stops closing (the old rule passed it).
-    v = verdicts(tmp_path, E_rf=lambda n: 2.5 - 1.5 * np.sqrt(8 / n))
+    v = judged(tmp_path, E_rf=lambda n: 2.5 - 1.5 * np.sqrt(8 / n))
     for t in ("finetune", "retrain"):
         r = row(v, f"thm45_rf[{t}]")
         assert r["verdict"] == rules.INCONCLUSIVE, r
@@ -112,14 +112,14 @@ def test_E_rising_to_2_5_is_not_E_tending_to_4(tmp_path):
 
 
 def test_rf_fooled_by_the_change_is_contradicted(tmp_path):
-    v = verdicts(tmp_path, E_rf=lambda n: 0.01 + 0 * n)
+    v = judged(tmp_path, E_rf=lambda n: 0.01 + 0 * n)
     assert primary(v)["thm45_rf[finetune]"] == rules.CONTRADICTED
 
 
 def test_a_growing_upper_bound_does_not_confirm_thm1(tmp_path):
     # S_upper·√n grows like n^0.3: the certificate cannot confirm O(1/√n), and it cannot refute
     # it either (S itself still decays like 1/√n).
-    v = verdicts(tmp_path, upper={"rf": -0.2})
+    v = judged(tmp_path, upper={"rf": -0.2})
     r = row(v, "thm1_rf")
     assert r["verdict"] == rules.INCONCLUSIVE and "S_upper" in r["reason"]
 
@@ -128,7 +128,7 @@ def test_without_an_upper_bound_O_claims_are_at_most_supported(tmp_path):
     # A file before format 1.2 (no drf bound) and with the marginal rf sampler (no rf bound).
     tasks, ws, gen = synthetic_tables(new_columns=False)
     ws["S_upper"][:] = np.nan
-    v = verdicts(tmp_path, (tasks, ws, gen))
+    v = judged(tmp_path, (tasks, ws, gen))
     for claim in ("thm1_rf", "thm2_drf"):
         r = row(v, claim)
         assert r["verdict"] == rules.SUPPORTED_LB and "no upper bound in this file" in r["reason"]
@@ -141,19 +141,19 @@ def test_a_search_that_misses_the_maximum_at_large_n_is_not_support(tmp_path):
     # rule moved towards "confirmed"; without an upper bound this is no support at all.
     tasks, ws, gen = synthetic_tables(slopes={"rf": -1.0}, new_columns=False)
     ws["S_upper"][:] = np.nan
-    r = row(verdicts(tmp_path, (tasks, ws, gen)), "thm1_rf")
+    r = row(judged(tmp_path, (tasks, ws, gen)), "thm1_rf")
     assert r["verdict"] == rules.INCONCLUSIVE and "intercept A" in r["reason"]
 
 
 def test_restricted_bound_is_weaker_evidence(tmp_path):
-    v = verdicts(tmp_path, scope=2)
+    v = judged(tmp_path, scope=2)
     assert row(v, "thm1_rf")["verdict"] == rules.SUPPORTED_RESTRICTED
     assert "examined positions" in row(v, "thm1_rf")["reason"]
 
 
 def test_grid_outside_the_regime_is_listed_not_used(tmp_path):
     # The old default study: d = 8, n = 10…80, every point has n > d.
-    v = verdicts(tmp_path, d=8, ns=(10, 20, 40, 80))
+    v = judged(tmp_path, d=8, ns=(10, 20, 40, 80))
     r = row(v, "thm3_raf")
     assert r["verdict"] == rules.INCONCLUSIVE and "regime" in r["reason"]
     assert r["outside_regime"] == "d=8: n=10,20,40,80 (n > d)"
@@ -162,16 +162,16 @@ def test_grid_outside_the_regime_is_listed_not_used(tmp_path):
 
 
 def test_head_regime_k_much_larger_than_N(tmp_path):
-    v = verdicts(tmp_path, k_of=lambda n, d: 4 * 20 + 0 * n, N=20)  # k = 4N < 10N
+    v = judged(tmp_path, k_of=lambda n, d: 4 * 20 + 0 * n, N=20)  # k = 4N < 10N
     r = row(v, "thm45_rf[finetune]")
     assert r["verdict"] == rules.INCONCLUSIVE and "k ≥ 10·N" in r["reason"]
 
 
 def test_too_little_data_is_inconclusive_with_reason(tmp_path):
-    v = verdicts(tmp_path, ns=(8, 16), trials=6)
+    v = judged(tmp_path, ns=(8, 16), trials=6)
     r = row(v, "thm1_rf")
     assert r["verdict"] == rules.INCONCLUSIVE and "need 3" in r["reason"]
-    v = verdicts(tmp_path, trials=rules.MIN_TRIALS - 1)
+    v = judged(tmp_path, trials=rules.MIN_TRIALS - 1)
     for claim in ("thm1_rf", "thm3_raf", "thm45_rf[finetune]", "raf_gen[retrain]"):
         r = row(v, claim)
         assert r["verdict"] == rules.INCONCLUSIVE and r["reason"], claim
@@ -180,7 +180,7 @@ def test_too_little_data_is_inconclusive_with_reason(tmp_path):
 def test_holm_correction_can_withhold_a_verdict(tmp_path):
     # 6 trials: a sign test's p = 1/64 passes alone (≤ 0.025) but four tied gen rows cannot all
     # pass after Holm's correction.
-    v = verdicts(tmp_path, trials=6)
+    v = judged(tmp_path, trials=6)
     r = row(v, "raf_gen[finetune]")
     assert r["p_confirm"] == pytest.approx(1 / 64)
     assert r["p_confirm_holm"] > rules.ALPHA and r["verdict"] == rules.INCONCLUSIVE
@@ -192,7 +192,7 @@ def test_holm_correction_can_withhold_a_verdict(tmp_path):
 def test_a_sign_test_short_of_trials_says_so(tmp_path):
     # 5 trials, every one on the confirming side: p = 1/32 > 0.025 whatever the data. The reason
     # must say the trials are too few, not that the median is on the wrong side.
-    v = verdicts(tmp_path, trials=5)
+    v = judged(tmp_path, trials=5)
     for claim in ("thm45_rf[finetune]", "raf_gen[retrain]"):
         r = row(v, claim)
         assert r["p_confirm"] == pytest.approx(1 / 32), claim
@@ -202,12 +202,12 @@ def test_a_sign_test_short_of_trials_says_so(tmp_path):
 
 
 def test_models_absent_from_the_file_still_get_a_row(tmp_path):
-    v = verdicts(tmp_path, models=("rf",), gen_models=())
+    v = judged(tmp_path, models=("rf",), gen_models=())
     r = row(v, "thm2_drf")
     assert r["verdict"] == rules.INCONCLUSIVE and "no drf ws records" in r["reason"]
     assert row(v, "raf_gen")["verdict"] == rules.INCONCLUSIVE
     assert np.isnan(row(v, "thm3_raf")["estimate"])
-    thm3 = theorems.check_all(pd.DataFrame(), pd.DataFrame())
+    thm3 = verdicts.judge_frames(pd.DataFrame(), pd.DataFrame())
     assert (thm3.loc[thm3["kind"] == rules.PRIMARY, "verdict"] == rules.INCONCLUSIVE).all()
 
 
@@ -226,24 +226,24 @@ def _ws_frame(**over):
 def test_bracket_violation_fails_and_comes_first():
     ws = _ws_frame()
     ws.loc[3, "S"] = 2 * ws.loc[3, "S_upper"]
-    v = theorems.check_all(ws, pd.DataFrame())
+    v = verdicts.judge_frames(ws, pd.DataFrame())
     first = v.iloc[0]
     assert first["claim"] == "bracket[rf]" and first["verdict"] == rules.FAIL
     assert first["estimate"] == pytest.approx(2.0)
-    assert "FAIL: bracket[rf]" in theorems.headline(v)
+    assert "FAIL: bracket[rf]" in verdicts.headline(v)
 
 
 def test_certificate_and_budget_checks_fail_on_bad_numbers():
     ws = _ws_frame(cert_rel_err=1e-12, S_budget_check=np.nan)
     ws.loc[0, "S_budget_check"] = ws.loc[0, "S"] * 1.2  # the 4× search finds 20% more
-    v = theorems.check_all(ws, pd.DataFrame())
+    v = verdicts.judge_frames(ws, pd.DataFrame())
     assert row(v, "cert_rel_err[ws]")["verdict"] == rules.PASS
     bg = row(v, "budget_gain[rf]")
     assert bg["verdict"] == rules.FAIL and "not converged" in bg["reason"]
     ws.loc[0, "S_budget_check"] = ws.loc[0, "S"] * 0.9  # a superset search finding less
-    assert "nested" in row(theorems.check_all(ws, pd.DataFrame()), "budget_gain[rf]")["reason"]
+    assert "nested" in row(verdicts.judge_frames(ws, pd.DataFrame()), "budget_gain[rf]")["reason"]
     ws["cert_rel_err"] = 1e-6
-    assert row(theorems.check_all(ws, pd.DataFrame()), "cert_rel_err[ws]")["verdict"] == rules.FAIL
+    assert row(verdicts.judge_frames(ws, pd.DataFrame()), "cert_rel_err[ws]")["verdict"] == rules.FAIL
 
 
 def test_head_checks_fail_on_bad_heads():
@@ -251,15 +251,15 @@ def test_head_checks_fail_on_bad_heads():
                         "task_id": range(5), "training": "finetune", "objective": "loss",
                         "E": 3.0, "t1": [1.0, -1.0, 1.0, 0.7, 1.0],
                         "cond_K": [10, 10, np.inf, 10, 10]})
-    v = theorems.check_all(pd.DataFrame(), gen)
+    v = verdicts.judge_frames(pd.DataFrame(), gen)
     assert row(v, "head_t1[rf]")["verdict"] == rules.FAIL
     assert row(v, "head_cond_K[rf]")["verdict"] == rules.FAIL
     assert list(v["verdict"][:2]) == [rules.FAIL, rules.FAIL]
 
 
 def test_headline_counts():
-    v = theorems.check_all(_ws_frame(), pd.DataFrame())
-    h = theorems.headline(v)
+    v = verdicts.judge_frames(_ws_frame(), pd.DataFrame())
+    h = verdicts.headline(v)
     # No gen records: one row per head claim (not one per training mode).
     assert h.startswith("1 of 6 primary claims confirmed, 0 supported by weaker evidence, "
                         "0 contradicted, 5 inconclusive; integrity checks: all pass")
@@ -269,20 +269,20 @@ def test_k_labels():
     df = pd.DataFrame({"model": "rf", "d": 4, "layers": 1, "N": 0, "n": [10, 20, 10, 20],
                        "k": [40, 80, 20, 40]})
     # Mixed: two different k per n; labelled by their ratio to D.
-    assert list(theorems.k_labels(df)) == ["k=1D", "k=1D", "k=0.5D", "k=0.5D"]
+    assert list(regimes.k_labels(df)) == ["k=1D", "k=1D", "k=0.5D", "k=0.5D"]
     fixed = pd.DataFrame({"model": "rf", "d": 4, "layers": 1, "N": 0, "n": [10, 20],
                           "k": [100, 100]})
-    assert list(theorems.k_labels(fixed)) == ["k=100", "k=100"]
+    assert list(regimes.k_labels(fixed)) == ["k=100", "k=100"]
 
 
 def test_rules_hash_covers_every_rule_text():
     import hashlib
 
-    texts = rules._texts()
+    texts = claims._texts()
     digest = lambda t: hashlib.sha256("\n".join(t).encode()).hexdigest()[:12]  # noqa: E731
-    assert rules.RULES_HASH == digest(texts)
+    assert claims.RULES_HASH == digest(texts)
     assert any(f"[−{rules.FLAT}, +{rules.FLAT}]" in t for t in texts)  # thresholds are in them
     for i in range(len(texts)):  # any edit of any text changes the hash
         changed = list(texts)
         changed[i] += " "
-        assert digest(changed) != rules.RULES_HASH
+        assert digest(changed) != claims.RULES_HASH

@@ -1,0 +1,351 @@
+"""The report of one or several results files: report.md, report.html (self-contained),
+verdicts.csv, paper_vs_here.csv, provenance.csv, studies.csv, the summary tables and figures.
+
+One writer for every report: the files are grouped into studies (combined.py; a single file is
+one study), one verdict table is built over all of them (verdicts.py), and the same sections are
+written whatever the number of files; the parts that only exist with several files (how they
+are combined, grid points shared by studies) are left out with one.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import os
+
+import numpy as np
+import pandas as pd
+
+from . import claims, combined, multi_word, paper, rules, stats, verdicts
+
+WS_KEYS = ["model", "layers", "d", "k", "n"]
+GEN_KEYS = ["model", "training", "objective", "d", "N", "k", "n"]
+STANDIN = ("GloVe × Brown: the stand-in for the paper's BERT-Base × IMDb (neither BERT weights "
+           "nor IMDb text can be installed from Debian or npm)")
+
+RULES_INTRO = (
+    "Every claim is judged only on the grid points inside its regime (the others are listed in "
+    "the row, never used), with the kind of evidence that can decide it: S is a lower bound "
+    "attained by a stored witness, so it can refute an O(·) claim and confirm an Ω(·) claim; "
+    "S_upper is a certified upper bound and confirms O(·) claims. Statistics are computed per "
+    "trial (all models and all n of a trial share its texts, so a trial gives a whole curve: "
+    "its least-squares slope of log S against log n, a paired ratio log(S_raf/S_rf), a "
+    "two-point slope) and averaged over trials with a 95% Student-t interval; the level of E "
+    "is a median with the distribution-free order-statistic interval and the exact sign test. "
+    f"Every test is one-sided at α = {rules.ALPHA} (so it agrees with the 95% interval); a "
+    "claim needing several tests takes the largest p (intersection-union test); primary rows "
+    "are decided on Holm-adjusted p-values across the primary rows of this report. Fewer than "
+    f"{rules.MIN_POINTS} values of n, or fewer than {rules.MIN_TRIALS} trials complete at "
+    "them, gives *inconclusive* with the reason. Objective `best` is, per task and training "
+    "mode, the Δ with the smallest E found. Rules, regimes and their reasons, the coverage "
+    "simulation and the changelog: docs/VERDICT_RULES.md."
+)
+PRIMARY_SHOWN = ["theorem", "name", "claim", "verdict", "statistic", "estimate", "ci_low",
+                 "ci_high", "trials", "p_confirm", "p_confirm_holm", "reason", "n_used",
+                 "outside_regime"]
+INTEGRITY_SHOWN = ["claim", "verdict", "statistic", "estimate", "trials", "reason", "name"]
+SECONDARY_SHOWN = ["claim", "theorem", "verdict", "statistic", "estimate", "ci_low", "ci_high",
+                   "trials", "p_confirm", "reason", "n_used"]
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+def fmt(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        if not np.isfinite(v):
+            return "–"
+        return f"{v:.4g}"
+    return str(v)
+
+
+def md_table(df: pd.DataFrame) -> str:
+    if df.empty:
+        return "_(no rows)_\n"
+    head = "| " + " | ".join(map(str, df.columns)) + " |"
+    sep = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(fmt(v).replace("|", "\\|") for v in row) + " |"
+            for row in df.itertuples(index=False)]
+    return "\n".join([head, sep, *body]) + "\n"
+
+
+def html_table(df: pd.DataFrame) -> str:
+    if df.empty:
+        return "<p><em>(no rows)</em></p>"
+    return df.to_html(index=False, na_rep="–", float_format=lambda v: f"{v:.4g}", border=0,
+                      classes="t")
+
+
+def summaries(ws, gen, several, prefix: tuple = ()) -> dict:
+    """Per grid point statistics of S (and S_upper's mean), of S_m and of E; `prefix`: leading
+    group columns (the study, in a report over several studies)."""
+    out = {}
+    if not ws.empty:
+        keys = [*prefix, *[k for k in WS_KEYS if k in ws]]
+        s = stats.summarize(ws, keys, "S")
+        if "S_upper" in ws and ws["S_upper"].notna().any():
+            up = stats.summarize(ws.dropna(subset=["S_upper"]), keys, "S_upper")
+            s = s.merge(up[[*keys, "mean"]].rename(columns={"mean": "S_upper_mean"}), on=keys,
+                        how="left")
+        out["ws_summary"] = s
+    if several is not None and not several.empty:
+        keys = [*prefix, *[k for k in (*WS_KEYS, "words") if k in several]]
+        out["multi_word_summary"] = stats.summarize(several, keys, "S")
+    if not gen.empty:
+        keys = [*prefix, *[k for k in GEN_KEYS if k in gen]]
+        out["gen_summary"] = stats.summarize(gen, keys, "E")
+    return out
+
+
+def rules_line() -> str:
+    return (f"verdict rules {rules.RULES_VERSION} (hash {claims.RULES_HASH}; "
+            "changelog in docs/VERDICT_RULES.md)")
+
+
+def rules_tables() -> dict:
+    table = pd.DataFrame([(c.id, c.theorem, c.name, c.model, c.regime, c.rule)
+                          for c in claims.CLAIMS.values()],
+                         columns=["claim", "theorem", "name", "model", "regime", "rule"])
+    secondary = pd.DataFrame(list(rules.SECONDARY_RULES.items()), columns=["rows", "rule"])
+    integrity = pd.DataFrame(list(rules.INTEGRITY_RULES.items()), columns=["check", "rule"])
+    return {"primary claims": table, "secondary rows": secondary, "integrity checks": integrity}
+
+
+def sections(table: pd.DataFrame, lead: tuple = ()) -> list:
+    """(title, table, css class) in reading order: integrity failures, primary, integrity,
+    secondary. `lead`: columns shown first in every table (the study, with several)."""
+    integ = table[table["kind"] == rules.INTEGRITY].rename(columns={"trials": "records"})
+    failed = integ[integ["verdict"] == rules.FAIL]
+    shown = [*lead, *[c if c != "trials" else "records" for c in INTEGRITY_SHOWN]]
+    out = []
+    if not failed.empty:
+        out.append(("Integrity checks that FAIL (the numbers below cannot be trusted)",
+                    failed[shown], "fail"))
+    out.append(("Primary claims",
+                table[table["kind"] == rules.PRIMARY][[*lead, *PRIMARY_SHOWN]], "primary"))
+    out.append(("Integrity checks", integ[integ["verdict"] != rules.FAIL][shown], ""))
+    out.append(("Secondary rows (breakdown)",
+                table[table["kind"] == rules.SECONDARY][[*lead, *SECONDARY_SHOWN]], ""))
+    return out
+
+
+def texts_description(study) -> str:
+    data = study.data
+    if data.startswith("embeddings:"):
+        return f"{data} ({STANDIN})" if "glove" in data.lower() else data
+    return f"{data} (Gaussian tokens)" if data == "synthetic" else data
+
+
+def _pick_witness(witnesses: list):
+    """A raf witness to draw: the longest text up to n = 40 (larger heatmaps get unreadable)."""
+    cands = [w for w in witnesses if w.model == "raf" and w.X is not None and w.W is not None
+             and not w.words]  # the heatmaps show one changed word
+    if not cands:
+        return None
+    small = [w for w in cands if w.X.shape[0] <= 40]
+    if small:
+        return min(small, key=lambda w: (-w.X.shape[0], w.task_id))
+    return min(cands, key=lambda w: (w.X.shape[0], w.task_id))
+
+
+# --- the report -------------------------------------------------------------------------------
+
+def write_report(results: list, outdir: str) -> tuple:
+    """Writes the report of `results` (read_results of each file) into outdir; returns
+    (verdict table, notes)."""
+    os.makedirs(outdir, exist_ok=True)
+    studies, notes, blocks = combined.build_studies(results)
+    for s in studies:
+        notes += s.notes
+    several = len(studies) > 1
+    where = "in this file" if len(results) == 1 else "in any of the files"
+    table = verdicts.judge_studies(studies, where)
+    table.to_csv(os.path.join(outdir, "verdicts.csv"), index=False)
+    texts_of = {s.label: texts_description(s) for s in studies}
+    pvh = paper.paper_vs_here(table, texts_of)
+    files = combined.study_table(studies, blocks)
+    shared = combined.shared_points(studies) if several else pd.DataFrame()
+    prov = combined.provenance_table(studies)
+    ws, gen = combined.combined_frames(studies)
+    several_words = _concat([s.multi_word for s in studies])
+    prefix = (combined.SERIES,) if several else ()
+    tables = summaries(ws, gen, several_words, prefix)
+    tables = {k: v.rename(columns={combined.SERIES: "study"}) for k, v in tables.items()}
+    witness_checks = [s.witness_checks for s in studies if s.witness_checks is not None]
+    if witness_checks:
+        checks = pd.concat(witness_checks, ignore_index=True)
+        tables["witness_check"] = checks
+        if checks["rel_diff_upper"].notna().any():
+            notes.append("rf upper bounds recomputed from V: max relative difference = "
+                         f"{checks['rel_diff_upper'].max():.2e}")
+    for name, df in (("paper_vs_here", pvh), ("provenance", prov), ("studies", files),
+                     *tables.items()):
+        df.to_csv(os.path.join(outdir, f"{name}.csv"), index=False)
+    figures, witness = _figures(studies, ws, gen, several_words, table, outdir)
+    if witness is None:
+        notes.append("no raf witness with X and W in the file (run with --save-witness for the "
+                     "attention heatmaps)")
+    parts = dict(head=verdicts.headline(table), table=table, pvh=pvh, files=files, shared=shared,
+                 prov=prov, tables=tables, figures=figures, notes=notes, studies=studies,
+                 several=several)
+    _write_md(outdir, **parts)
+    _write_html(outdir, **parts)
+    return table, notes
+
+
+def _concat(frames: list) -> pd.DataFrame:
+    frames = [f for f in frames if f is not None and not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _figures(studies, ws, gen, several_words, table, outdir) -> tuple:
+    """[(title, png name)] and the witness drawn (None when no file has one). One study: the
+    figures of the study (one panel per d, each model with its fitted slope and verdict);
+    several: the figures in the paper's layout (one panel per model family)."""
+    from . import paper_figures, plots, regime_map  # matplotlib: only once the input is good
+
+    witnesses = [w for s in studies for res in s.files for w in res.witnesses]
+    witness = _pick_witness(witnesses)
+    if len(studies) == 1:
+        s = studies[0]
+        drawn = [("Word sensitivity against n, with each model's fitted slope and verdict",
+                  plots.ws_figure(s.ws, outdir, table)),
+                 ("Generalization error after a one-word change", plots.gen_figure(s.gen, outdir))]
+    else:
+        drawn = [("Word sensitivity against n per model family, one series per d (drf: per L) "
+                  "and study", paper_figures.ws_figure(ws, outdir)),
+                 ("Generalization error after a one-word change against n, per training mode "
+                  "and study", paper_figures.gen_figure(gen, outdir))]
+    drawn += [("Attention before and after the one-word change (raf witness)",
+               plots.witness_figure(witness, outdir)),
+              ("Sensitivity to m changed words against the changed fraction m/n",
+               plots.multi_word_figure(multi_word.all_words(ws, several_words), outdir))]
+    figures = [(title, os.path.basename(paths[0])) for title, paths in drawn if paths]
+    mapped = ws.drop(columns=combined.SERIES) if len(studies) == 1 and not ws.empty else ws
+    figures += [(t, os.path.basename(p)) for t, p in regime_map.figures(mapped, outdir)]
+    return figures, witness
+
+
+def _configs(studies) -> list:
+    out = []
+    for s in studies:
+        for res in s.files:
+            cfg = res.attrs.get("config_text")
+            if cfg:
+                out.append((f"{s.label}: {res.path}", str(cfg).rstrip()))
+    return out
+
+
+def _md_verdict(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    if "verdict" in df:
+        df["verdict"] = df["verdict"].map(lambda v: f"**❌ {v}**" if v == rules.FAIL else v)
+    return df
+
+
+def _meta(prov, studies) -> str:
+    return (f"wordsens report over {len(prov)} file{'s' if len(prov) != 1 else ''} in "
+            f"{len(studies)} stud{'ies' if len(studies) != 1 else 'y'} · {rules_line()}")
+
+
+def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
+              several):
+    lead = ("study",) if several else ()
+    lines = [f"# {head}", "", _meta(prov, studies), ""]
+    lines += [f"> note: {n}" for n in notes] + [""]
+    if len(prov) > 1:
+        lines += ["## How the files are combined", "", combined.POLICY, "",
+                  "### Studies and files", "", md_table(files)]
+        if several:
+            lines += ["### Grid points held by several studies (kept apart)", "",
+                      md_table(shared) if not shared.empty else "_(none)_\n"]
+    lines += ["## Paper vs here", "",
+              "Each claim of the paper and the trend its experiments report, beside the "
+              "statistic measured here, per study (one row per primary row below).", "",
+              md_table(_md_verdict(pvh))]
+    for title, df, _ in sections(table, lead=lead):
+        if title == "Primary claims" and several:
+            title = "Primary claims (grouped by theorem; one row per claim and study)"
+        lines += [f"## {title}", "", md_table(_md_verdict(df))]
+    lines += ["## Figures", ""]
+    for title, png in figures:
+        lines += [f"### {title}", "", f"![{title}]({png})", "", f"(PDF: `{png[:-4]}.pdf`)", ""]
+    lines += ["## Provenance of every file", "", md_table(prov)]
+    lines += ["## Rules", "", RULES_INTRO, ""]
+    for title, df in rules_tables().items():
+        lines += [f"### Rules: {title}", "", md_table(df)]
+    for name, df in tables.items():
+        lines += [f"## Table `{name}` (also `{name}.csv`)", "", md_table(df)]
+    lines += ["## Configurations", ""]
+    for name, cfg in _configs(studies):
+        lines += [f"### {name}", "", "```ini", cfg, "```", ""]
+    with open(os.path.join(outdir, "report.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
+def html_verdicts(df: pd.DataFrame, css: str) -> str:
+    """A verdict table with integrity failures in red and each verdict coloured."""
+    colours = {rules.FAIL: "#c00", rules.CONFIRMED: "#060", rules.CONTRADICTED: "#c00",
+               rules.SUPPORTED_LB: "#470", rules.SUPPORTED_RESTRICTED: "#470"}
+    if df.empty:
+        return "<p><em>(no rows)</em></p>"
+    e = html.escape
+    head = "".join(f"<th>{e(str(c))}</th>" for c in df.columns)
+    body = []
+    for rec in df.to_dict("records"):
+        cls = " class='fail'" if rec.get("verdict") == rules.FAIL else ""
+        cells = []
+        for c, v in rec.items():
+            text = e(fmt(v))
+            if c == "verdict" and v in colours:
+                text = f"<b style='color:{colours[v]}'>{text}</b>"
+            cells.append(f"<td>{text}</td>")
+        body.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    return (f"<table class='t {css}'><thead><tr>{head}</tr></thead><tbody>"
+            + "".join(body) + "</tbody></table>")
+
+
+def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
+                several):
+    e = html.escape
+    lead = ("study",) if several else ()
+    fail = table[(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL)]
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>wordsens report</title><style>",
+        "body{font-family:sans-serif;max-width:1400px;margin:2em auto;line-height:1.4}",
+        "table.t{border-collapse:collapse;font-size:12px}table.t td,table.t th{border:1px solid "
+        "#ccc;padding:2px 6px}img{max-width:100%}.note{color:#a60}",
+        "tr.fail td{background:#fdd;color:#900}h1.fail{color:#c00}",
+        "</style></head><body>",
+        f"<h1 class='{'fail' if not fail.empty else 'ok'}'>{e(head)}</h1>",
+        f"<p>{e(_meta(prov, studies))}</p>",
+    ]
+    parts += [f"<p class='note'>note: {e(n)}</p>" for n in notes]
+    if len(prov) > 1:
+        parts += ["<h2>How the files are combined</h2>", f"<p>{e(combined.POLICY)}</p>",
+                  "<h3>Studies and files</h3>", html_table(files)]
+        if several:
+            parts += ["<h3>Grid points held by several studies (kept apart)</h3>",
+                      html_table(shared) if not shared.empty else "<p><em>(none)</em></p>"]
+    parts += ["<h2>Paper vs here</h2>", html_verdicts(pvh, "")]
+    for title, df, css in sections(table, lead=lead):
+        style = " style='color:#c00'" if css == "fail" else ""
+        parts += [f"<h2{style}>{e(title)}</h2>", html_verdicts(df, css)]
+    parts.append("<h2>Figures</h2>")
+    for title, png in figures:
+        with open(os.path.join(outdir, png), "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        parts += [f"<h3>{e(title)}</h3>",
+                  f"<img alt='{e(title)}' src='data:image/png;base64,{data}'>",
+                  f"<p>PDF: <a href='{e(png[:-4])}.pdf'>{e(png[:-4])}.pdf</a></p>"]
+    parts += ["<h2>Provenance of every file</h2>", html_table(prov)]
+    parts += ["<h2>Rules</h2>", f"<p>{e(RULES_INTRO)}</p>"]
+    for title, df in rules_tables().items():
+        parts += [f"<h3>Rules: {e(title)}</h3>", html_table(df)]
+    for name, df in tables.items():
+        parts += [f"<h2>Table {e(name)}</h2>", html_table(df)]
+    parts.append("<h2>Configurations</h2>")
+    for name, cfg in _configs(studies):
+        parts += [f"<h3>{e(name)}</h3>", f"<pre>{e(cfg)}</pre>"]
+    parts.append("</body></html>")
+    with open(os.path.join(outdir, "report.html"), "w", encoding="utf-8") as f:
+        f.write("\n".join(parts))
+

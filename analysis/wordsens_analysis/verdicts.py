@@ -1,0 +1,184 @@
+"""The verdict table of a report: every claim (claims.py) judged on every study of the report.
+
+One pipeline for one file and for many: the files are grouped into studies (combined.py; one
+file is one study), each claim builds its rows on each study that holds its model, Holm's
+correction runs once over every primary row of the report, and the integrity checks of each
+study are added. Three kinds of rows:
+- primary: one per claim (per training mode for the heads) and study, the rows to read;
+- secondary: the breakdown (per group, local slopes, contrasts, …), each at its own level;
+- integrity: checks that cannot fail for a correct program (bracket, certificates, heads'
+  numerics, search convergence). A failure is shown first and in red in the report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import claims, integrity, multi_word, rules
+from .head_claims import prepare_gen
+from .judgement import Row, finish
+from .ws_claims import SERIES, prepare_ws
+
+VERDICT_COLUMNS = ["kind", "claim", "theorem", "name", "model", "d", "statistic", "estimate",
+                   "ci_low", "ci_high", "trials", "p_confirm", "p_refute", "p_confirm_holm",
+                   "p_refute_holm", "verdict", "reason", "regime", "n_used", "outside_regime",
+                   "tests", "rules_version", "rules_hash"]
+STUDY = "study"
+COLUMNS = [STUDY, *VERDICT_COLUMNS]
+
+
+@dataclass
+class StudyData:
+    """What the claims' rows builders read of one study.
+
+    ws, gen: the records prepared for the rules (k labels, scopes; gen with objective 'best');
+    gen_records: gen as stored (the integrity checks read it); words: every ws record, one
+    changed word and several (multi_word.all_words), or None without tasks of m ≥ 2;
+    partners: prepared ws rows of the report's other studies (paired contrasts on the same
+    texts), or None.
+    """
+
+    label: str
+    ws: pd.DataFrame
+    gen: pd.DataFrame
+    gen_records: pd.DataFrame
+    multi_word: pd.DataFrame | None
+    words: pd.DataFrame | None
+    fractions: list
+    witness_checks: pd.DataFrame | None
+    partners: pd.DataFrame | None = None
+
+
+def study_data(study, partners: pd.DataFrame | None = None) -> StudyData:
+    """The rules' view of a combined.Study."""
+    several = study.multi_word if study.multi_word is not None and not study.multi_word.empty \
+        else None
+    return StudyData(
+        label=study.label, ws=prepare_ws(study.ws), gen=prepare_gen(study.gen),
+        gen_records=study.gen, multi_word=several,
+        words=multi_word.all_words(study.ws, several) if several is not None else None,
+        fractions=list(study.fractions), witness_checks=study.witness_checks,
+        partners=prepare_ws(partners) if partners is not None else None)
+
+
+def judge_studies(studies: list, where: str = "in this file") -> pd.DataFrame:
+    """The verdict table over combined.Study objects: each study's paired contrasts may take a
+    partner model from the others (on the same texts only)."""
+    data = []
+    for s in studies:
+        others = [o.ws for o in studies if o is not s and not o.ws.empty]
+        data.append(study_data(s, pd.concat(others, ignore_index=True) if others else None))
+    return verdict_table(data, where)
+
+
+def judge_frames(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks=None,
+                 multi_word_records=None, fractions: tuple = (), label: str = "") -> pd.DataFrame:
+    """The verdict table of one study given as record tables (as read_results returns them):
+    for notebooks and tests; a report over files uses combined.build_studies first."""
+    several = multi_word_records if multi_word_records is not None and \
+        not multi_word_records.empty else None
+    study = StudyData(label=label, ws=prepare_ws(ws), gen=prepare_gen(gen), gen_records=gen,
+                      multi_word=several,
+                      words=multi_word.all_words(ws, several) if several is not None else None,
+                      fractions=list(fractions), witness_checks=witness_checks)
+    return verdict_table([study])
+
+
+def claim_rows(study: StudyData) -> list:
+    """The rows of every claim on one study, in the claims' order (diagnostics after the claims
+    of their table), not yet decided."""
+    rows = []
+    for table in claims.TABLES:
+        for c in claims.of_table(table):
+            rows += c.rows(c, study)
+        if table in claims.DIAGNOSTICS:
+            rows += claims.DIAGNOSTICS[table](study)
+    return rows
+
+
+def _holds(study: StudyData, c) -> bool:
+    """Whether the study holds records of the claim's model in the claim's table."""
+    frame = {"ws": study.ws, "gen": study.gen}.get(c.table)
+    if frame is None:  # several words: judged in every study that has such tasks
+        return True
+    return not frame.empty and (frame["model"] == c.model).any()
+
+
+def _own_claim(row: Row, study: StudyData) -> bool:
+    """Whether a row speaks about a model the study holds (the primary rows of absent models are
+    left out; a claim no study holds gets one row of its own, see _absent_rows)."""
+    c = claims.CLAIMS.get(row.claim.split("[")[0])
+    return row.kind != rules.PRIMARY or c is None or _holds(study, c)
+
+
+def _absent_rows(studies: list, where: str) -> list:
+    rows = []
+    for c in claims.CLAIMS.values():
+        if c.table == "multi_word" or any(_holds(s, c) for s in studies):
+            continue
+        rows.append(Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime,
+                        unavailable=f"no {c.model} {c.table} records {where}"))
+    return rows
+
+
+def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
+    """The verdict table (COLUMNS) over every study: integrity failures first, then the primary
+    rows grouped by claim (then study), the other integrity rows, the secondary rows (by study,
+    in their order). `where`: how an absent claim's reason names the files ("in this file")."""
+    rows, labels, checks = [], [], []
+    for s in studies:
+        for r in claim_rows(s):
+            if _own_claim(r, s):
+                rows.append(r)
+                labels.append(s.label)
+        for c in integrity.rows(s.ws, s.gen_records, s.witness_checks):
+            checks.append({**c, STUDY: s.label})
+    for r in _absent_rows(studies, where):
+        rows.append(r)
+        labels.append("")
+    finish(rows)
+    records = [{**r.record(), STUDY: lab} for r, lab in zip(rows, labels)]
+    table = pd.DataFrame(records + checks)
+    if table.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    table["rules_version"], table["rules_hash"] = rules.RULES_VERSION, claims.RULES_HASH
+    order = {s.label: i for i, s in enumerate(studies)}
+    claim_order = list(claims.CLAIMS)
+    table["_claim"] = table["claim"].map(
+        lambda c: claim_order.index(c.split("[")[0]) if c.split("[")[0] in claim_order
+        else len(claim_order))
+    table["_study"] = table[STUDY].map(lambda s: order.get(s, len(order)))
+    table["_kind"] = np.select(
+        [(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL),
+         table["kind"] == rules.PRIMARY, table["kind"] == rules.INTEGRITY], [0, 1, 2], 3)
+    # Primary rows by claim, then study; the other kinds by study, keeping their own order.
+    table["_a"] = np.where(table["_kind"] == 1, table["_claim"], table["_study"])
+    table["_b"] = np.where(table["_kind"] == 1, table["_study"], 0)
+    table = table.sort_values(["_kind", "_a", "_b"], kind="stable")
+    return table.reindex(columns=COLUMNS).reset_index(drop=True)
+
+
+def headline(table: pd.DataFrame) -> str:
+    """'P of Q primary claims confirmed, S supported …, C contradicted, I inconclusive;
+    integrity checks: all pass' — the report's first line. A failing check is named with its
+    study when the report has several."""
+    prim = table[table["kind"] == rules.PRIMARY]
+    q = len(prim)
+    conf = int((prim["verdict"] == rules.CONFIRMED).sum())
+    sup = int(prim["verdict"].isin([rules.SUPPORTED_LB, rules.SUPPORTED_RESTRICTED]).sum())
+    contra = int((prim["verdict"] == rules.CONTRADICTED).sum())
+    inc = q - conf - sup - contra
+    integ = table[table["kind"] == rules.INTEGRITY]
+    failed = integ[integ["verdict"] == rules.FAIL]
+    if failed.empty:
+        na = int((integ["verdict"] == rules.NOT_IN_FILE).sum())
+        checks = "all pass" + (f" ({na} not in this file)" if na else "")
+    else:
+        several = table[STUDY].replace("", np.nan).nunique() > 1 if STUDY in table else False
+        named = [f"{r.claim}@{getattr(r, STUDY)}" if several and getattr(r, STUDY) else r.claim
+                 for r in failed.itertuples()]
+        checks = f"{len(failed)} of {len(integ)} FAIL: " + ", ".join(named)
+    return (f"{conf} of {q} primary claims confirmed, {sup} supported by weaker evidence, "
+            f"{contra} contradicted, {inc} inconclusive; integrity checks: {checks}")
