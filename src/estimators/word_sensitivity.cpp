@@ -156,6 +156,7 @@ std::vector<PositionBest> maximise_positions(const FeatureMap& model, const Matr
         const double norm = direction.norm();
         if (norm > 0.0 && std::isfinite(norm)) add_start(direction * (radius / norm));
       }
+      for (Vector& point : model.guided_points(X, position)) add_start(std::move(point));
     }
     if (plan.factor > 1) {
       const int more = plan.factor - 1;

@@ -9,6 +9,7 @@
 
 #include "core/gaussian.hpp"
 #include "models/attention_batch.hpp"
+#include "models/relu_floor.hpp"
 #include "models/word_set.hpp"
 
 namespace wordsens {
@@ -153,6 +154,22 @@ std::vector<Vector> AttentionFeatures::guided_directions(const Matrix& X, Index 
   const Vector& v = symmetric_top_eigenvector();
   directions.push_back(v.dot(X.row(position).transpose()) >= 0.0 ? v : Vector(-v));
   return directions;
+}
+
+std::vector<Vector> AttentionFeatures::guided_points(const Matrix& X, Index position) const {
+  check_sample(X);
+  if (kind_ != AttentionKind::relu || X.rows() - 1 >= X.cols()) return {};
+  const auto products = sample_products(X);
+  std::shared_ptr<const Matrix> gram;
+  {
+    const std::lock_guard<std::mutex> lock(floor_mutex_);
+    if (floor_products_ != products) {
+      floor_gram_ = std::make_shared<const Matrix>(relu_floor_gram(products->XWt));
+      floor_products_ = products;
+    }
+    gram = floor_gram_;
+  }
+  return relu_floor_starts(X, products->XWt, *gram, products->S, position, kReluFloorCandidates);
 }
 
 }  // namespace wordsens

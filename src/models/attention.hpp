@@ -53,6 +53,10 @@ class AttentionFeatures final : public FeatureMap {
   [[nodiscard]] std::vector<Vector> guided_directions(const Matrix& X,
                                                       Index position) const override;
 
+  /// raf_relu: the floor starts of models/relu_floor.hpp (only one other word keeps a positive
+  /// score in row `position`), while n − 1 < d; raf: none (softmax keeps every score positive).
+  [[nodiscard]] std::vector<Vector> guided_points(const Matrix& X, Index position) const override;
+
   [[nodiscard]] const Matrix& W() const { return W_; }
   [[nodiscard]] AttentionKind kind() const { return kind_; }
   /// φ(X) for an explicit W (tests construct W to produce huge scores).
@@ -75,6 +79,11 @@ class AttentionFeatures final : public FeatureMap {
   mutable std::mutex products_mutex_;
   mutable Matrix products_sample_;
   mutable std::shared_ptr<const AttentionSampleProducts> products_;
+  // The keys' Gram matrix of the floor starts, for the sample of `floor_products_` (O(n²·d),
+  // shared by the positions of a search).
+  mutable std::mutex floor_mutex_;
+  mutable std::shared_ptr<const AttentionSampleProducts> floor_products_;
+  mutable std::shared_ptr<const Matrix> floor_gram_;
 };
 
 /// The fast evaluator for an explicit W (used by AttentionFeatures::at_position and by tests).

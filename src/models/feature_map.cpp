@@ -65,6 +65,10 @@ std::optional<Vector> FeatureMap::guided_direction(const Matrix& /*X*/, Index /*
   return std::nullopt;
 }
 
+std::vector<Vector> FeatureMap::guided_points(const Matrix& /*X*/, Index /*position*/) const {
+  return {};
+}
+
 std::vector<Vector> FeatureMap::guided_directions(const Matrix& X, Index position) const {
   if (auto direction = guided_direction(X, position)) return {std::move(*direction)};
   return {};

@@ -161,6 +161,11 @@ class FeatureMap {
   [[nodiscard]] virtual std::vector<Vector> guided_directions(const Matrix& X,
                                                               Index position) const;
 
+  /// Starting points (moves Δ of word `position` inside the ball ‖Δ‖ ≤ √d, climbed from as they
+  /// are, not rescaled) that the model's structure proves good: none by default; raf_relu moves
+  /// the word so that only one other word keeps a positive score in its row (models/relu_floor).
+  [[nodiscard]] virtual std::vector<Vector> guided_points(const Matrix& X, Index position) const;
+
   /// A certified bound on the numerator of S for the sample X, when the model has one (rf, drf;
   /// the marginal rf over its examined positions only): see SensitivityBound.
   [[nodiscard]] virtual std::optional<SensitivityBound> sensitivity_upper_bound(
