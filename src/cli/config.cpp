@@ -26,7 +26,7 @@ namespace {
 struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
       positions, training, objective, data, output, shard, seed, rf_sampling, words, words_fraction,
-      word_sets;
+      word_sets, purpose;
   long long trials = 0;
   SearchOptionValues search;
   double walltime = 0, progress = 0;
@@ -82,7 +82,10 @@ po::options_description describe_options(Raw& r) {
       ("data", po::value(&r.data)->default_value("synthetic"),
        "data source: synthetic or embeddings:<path>")
       ("save-witness", po::bool_switch(&r.save_witness),
-       "store per task the witness (i*, Delta*), the sample X and small weights");
+       "store per task the witness (i*, Delta*), the sample X and small weights")
+      ("purpose", po::value(&r.purpose)->default_value("claims"),
+       "claims (the report judges the paper's claims on the study) or descriptive (a map, like "
+       "the regime map: the report shows its rows as a breakdown only)");
   add_search_options(study, r.search, /*ws_options=*/true);
   po::options_description run("Run (not part of the configuration compared on resume)");
   run.add_options()
@@ -179,6 +182,10 @@ StudyConfig resolve_study(const Raw& r) {
     throw UsageError("rf-sampling = '" + r.rf_sampling + "': expected full or marginal");
   }
   s.rf_sampling = r.rf_sampling == "marginal" ? RfSampling::marginal : RfSampling::full;
+  if (r.purpose != "claims" && r.purpose != "descriptive") {
+    throw UsageError("purpose = '" + r.purpose + "': expected claims or descriptive");
+  }
+  s.descriptive = r.purpose == "descriptive";
   if (r.trials < 1 || r.trials > StudyLimits::max_trials) {
     throw UsageError("trials = " + std::to_string(r.trials) + ": expected 1 … " +
                      std::to_string(StudyLimits::max_trials));

@@ -324,6 +324,7 @@ std::string canonical_text(const StudyConfig& c) {
   };
   // Only when not the default, so that files written before the key existed still resume.
   if (c.rf_sampling == RfSampling::marginal) entries["rf-sampling"] = "marginal";
+  if (c.descriptive) entries["purpose"] = "descriptive";
   if (has_multi_word(c)) {
     std::vector<std::string> fractions;
     for (const double f : c.grid.words_fraction) fractions.push_back(format_double(f));

@@ -33,6 +33,7 @@ TEST(RunDefaults, StudyGridsAndListsWithoutOptions) {
   EXPECT_EQ(s.grid.layers, std::vector<Index>{2});
   EXPECT_EQ(s.activation, Activation::relu);
   EXPECT_EQ(s.rf_sampling, RfSampling::full);
+  EXPECT_FALSE(s.descriptive);
   EXPECT_EQ(s.seed, 1u);
   EXPECT_EQ(s.search.positions.to_string(), "all");
   EXPECT_EQ(s.grid.words, std::vector<Index>{1});
@@ -78,10 +79,11 @@ TEST(RunDefaults, RunOptionsWithoutOptions) {
 
 // Every option of `wordsens run`, by group.
 const std::vector<std::string> kStudyKeys{
-    "experiments", "models", "gen-models",     "n",          "d",           "gen-n",     "gen-d",
-    "k",           "N",      "layers",         "activation", "rf-sampling", "trials",    "seed",
-    "positions",   "words",  "words-fraction", "word-sets",  "training",    "objective", "data",
-    "save-witness"};
+    "experiments", "models",         "gen-models", "n",        "d",
+    "gen-n",       "gen-d",          "k",          "N",        "layers",
+    "activation",  "rf-sampling",    "trials",     "seed",     "positions",
+    "words",       "words-fraction", "word-sets",  "training", "objective",
+    "data",        "save-witness",   "purpose"};
 const std::vector<std::string> kSearchKeys{
     "max-evals",    "rel-tol",       "sphere-starts",           "near-origin-starts",
     "guided-start", "screen-points", "min-total-sphere-starts", "upper-bound",

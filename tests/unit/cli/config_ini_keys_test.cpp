@@ -36,6 +36,7 @@ std::vector<KeyCase> study_key_cases() {
       {"layers", "1:4:lin4", {}},
       {"activation", "tanh", {}},
       {"rf-sampling", "marginal", {}},
+      {"purpose", "descriptive", {}},
       {"trials", "7", {}},
       {"seed", "4294967295", {}},
       {"positions", "random:3", {}},

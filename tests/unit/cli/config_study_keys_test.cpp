@@ -63,6 +63,8 @@ TEST(StudyKeys, ActivationAndRfSampling) {
   EXPECT_EQ(parse({"--activation=tanh"}).study.activation, Activation::tanh);
   EXPECT_EQ(parse({"--rf-sampling=marginal"}).study.rf_sampling, RfSampling::marginal);
   EXPECT_EQ(parse({"--rf-sampling=full"}).study.rf_sampling, RfSampling::full);
+  EXPECT_TRUE(parse({"--purpose=descriptive"}).study.descriptive);
+  EXPECT_FALSE(parse({"--purpose=claims"}).study.descriptive);
 }
 
 TEST(StudyKeys, TrialsAndSeedAtTheirLimits) {

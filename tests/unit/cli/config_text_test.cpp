@@ -120,9 +120,13 @@ TEST(ConfigText, WordsKeysOnlyWithSeveralChangedWords) {
   EXPECT_TRUE(contains(text_of({"--words-fraction=0.5,0.25"}), "\nwords-fraction = 0.25,0.5\n"));
 }
 
-TEST(ConfigText, RfSamplingOnlyWhenMarginal) {
+TEST(ConfigText, RfSamplingAndPurposeOnlyWhenNotTheDefault) {
   EXPECT_FALSE(contains(text_of({}), "rf-sampling"));
   EXPECT_TRUE(contains(text_of({"--rf-sampling=marginal"}), "\nrf-sampling = marginal\n"));
+  // So is the purpose: files of every study written before the key existed still resume.
+  EXPECT_FALSE(contains(text_of({}), "purpose"));
+  EXPECT_EQ(text_of({"--purpose=claims"}), text_of({}));
+  EXPECT_TRUE(contains(text_of({"--purpose=descriptive"}), "\npurpose = descriptive\n"));
 }
 
 }  // namespace

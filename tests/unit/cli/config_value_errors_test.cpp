@@ -84,6 +84,7 @@ TEST(ValueErrors, ActivationAndRfSampling) {
   expect_usage_error({"--activation=sigmoid"}, {"activation = 'sigmoid'", "relu or tanh"});
   expect_usage_error({"--activation=ReLU"}, {"activation = 'ReLU'"});
   expect_usage_error({"--rf-sampling=partial"}, {"rf-sampling = 'partial'", "full or marginal"});
+  expect_usage_error({"--purpose=map"}, {"purpose = 'map'", "claims or descriptive"});
 }
 
 TEST(ValueErrors, TrialsOutOfRange) {
