@@ -65,12 +65,20 @@ class Study:
     ws: pd.DataFrame = field(default_factory=pd.DataFrame)
     gen: pd.DataFrame = field(default_factory=pd.DataFrame)
     multi_word: pd.DataFrame = field(default_factory=pd.DataFrame)  # records of m ≥ 2 words
+    tasks: pd.DataFrame = field(default_factory=pd.DataFrame)  # the planned tasks, done or not
     witness_checks: pd.DataFrame | None = None
     notes: list = field(default_factory=list)
 
     @property
     def data(self) -> str:
         return config_value(self.files[0].attrs.get("config_text"), "data", "synthetic")
+
+    @property
+    def descriptive(self) -> bool:
+        """A study that maps a quantity (`purpose = descriptive`, the regime map) rather than
+        testing the paper's claims: its claims' rows are shown as secondary rows only."""
+        return config_value(self.files[0].attrs.get("config_text"), "purpose",
+                            "claims") == "descriptive"
 
     @property
     def fractions(self) -> list:
@@ -123,6 +131,7 @@ def _label(path: str, taken: set) -> str:
 WS_POINT = ["model", "n", "d", "k", "layers", "trial"]
 GEN_POINT = ["model", "n", "d", "k", "layers", "N", "trial", "training", "objective"]
 MW_POINT = ["model", "n", "d", "k", "layers", "words", "trial"]
+TASK_POINT = ["experiment", "model", "n", "d", "k", "layers", "N", "words", "trial"]
 
 
 def _renumber(df: pd.DataFrame, file_index: int, texts_index: int) -> pd.DataFrame:
@@ -164,7 +173,9 @@ def build_studies(results: list) -> tuple:
         tk = texts_key(res)
         t = texts_blocks.setdefault(tk, len(texts_blocks))
         name = os.path.basename(res.path)
-        for attr, frame in (("ws", res.ws), ("gen", res.gen), ("multi_word", res.multi_word)):
+        frames = (("ws", res.ws), ("gen", res.gen), ("multi_word", res.multi_word),
+                  ("tasks", res.tasks))
+        for attr, frame in frames:
             frame = _renumber(frame, i, t)
             if not frame.empty:
                 frame = frame.assign(_file=name, data=tk[1], **{SERIES: study.label})
@@ -176,6 +187,7 @@ def build_studies(results: list) -> tuple:
         s.ws = _drop_repeats(s.ws, WS_POINT, s.label, "ws", s.notes)
         s.gen = _drop_repeats(s.gen, GEN_POINT, s.label, "gen", s.notes)
         s.multi_word = _drop_repeats(s.multi_word, MW_POINT, s.label, "ws", s.notes)
+        s.tasks = _drop_repeats(s.tasks, TASK_POINT, s.label, "tasks", [])
         checks = []
         for res in s.files:
             rows = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))

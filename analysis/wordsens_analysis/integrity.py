@@ -90,6 +90,8 @@ def head_rows(gen: pd.DataFrame) -> list:
                             rules.PASS if ok else rules.FAIL,
                             "" if ok else "the trained head does not fit the new sample",
                             len(g)))
+        if {"t1", "D1", "E"} <= set(g.columns):
+            out.append(_label_row(model, g))
         if "cond_K" in g:
             cond = g["cond_K"].astype(float)
             worst = float(cond.max()) if cond.notna().all() else np.inf
@@ -99,6 +101,22 @@ def head_rows(gen: pd.DataFrame) -> list:
                             "" if ok else "the kernel is too ill-conditioned for double "
                                           "precision", len(g)))
     return out
+
+
+def _label_row(model: str, g: pd.DataFrame) -> dict:
+    """The head was fitted to the label its error is measured against: the changed text's label
+    is y_Δ = −y and the head fits y = sign(t1), so E = (D1 + sign(t1))². A head fitted to −y
+    (t1 = −y) has E = (D1 − sign(t1))² instead, which differs by 4·|D1|."""
+    t1, D1, E = (g[c].astype(float) for c in ("t1", "D1", "E"))
+    recomputed = (D1 + np.sign(t1)) ** 2
+    err = (E - recomputed).abs() / np.maximum(1.0, E.abs())
+    worst = float(err.max()) if len(err) else np.nan
+    ok = np.isfinite(worst) and worst <= rules.LABEL_TOL
+    return _row(f"head_label[{model}]", model, "max |E − (D1 + sign t1)²| / max(1, E)", worst,
+                rules.PASS if ok else rules.FAIL,
+                "" if ok else f"{int((~(err <= rules.LABEL_TOL)).sum())} records whose E does "
+                              "not follow from D1 and the label the head was fitted to",
+                len(g))
 
 
 def budget_rows(ws: pd.DataFrame) -> list:

@@ -1,11 +1,19 @@
-"""One verdict from a few statistical tests: the building blocks of every rule.
+"""One verdict from statistical tests on groups: the building blocks of every rule.
 
-A row of the verdict table is decided by one or more tests on per-trial statistics. Each test
-has a confirming direction (its p-value `p_confirm`, or None when the test has no confirming
-role) and a refuting direction (`p_refute`, or None). A claim needing several tests to hold is
-an intersection-union test: its p-value is the largest of the parts (valid at level α without
-any correction). A claim refuted by any one of several tests takes the smallest refuting p
-times their number (Bonferroni). Primary rows then get Holm's correction across the report.
+A claim speaks of every value of some axes in its regime (every d, depth L, width k, training
+set size N, fraction f …): each combination with data is a **group**, judged by one or more tests
+on per-trial statistics. Each test has a confirming direction (its p-value `p_confirm`, or None
+when the test has no confirming role) and a refuting direction (`p_refute`, or None).
+
+- A group is confirmed when all its confirming tests are (intersection-union test: its p is the
+  largest of theirs, valid at level α without any correction).
+- A claim is confirmed only when every group is (intersection-union again: the largest group p),
+  so a steep group can never hide a flat one, and contradicted when any group is refuted: the
+  smallest refuting p over all the claim's tests times their number (Bonferroni).
+- Primary rows then get Holm's correction across the report.
+
+The kind of evidence sets the word of a positive verdict (rules.POSITIVE, strongest first); a
+claim whose groups carry different kinds takes the weakest.
 """
 from __future__ import annotations
 
@@ -25,9 +33,9 @@ class Test:
     trials: int
     p_confirm: float | None  # None: this test cannot confirm; NaN: it could, but no estimate
     p_refute: float | None
-    wants: str = ""       # the confirming condition, for reasons ("≤ −0.4")
+    wants: str = ""       # the confirming condition, for reasons ("below −0.4")
     refutes: str = ""     # the refuting condition
-    kind: str = "t"       # "t" (mean, Student-t) or "sign" (median, order statistics)
+    kind: str = "sign"    # "sign" (median, order statistics) or "t" (mean, Student-t)
     coverage: float = np.nan  # exact coverage of a median interval
     per_trial: object = None
 
@@ -53,7 +61,9 @@ def _short_of(t: Test, alpha: float) -> str:
 
 
 def t_test(values, label: str, confirm=None, refute=None, level: float = rules.LEVEL) -> Test:
-    """confirm / refute: ("below", c), ("above", c) or ("inside", lo, hi), or None."""
+    """Mean of iid values, Student-t interval and p-values. Kept for comparison (the coverage
+    test shows its one-sided errors with skewed per-trial statistics); the rules use sign_test.
+    confirm / refute: ("below", c), ("above", c) or ("inside", lo, hi), or None."""
     est, lo, hi, se, m = stats.t_interval(values, level)
 
     def p(cond):
@@ -70,7 +80,10 @@ def t_test(values, label: str, confirm=None, refute=None, level: float = rules.L
 
 
 def sign_test(values, label: str, confirm=None, refute=None, level: float = rules.LEVEL) -> Test:
-    """Median of iid values: order-statistic interval, exact sign-test p-values."""
+    """Median of iid per-trial values: order-statistic interval, exact sign-test p-values; no
+    assumption on their law (skewed, heavy-tailed, a mixture with trials where a search fell
+    short). confirm / refute: ("below", c), ("above", c) or ("inside", lo, hi), or None;
+    "inside" is two one-sided sign tests, its p the larger."""
     med, lo, hi, cov, m = stats.median_interval(values, level)
 
     def p(cond):
@@ -78,6 +91,9 @@ def sign_test(values, label: str, confirm=None, refute=None, level: float = rule
             return None
         if m == 0:
             return np.nan
+        if cond[0] == "inside":
+            return max(stats.sign_test_p(values, cond[1], above=True),
+                       stats.sign_test_p(values, cond[2], above=False))
         return stats.sign_test_p(values, cond[1], above=cond[0] == "above")
 
     return Test(label, med, lo, hi, m, p(confirm), p(refute), _cond_text(confirm),
@@ -94,19 +110,69 @@ def _cond_text(cond) -> str:
     if cond is None:
         return ""
     if cond[0] == "below":
-        return f"below {cond[1]:g}"
+        return f"below {cond[1]:.3g}"
     if cond[0] == "above":
-        return f"above {cond[1]:g}"
-    return f"inside [{cond[1]:g}, {cond[2]:g}]"
+        return f"above {cond[1]:.3g}"
+    return f"inside [{cond[1]:.3g}, {cond[2]:.3g}]"
 
 
 def combined_p(tests: list) -> tuple:
-    """(p_confirm, p_refute) of a row from its tests (intersection-union / Bonferroni)."""
+    """(p_confirm, p_refute) of tests that must all confirm (intersection-union) and of which
+    any one refutes (Bonferroni over the refuting ones)."""
     conf = [t.p_confirm for t in tests if t.p_confirm is not None]
     p_c = max(conf) if conf and all(np.isfinite(conf)) else np.nan
     ref = [t.p_refute for t in tests if t.p_refute is not None and np.isfinite(t.p_refute)]
     p_r = min(1.0, len(ref) * min(ref)) if ref else np.nan
     return p_c, p_r
+
+
+def weakest(kinds) -> str:
+    """The weakest positive verdict among `kinds` (rules.POSITIVE is strongest first)."""
+    kinds = [k for k in kinds if k in rules.POSITIVE]
+    return max(kinds, key=rules.POSITIVE.index) if kinds else rules.CONFIRMED
+
+
+@dataclass
+class Group:
+    """One combination of a claim's axes (e.g. d = 64, L = 2, k = 512) with its tests."""
+
+    label: str
+    tests: list = field(default_factory=list)
+    positive: str = rules.CONFIRMED  # the evidence kind of its confirming tests
+    note: str = ""
+    unavailable: str = ""  # why the group cannot be judged (the claim is then inconclusive)
+    n_used: str = ""
+    d: str = ""
+
+    def p_values(self) -> tuple:
+        if self.unavailable:
+            return np.nan, np.nan
+        return combined_p(self.tests)
+
+    def status(self, alpha: float = rules.ALPHA) -> tuple:
+        """(verdict at its own level, why) of the group alone."""
+        if self.unavailable:
+            return rules.INCONCLUSIVE, self.unavailable
+        p_c, p_r = self.p_values()
+        if np.isfinite(p_r) and p_r <= alpha:
+            return rules.CONTRADICTED, "; ".join(
+                f"{t.text()} is {t.refutes}" for t in self.tests
+                if t.p_refute is not None and np.isfinite(t.p_refute) and t.p_refute <= alpha)
+        if np.isfinite(p_c) and p_c <= alpha:
+            return self.positive, self.note
+        return rules.INCONCLUSIVE, "; ".join(_failing(self.tests, alpha))
+
+
+def _failing(tests: list, alpha: float) -> list:
+    out = []
+    for t in tests:
+        if t.p_confirm is None:
+            continue
+        if not np.isfinite(t.p_confirm):
+            out.append(f"{t.label}: {t.wants or 'no estimate'}")
+        elif t.p_confirm > alpha:
+            out.append(_short_of(t, alpha))
+    return out
 
 
 @dataclass
@@ -125,6 +191,7 @@ class Row:
     note: str = ""          # qualifies a positive verdict (e.g. "no upper bound in this file")
     unavailable: str = ""   # why no test could run (→ inconclusive with this reason)
     hint: str = ""          # extra words for an inconclusive verdict
+    groups: list = field(default_factory=list)  # a claim's groups (then `tests` is unused)
     verdict: str = ""
     reason: str = ""
     p_confirm: float = np.nan
@@ -132,40 +199,104 @@ class Row:
     p_confirm_holm: float = np.nan
     p_refute_holm: float = np.nan
 
+    def p_values(self) -> tuple:
+        """(p_confirm, p_refute) before any multiplicity correction across rows."""
+        if self.unavailable:
+            return np.nan, np.nan
+        if not self.groups:
+            return combined_p(self.tests)
+        ps = [g.p_values() for g in self.groups]
+        conf = [p for p, _ in ps]
+        p_c = max(conf) if all(np.isfinite(conf)) else np.nan
+        ref = [t.p_refute for g in self.groups if not g.unavailable for t in g.tests
+               if t.p_refute is not None and np.isfinite(t.p_refute)]
+        p_r = min(1.0, len(ref) * min(ref)) if ref else np.nan
+        return p_c, p_r
+
+    def shown_tests(self) -> list:
+        """The tests a reader sees: the row's, or every group's (named by the group)."""
+        if not self.groups:
+            return self.tests
+        out = []
+        for g in self.groups:
+            for t in g.tests:
+                shown = Test(**{**t.__dict__, "label": f"{g.label}: {t.label}"})
+                out.append(shown)
+        return out
+
+    def _deciding_test(self):
+        """The test whose numbers the row shows: the first test of the group that decides the
+        claim (the one with the largest confirming p), or the row's first test."""
+        if not self.groups:
+            return self.tests[0] if self.tests else None
+        judged = [g for g in self.groups if not g.unavailable and g.tests]
+        if not judged:
+            return None
+        worst = max(judged, key=lambda g: _nan_high(g.p_values()[0]))
+        return worst.tests[0]
+
     def decide(self, p_confirm: float, p_refute: float, family: int = 0) -> None:
         """Set verdict and reason from (possibly Holm-adjusted) p-values."""
         alpha = rules.ALPHA
+        if self.groups:
+            self.positive = weakest(g.positive for g in self.groups)
         if self.unavailable:
             self.verdict, self.reason = rules.INCONCLUSIVE, self.unavailable
             return
         if np.isfinite(p_refute) and p_refute <= alpha:
             self.verdict = rules.CONTRADICTED
-            self.reason = "; ".join(f"{t.text()} is {t.refutes}" for t in self.tests
-                                    if t.p_refute is not None and np.isfinite(t.p_refute)
-                                    and t.p_refute <= alpha)
+            self.reason = self._refuted_text(alpha, p_refute)
             return
         if np.isfinite(p_confirm) and p_confirm <= alpha:
-            self.verdict, self.reason = self.positive, self.note
+            self.verdict = self.positive
+            notes = dict.fromkeys([self._group_text(alpha), *(g.note for g in self.groups),
+                                   self.note])
+            self.reason = "; ".join(p for p in notes if p)
             return
         self.verdict = rules.INCONCLUSIVE
-        failing = []
-        for t in self.tests:
-            if t.p_confirm is None:
-                continue
-            if not np.isfinite(t.p_confirm):
-                failing.append(f"{t.label}: {t.wants or 'no estimate'}")
-            elif t.p_confirm > alpha:
-                failing.append(_short_of(t, alpha))
-        if not failing and np.isfinite(p_confirm):
-            failing.append(f"p = {self.p_confirm:.2g} passes alone but not after Holm's "
-                           f"correction over {family} primary claims (adjusted p = "
-                           f"{p_confirm:.2g} > {alpha})")
+        if self.groups:
+            failing = [self._group_text(alpha)]
+        else:
+            failing = _failing(self.tests, alpha)
+        alone = self.p_values()[0]
+        if np.isfinite(alone) and alone <= alpha and np.isfinite(p_confirm):
+            failing.append(f"p = {alone:.2g} passes alone but not after Holm's correction over "
+                           f"{family} primary claims (adjusted p = {p_confirm:.2g} > {alpha})")
         parts = [*failing, self.hint, self.note]
         self.reason = "; ".join(p for p in parts if p)
 
+    def _refuted_text(self, alpha: float, p_refute: float) -> str:
+        """The refuting tests that reach α under the Bonferroni factor (their number)."""
+        labelled = ([(g.label, t) for g in self.groups if not g.unavailable for t in g.tests]
+                    if self.groups else [("", t) for t in self.tests])
+        refuting = [(lab, t) for lab, t in labelled
+                    if t.p_refute is not None and np.isfinite(t.p_refute)]
+        count = len(refuting)
+        parts = [f"{'for ' + lab + ': ' if lab else ''}{t.text()} is {t.refutes}"
+                 for lab, t in refuting if min(1.0, count * t.p_refute) <= alpha]
+        return "; ".join(parts)
+
+    def _group_text(self, alpha: float) -> str:
+        """'confirmed for d=192, d=384; inconclusive for d=768: …' (each group at its own
+        level α, before the correction across claims)."""
+        if not self.groups:
+            return ""
+        by_verdict: dict = {}
+        reasons = []
+        for g in self.groups:
+            verdict, why = g.status(alpha)
+            by_verdict.setdefault(verdict, []).append(g.label)
+            if verdict not in rules.POSITIVE and why:
+                reasons.append(f"{verdict} for {g.label}: {why}")
+        parts = [f"{v} for {', '.join(labels)}" for v, labels in by_verdict.items()
+                 if v in rules.POSITIVE]
+        return "; ".join(parts + reasons)
+
     def record(self) -> dict:
-        main = self.tests[0] if self.tests else None
-        stat = " & ".join(t.label for t in self.tests)
+        main = self._deciding_test()
+        shown = self.shown_tests()
+        stat = " & ".join(dict.fromkeys(t.label for t in (
+            self.tests if not self.groups else [t for g in self.groups for t in g.tests])))
         return {
             "kind": self.kind, "claim": self.claim, "theorem": self.theorem, "name": self.name,
             "model": self.model, "d": self.d, "statistic": stat,
@@ -177,16 +308,32 @@ class Row:
             "p_confirm_holm": self.p_confirm_holm, "p_refute_holm": self.p_refute_holm,
             "verdict": self.verdict, "reason": self.reason, "regime": self.regime,
             "n_used": self.n_used, "outside_regime": self.outside,
-            "tests": "; ".join(t.text() for t in self.tests),
+            "tests": "; ".join(t.text() for t in shown),
         }
 
 
+def _nan_high(p: float) -> float:
+    return p if np.isfinite(p) else np.inf
+
+
+def group_rows(row: Row) -> list:
+    """One secondary row per group of a primary row, named '<claim>/<group>', each decided at
+    its own level: which group decided what, for every claim."""
+    out = []
+    for g in row.groups:
+        r = Row(rules.SECONDARY, f"{row.claim}/{g.label}", row.name, row.theorem, row.model,
+                g.d, tests=g.tests, positive=g.positive, regime=row.regime, n_used=g.n_used,
+                note=g.note, unavailable=g.unavailable)
+        out.append(r)
+    return out
+
+
 def finish(rows: list) -> None:
-    """p-values of every row; Holm across the primary rows; verdicts."""
+    """p-values of every row; Holm across the primary rows; verdicts (in place)."""
     for r in rows:
         if r.kind == rules.INTEGRITY or r.verdict:
             continue
-        r.p_confirm, r.p_refute = combined_p(r.tests) if not r.unavailable else (np.nan, np.nan)
+        r.p_confirm, r.p_refute = r.p_values()
     primary = [r for r in rows if r.kind == rules.PRIMARY and not r.verdict]
     adj_c = stats.holm([r.p_confirm for r in primary])
     adj_r = stats.holm([r.p_refute for r in primary])

@@ -17,11 +17,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from . import regimes, rules, stats
-from .judgement import Row, missing_test, t_test
-from .stats import pool_trials
+from . import groups, regimes, rules
+from .judgement import Group, Row, missing_test, sign_test
 
-MIN_TRIALS, MIN_POINTS = rules.MIN_TRIALS, rules.MIN_POINTS
 HALF = 0.5
 
 
@@ -60,83 +58,80 @@ def _claim_row(c) -> Row:
     return Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
 
 
-def _fit(df: pd.DataFrame, x: str, y: str) -> dict:
-    return stats.loglog_slope(df, x, y, min_trials=MIN_TRIALS, min_points=MIN_POINTS)
-
-
-def _bracketed_row(row: Row, lower: list, upper: list, centre: float, tol: float, what: str,
-                   x: str) -> None:
-    """The tests of a Θ(x^centre) claim: the lower bound's slope above centre − tol (confirms),
-    above centre + tol (refutes); the upper bound's below centre + tol (confirms), below
-    centre − tol (refutes). Without an upper bound for every group: the lower bound alone,
-    inside centre ± tol."""
-    low = pool_trials(lower)
+def _bracketed(grp: Group, fit: dict, ufit, centre: float, tol: float, what: str,
+               x: str) -> None:
+    """The tests of a Θ(x^centre) claim on one group: the lower bound's slope above centre − tol
+    (confirms), above centre + tol (refutes); the upper bound's below centre + tol (confirms),
+    below centre − tol (refutes). Without an upper bound: the lower bound alone, inside
+    centre ± tol, at most not refuted."""
     label = f"slope of log {what} (lower bound) vs log {x}"
-    if upper and len(upper) == len(lower):
-        row.tests = [
-            t_test(pool_trials(upper), f"slope of log S_upper (examined sets) vs log {x}",
-                   confirm=("below", centre + tol), refute=("below", centre - tol)),
-            t_test(low, label, confirm=("above", centre - tol), refute=("above", centre + tol)),
+    if ufit is not None and not ufit["reason"]:
+        grp.tests = [
+            sign_test(ufit["per_trial"], f"slope of log S_upper (examined sets) vs log {x}",
+                      confirm=("below", centre + tol), refute=("below", centre - tol)),
+            sign_test(fit["per_trial"], label, confirm=("above", centre - tol),
+                      refute=("above", centre + tol)),
         ]
-        row.positive = rules.SUPPORTED_RESTRICTED
-        row.note = "S_upper bounds the supremum over the examined word sets only"
+        grp.positive = rules.SUPPORTED_RESTRICTED
+        grp.note = "S_upper bounds the supremum over the examined word sets only"
     else:
-        row.tests = [t_test(low, label, confirm=("inside", centre - tol, centre + tol),
-                            refute=("above", centre + tol))]
-        row.positive = rules.SUPPORTED_LB
-        row.note = "no upper bound over the word sets in this file"
+        grp.tests = [sign_test(fit["per_trial"], label,
+                               confirm=("inside", centre - tol, centre + tol),
+                               refute=("above", centre + tol))]
+        grp.positive = rules.NOT_REFUTED_LB
+        grp.note = "no upper bound over the word sets in this file"
+
+
+def _upper_fit(g: pd.DataFrame, plan, x: str):
+    return groups.usable_fit(g, "S_upper", plan, x) if g["S_upper"].notna().all() else None
 
 
 def rf_growth_rows(c, study) -> list:
-    """rf's S_m against m at fixed n: slope +1/2 (bracketed by S_m and S_upper)."""
+    """rf's S_m against m at fixed n: slope +1/2 in every (n, d, k) group, bracketed by S_m and
+    S_upper."""
     if not _has_several_words(study):
         return []
-    df = study.words
+    df, tol = study.words, study.settings.half_m()
     row = _claim_row(c)
     sub = df[(df["model"] == "rf")] if not df.empty else df
     if sub.empty or not (sub["words"] > 1).any():
         row.unavailable = "no rf records with several changed words in this file"
         return [row]
-    inside_mask = (sub["k"] >= sub["d"]) & (sub["words"] * rules.M_OVER_N <= sub["n"])
-    row.outside = _outside(sub, inside_mask, "m > n/8 or k < d")
-    inside = sub[inside_mask]
-    lower, upper, reasons, secondary, used = [], [], [], [], set()
-    for (n, d, L, kl), g in inside.groupby(["n", "d", "layers", "k_label"], sort=True):
-        lab = regimes.group_label({"n": n, "d": d, "k": kl})
-        fit = _fit(g, "words", "S")
-        if fit["reason"]:
-            reasons.append(f"{lab}: {fit['reason']}")
-            continue
-        lower.append(fit["per_trial"])
-        used.add(int(n))
-        sec = Row(rules.SECONDARY, f"m_slope[rf,{lab}]", "slope of S_m in m at fixed n",
-                  "Thm 1 (several words)", "rf", str(int(d)), regime=row.regime,
-                  n_used=f"m={regimes.ns_text(fit['xs'])}", positive=rules.SUPPORTED_LB)
-        sec.tests = [t_test(fit["per_trial"], "slope of log S_m vs log m",
-                            confirm=("inside", HALF - rules.HALF_M_TOL, HALF + rules.HALF_M_TOL),
-                            refute=("above", HALF + rules.HALF_M_TOL))]
-        secondary.append(sec)
-        has_up = g["S_upper"].notna()
-        if has_up.all():
-            ufit = _fit(g, "words", "S_upper")
-            if not ufit["reason"]:
-                upper.append(ufit["per_trial"])
-    if not lower:
-        row.unavailable = "; ".join(reasons) or f"no grid point inside the regime ({row.regime})"
-        return [row] + secondary
-    row.d = regimes.ns_text(inside["d"])
-    row.n_used = "n=" + regimes.ns_text(used)
-    _bracketed_row(row, lower, upper, HALF, rules.HALF_M_TOL, "S_m", "m")
-    if reasons:
-        row.hint = "groups left out: " + "; ".join(reasons)
-    return [row] + secondary
+
+    def in_regime(frame):
+        return (frame["k"] >= frame["d"]) & (frame["words"] * rules.M_OVER_N <= frame["n"])
+
+    row.outside = _outside(sub, in_regime(sub), "m > n/8 or k < d")
+    inside = sub[in_regime(sub)]
+    used, small = set(), []
+    for (n, d, L, k), g in inside.groupby(["n", "d", "layers", "k"], sort=True):
+        lab = regimes.group_label({"n": n, "d": d, "k": f"k={int(k)}"})
+        plan = groups.design(study.planned, g, "ws", "rf", {"n": n, "d": d, "layers": L, "k": k},
+                             in_regime, x="words", one_word=False)
+        grp = groups.start_group(row, lab, d, plan, small, x="m")
+        fit = grp and groups.fit_group(grp, g, "S", plan, used, x="words")
+        if fit:
+            _bracketed(grp, fit, _upper_fit(g, plan, "words"), HALF, tol, "S_m", "m")
+    _finish_row(row, inside, used, small)
+    row.n_used = "n=" + regimes.ns_text(used) if used else ""
+    return [row]
+
+
+def _finish_row(row: Row, inside: pd.DataFrame, used: set, small: list) -> None:
+    if small:
+        row.outside = "; ".join(filter(None, [row.outside, "not judged: " + "; ".join(small)]))
+    if not row.groups:
+        row.unavailable = row.unavailable or f"no group inside the regime ({row.regime})"
+    if not inside.empty:
+        row.d = regimes.ns_text(inside["d"])
 
 
 def rf_fraction_rows(c, study) -> list:
-    """rf at a fixed fraction m = ⌈f·n⌉ of changed words: S_m flat in n."""
+    """rf at a fixed fraction m = ⌈f·n⌉ of changed words: S_m flat in n in every (f, d, k)
+    group."""
     if not _has_several_words(study):
         return []
-    df, fractions = study.words, study.fractions
+    df, fractions, flat = study.words, study.fractions, study.settings.flat()
     row = _claim_row(c)
     if not fractions:
         row.unavailable = "the study has no words-fraction"
@@ -147,74 +142,63 @@ def rf_fraction_rows(c, study) -> list:
         return [row]
     inside = sub[sub["k"] >= sub["d"]]
     row.outside = _outside(sub, sub["k"] >= sub["d"], "k < d")
-    lower, upper, reasons, used = [], [], [], set()
+    used, small = set(), []
     for f in fractions:
-        at_f = inside[inside["words"] == [words_at_fraction(f, int(n)) for n in inside["n"]]]
-        for (d, L, kl), g in at_f.groupby(["d", "layers", "k_label"], sort=True):
+        def at_f(frame, f=f):
+            return (frame["k"] >= frame["d"]) & (
+                frame["words"] == [words_at_fraction(f, int(n)) for n in frame["n"]])
+
+        for (d, L, kl), g in inside[at_f(inside)].groupby(["d", "layers", "k_label"],
+                                                          sort=True):
             lab = regimes.group_label({"f": f"{f:g}", "d": d, "k": kl})
-            fit = _fit(g, "n", "S")
-            if fit["reason"]:
-                reasons.append(f"{lab}: {fit['reason']}")
-                continue
-            lower.append(fit["per_trial"])
-            used.update(int(n) for n in fit["xs"])
-            if g["S_upper"].notna().all():
-                ufit = _fit(g, "n", "S_upper")
-                if not ufit["reason"]:
-                    upper.append(ufit["per_trial"])
-    if not lower:
-        row.unavailable = "; ".join(reasons) or "no rf records at a words-fraction with k ≥ d"
-        return [row]
-    row.d = regimes.ns_text(inside["d"])
+            plan = groups.design(study.planned, g, "ws", "rf",
+                                 {"d": d, "layers": L, "k_label": kl}, at_f, one_word=False)
+            grp = groups.start_group(row, lab, d, plan, small)
+            fit = grp and groups.fit_group(grp, g, "S", plan, used)
+            if fit:
+                _bracketed(grp, fit, _upper_fit(g, plan, "n"), 0.0, flat, "S_m", "n")
+    _finish_row(row, inside, used, small)
     row.n_used = regimes.ns_text(used)
-    _bracketed_row(row, lower, upper, 0.0, rules.FLAT, "S_m", "n")
-    if reasons:
-        row.hint = "groups left out: " + "; ".join(reasons)
     return [row]
 
 
 def raf_one_word_rows(c, study) -> list:
-    """raf: one word already moves attention (S_1 flat in n), more words only add (S_m ≥ S_1)."""
+    """raf: one word already moves attention (S_1 flat in n) and more words only add to it
+    (S_m ≥ S_1), in every d."""
     if not _has_several_words(study):
         return []
-    df = study.words
+    df, settings = study.words, study.settings
     row = _claim_row(c)
     sub = df[df["model"] == "raf"] if not df.empty else df
     if sub.empty or not (sub["words"] > 1).any():
         row.unavailable = "no raf records with several changed words in this file"
         return [row]
-    mask = sub["n"] <= sub["d"]
-    row.outside = _outside(sub, mask, "n > d")
+    mask = settings.attention_mask(sub)
+    row.outside = _outside(sub, mask, f"not {settings.attention_text()}")
     inside = sub[mask]
-    if inside.empty:
-        row.unavailable = "no grid point inside the claim's regime (n ≤ d)"
-        return [row]
-    row.d = regimes.ns_text(inside["d"])
-    one = inside[inside["words"] == 1]
-    flat, reasons = [], []
-    for d, g in one.groupby("d", sort=True):
-        fit = _fit(g, "n", "S")
-        if fit["reason"]:
-            reasons.append(f"d={d}: {fit['reason']}")
-        else:
-            flat.append(fit["per_trial"])
-            row.n_used = regimes.ns_text(fit["xs"])
-    keys = ["n", "d", "trial"]
-    pairs = inside[inside["words"] > 1][[*keys, "S"]].merge(
-        one[[*keys, "S"]], on=keys, suffixes=("_m", "_1"))
-    pairs = pairs[(pairs["S_m"] > 0) & (pairs["S_1"] > 0)]
-    gain = np.log(pairs["S_m"] / pairs["S_1"]).groupby(pairs["trial"]).mean()
-    t_flat = (t_test(pool_trials(flat), "slope of log S_1 vs log n", confirm=("inside", -rules.FLAT,
-                                                                          rules.FLAT))
-              if flat else missing_test("slope of log S_1 vs log n", "; ".join(reasons)))
-    t_gain = (t_test(gain, "mean of log(S_m/S_1) over m ≥ 2", confirm=("above", 0.0))
-              if len(gain) else missing_test("mean of log(S_m/S_1) over m ≥ 2",
-                                             "no trial has S_1 and S_m at the same n"))
-    row.tests = [t_flat, t_gain]
-    row.positive = rules.SUPPORTED_LB
-    row.note = "S_1 and S_m are lower bounds found by ascent"
-    if reasons:
-        row.hint = "left out: " + "; ".join(reasons)
+    used, small = set(), []
+    flat = settings.flat()
+    for d, g in inside.groupby("d", sort=True):
+        one = g[g["words"] == 1]
+        plan = groups.design(study.planned, one, "ws", "raf", {"d": d},
+                             settings.attention_mask)
+        grp = groups.start_group(row, f"d={d}", d, plan, small, positive=rules.NOT_REFUTED_LB,
+                                 note="S_1 and S_m are lower bounds found by ascent")
+        fit = grp and groups.fit_group(grp, one, "S", plan, used)
+        if not fit:
+            continue
+        keys = ["n", "trial"]
+        pairs = g[g["words"] > 1][[*keys, "S"]].merge(one[[*keys, "S"]], on=keys,
+                                                      suffixes=("_m", "_1"))
+        pairs = pairs[(pairs["S_m"] > 0) & (pairs["S_1"] > 0)]
+        gain = np.log(pairs["S_m"] / pairs["S_1"]).groupby(pairs["trial"]).mean()
+        gain_label = "mean of log(S_m/S_1) over m ≥ 2"
+        grp.tests = [sign_test(fit["per_trial"], "slope of log S_1 vs log n",
+                               confirm=("inside", -flat, flat)),
+                     sign_test(gain, gain_label, confirm=("above", 0.0)) if len(gain) else
+                     missing_test(gain_label, "no trial has S_1 and S_m at the same n")]
+    _finish_row(row, inside, used, small)
+    row.n_used = regimes.ns_text(used)
     return [row]
 
 

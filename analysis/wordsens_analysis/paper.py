@@ -7,8 +7,6 @@ synthetic Gaussian texts; here the real-text stand-in is GloVe × Brown (analysi
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
@@ -27,23 +25,15 @@ def _interval(r) -> str:
     return f"{est:.3g}"
 
 
-def _groups(verdicts: pd.DataFrame, study: str, claim: str, model: str) -> str:
-    """The per-group trend behind a primary row: the slope of each (d, L, k) group for the WS
-    claims, the median E at the largest n per (objective best, d, N) for the heads."""
-    sec = verdicts[(verdicts["kind"] == rules.SECONDARY) & (verdicts["study"] == study)]
-    base = claim.split("[")[0]
-    if base in ("thm45_rf", "raf_gen"):
-        training = claim[claim.index("[") + 1:-1] if "[" in claim else ""
-        pat = re.compile(rf"^level\[{model},{re.escape(training)},best,(.*)\]$")
-        name = "E"
-    else:
-        pat = re.compile(rf"^slope\[{model},(.*)\]$")
-        name = "slope"
+def _groups(verdicts: pd.DataFrame, study: str, claim: str) -> str:
+    """The per-group verdicts behind a primary row: each group's statistic and verdict, from the
+    secondary rows '<claim>/<group>'."""
+    sec = verdicts[(verdicts["kind"] == rules.SECONDARY) & (verdicts["study"] == study)
+                   & verdicts["claim"].str.startswith(claim + "/")]
     parts = []
     for r in sec.itertuples():
-        m = pat.match(r.claim)
-        if m and np.isfinite(r.estimate):
-            parts.append(f"{m.group(1)}: {name} {r.estimate:.3g}")
+        est = f" {r.estimate:.3g}" if np.isfinite(r.estimate) else ""
+        parts.append(f"{r.claim[len(claim) + 1:]}:{est} ({r.verdict})")
     return "; ".join(parts)
 
 
@@ -60,8 +50,7 @@ def paper_vs_here(verdicts: pd.DataFrame, texts_of: dict) -> pd.DataFrame:
             "claim": r["claim"], "paper: statement": statement, "paper: reported trend": trend,
             "measured here": r["statistic"] or measured, "study": r["study"] or "–",
             "texts": texts_of.get(r["study"], "–"), "estimate [95% CI]": _interval(r),
-            "verdict": r["verdict"], "per group": _groups(verdicts, r["study"], r["claim"],
-                                                          r["model"]),
+            "verdict": r["verdict"], "per group": _groups(verdicts, r["study"], r["claim"]),
             "n used": r["n_used"], "d": r["d"],
         })
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -67,8 +67,9 @@ def _errorbar(ax, t: pd.DataFrame, label: str, **style):
                 label=label, lw=1.5, ms=5, **style)
 
 
-SHORT_VERDICT = {rules.SUPPORTED_LB: "supported (LB only)",
-                 rules.SUPPORTED_RESTRICTED: "supported (restricted)"}
+SHORT_VERDICT = {rules.NOT_REFUTED_LB: "not refuted (LB only)",
+                 rules.SUPPORTED_RESTRICTED: "supported (restricted)",
+                 rules.SUPPORTED_SEARCH: "supported (search only)"}
 
 
 def _verdict_of(verdicts, model: str) -> str:

@@ -96,7 +96,11 @@ def figure(ws: pd.DataFrame, study, model: str, outdir: str) -> list:
             if np.isfinite(vals[i, j]):
                 ax.text(n, d, f"{vals[i, j]:.2g}", ha="center", va="center", fontsize=7,
                         color="w" if norm is not None and norm(vals[i, j]) < 0.6 else "k")
-    ax.set_title(f"{model}: mean word sensitivity S over (n, d)", fontsize=10)
+    title = f"{model}: mean word sensitivity S over (n, d)"
+    if model == "raf_relu":
+        _hatch_floor(ax, ns, ds)
+        title += "\nhatched: n − 1 < d, where a floor keeps S ≳ 0.5 (docs/METHOD.md)"
+    ax.set_title(title, fontsize=10)
     ax2 = axes[1]
     svals = slo.to_numpy(dtype=float)
     if slo.shape[1]:
@@ -137,6 +141,21 @@ def figure(ws: pd.DataFrame, study, model: str, outdir: str) -> list:
     fig.tight_layout()
     name = "regime_map_" + model + (f"_{_safe(study)}" if study else "")
     return plots._save(fig, outdir, name)
+
+
+def _hatch_floor(ax, ns, ds) -> None:
+    """Hatches the cells where the floor construction applies (n − 1 < d): moving one word so
+    that only one other keeps a positive score in its row keeps raf_relu's S near 1/2 there, so
+    a fall of S in those cells is not the decay the softmax contrast speaks of."""
+    from matplotlib.patches import Rectangle
+
+    xe, ye = _edges(ns), _edges(ds)
+    for i, d in enumerate(ds):
+        for j, n in enumerate(ns):
+            if n - 1 < d:
+                ax.add_patch(Rectangle((xe[j], ye[i]), xe[j + 1] - xe[j], ye[i + 1] - ye[i],
+                                       fill=False, hatch="//", lw=0, edgecolor="0.35",
+                                       alpha=0.5))
 
 
 def _safe(text: str) -> str:

@@ -24,20 +24,23 @@ STANDIN = ("GloVe × Brown: the stand-in for the paper's BERT-Base × IMDb (neit
 
 RULES_INTRO = (
     "Every claim is judged only on the grid points inside its regime (the others are listed in "
-    "the row, never used), with the kind of evidence that can decide it: S is a lower bound "
-    "attained by a stored witness, so it can refute an O(·) claim and confirm an Ω(·) claim; "
-    "S_upper is a certified upper bound and confirms O(·) claims. Statistics are computed per "
-    "trial (all models and all n of a trial share its texts, so a trial gives a whole curve: "
-    "its least-squares slope of log S against log n, a paired ratio log(S_raf/S_rf), a "
-    "two-point slope) and averaged over trials with a 95% Student-t interval; the level of E "
-    "is a median with the distribution-free order-statistic interval and the exact sign test. "
-    f"Every test is one-sided at α = {rules.ALPHA} (so it agrees with the 95% interval); a "
-    "claim needing several tests takes the largest p (intersection-union test); primary rows "
-    "are decided on Holm-adjusted p-values across the primary rows of this report. Fewer than "
-    f"{rules.MIN_POINTS} values of n, or fewer than {rules.MIN_TRIALS} trials complete at "
-    "them, gives *inconclusive* with the reason. Objective `best` is, per task and training "
-    "mode, the Δ with the smallest E found. Rules, regimes and their reasons, the coverage "
-    "simulation and the changelog: docs/VERDICT_RULES.md."
+    "the row, never used), in every group of the axes it speaks of (each d, depth L, width k, "
+    "N, fraction f), with the kind of evidence that can decide it: S is a lower bound attained "
+    "by a stored witness, so it can refute an O(·) claim and confirm an Ω(·) claim; S_upper is "
+    "a certified upper bound and confirms O(·) claims; E found by a search that minimises it "
+    "is no certificate of a large E. Statistics are computed per trial (all models and all n of "
+    "a trial share its texts, so a trial gives a whole curve: its least-squares slope of log S "
+    "against log n, a paired ratio, a fitted limit) and judged by their median, with exact "
+    "sign tests and order-statistic intervals, valid whatever the law of the per-trial "
+    f"statistics. Every test is one-sided at α = {rules.ALPHA}; a group needing several tests "
+    "takes the largest p, a claim the largest over its groups (intersection-union tests); any "
+    "refuted group contradicts it (Bonferroni over the groups' tests); primary rows are "
+    "decided on Holm-adjusted p-values across the primary rows of this report. A planned "
+    "in-regime point with fewer done trials than planned, or fewer than "
+    f"{rules.MIN_POINTS} values of n in a group, gives *inconclusive* with the reason. The "
+    "tolerance δ of an O(1/√n) claim is the bound's own finite-n drift at the group's sizes. "
+    "Rules, regimes, their reasons, the error simulation and the changelog: "
+    "docs/VERDICT_RULES.md."
 )
 PRIMARY_SHOWN = ["theorem", "name", "claim", "verdict", "statistic", "estimate", "ci_low",
                  "ci_high", "trials", "p_confirm", "p_confirm_holm", "reason", "n_used",
@@ -159,6 +162,8 @@ def write_report(results: list, outdir: str) -> tuple:
     where = "in this file" if len(results) == 1 else "in any of the files"
     table = verdicts.judge_studies(studies, where)
     table.to_csv(os.path.join(outdir, "verdicts.csv"), index=False)
+    per_claim = verdicts.claim_verdicts(table)
+    sensitivity = verdicts.sensitivity(studies, where, table)
     texts_of = {s.label: texts_description(s) for s in studies}
     pvh = paper.paper_vs_here(table, texts_of)
     files = combined.study_table(studies, blocks)
@@ -176,7 +181,8 @@ def write_report(results: list, outdir: str) -> tuple:
         if checks["rel_diff_upper"].notna().any():
             notes.append("rf upper bounds recomputed from V: max relative difference = "
                          f"{checks['rel_diff_upper'].max():.2e}")
-    for name, df in (("paper_vs_here", pvh), ("provenance", prov), ("studies", files),
+    for name, df in (("claims", per_claim), ("sensitivity", sensitivity),
+                     ("paper_vs_here", pvh), ("provenance", prov), ("studies", files),
                      *tables.items()):
         df.to_csv(os.path.join(outdir, f"{name}.csv"), index=False)
     figures, witness = _figures(studies, ws, gen, several_words, table, outdir)
@@ -185,7 +191,7 @@ def write_report(results: list, outdir: str) -> tuple:
                      "attention heatmaps)")
     parts = dict(head=verdicts.headline(table), table=table, pvh=pvh, files=files, shared=shared,
                  prov=prov, tables=tables, figures=figures, notes=notes, studies=studies,
-                 several=several)
+                 several=several, per_claim=per_claim, sensitivity=sensitivity)
     _write_md(outdir, **parts)
     _write_html(outdir, **parts)
     return table, notes
@@ -246,8 +252,18 @@ def _meta(prov, studies) -> str:
             f"{len(studies)} stud{'ies' if len(studies) != 1 else 'y'} · {rules_line()}")
 
 
+SENSITIVITY_TEXT = (
+    "Each primary verdict as judged and under other constants: every tolerance halved and "
+    "doubled (δ of the O(1/√n) claims, the flat window of Ω(1), the multi-word window), and "
+    "the attention claims' regime cut at n ≤ d/2, n ≤ d (the rules) and all n (the other "
+    "claims' regimes do not depend on n against d). A verdict that changes here hinges on a "
+    "constant.")
+CLAIMS_TEXT = ("One row per claim, whatever the number of studies that judge it: contradicted "
+               "when a study contradicts it, else the strongest verdict a study gives it.")
+
+
 def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
-              several):
+              several, per_claim, sensitivity):
     lead = ("study",) if several else ()
     lines = [f"# {head}", "", _meta(prov, studies), ""]
     lines += [f"> note: {n}" for n in notes] + [""]
@@ -257,6 +273,7 @@ def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, no
         if several:
             lines += ["### Grid points held by several studies (kept apart)", "",
                       md_table(shared) if not shared.empty else "_(none)_\n"]
+    lines += ["## Claims", "", CLAIMS_TEXT, "", md_table(_md_verdict(per_claim))]
     lines += ["## Paper vs here", "",
               "Each claim of the paper and the trend its experiments report, beside the "
               "statistic measured here, per study (one row per primary row below).", "",
@@ -265,6 +282,8 @@ def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, no
         if title == "Primary claims" and several:
             title = "Primary claims (grouped by theorem; one row per claim and study)"
         lines += [f"## {title}", "", md_table(_md_verdict(df))]
+    lines += ["## Sensitivity of the primary verdicts", "", SENSITIVITY_TEXT, "",
+              md_table(sensitivity)]
     lines += ["## Figures", ""]
     for title, png in figures:
         lines += [f"### {title}", "", f"![{title}]({png})", "", f"(PDF: `{png[:-4]}.pdf`)", ""]
@@ -284,7 +303,8 @@ def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, no
 def html_verdicts(df: pd.DataFrame, css: str) -> str:
     """A verdict table with integrity failures in red and each verdict coloured."""
     colours = {rules.FAIL: "#c00", rules.CONFIRMED: "#060", rules.CONTRADICTED: "#c00",
-               rules.SUPPORTED_LB: "#470", rules.SUPPORTED_RESTRICTED: "#470"}
+               rules.SUPPORTED_RESTRICTED: "#470", rules.SUPPORTED_SEARCH: "#470",
+               rules.NOT_REFUTED_LB: "#470"}
     if df.empty:
         return "<p><em>(no rows)</em></p>"
     e = html.escape
@@ -304,7 +324,7 @@ def html_verdicts(df: pd.DataFrame, css: str) -> str:
 
 
 def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
-                several):
+                several, per_claim, sensitivity):
     e = html.escape
     lead = ("study",) if several else ()
     fail = table[(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL)]
@@ -325,10 +345,13 @@ def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, 
         if several:
             parts += ["<h3>Grid points held by several studies (kept apart)</h3>",
                       html_table(shared) if not shared.empty else "<p><em>(none)</em></p>"]
+    parts += ["<h2>Claims</h2>", f"<p>{e(CLAIMS_TEXT)}</p>", html_verdicts(per_claim, "")]
     parts += ["<h2>Paper vs here</h2>", html_verdicts(pvh, "")]
     for title, df, css in sections(table, lead=lead):
         style = " style='color:#c00'" if css == "fail" else ""
         parts += [f"<h2{style}>{e(title)}</h2>", html_verdicts(df, css)]
+    parts += ["<h2>Sensitivity of the primary verdicts</h2>", f"<p>{e(SENSITIVITY_TEXT)}</p>",
+              html_table(sensitivity)]
     parts.append("<h2>Figures</h2>")
     for title, png in figures:
         with open(os.path.join(outdir, png), "rb") as f:

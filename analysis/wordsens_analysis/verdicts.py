@@ -4,10 +4,12 @@ One pipeline for one file and for many: the files are grouped into studies (comb
 file is one study), each claim builds its rows on each study that holds its model, Holm's
 correction runs once over every primary row of the report, and the integrity checks of each
 study are added. Three kinds of rows:
-- primary: one per claim (per training mode for the heads) and study, the rows to read;
-- secondary: the breakdown (per group, local slopes, contrasts, …), each at its own level;
+- primary: one per claim (per training mode for the heads) and study, the rows to read; a
+  descriptive study (the regime map) gives none: its claims' rows are secondary;
+- secondary: the breakdown (one row per group of every claim, diagnostics), each at its own
+  level;
 - integrity: checks that cannot fail for a correct program (bracket, certificates, heads'
-  numerics, search convergence). A failure is shown first and in red in the report.
+  numerics and labels, search convergence). A failure is shown first and in red in the report.
 """
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import claims, integrity, multi_word, rules
+from . import claims, groups, integrity, multi_word, rules, tolerances
+from .combined import SERIES
 from .head_claims import prepare_gen
-from .judgement import Row, finish
-from .ws_claims import SERIES, prepare_ws
+from .judgement import Row, finish, group_rows
+from .ws_claims import prepare_ws
 
 VERDICT_COLUMNS = ["kind", "claim", "theorem", "name", "model", "d", "statistic", "estimate",
                    "ci_low", "ci_high", "trials", "p_confirm", "p_refute", "p_confirm_holm",
@@ -36,8 +39,10 @@ class StudyData:
     ws, gen: the records prepared for the rules (k labels, scopes; gen with objective 'best');
     gen_records: gen as stored (the integrity checks read it); words: every ws record, one
     changed word and several (multi_word.all_words), or None without tasks of m ≥ 2;
-    partners: prepared ws rows of the report's other studies (paired contrasts on the same
-    texts), or None.
+    planned: the planned tasks with their k labels (None without a task table: the rules then
+    judge the records that are there); partners: prepared ws rows of the report's other
+    studies (paired contrasts on the same texts), or None; settings: the rules' tolerances
+    and regime cut (tolerances.Settings).
     """
 
     label: str
@@ -48,54 +53,79 @@ class StudyData:
     words: pd.DataFrame | None
     fractions: list
     witness_checks: pd.DataFrame | None
+    planned: pd.DataFrame | None = None
     partners: pd.DataFrame | None = None
+    descriptive: bool = False
+    settings: tolerances.Settings = tolerances.RULES
 
 
-def study_data(study, partners: pd.DataFrame | None = None) -> StudyData:
+def _labels_by_task(records: pd.DataFrame, planned: pd.DataFrame | None):
+    """Each record's k label from its task's (so that a group is what the study planned, even
+    where some of its points have no record yet); None when the tasks are not all listed."""
+    if planned is None or records.empty or "task_id" not in records:
+        return None
+    by_task = planned.set_index("task_id")["k_label"]
+    labels = records["task_id"].map(by_task)
+    return None if labels.isna().any() else labels.to_numpy()
+
+
+def study_data(study, partners: pd.DataFrame | None = None,
+               settings: tolerances.Settings = tolerances.RULES) -> StudyData:
     """The rules' view of a combined.Study."""
     several = study.multi_word if study.multi_word is not None and not study.multi_word.empty \
         else None
+    planned = groups.prepare_planned(study.tasks, SERIES)
     return StudyData(
-        label=study.label, ws=prepare_ws(study.ws), gen=prepare_gen(study.gen),
+        label=study.label, ws=prepare_ws(study.ws, _labels_by_task(study.ws, planned)),
+        gen=prepare_gen(study.gen, _labels_by_task(study.gen, planned)),
         gen_records=study.gen, multi_word=several,
         words=multi_word.all_words(study.ws, several) if several is not None else None,
-        fractions=list(study.fractions), witness_checks=study.witness_checks,
-        partners=prepare_ws(partners) if partners is not None else None)
+        fractions=list(study.fractions), witness_checks=study.witness_checks, planned=planned,
+        partners=prepare_ws(partners) if partners is not None else None,
+        descriptive=study.descriptive, settings=settings)
 
 
-def judge_studies(studies: list, where: str = "in this file") -> pd.DataFrame:
+def judge_studies(studies: list, where: str = "in this file",
+                  settings: tolerances.Settings = tolerances.RULES) -> pd.DataFrame:
     """The verdict table over combined.Study objects: each study's paired contrasts may take a
     partner model from the others (on the same texts only)."""
     data = []
     for s in studies:
         others = [o.ws for o in studies if o is not s and not o.ws.empty]
-        data.append(study_data(s, pd.concat(others, ignore_index=True) if others else None))
+        data.append(study_data(s, pd.concat(others, ignore_index=True) if others else None,
+                               settings))
     return verdict_table(data, where)
 
 
 def judge_frames(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks=None,
-                 multi_word_records=None, fractions: tuple = (), label: str = "") -> pd.DataFrame:
-    """The verdict table of one study given as record tables (as read_results returns them):
-    for notebooks and tests; a report over files uses combined.build_studies first."""
+                 multi_word_records=None, fractions: tuple = (), label: str = "",
+                 tasks: pd.DataFrame | None = None,
+                 settings: tolerances.Settings = tolerances.RULES) -> pd.DataFrame:
+    """The verdict table of one study given as record tables (as read_results returns them,
+    with its task table when there is one): for notebooks and tests; a report over files uses
+    combined.build_studies first."""
     several = multi_word_records if multi_word_records is not None and \
         not multi_word_records.empty else None
-    study = StudyData(label=label, ws=prepare_ws(ws), gen=prepare_gen(gen), gen_records=gen,
+    planned = groups.prepare_planned(tasks, SERIES)
+    study = StudyData(label=label, ws=prepare_ws(ws, _labels_by_task(ws, planned)),
+                      gen=prepare_gen(gen, _labels_by_task(gen, planned)), gen_records=gen,
                       multi_word=several,
                       words=multi_word.all_words(ws, several) if several is not None else None,
-                      fractions=list(fractions), witness_checks=witness_checks)
+                      fractions=list(fractions), witness_checks=witness_checks, planned=planned,
+                      settings=settings)
     return verdict_table([study])
 
 
 def claim_rows(study: StudyData) -> list:
     """The rows of every claim on one study, in the claims' order (diagnostics after the claims
-    of their table), not yet decided."""
+    of their table) and the per-group rows of every primary row, not yet decided."""
     rows = []
     for table in claims.TABLES:
         for c in claims.of_table(table):
             rows += c.rows(c, study)
         if table in claims.DIAGNOSTICS:
             rows += claims.DIAGNOSTICS[table](study)
-    return rows
+    return rows + [g for r in rows if r.kind == rules.PRIMARY for g in group_rows(r)]
 
 
 def _holds(study: StudyData, c) -> bool:
@@ -115,12 +145,24 @@ def _own_claim(row: Row, study: StudyData) -> bool:
 
 def _absent_rows(studies: list, where: str) -> list:
     rows = []
+    judging = [s for s in studies if not s.descriptive]
     for c in claims.CLAIMS.values():
-        if c.table == "multi_word" or any(_holds(s, c) for s in studies):
+        if c.table == "multi_word" or any(_holds(s, c) for s in judging):
             continue
+        why = f"no {c.model} {c.table} records {where}"
+        if any(_holds(s, c) for s in studies):
+            why += " outside descriptive studies (which give secondary rows only)"
         rows.append(Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime,
-                        unavailable=f"no {c.model} {c.table} records {where}"))
+                        unavailable=why))
     return rows
+
+
+def _demote(row: Row) -> Row:
+    """A descriptive study's primary row, shown as a secondary one (outside Holm's family)."""
+    if row.kind == rules.PRIMARY:
+        row.kind = rules.SECONDARY
+        row.claim = f"{row.claim} (descriptive)"
+    return row
 
 
 def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
@@ -131,7 +173,7 @@ def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
     for s in studies:
         for r in claim_rows(s):
             if _own_claim(r, s):
-                rows.append(r)
+                rows.append(_demote(r) if s.descriptive else r)
                 labels.append(s.label)
         for c in integrity.rows(s.ws, s.gen_records, s.witness_checks):
             checks.append({**c, STUDY: s.label})
@@ -160,16 +202,39 @@ def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
     return table.reindex(columns=COLUMNS).reset_index(drop=True)
 
 
-def headline(table: pd.DataFrame) -> str:
-    """'P of Q primary claims confirmed, S supported …, C contradicted, I inconclusive;
-    integrity checks: all pass' — the report's first line. A failing check is named with its
-    study when the report has several."""
+# --- claims, not rows -------------------------------------------------------------------------
+
+def claim_verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim (a primary row's claim, whatever the study): contradicted when any
+    study contradicts it; else the strongest positive verdict a study gives it (the studies are
+    replications on other texts or sizes, each decided with every one of its groups agreeing);
+    else inconclusive. Columns: claim, verdict, studies ('confirmed@quick; …')."""
     prim = table[table["kind"] == rules.PRIMARY]
-    q = len(prim)
-    conf = int((prim["verdict"] == rules.CONFIRMED).sum())
-    sup = int(prim["verdict"].isin([rules.SUPPORTED_LB, rules.SUPPORTED_RESTRICTED]).sum())
-    contra = int((prim["verdict"] == rules.CONTRADICTED).sum())
-    inc = q - conf - sup - contra
+    out = []
+    for claim, g in prim.groupby("claim", sort=False):
+        verdicts = list(g["verdict"])
+        if rules.CONTRADICTED in verdicts:
+            verdict = rules.CONTRADICTED
+        else:
+            positive = [v for v in verdicts if v in rules.POSITIVE]
+            verdict = min(positive, key=rules.POSITIVE.index) if positive else rules.INCONCLUSIVE
+        where = "; ".join(f"{v}@{s}" if s else v for v, s in zip(g["verdict"], g[STUDY]))
+        out.append({"claim": claim, "verdict": verdict, "studies": where})
+    return pd.DataFrame(out, columns=["claim", "verdict", "studies"])
+
+
+def headline(table: pd.DataFrame) -> str:
+    """'P of Q claims confirmed, W with weaker evidence only …, C contradicted, I inconclusive;
+    integrity checks: all pass' — the report's first line. It counts claims, not rows: a claim
+    judged in two studies is one claim. A failing check is named with its study when the report
+    has several."""
+    per_claim = claim_verdicts(table)
+    v = per_claim["verdict"]
+    q = len(per_claim)
+    conf = int((v == rules.CONFIRMED).sum())
+    weak = int(v.isin(rules.POSITIVE[1:]).sum())
+    contra = int((v == rules.CONTRADICTED).sum())
+    inc = q - conf - weak - contra
     integ = table[table["kind"] == rules.INTEGRITY]
     failed = integ[integ["verdict"] == rules.FAIL]
     if failed.empty:
@@ -180,5 +245,21 @@ def headline(table: pd.DataFrame) -> str:
         named = [f"{r.claim}@{getattr(r, STUDY)}" if several and getattr(r, STUDY) else r.claim
                  for r in failed.itertuples()]
         checks = f"{len(failed)} of {len(integ)} FAIL: " + ", ".join(named)
-    return (f"{conf} of {q} primary claims confirmed, {sup} supported by weaker evidence, "
-            f"{contra} contradicted, {inc} inconclusive; integrity checks: {checks}")
+    return (f"{conf} of {q} claims confirmed, {weak} supported or not refuted by weaker "
+            f"evidence, {contra} contradicted, {inc} inconclusive; integrity checks: {checks}")
+
+
+def sensitivity(studies: list, where: str, table: pd.DataFrame) -> pd.DataFrame:
+    """Each primary verdict under the other settings of tolerances.SENSITIVITY (every tolerance
+    halved and doubled; the attention claims' regime cut at n ≤ d/2, n ≤ d, all n), beside the
+    verdict as judged: whether a verdict hinges on a constant."""
+    prim = table[table["kind"] == rules.PRIMARY][[STUDY, "claim", "verdict"]]
+    out = prim.rename(columns={"verdict": "as judged"}).reset_index(drop=True)
+    for name, settings in tolerances.SENSITIVITY.items():
+        if name == "as judged":
+            continue
+        other = judge_studies(studies, where, settings)
+        other = other[other["kind"] == rules.PRIMARY][[STUDY, "claim", "verdict"]]
+        out = out.merge(other.rename(columns={"verdict": name}), on=[STUDY, "claim"], how="left")
+    return out
+

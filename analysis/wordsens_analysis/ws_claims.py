@@ -1,37 +1,35 @@
 """The word-sensitivity claims (Thms 1–3 and the softmax contrast): their rows builders.
 
 Each builder takes its Claim (claims.py) and one study (verdicts.StudyData) and returns the
-claim's primary row and its breakdown (secondary rows), not yet decided: verdicts.py decides
-every row of a report at once (Holm runs over all primary rows).
+claim's primary row, whose groups (judgement.Group: one per d, depth L, width k in its regime)
+hold the tests, and diagnostics, not yet decided: verdicts.py decides every row of a report at
+once (Holm runs over all primary rows).
 
 The kind of evidence decides what a verdict may say. S is a lower bound (a witness attains it):
 it can refute an O(·) claim and confirm an Ω(·) claim, never the other way round. S_upper is a
-certified upper bound: it can confirm an O(·) claim.
+certified upper bound: it can confirm an O(·) claim. Per-trial statistics are judged by their
+median with exact sign tests (stats.py: valid whatever their law).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from . import regimes, rules, stats
+from . import groups, regimes, rules, stats, tolerances
 from .combined import SERIES
-from .judgement import Row, missing_test, t_test
-from .regimes import k_labels
-from .stats import pool_trials
+from .judgement import Group, Row, missing_test, sign_test
 
 MIN_TRIALS, MIN_POINTS = rules.MIN_TRIALS, rules.MIN_POINTS
 WS_GROUP = ["d", "layers", "k_label"]
-UPPER_MODELS = ("rf", "drf")
 NO_UPPER = "no upper bound in this file"
-HALF_UPPER = -0.5 + rules.HALF_TOL
+SCOPE_CODES = {0: "none", 1: "all", 2: "examined"}
 
 
 # --- preparation ------------------------------------------------------------------------------
 
-SCOPE_CODES = {0: "none", 1: "all", 2: "examined"}
-
-
-def prepare_ws(ws: pd.DataFrame) -> pd.DataFrame:
+def prepare_ws(ws: pd.DataFrame, k_label: pd.Series | None = None) -> pd.DataFrame:
+    """ws records for the rules: layers, float S_upper, the scope of S_upper as text and each
+    record's k label (`k_label`, by task, from the planned table when given)."""
     ws = ws.copy()
     if ws.empty:
         return ws
@@ -40,7 +38,8 @@ def prepare_ws(ws: pd.DataFrame) -> pd.DataFrame:
     if "S_upper" not in ws:
         ws["S_upper"] = np.nan
     ws["S_upper"] = ws["S_upper"].astype(float)
-    ws["k_label"] = regimes.k_labels_per_series(ws, SERIES)
+    ws["k_label"] = (k_label if k_label is not None
+                     else regimes.k_labels_per_series(ws, SERIES))
     if "S_upper_scope" in ws:
         scope = ws["S_upper_scope"]
         if scope.dtype.kind in "iuf":
@@ -57,33 +56,62 @@ def _key_label(d, L, kl, model) -> str:
     return regimes.group_label({"d": d, "L": L if model == "drf" else "", "k": kl})
 
 
-def _ratio_frame(a: pd.DataFrame, b: pd.DataFrame, value: str = "S") -> pd.DataFrame:
-    """log(a/b) per (n, trial) on the same texts (common random numbers): paired by n and trial."""
-    m = a[["n", "trial", value]].merge(b[["n", "trial", value]], on=["n", "trial"],
-                                       suffixes=("_a", "_b"))
-    return m.assign(ratio=m[f"{value}_a"] / m[f"{value}_b"])
+def _ratio_frame(a: pd.DataFrame, b: pd.DataFrame, value_a: str, value_b: str) -> pd.DataFrame:
+    """a's value over b's per (n, trial) on the same texts (common random numbers)."""
+    m = a[["n", "trial", value_a]].rename(columns={value_a: "a"}).merge(
+        b[["n", "trial", value_b]].rename(columns={value_b: "b"}), on=["n", "trial"])
+    return m.assign(ratio=m["a"] / m["b"])
 
 
-def _per_trial_fit(df: pd.DataFrame, y: str):
-    fit = stats.loglog_slope(df, "n", y, min_trials=MIN_TRIALS, min_points=MIN_POINTS)
-    return fit
-
-
-def _rate_intercepts(g: pd.DataFrame):
+def _rate_intercepts(g: pd.DataFrame, plan: groups.Design):
     """Per-trial intercept A of S·√n = A + B/√n (least squares over the trial's n)."""
-    cur = stats.complete_curves(g.assign(Ssn=g["S"] * np.sqrt(g["n"])), "n", "Ssn",
-                                min_trials=MIN_TRIALS, min_points=MIN_POINTS)
+    cur = groups.usable_curves(g.assign(Ssn=g["S"] * np.sqrt(g["n"])), "Ssn", plan)
     if cur["reason"]:
         return None, cur["reason"]
     a = stats.ols_intercepts(1 / np.sqrt(cur["x"]), cur["matrix"])
     return pd.Series(a, index=cur["index"]), None
 
 
-# --- word sensitivity -------------------------------------------------------------------------
+def _width_per_n(g: pd.DataFrame, xs) -> np.ndarray:
+    k = g.groupby("n")["k"].median()
+    return np.array([float(k.loc[x]) for x in xs])
+
+
+def _judged_groups(row: Row, frame: pd.DataFrame, keys: list, plan_of, label_of) -> list:
+    """(key, frame, design) of the groups a claim can judge; groups whose grid has fewer than
+    MIN_POINTS values of n in the regime are listed in the row's outside_regime instead."""
+    out, small = [], []
+    for key, g in frame.groupby(keys if len(keys) > 1 else keys[0], sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        plan = plan_of(dict(zip(keys, key)), g)
+        if plan.too_small():
+            small.append(plan.small_text(label_of(*key)))
+            continue
+        out.append((key, g, plan))
+    if small:
+        row.outside = "; ".join(filter(None, [row.outside, "not judged: " + "; ".join(small)]))
+        row.hint = "; ".join(small)
+    return out
+
+
+def _planner(study, model: str, in_regime):
+    def plan_of(key: dict, g: pd.DataFrame) -> groups.Design:
+        return groups.design(study.planned, g, "ws", model, key, in_regime)
+    return plan_of
+
+
+def _no_group(row: Row, c) -> None:
+    if not row.groups:
+        row.unavailable = row.unavailable or row.hint or (
+            f"no group with {MIN_POINTS} values of n inside the claim's regime ({c.regime})")
+
+
+# --- Thms 1–2: O(1/√n) ------------------------------------------------------------------------
 
 def o_half_rows(c, study) -> list:
-    """Thms 1–2: the primary row of an O(1/√n) claim and its per-group secondary rows."""
-    ws, model = study.ws, c.model
+    """Thms 1–2: S = O(1/√n) in every (d, L, k) group with k ≥ d, confirmed by the certified
+    upper bound's slope within the bound's own finite-n drift δ of −1/2."""
+    ws, model, settings = study.ws, c.model, study.settings
     sub = ws[ws["model"] == model] if not ws.empty else ws
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, model, "", regime=c.regime)
     if sub.empty:
@@ -92,105 +120,241 @@ def o_half_rows(c, study) -> list:
     mask = regimes.ws_mask(sub, model)
     row.outside = regimes.outside_text(sub, mask, WS_GROUP, "k < d")
     inside = sub[mask]
-    row.d = regimes.ns_text(inside["d"]) if not inside.empty else ""
     if inside.empty:
         row.unavailable = f"no grid point inside the claim's regime ({c.regime})"
         return [row]
-    lower, upper, rate, reasons, n_used, restricted = [], [], [], [], set(), False
-    secondary = []
-    for (d, L, kl), g in inside.groupby(WS_GROUP, sort=True):
-        lab = _key_label(d, L, kl, model)
-        fit = _per_trial_fit(g, "S")
-        if fit["reason"]:
-            reasons.append(f"{lab}: {fit['reason']}")
+    row.d = regimes.ns_text(inside["d"])
+    n_used = set()
+    plan_of = _planner(study, model, lambda p: regimes.ws_mask(p, model))
+    label_of = lambda d, L, kl: _key_label(d, L, kl, model)  # noqa: E731
+    for (d, L, kl), g, plan in _judged_groups(row, inside, WS_GROUP, plan_of, label_of):
+        grp = Group(label_of(d, L, kl), d=str(int(d)))
+        row.groups.append(grp)
+        fit = groups.fit_group(grp, g, "S", plan, n_used)
+        if fit is None:
             continue
-        n_used.update(fit["xs"])
-        lower.append(fit["per_trial"])
-        secondary += _ws_group_rows(g, model, lab, d, fit)
-        has_up = g["S_upper"].notna()
-        if has_up.any():
-            ufit = _per_trial_fit(g[has_up], "S_upper")
-            if not ufit["reason"]:
-                upper.append(ufit["per_trial"])
-                restricted |= bool((g.loc[has_up, "scope"] == "examined").any())
-                secondary.append(_upper_row(model, lab, d, ufit,
-                                            (g.loc[has_up, "scope"] == "examined").any()))
-        a, why = _rate_intercepts(g)
-        if a is not None:
-            rate.append(a)
-            secondary.append(_rate_row(model, lab, d, a))
-    if not lower:
-        row.unavailable = "; ".join(reasons)
-        return [row] + secondary
-    row.n_used = regimes.ns_text(n_used)
-    low = pool_trials(lower)
-    t_low = t_test(low, "slope of log S (lower bound) vs log n",
-                   confirm=("below", HALF_UPPER) if not upper else None,
-                   refute=("above", rules.REFUTE_HALF))
-    if upper and len(upper) == len(lower):
-        t_up = t_test(pool_trials(upper), "slope of log S_upper (certified upper bound) vs log n",
-                      confirm=("below", HALF_UPPER))
-        row.tests = [t_up, t_low]
-        if restricted:
-            row.positive = rules.SUPPORTED_RESTRICTED
-            row.note = ("S_upper bounds the supremum over the examined positions only, not S "
-                        "itself")
-    else:
+        xs = fit["xs"]
+        delta = settings.tolerance * tolerances.bound_drift(xs, d, _width_per_n(g, xs), L)
+        limit = -0.5 + delta
+        lower = sign_test(fit["per_trial"], "slope of log S (lower bound) vs log n",
+                          refute=("above", rules.REFUTE_HALF))
+        ufit = groups.usable_fit(g, "S_upper", plan) if g["S_upper"].notna().all() else None
+        if ufit is not None and not ufit["reason"]:
+            grp.tests = [sign_test(ufit["per_trial"],
+                                   f"slope of log S_upper (certified bound) vs log n, δ = "
+                                   f"{delta:.3f}", confirm=("below", limit)), lower]
+            if (g["scope"] == "examined").any():
+                grp.positive = rules.SUPPORTED_RESTRICTED
+                grp.note = ("S_upper bounds the supremum over the examined positions only, not "
+                            "S itself")
+            continue
+        a, why = _rate_intercepts(g, plan)
+        lower = sign_test(fit["per_trial"], f"slope of log S (lower bound) vs log n, δ = "
+                          f"{delta:.3f}", confirm=("below", limit),
+                          refute=("above", rules.REFUTE_HALF))
         rate_label = "intercept A of S·√n = A + B/√n"
-        t_rate = (t_test(pool_trials(rate), rate_label, confirm=("above", 0.0))
-                  if rate else missing_test(rate_label, "no fit"))
-        row.tests = [t_low, t_rate]
-        row.positive = rules.SUPPORTED_LB
-        row.note = NO_UPPER + (" for some of its groups" if upper else "")
-    if reasons:
-        row.hint = "groups left out: " + "; ".join(reasons)
-    return [row] + secondary
+        grp.tests = [lower, sign_test(a, rate_label, confirm=("above", 0.0)) if a is not None
+                     else missing_test(rate_label, why)]
+        grp.positive = rules.NOT_REFUTED_LB
+        grp.note = NO_UPPER
+    _no_group(row, c)
+    row.n_used = regimes.ns_text(n_used)
+    return [row]
 
 
-def _ws_group_rows(g, model, lab, d, fit) -> list:
-    """Secondary rows of one (model, d, L, k) group: its slope and its local slopes."""
-    rows = []
-    r = Row(rules.SECONDARY, f"slope[{model},{lab}]", "slope of the lower bound S in one group",
-            _theorem_of(model), model, str(int(d)), regime=regimes.ws_regime_text(model),
-            n_used=regimes.ns_text(fit["xs"]), positive=rules.SUPPORTED_LB)
-    r.tests = [t_test(fit["per_trial"], "slope of log S vs log n", **_slope_rule(model))]
-    rows.append(r)
-    return rows
+# --- Thm 3 and the softmax contrast -----------------------------------------------------------
+
+def _partner_rows(study, model: str) -> pd.DataFrame:
+    """The paired contrast's partner rows: the study's own when it has that model, else (in a
+    report over several studies) the rows of the other studies, paired on the same texts."""
+    ws = study.ws
+    if not ws.empty and (ws["model"] == model).any():
+        return ws
+    if study.partners is not None and not study.partners.empty:
+        return study.partners
+    return ws
 
 
-def _slope_rule(model: str) -> dict:
-    if model in UPPER_MODELS:
-        return dict(confirm=("below", HALF_UPPER), refute=("above", rules.REFUTE_HALF))
-    if model == "raf":
-        return dict(confirm=("inside", -rules.FLAT, rules.FLAT))
-    return dict(confirm=("below", rules.RELU_DECAY), refute=("above", rules.RELU_FLAT))
+def _partner(others: pd.DataFrame, own_study):
+    """(label suffix, rows) of the one partner group a contrast pairs with, or ("", None): a
+    certified bound over every position before one over the examined ones, then the group with
+    the most values of n, then the study's own rows (chosen by design, never by the result).
+    Groups of different depths, widths or studies are never pooled into one curve."""
+    if others.empty:
+        return "", None
+    keys = ([SERIES] if SERIES in others else []) + ["layers", "k_label"]
+    best, rank = None, None
+    for key, g in others.groupby(keys, sort=True):
+        named = dict(zip(keys, key))
+        own = named.get(SERIES, own_study) == own_study
+        this = ((g["scope"] == "all").all(), g["n"].nunique(), own)
+        if rank is None or this > rank:
+            parts = [named["k_label"]] if named["k_label"] else []
+            if not own:
+                parts.append(f"{g['model'].iloc[0]}@{named[SERIES]}")
+            best, rank = (",".join(parts), g), this
+    return best
 
 
-def _theorem_of(model: str) -> str:
-    return {"rf": "Thm 1", "drf": "Thm 2", "raf": "Thm 3", "raf_relu": "Thm 3 (contrast)"}.get(
-        model, "")
+def _on_the_same_texts(pool: pd.DataFrame, model: str, g: pd.DataFrame) -> pd.DataFrame:
+    """`model`'s rows of the pool at the group's d, n and trials: the same texts (a trial's texts
+    depend only on its seed, data source, n, d and trial index, which combined.py keeps apart)."""
+    return pool[(pool["model"] == model) & (pool["d"] == g["d"].iloc[0]) & pool["n"].isin(g["n"])
+                & pool["trial"].isin(g["trial"])]
 
 
-def _upper_row(model, lab, d, ufit, restricted) -> Row:
-    r = Row(rules.SECONDARY, f"upper_slope[{model},{lab}]",
-            "slope of the certified upper bound S_upper in one group", _theorem_of(model), model,
-            str(int(d)), regime="k ≥ d", n_used=regimes.ns_text(ufit["xs"]),
-            positive=rules.SUPPORTED_RESTRICTED if restricted else rules.CONFIRMED)
-    r.tests = [t_test(ufit["per_trial"], "slope of log S_upper vs log n",
-                      confirm=("below", HALF_UPPER))]
-    return r
+def _own_study(sub: pd.DataFrame):
+    return sub[SERIES].iloc[0] if SERIES in sub else None
 
 
-def _rate_row(model, lab, d, a) -> Row:
-    r = Row(rules.SECONDARY, f"rate_fit[{model},{lab}]",
-            "S·√n = A + B/√n: S falls like 1/√n, not faster", _theorem_of(model), model,
-            str(int(d)), regime="k ≥ d", positive=rules.SUPPORTED_LB)
-    r.tests = [t_test(a, "intercept A of S·√n = A + B/√n", confirm=("above", 0.0))]
-    return r
+def _attention_inside(row: Row, c, study):
+    """(rows of the claim's model, in-regime rows) under the study's settings, or None."""
+    ws, settings = study.ws, study.settings
+    sub = ws[ws["model"] == c.model] if not ws.empty else ws
+    if sub.empty:
+        row.unavailable = f"no {c.model} ws records in this file"
+        return None
+    mask = settings.attention_mask(sub)
+    row.outside = regimes.outside_text(sub, mask, ["d"], settings.outside_text())
+    inside = sub[mask]
+    if inside.empty:
+        row.unavailable = (f"no grid point inside the claim's regime "
+                           f"({settings.attention_text()})")
+        return None
+    row.d = regimes.ns_text(inside["d"])
+    return sub, inside
 
+
+def _attention_plan_of(study, model: str):
+    return _planner(study, model, study.settings.attention_mask)
+
+
+def thm3_rows(c, study) -> list:
+    """Thm 3: in every d, S_raf flat in n (inside the window ±FLAT) and high: above rf's
+    certified upper bound on the same texts at every n, the ratio growing with n."""
+    row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
+    found = _attention_inside(row, c, study)
+    if found is None:
+        return [row]
+    sub, inside = found
+    flat_window = study.settings.flat()
+    pool = _partner_rows(study, "rf")
+    n_used = set()
+    plan_of = _attention_plan_of(study, c.model)
+    for (d,), g, plan in _judged_groups(row, inside, ["d"], plan_of, lambda d: f"d={d}"):
+        partners = _on_the_same_texts(pool, "rf", g)
+        partners = partners[regimes.ws_mask(partners, "rf") & partners["S_upper"].notna()]
+        suffix, og = _partner(partners, _own_study(sub))
+        grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)))
+        row.groups.append(grp)
+        fit = groups.fit_group(grp, g, "S", plan, n_used)
+        if fit is None:
+            continue
+        flat = sign_test(fit["per_trial"], "slope of log S_raf vs log n",
+                         confirm=("inside", -flat_window, flat_window))
+        grp.tests = [flat, *_level_tests(g, og)]
+        if og is not None and (og["scope"] == "examined").any():
+            grp.positive = rules.SUPPORTED_RESTRICTED
+            grp.note = ("rf's S_upper bounds the examined positions only: the ratio is not "
+                        "a certified lower bound of the true one")
+        if flat.estimate < -flat_window:
+            decays = (f"S_raf decays at d={d}; S is a lower bound found by ascent, so this "
+                      "cannot refute Ω(1): either the claim fails there or the search misses "
+                      "the maximum")
+            row.hint = "; ".join(filter(None, [row.hint, decays]))
+    _no_group(row, c)
+    row.n_used = regimes.ns_text(n_used)
+    return [row]
+
+
+def _level_tests(g: pd.DataFrame, og) -> list:
+    """raf above rf's certified bound at every common n, per trial, and the ratio growing."""
+    level_label = "smallest over n of log(S_raf/S_upper,rf), per trial"
+    growth_label = "slope of log(S_raf/S_upper,rf) vs log n"
+    if og is None:
+        why = "no rf records with a certified bound (k ≥ d) on the same texts"
+        return [missing_test(level_label, why), missing_test(growth_label, why)]
+    pair = _ratio_frame(g, og, "S", "S_upper")
+    cur = stats.complete_curves(pair, "n", "ratio", min_trials=MIN_TRIALS,
+                                min_points=MIN_POINTS)
+    if cur["reason"]:
+        return [missing_test(level_label, cur["reason"]),
+                missing_test(growth_label, cur["reason"])]
+    logs = np.log(cur["matrix"])
+    level = pd.Series(logs.min(axis=1), index=cur["index"])
+    growth = pd.Series(stats.ols_slopes(np.log(cur["x"]), logs), index=cur["index"])
+    n_text = f" (n={regimes.ns_text(cur['x'])})"
+    return [sign_test(level, level_label + n_text, confirm=("above", 0.0)),
+            sign_test(growth, growth_label + n_text, confirm=("above", 0.0))]
+
+
+def softmax_rows(c, study) -> list:
+    """The softmax contrast: in every d, raf keeps more of a word than raf_relu's best found
+    (paired log(S_raf/S_relu) above 0); raf_relu's decay is looked for only beyond its floor
+    (n ≥ RELU_BEYOND·d), in diagnostic rows."""
+    row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
+    found = _attention_inside(row, c, study)
+    if found is None:
+        return [row]
+    sub, inside = found
+    pool = _partner_rows(study, "raf")
+    n_used = set()
+    plan_of = _attention_plan_of(study, c.model)
+    for (d,), g, plan in _judged_groups(row, inside, ["d"], plan_of, lambda d: f"d={d}"):
+        suffix, og = _partner(_on_the_same_texts(pool, "raf", g), _own_study(sub))
+        grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)),
+                    positive=rules.NOT_REFUTED_LB,
+                    note="S_relu is a lower bound (a search with the floor starts): "
+                         "raf_relu might keep more")
+        row.groups.append(grp)
+        if plan.shortfall:
+            grp.unavailable = plan.shortfall
+            continue
+        label = "mean over n of log(S_raf/S_relu), per trial"
+        if og is None:
+            grp.tests = [missing_test(label, "no raf records on the same texts")]
+            continue
+        cur = groups.usable_curves(_ratio_frame(og, g, "S", "S"), "ratio", plan)
+        if cur["reason"]:
+            grp.unavailable = cur["reason"]
+            continue
+        gap = pd.Series(np.log(cur["matrix"]).mean(axis=1), index=cur["index"])
+        n_used.update(cur["x"])
+        grp.n_used = regimes.ns_text(cur["x"])
+        grp.tests = [sign_test(gap, label, confirm=("above", 0.0), refute=("below", 0.0))]
+    _no_group(row, c)
+    row.n_used = regimes.ns_text(n_used)
+    return [row] + _relu_decay_rows(c, sub)
+
+
+def _relu_decay_rows(c, sub: pd.DataFrame) -> list:
+    """raf_relu per d where n ≥ RELU_BEYOND·d, beyond the reach of the floor construction."""
+    out = []
+    beyond = sub[sub["n"] >= rules.RELU_BEYOND * sub["d"]]
+    for d, g in beyond.groupby("d", sort=True):
+        plan = groups.Design(sorted(int(n) for n in g["n"].unique()), 0, "")
+        if plan.too_small():
+            continue
+        r = Row(rules.SECONDARY, f"relu_decay[d={d}]", "raf_relu decays where its floor does "
+                "not reach (n ≥ 2d)", c.theorem, c.model, str(int(d)),
+                regime=f"n ≥ {rules.RELU_BEYOND}·d", positive=rules.NOT_REFUTED_LB)
+        fit = groups.usable_fit(g, "S", plan)
+        if fit["reason"]:
+            r.unavailable = fit["reason"]
+        else:
+            r.n_used = regimes.ns_text(fit["xs"])
+            r.tests = [sign_test(fit["per_trial"], "slope of log S_relu vs log n",
+                                 confirm=("below", rules.RELU_DECAY),
+                                 refute=("above", rules.RELU_FLAT))]
+        out.append(r)
+    return out
+
+
+# --- diagnostics ------------------------------------------------------------------------------
 
 def local_slope_rows(study) -> list:
-    """Slopes between successive n, per model and group: where along the grid a trend lives."""
+    """Slopes between successive n, per model and group: where along the grid a trend lives
+    (shown, never judged)."""
     ws = study.ws
     rows = []
     if ws.empty:
@@ -199,145 +363,13 @@ def local_slope_rows(study) -> list:
         lab = _key_label(d, L, kl, model)
         m = stats.trial_matrix(g.assign(S=g["S"].where(g["S"] > 0)), "n", "S")
         ns = [n for n in m.columns if m[n].notna().sum() >= MIN_TRIALS]
-        inside = regimes.ws_mask(g.drop_duplicates("n").set_index("n", drop=False), model)
         for a, b in zip(ns[:-1], ns[1:]):
             pair = m[[a, b]].dropna()
             r = Row(rules.SECONDARY, f"local_slope[{model},{lab},n={int(a)}→{int(b)}]",
-                    "slope between successive n", _theorem_of(model), model, str(int(d)),
-                    regime=regimes.ws_regime_text(model), n_used=f"{int(a)},{int(b)}",
-                    positive=rules.SUPPORTED_LB)
+                    "slope between successive n", "", model, str(int(d)),
+                    n_used=f"{int(a)},{int(b)}")
             per = (np.log(pair[b]) - np.log(pair[a])) / (np.log(b) - np.log(a))
-            if not (bool(inside.get(a, True)) and bool(inside.get(b, True))):
-                r.tests = [t_test(per, "two-point slope of log S")]
-                r.verdict, r.reason = rules.OUTSIDE, (
-                    f"not judged: {regimes.ws_regime_text(model)} fails at n={int(b)}")
-            elif len(pair) < MIN_TRIALS:
-                r.unavailable = f"only {len(pair)} trials at both n (need {MIN_TRIALS})"
-            else:
-                r.tests = [t_test(per, "two-point slope of log S", **_slope_rule(model))]
+            r.tests = [sign_test(per, "two-point slope of log S")]
+            r.verdict, r.reason = rules.SHOWN, "a diagnostic: where along the grid a trend lives"
             rows.append(r)
     return rows
-
-
-def _partner_rows(ws: pd.DataFrame, partners, model: str) -> pd.DataFrame:
-    """The paired contrast's partner rows: the file's own when it has that model, else (in a
-    report over several files) the rows of other studies on the same texts, if any."""
-    if not ws.empty and (ws["model"] == model).any():
-        return ws
-    if partners is not None and not partners.empty:
-        return partners
-    return ws
-
-
-def _partner_groups(others: pd.DataFrame) -> list:
-    """Groups of partner rows that are never pooled into one curve: per depth and width, and
-    per study when the partners come from several."""
-    if others.empty:
-        return []
-    keys = ([SERIES] if SERIES in others else []) + ["layers", "k_label"]
-    return [(dict(zip(keys, key)), g) for key, g in others.groupby(keys, sort=True)]
-
-
-def thm3_rows(c, study) -> list:
-    """Thm 3: the primary row and the per-d slopes and paired contrasts with rf."""
-    return _attention_rows(c, study)
-
-
-def softmax_rows(c, study) -> list:
-    """The softmax contrast: the primary row and the per-d slopes and contrasts with raf."""
-    return _attention_rows(c, study)
-
-
-def _attention_rows(c, study) -> list:
-    """Thm 3 or the softmax contrast: primary row and the per-d paired contrasts.
-
-    `study.partners`: rows of other studies on the same texts (same seed and data source), used
-    for the paired contrast when this study lacks the partner model (a report over several
-    files).
-    """
-    ws, partners = study.ws, study.partners
-    out = []
-    claim_id = c.id
-    row = Row(rules.PRIMARY, claim_id, c.name, c.theorem, c.model, "", regime=c.regime)
-    out.append(row)
-    sub = ws[ws["model"] == c.model] if not ws.empty else ws
-    if sub.empty:
-        row.unavailable = f"no {c.model} ws records in this file"
-        return out
-    mask = regimes.ws_mask(sub, c.model)
-    row.outside = regimes.outside_text(sub, mask, ["d"], "n > d")
-    inside = sub[mask]
-    if inside.empty:
-        row.unavailable = "no grid point inside the claim's regime (n ≤ d)"
-        return out
-    row.d = regimes.ns_text(inside["d"])
-    own_study = sub[SERIES].iloc[0] if SERIES in sub else None
-    own, contrast, reasons, n_used = [], [], [], set()
-    partner = "rf" if claim_id == "thm3_raf" else "raf"
-    for d, g in inside.groupby("d", sort=True):
-        fit = _per_trial_fit(g, "S")
-        if fit["reason"]:
-            reasons.append(f"d={d}: {fit['reason']}")
-            continue
-        own.append(fit["per_trial"])
-        n_used.update(fit["xs"])
-        if claim_id == "thm3_raf":
-            out.extend(_ws_group_rows(g, "raf", f"d={d}", d, fit))
-        else:
-            out.extend(_ws_group_rows(g, "raf_relu", f"d={d}", d, fit))
-        pool = _partner_rows(ws, partners, partner)
-        others = pool[(pool["model"] == partner) & (pool["d"] == d) & pool["n"].isin(g["n"])]
-        if partner == "rf":
-            others = others[regimes.ws_mask(others, "rf")]
-        for key, og in _partner_groups(others):
-            kl, elsewhere = key["k_label"], ""
-            if key.get(SERIES, own_study) != own_study:  # the partner comes from another study
-                elsewhere = f"{partner}@{key[SERIES]}"
-                kl = ",".join(filter(None, [kl, elsewhere]))
-            if claim_id == "thm3_raf":
-                pair = _ratio_frame(g, og)  # log(S_raf / S_rf)
-                label, bound = "slope of log(S_raf/S_rf) vs log n", rules.CONTRAST_RF
-            else:
-                pair = _ratio_frame(og, g)  # log(S_raf / S_relu)
-                label, bound = "slope(raf) − slope(raf_relu)", 0.0
-            pfit = _per_trial_fit(pair, "ratio")
-            if pfit["reason"]:
-                with_ = f" with {elsewhere}" if elsewhere else ""
-                reasons.append(f"d={d} contrast{with_}: {pfit['reason']}")
-                continue
-            contrast.append(pfit["per_trial"])
-            sec = Row(rules.SECONDARY, f"contrast[{claim_id},d={d}{','+kl if kl else ''}]",
-                      "paired contrast on the same texts", c.theorem, c.model, str(int(d)),
-                      regime="n ≤ d", n_used=regimes.ns_text(pfit["xs"]),
-                      positive=rules.SUPPORTED_LB)
-            sec.tests = [t_test(pfit["per_trial"], label, confirm=("above", bound))]
-            out.append(sec)
-    if not own:
-        row.unavailable = "; ".join(reasons)
-        return out
-    row.n_used = regimes.ns_text(n_used)
-    if claim_id == "thm3_raf":
-        t_own = t_test(pool_trials(own), "slope of log S_raf vs log n",
-                       confirm=("inside", -rules.FLAT, rules.FLAT))
-        t_c = (t_test(pool_trials(contrast), "slope of log(S_raf/S_rf) vs log n",
-                      confirm=("above", rules.CONTRAST_RF)) if contrast else
-               missing_test("slope of log(S_raf/S_rf) vs log n",
-                            "no rf records (k ≥ d) on the same texts for the paired contrast"))
-        row.tests = [t_own, t_c]
-        if np.isfinite(t_own.ci_high) and t_own.ci_high < -rules.FLAT:
-            row.hint = ("S_raf decays here; S is a lower bound found by ascent, so this "
-                        "cannot refute Ω(1): either the claim fails in this regime or the "
-                        "search misses the maximum")
-    else:
-        t_own = t_test(pool_trials(own), "slope of log S_relu vs log n",
-                       confirm=("below", rules.RELU_DECAY), refute=("above", rules.RELU_FLAT))
-        t_c = (t_test(pool_trials(contrast), "slope(raf) − slope(raf_relu)",
-                      confirm=("above", 0.0)) if contrast else
-               missing_test("slope(raf) − slope(raf_relu)",
-                            "no raf records on the same texts for the paired contrast"))
-        row.tests = [t_own, t_c]
-        row.positive = rules.SUPPORTED_LB
-        row.note = "no upper bound exists for raf_relu: its decay is seen in a lower bound"
-    if reasons:
-        row.hint = "; ".join(filter(None, [row.hint, "left out: " + "; ".join(reasons)]))
-    return out

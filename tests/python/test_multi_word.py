@@ -48,7 +48,7 @@ def test_the_square_root_law_supports_every_claim():
     ws, several = frames()
     for claim in ("mw_rf_sqrt_m", "mw_rf_fraction"):
         assert verdict_of(ws, several, claim)["verdict"] == rules.SUPPORTED_RESTRICTED, claim
-    assert verdict_of(ws, several, "mw_raf_one_word")["verdict"] == rules.SUPPORTED_LB
+    assert verdict_of(ws, several, "mw_raf_one_word")["verdict"] == rules.NOT_REFUTED_LB
 
 
 def test_linear_growth_in_m_contradicts_the_square_root_law():
@@ -68,7 +68,7 @@ def test_no_growth_in_m_is_contradicted_by_the_upper_bound():
 def test_without_an_upper_bound_the_rf_claims_are_supported_by_the_lower_bound_only():
     ws, several = frames(upper=False)
     row = verdict_of(ws, several, "mw_rf_sqrt_m")
-    assert row["verdict"] == rules.SUPPORTED_LB and "no upper bound" in row["reason"]
+    assert row["verdict"] == rules.NOT_REFUTED_LB and "no upper bound" in row["reason"]
     ws, several = frames(upper=False, rf_m=0.0)  # a flat lower bound cannot be refuted …
     assert verdict_of(ws, several, "mw_rf_sqrt_m")["verdict"] == rules.INCONCLUSIVE
     ws, several = frames(upper=False, rf_m=1.0, rf_n=-1.0)  # … a steep one can

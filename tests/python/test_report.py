@@ -16,13 +16,13 @@ def run_report(path, out):
                           timeout=120)
 
 
-HEADLINE = re.compile(r"^(\d+) of (\d+) primary claims confirmed, (\d+) supported by weaker "
-                      r"evidence, (\d+) contradicted, (\d+) inconclusive; integrity checks: "
-                      r"(all pass.*|\d+ of \d+ FAIL: .+)$")
+HEADLINE = re.compile(r"^(\d+) of (\d+) claims confirmed, (\d+) supported or not refuted by "
+                      r"weaker evidence, (\d+) contradicted, (\d+) inconclusive; integrity "
+                      r"checks: (all pass.*|\d+ of \d+ FAIL: .+)$")
 
 
 def test_report_end_to_end(tmp_path):
-    tasks, ws, gen = synthetic_tables(trials=6, models=("rf", "raf"))
+    tasks, ws, gen = synthetic_tables(trials=12, models=("rf", "raf"))
     raf_task = int(tasks["task_id"][list(tasks["model"]).index(b"raf")])
     rng = np.random.default_rng(2)
     X = rng.normal(size=(10, 8))
@@ -52,8 +52,8 @@ def test_report_end_to_end(tmp_path):
     md = (out / "report.md").read_text()
     first = md.splitlines()[0]
     assert first.startswith("# ") and HEADLINE.match(first[2:]), first
-    assert first[2:].startswith("2 of 8 primary claims confirmed")
-    assert first.endswith("integrity checks: 1 of 10 FAIL: witness_recompute")
+    assert first[2:].startswith("4 of 8 claims confirmed, 2 supported")
+    assert first.endswith("integrity checks: 1 of 12 FAIL: witness_recompute")
     assert f"verdict rules {rules.RULES_VERSION} (hash {claims.RULES_HASH}" in md.splitlines()[2]
     assert md.index("## Integrity checks that FAIL") < md.index("## Primary claims")
     assert "no drf ws records" in md
@@ -74,7 +74,7 @@ def test_report_first_line_when_all_checks_pass(tmp_path):
     assert p.returncode == 0, p.stderr
     first = (out / "report.md").read_text().splitlines()[0]
     m = HEADLINE.match(first[2:])
-    assert m and m.groups()[:5] == ("7", "8", "1", "0", "0") and m.group(6) == "all pass", first
+    assert m and m.groups()[:5] == ("5", "8", "3", "0", "0") and m.group(6) == "all pass", first
     html = (out / "report.html").read_text()
     assert "<h1 class='ok'>" in html and "class='fail'" not in html
 

@@ -28,6 +28,17 @@ int positive_scores_of_others(const Matrix& X, const Matrix& W, Index position,
   return positive;
 }
 
+/// The largest S over every position's floor starts, each recomputed from scratch.
+double best_floor_start(const AttentionFeatures& model, const Matrix& X) {
+  double best = 0.0;
+  for (Index i = 0; i < X.rows(); ++i) {
+    for (const Vector& delta : model.guided_points(X, i)) {
+      best = std::max(best, sensitivity_at(model, X, i, delta));
+    }
+  }
+  return best;
+}
+
 TEST(ReluFloor, OnlyOneOtherWordKeepsAPositiveScoreAndTheMoveStaysInTheBall) {
   int starts = 0;
   for (const Index n : {2, 5, 17, 40, 63}) {
@@ -69,13 +80,7 @@ TEST(ReluFloor, TheConstructedMoveKeepsOfTheOrderOfAWordAtEveryNBelowD) {
       const auto task = static_cast<std::uint32_t>(100 * n + trial);
       const Matrix X = synthetic_sample(7, n, d, task, 0);
       const AttentionFeatures model(relu_spec(n, d), {7, task}, AttentionKind::relu);
-      double best = 0.0;
-      for (Index i = 0; i < n; ++i) {
-        for (const Vector& delta : model.guided_points(X, i)) {
-          best = std::max(best, sensitivity_at(model, X, i, delta));
-        }
-      }
-      EXPECT_GT(best, 0.45) << "n=" << n << " trial=" << trial;
+      EXPECT_GT(best_floor_start(model, X), 0.45) << "n=" << n << " trial=" << trial;
     }
   }
 }
@@ -87,12 +92,7 @@ TEST(ReluFloor, TheSearchNeverEndsBelowTheConstructedStart) {
     const Index n = 3 + 5 * (task % 6), d = 32 + 8 * (task % 3);
     const Matrix X = synthetic_sample(11, n, d, task, 0);
     const AttentionFeatures model(relu_spec(n, d), {11, task}, AttentionKind::relu);
-    double floor = 0.0;
-    for (Index i = 0; i < n; ++i) {
-      for (const Vector& delta : model.guided_points(X, i)) {
-        floor = std::max(floor, sensitivity_at(model, X, i, delta));
-      }
-    }
+    const double floor = best_floor_start(model, X);
     ASSERT_GT(floor, 0.0) << "n=" << n << " d=" << d;
     WsOptions options;
     options.ascent.max_evaluations = 5;

@@ -1,0 +1,88 @@
+"""Results tables a referee would build to try the rules: record and task tables in the reader's
+own layout (what read_results returns), with the truth of every group set by hand.
+
+ws_study: per group a law S = level·n^slope (and S_upper likewise, or none), log-normal trial
+noise shared by every n of a trial (the same texts) plus point noise; heads: E(n) per group.
+"""
+import numpy as np
+import pandas as pd
+
+
+class Study:
+    """Accumulates tasks and records; `done=False` tasks are planned but not run."""
+
+    def __init__(self, trials=12, seed=0, noise=0.03):
+        self.trials, self.noise = trials, noise
+        self.rng = np.random.default_rng(seed)
+        self.tasks, self.ws, self.gen = [], [], []
+        self.trial_effect = self.rng.normal(0, noise, size=trials)
+
+    def _task(self, experiment, model, n, d, k, N, layers, trial, done, words=1):
+        tid = len(self.tasks)
+        self.tasks.append(dict(task_id=tid, experiment=experiment, model=model, n=n, d=d, k=k,
+                               N=N, layers=layers, words=words, trial=trial, done=done))
+        return tid
+
+    def ws_group(self, model, d, ns, S, upper=None, layers=1, k_of=None, scope="all",
+                 missing=(), shortfall=None):
+        """S, upper: (level, slope) or a function of (n, trial) -> value. missing: (n, trial)
+        pairs planned but not done; shortfall: trials done only at the largest n."""
+        wide = model in ("rf", "drf")
+        k_of = k_of or (lambda n, d: n * d)
+        for n in ns:
+            for t in range(self.trials):
+                done = (n, t) not in missing and not (
+                    shortfall is not None and n == max(ns) and t >= shortfall)
+                tid = self._task("ws", model, n, d, k_of(n, d) if wide else 0, 0, layers, t, done)
+                if not done:
+                    continue
+                s = _value(S, n, t) * np.exp(self.trial_effect[t]
+                                             + self.rng.normal(0, self.noise))
+                su = np.nan
+                if upper is not None:
+                    su = max(_value(upper, n, t) * np.exp(self.trial_effect[t]), 1.01 * s)
+                self.ws.append(dict(task_id=tid, model=model, n=n, d=d, k=k_of(n, d) if wide
+                                    else 0, layers=layers, N=0, words=1, trial=t, S=s,
+                                    S_upper=su, S_upper_scope=scope if upper is not None
+                                    else "none"))
+        return self
+
+    def gen_group(self, model, d, ns, E, N=20, k_of=None, trainings=("finetune",)):
+        """E: a function of n -> the true E (point noise added), for every training mode."""
+        k_of = k_of or (lambda n, d: n * d)
+        for n in ns:
+            for t in range(self.trials):
+                k = k_of(n, d) if model in ("rf", "drf") else 0
+                tid = self._task("gen", model, n, d, k, N, 1, t, True)
+                for training in trainings:
+                    e = max(E(n) + self.rng.normal(0, 0.05), 0.0)
+                    D1 = np.sqrt(e) - 1.0  # y = 1: E = (D1 + 1)²
+                    self.gen.append(dict(task_id=tid, model=model, n=n, d=d, k=k, N=N,
+                                         layers=1, words=1, trial=t, training=training,
+                                         objective="loss", E=(D1 + 1.0) ** 2, t1=1.0, D1=D1,
+                                         cond_K=10.0))
+        return self
+
+    def frames(self):
+        return (pd.DataFrame(self.ws), pd.DataFrame(self.gen), pd.DataFrame(self.tasks))
+
+
+def _value(law, n, t):
+    if callable(law):
+        return law(n, t)
+    level, slope = law
+    return level * n ** slope
+
+
+def judge(study: Study, settings=None):
+    from wordsens_analysis import tolerances, verdicts
+
+    ws, gen, tasks = study.frames()
+    return verdicts.judge_frames(ws, gen, tasks=tasks,
+                                 settings=settings or tolerances.RULES)
+
+
+def row(table, claim):
+    rows = table[table["claim"] == claim]
+    assert len(rows) == 1, (claim, list(table["claim"]))
+    return rows.iloc[0]

@@ -1,0 +1,250 @@
+"""A referee feeds the rules tables where a claim is false, built in the reader's own layout: none
+may give a positive verdict. And tables where the claim holds: the rule must confirm it (a rule
+that never confirms cannot fail either)."""
+import numpy as np
+import pandas as pd
+import pytest
+from referee import Study, judge, row
+
+from wordsens_analysis import rules, tolerances, verdicts
+
+NS = (8, 16, 32, 64)
+POSITIVE = set(rules.POSITIVE)
+
+
+def rf_bound(level=1.6):
+    """rf's certified bound at k = D: √2·(1 + √(d/k))/√n, the factor 1 + 1/√n."""
+    return lambda n, t: level * n ** -0.5 * (1 + 1 / np.sqrt(n))
+
+
+def rf_like(n, t):
+    return 1.2 * n ** -0.5 * (1 + 1 / np.sqrt(n)) / 1.3
+
+
+def with_rf(study, d, ns=NS):
+    return study.ws_group("rf", d, ns, S=rf_like, upper=rf_bound())
+
+
+def primary_verdicts(t):
+    return t[t["kind"] == rules.PRIMARY].set_index("claim")["verdict"].to_dict()
+
+
+# --- every group judged --------------------------------------------------------------------------
+
+def test_thm1_with_one_d_flat_and_one_steep_is_not_confirmed():
+    # Averaged per trial, n^−0.15 and n^−0.85 look like n^−1/2.
+    s = Study().ws_group("rf", 64, NS, S=(1.0, -0.15), upper=(1.5, -0.15))
+    s.ws_group("rf", 128, NS, S=(1.0, -0.85), upper=(1.5, -0.85))
+    t = judge(s)
+    r = row(t, "thm1_rf")
+    assert r["verdict"] == rules.CONTRADICTED, r["reason"]
+    assert "d=64" in r["reason"]
+    assert row(t, "thm1_rf/d=64,k=1D")["verdict"] == rules.CONTRADICTED
+    assert row(t, "thm1_rf/d=128,k=1D")["verdict"] == rules.CONFIRMED
+
+
+def test_thm1_with_one_group_only_inconclusive_says_which():
+    s = Study().ws_group("rf", 64, NS, S=(1.0, -0.3), upper=(1.5, -0.3))
+    s.ws_group("rf", 128, NS, S=rf_like, upper=rf_bound())
+    r = row(judge(s), "thm1_rf")
+    assert r["verdict"] == rules.INCONCLUSIVE
+    assert "confirmed for d=128,k=1D" in r["reason"]
+    assert "inconclusive for d=64,k=1D" in r["reason"]
+
+
+def test_thm2_for_every_depth():
+    s = Study().ws_group("drf", 64, NS, S=(1.0, -0.2), upper=(1.5, -0.2), layers=8)
+    s.ws_group("drf", 64, NS, S=(1.0, -0.7), upper=(1.5, -0.7), layers=2)
+    r = row(judge(s), "thm2_drf")
+    assert r["verdict"] not in POSITIVE and "L=8" in r["reason"]
+
+
+def test_thm3_decaying_at_one_d_flat_at_another_is_not_confirmed():
+    s = Study().ws_group("raf", 64, NS, S=(2.0, 0.0)).ws_group("raf", 128, NS, S=(2.0, -0.5))
+    with_rf(with_rf(s, 64), 128)
+    t = judge(s)
+    r = row(t, "thm3_raf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "d=128" in r["reason"]
+    assert row(t, "thm3_raf/d=64,k=1D")["verdict"] == rules.CONFIRMED
+
+
+def test_several_words_groups_that_each_contradict_are_not_averaged():
+    # n = 64, two d: S_m ∝ m^0.9 (grows too fast) and S_m ∝ m^0.1 with a bound ∝ m^0.1
+    # (grows too slowly); their mean slope is 1/2.
+    rows = []
+    rng = np.random.default_rng(1)
+    for d, slope in ((8, 0.9), (16, 0.1)):
+        for t in range(12):
+            for m in (1, 2, 4, 8):
+                s = 0.3 * m ** slope * np.exp(0.02 * rng.standard_normal())
+                rows.append(dict(task_id=len(rows), model="rf", n=64, d=d, k=64 * d, layers=1,
+                                 N=0, words=m, trial=t, S=s, S_upper=1.3 * s))
+    df = pd.DataFrame(rows)
+    t = verdicts.judge_frames(df[df["words"] == 1], pd.DataFrame(), None, df[df["words"] > 1])
+    r = row(t, "mw_rf_sqrt_m")
+    assert r["verdict"] == rules.CONTRADICTED, r["reason"]
+    group_rows = t[t["claim"].str.startswith("mw_rf_sqrt_m/")]
+    assert len(group_rows) == 2 and (group_rows["verdict"] == rules.CONTRADICTED).all()
+
+
+# --- tolerances that match the theorem -----------------------------------------------------------
+
+@pytest.mark.parametrize("k_of", [None, lambda n, d: 512], ids=["k=D", "k=512"])
+def test_a_bound_decaying_like_n_to_the_minus_0_40_does_not_confirm(k_of):
+    s = Study(trials=20).ws_group("rf", 64, NS, S=(1.0, -0.40), upper=(1.5, -0.40), k_of=k_of)
+    r = row(judge(s), "thm1_rf")
+    assert r["verdict"] not in POSITIVE, r["reason"]
+
+
+def test_delta_is_the_bounds_own_drift():
+    ns = np.array(NS)
+    # k fixed: only the maximum over the n blocks can grow with n; k = D: the bound falls faster.
+    fixed = tolerances.bound_drift(ns, 64, [512] * 4)
+    assert 0.0 < fixed < 0.1
+    assert tolerances.bound_drift(ns, 64, 64 * ns) == 0.0
+    # The drift shrinks as the blocks widen (a larger k concentrates their norms).
+    assert tolerances.bound_drift(ns, 64, [8192] * 4) < fixed
+    r = row(judge(Study().ws_group("rf", 64, NS, S=rf_like, upper=rf_bound())), "thm1_rf")
+    assert r["verdict"] == rules.CONFIRMED and "δ = 0.000" in r["tests"]
+
+
+# --- Ω(1) has a level ----------------------------------------------------------------------------
+
+def test_raf_decaying_like_n_to_the_minus_0_1_is_not_flat():
+    s = with_rf(Study(trials=20).ws_group("raf", 64, NS, S=(2.0, -0.1)), 64)
+    r = row(judge(s), "thm3_raf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "slope of log S_raf" in r["reason"]
+
+
+def test_raf_flat_below_rf_is_not_confirmed():
+    s = with_rf(Study().ws_group("raf", 64, NS, S=(0.2, 0.0)), 64)
+    r = row(judge(s), "thm3_raf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "S_raf/S_upper,rf" in r["reason"]
+
+
+def test_raf_without_rf_on_the_same_texts_is_not_confirmed():
+    r = row(judge(Study().ws_group("raf", 64, NS, S=(2.0, 0.0))), "thm3_raf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "certified bound" in r["reason"]
+
+
+def test_raf_flat_and_high_is_confirmed():
+    r = row(judge(with_rf(Study().ws_group("raf", 64, NS, S=(2.0, 0.0)), 64)), "thm3_raf")
+    assert r["verdict"] == rules.CONFIRMED, r["reason"]
+
+
+# --- the softmax contrast ------------------------------------------------------------------------
+
+def test_relu_as_high_as_raf_contradicts_the_softmax_claim():
+    s = Study().ws_group("raf", 64, NS, S=(2.0, 0.0)).ws_group("raf_relu", 64, NS, S=(2.6, 0.0))
+    assert row(judge(s), "softmax_raf_relu")["verdict"] == rules.CONTRADICTED
+
+
+def test_relu_on_its_floor_below_raf_is_at_most_not_refuted():
+    s = Study().ws_group("raf", 64, NS, S=(2.0, 0.0)).ws_group("raf_relu", 64, NS, S=(0.6, 0.0))
+    r = row(judge(s), "softmax_raf_relu")
+    assert r["verdict"] == rules.NOT_REFUTED_LB, r["reason"]
+
+
+def test_relu_decay_is_looked_for_beyond_its_floor_only():
+    ns = (8, 16, 32, 64, 128, 256)
+    s = Study().ws_group("raf", 32, ns, S=(2.0, 0.0)).ws_group("raf_relu", 32, ns, S=(3.0, -0.5))
+    t = judge(s)
+    decay = row(t, "relu_decay[d=32]")
+    assert decay["verdict"] == rules.NOT_REFUTED_LB and decay["n_used"] == "64,128,256"
+    flat = judge(Study().ws_group("raf", 32, ns, S=(2.0, 0.0))
+                 .ws_group("raf_relu", 32, ns, S=(0.6, 0.0)))
+    assert row(flat, "relu_decay[d=32]")["verdict"] == rules.CONTRADICTED
+
+
+# --- no silent drops -----------------------------------------------------------------------------
+
+def test_the_largest_n_with_4_of_10_trials_is_named():
+    s = Study(trials=10).ws_group("rf", 64, NS, S=rf_like, upper=rf_bound(), shortfall=4)
+    r = row(judge(s), "thm1_rf")
+    assert r["verdict"] == rules.INCONCLUSIVE
+    assert "n=64 has 4 of 10 trials done" in r["reason"]
+
+
+def test_a_grid_the_user_restricted_misses_nothing():
+    s = Study(trials=10).ws_group("rf", 64, NS[:3], S=rf_like, upper=rf_bound())
+    assert row(judge(s), "thm1_rf")["verdict"] == rules.CONFIRMED
+
+
+def test_a_group_with_too_few_n_in_the_regime_is_listed_not_judged():
+    s = with_rf(Study().ws_group("raf", 64, NS, S=(2.0, 0.0)), 64)
+    s.ws_group("raf", 8, NS, S=(2.0, -0.5))  # n ≤ d = 8 only at n = 8
+    r = row(judge(s), "thm3_raf")
+    assert r["verdict"] == rules.CONFIRMED and "d=8: only 1 value(s) of n" in r["outside_regime"]
+
+
+# --- the heads' evidence kind --------------------------------------------------------------------
+
+@pytest.mark.parametrize("limit", [1.5, 2.0, 2.5])
+def test_E_levelling_off_below_4_is_never_confirmed_nor_claimed_to_tend_to_4(limit):
+    ns = (8, 16, 32, 64, 128)
+    s = Study().gen_group("rf", 64, ns, lambda n: limit - (limit - 1.2) * np.sqrt(8 / n))
+    t = judge(s)
+    r = row(t, "thm45_rf[finetune]")
+    assert r["verdict"] != rules.CONFIRMED
+    assert "not claimed" in r["reason"] and "E tends to 4:" not in r["reason"]
+
+
+def test_E_tending_to_4_from_three_n_is_supported_by_the_search_only():
+    s = Study().gen_group("rf", 64, (8, 16, 32, 64), lambda n: 4 - 3 * np.sqrt(8 / n))
+    r = row(judge(s), "thm45_rf[finetune]")
+    assert r["verdict"] == rules.SUPPORTED_SEARCH and "E tends to 4" in r["reason"]
+    two = row(judge(Study().gen_group("rf", 64, (8, 16), lambda n: 4 - 3 * np.sqrt(8 / n))),
+              "thm45_rf[finetune]")
+    assert "not claimed" in two["reason"]
+
+
+def test_a_head_fitted_to_the_wrong_label_fails_its_check():
+    s = Study().gen_group("rf", 64, (8, 16, 32), lambda n: 3.0)
+    ws, gen, tasks = s.frames()
+    assert row(verdicts.judge_frames(ws, gen, tasks=tasks), "head_label[rf]")["verdict"] == rules.PASS
+    gen.loc[gen.index[::2], "t1"] = -1.0  # fitted to −y: t1 = −y, E still against −y_Δ
+    assert row(verdicts.judge_frames(ws, gen, tasks=tasks), "head_label[rf]")["verdict"] == rules.FAIL
+
+
+# --- words, records and the sensitivity table ----------------------------------------------------
+
+def test_no_verdict_says_supported_by_a_lower_bound():
+    s = Study().ws_group("raf", 64, NS, S=(2.0, 0.0)).ws_group("raf_relu", 64, NS, S=(0.6, 0.0))
+    words = set(judge(s)["verdict"])
+    assert "supported (lower bound only)" not in words and rules.NOT_REFUTED_LB in words
+
+
+def test_the_sensitivity_table_shows_a_verdict_hinging_on_the_window(tmp_path):
+    from conftest import write_results
+    from wordsens_analysis import combined, read_results
+
+    # raf's slope −0.06: flat inside ±0.08, not inside ±0.04.
+    s = with_rf(Study(trials=20, noise=0.005).ws_group("raf", 64, NS, S=(2.0, -0.06)), 64)
+    ws, gen, tasks = s.frames()
+    tables = _as_file_tables(ws, tasks)
+    res = read_results(write_results(tmp_path / "f.h5", *tables))
+    studies, _, _ = combined.build_studies([res])
+    table = verdicts.judge_studies(studies)
+    sens = verdicts.sensitivity(studies, "in this file", table).set_index("claim")
+    assert list(sens.columns) == ["study", "as judged", "δ halved", "δ doubled", "n ≤ d/2",
+                                  "n ≤ d", "all n"]
+    assert sens.loc["thm3_raf", "as judged"] == rules.CONFIRMED
+    assert sens.loc["thm3_raf", "δ halved"] == rules.INCONCLUSIVE
+
+
+def _as_file_tables(ws: pd.DataFrame, tasks: pd.DataFrame):
+    """Record and task tables as the writer stores them (codes, fixed strings)."""
+    t = {c: tasks[c].to_numpy() for c in ("task_id", "n", "d", "k", "N", "layers", "trial")}
+    t["point_id"] = tasks["task_id"].to_numpy()
+    t["experiment"] = np.where(tasks["experiment"] == "ws", 0, 1).astype(np.uint8)
+    t["model"] = tasks["model"].to_numpy().astype("S16")
+    t["done"] = tasks["done"].to_numpy().astype(np.uint8)
+    w = {"task_id": ws["task_id"].to_numpy(), "S": ws["S"].to_numpy(),
+         "S_upper": ws["S_upper"].to_numpy(),
+         "S_upper_scope": ws["S_upper_scope"].map({"none": 0, "all": 1, "examined": 2})
+         .to_numpy().astype(np.uint8)}
+    zeros = np.zeros(len(ws))
+    for c in ("argmax_position", "evaluations", "witness_offset", "witness_length"):
+        w[c] = zeros.astype(int)
+    w["phi_norm"], w["seconds"] = zeros + 1, zeros
+    return t, w, None
