@@ -1,6 +1,8 @@
 // Checked wrappers around the HDF5 C API (see h5.hpp for why they exist).
 #include "io/h5.hpp"
 
+#include "io/global_heap.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +21,16 @@ namespace {
   return true;
 }();
 
+// The name of the file holding an object ("" when HDF5 cannot tell).
+std::string file_name(hid_t id) {
+  const ssize_t size = H5Fget_name(id, nullptr, 0);
+  if (size <= 0) return "";
+  std::string file(static_cast<std::size_t>(size) + 1, '\0');
+  H5Fget_name(id, file.data(), file.size());
+  file.resize(static_cast<std::size_t>(size));
+  return file;
+}
+
 // The name of the file holding an object and the object's path ("file.h5:/ws/S"); "?" for the
 // parts HDF5 cannot tell.
 std::string path_of(hid_t id) {
@@ -28,12 +40,8 @@ std::string path_of(hid_t id) {
     H5Iget_name(id, object.data(), object.size());
     object.resize(static_cast<std::size_t>(size));
   }
-  const ssize_t size = H5Fget_name(id, nullptr, 0);
-  if (size <= 0) return object;
-  std::string file(static_cast<std::size_t>(size) + 1, '\0');
-  H5Fget_name(id, file.data(), file.size());
-  file.resize(static_cast<std::size_t>(size));
-  return file + ":" + object;
+  const std::string file = file_name(id);
+  return file.empty() ? object : file + ":" + object;
 }
 
 // What the error stack of this thread says about the failed call: the errno a file driver
@@ -66,7 +74,7 @@ std::string child_path(const Handle& loc, const std::string& name) {
   return base + name;
 }
 
-Handle file_access(bool clear_status, bool swmr_read = false) {
+Handle file_access(bool clear_status, unsigned read_attempts = 0) {
   Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate", "file access list"), H5Pclose);
   // Latest format: superblock v3 and the chunk indices SWMR needs.
   check(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
@@ -84,9 +92,9 @@ Handle file_access(bool clear_status, bool swmr_read = false) {
     check(H5Pset(fapl.id(), "clear_status_flags", &clear), "H5Pset(clear_status_flags)",
           "file access list");
   }
-  if (swmr_read) {
-    check(H5Pset_metadata_read_attempts(fapl.id(), kSwmrReadAttempts),
-          "H5Pset_metadata_read_attempts", "file access list");
+  if (read_attempts > 0) {
+    check(H5Pset_metadata_read_attempts(fapl.id(), read_attempts), "H5Pset_metadata_read_attempts",
+          "file access list");
   }
   return fapl;
 }
@@ -150,12 +158,15 @@ Handle open_file(const std::string& path, Access access) {
     // SWMR read sees a consistent file even while a live writer appends to it; it fails on a
     // file whose killed writer was not in SWMR mode, which a plain read with cleared (not
     // persisted) flags then opens.
-    const Handle fapl = file_access(false, true);
+    const Handle fapl = file_access(false, kSwmrReadAttempts);
     const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.id());
     if (id >= 0) return {id, H5Fclose};
     H5Eclear2(H5E_DEFAULT);
   }
-  const Handle fapl = file_access(true);
+  // A SWMR writer gets HDF5's 100 attempts by default too, and no live writer can be rewriting
+  // what it reads (it holds the writer lock): one attempt, so that a damaged block is an error
+  // at once instead of a resume that sleeps in HDF5's retry loop for ever.
+  const Handle fapl = file_access(true, access == Access::swmr_write ? 1 : 0);
   unsigned flags = H5F_ACC_RDONLY;
   if (access == Access::read_write) flags = H5F_ACC_RDWR;
   if (access == Access::swmr_write) flags = H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE;
@@ -222,6 +233,9 @@ Handle create_column(const Handle& loc, const std::string& name, hid_t type,
                      H5Sclose);
   const Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", where), H5Pclose);
   check(H5Pset_chunk(dcpl.id(), 1, &chunk), "H5Pset_chunk", where);
+  // A checksum per chunk, verified by HDF5 on every read (C++ and h5py alike): HDF5 checks its
+  // metadata, but without this filter a flipped bit in the values themselves reads as a number.
+  check(H5Pset_fletcher32(dcpl.id()), "H5Pset_fletcher32", where);
   return {check(H5Dcreate2(loc.id(), name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(),
                            H5P_DEFAULT),
                 "H5Dcreate2", where),
@@ -292,6 +306,53 @@ void write_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count,
       "H5Dwrite", where);
 }
 
+// HDF5's message when a chunk's Fletcher-32 checksum fails (H5Zfletcher32.c).
+constexpr const char* kDataChecksumError = "Fletcher32 checksum";
+
+// Reads rows [offset, offset + count); on failure returns false with the cause taken before
+// the selection's handles close (every later HDF5 call clears the error stack).
+bool try_read(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
+              void* data, const std::string& where, Cause& cause) {
+  const RowSelection rows = select_rows(dataset, offset, count, where);
+  if (H5Dread(dataset.id(), type, rows.memory_space.id(), rows.file_space.id(), H5P_DEFAULT,
+              data) >= 0) {
+    return true;
+  }
+  cause = current_cause();
+  return false;
+}
+
+std::uint64_t chunk_rows_of(const Handle& dataset) {
+  const Handle dcpl(
+      check(H5Dget_create_plist(dataset.id()), "H5Dget_create_plist", path_of(dataset.id())),
+      H5Pclose);
+  hsize_t chunk = 0;
+  if (H5Pget_layout(dcpl.id()) == H5D_CHUNKED && H5Pget_chunk(dcpl.id(), 1, &chunk) == 1 &&
+      chunk > 0) {
+    return chunk;
+  }
+  return 0;
+}
+
+// The rows of the first chunk in [offset, offset + count) that cannot be read, as "rows a-b"
+// ("" when every chunk reads now): a checksum names a chunk, and a chunk holds a range of rows.
+std::string unreadable_rows(const Handle& dataset, std::uint64_t offset, std::uint64_t count,
+                            hid_t type, const std::string& where) {
+  const std::uint64_t chunk = chunk_rows_of(dataset);
+  if (chunk == 0) return "";
+  const std::size_t size = H5Tget_size(type);
+  std::vector<unsigned char> scratch(chunk * size);
+  for (std::uint64_t first = offset - offset % chunk; first < offset + count; first += chunk) {
+    const std::uint64_t begin = std::max(first, offset);
+    const std::uint64_t end = std::min(first + chunk, offset + count);
+    Cause ignored;
+    if (!try_read(dataset, begin, end - begin, type, scratch.data(), where, ignored)) {
+      return "rows " + std::to_string(begin) + "-" + std::to_string(end - 1);
+    }
+  }
+  return "";
+}
+
 void read_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
               void* data) {
   if (count == 0) return;
@@ -299,13 +360,54 @@ void read_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, 
   if (offset + count > length(dataset)) {
     throw std::runtime_error("read past the end of " + where);
   }
-  const RowSelection rows = select_rows(dataset, offset, count, where);
-  check(
-      H5Dread(dataset.id(), type, rows.memory_space.id(), rows.file_space.id(), H5P_DEFAULT, data),
-      "H5Dread", where);
+  Cause cause;
+  if (try_read(dataset, offset, count, type, data, where, cause)) return;
+  // A reader of a live file may read a chunk while its writer rewrites it in place, and see a
+  // torn chunk whose checksum fails: a second attempt reads it whole (damage fails every time).
+  // Only then are the chunks read one by one to name the rows: after a metadata failure each
+  // further read would wait through HDF5's metadata retries again.
+  const bool data_checksum = cause.innermost.find(kDataChecksumError) != std::string::npos;
+  if (data_checksum && try_read(dataset, offset, count, type, data, where, cause)) return;
+  const std::string rows =
+      data_checksum ? unreadable_rows(dataset, offset, count, type, where) : "";
+  std::string text = cause.system_error != 0 ? std::strerror(cause.system_error) : cause.innermost;
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  const std::string message = "H5Dread failed for " + where + (rows.empty() ? "" : " " + rows) +
+                              (text.empty() ? "" : ": " + text);
+  throw Error(message, cause.system_error, text);
 }
 
 }  // namespace
+
+bool is_data_checksum(const Error& error) {
+  return error.cause().find(kDataChecksumError) != std::string::npos;
+}
+
+bool has_checksum(const Handle& dataset) {
+  const std::string where = path_of(dataset.id());
+  const Handle dcpl(check(H5Dget_create_plist(dataset.id()), "H5Dget_create_plist", where),
+                    H5Pclose);
+  unsigned flags = 0;
+  std::size_t elements = 0;
+  unsigned config = 0;
+  // Fails (an error on the stack, cleared) when the pipeline has no such filter.
+  const bool found = H5Pget_filter_by_id2(dcpl.id(), H5Z_FILTER_FLETCHER32, &flags, &elements,
+                                          nullptr, 0, nullptr, &config) >= 0;
+  if (!found) H5Eclear2(H5E_DEFAULT);
+  return found;
+}
+
+void read_every_row(const Handle& dataset) {
+  const std::string where = path_of(dataset.id());
+  const Handle type(check(H5Dget_type(dataset.id()), "H5Dget_type", where), H5Tclose);
+  const std::uint64_t rows = length(dataset);
+  // Blocks of whole chunks, so that a file of any size is verified in bounded memory.
+  const std::uint64_t block = std::max<std::uint64_t>(chunk_rows_of(dataset), 1) * 64;
+  std::vector<unsigned char> buffer(std::min(rows, block) * H5Tget_size(type.id()));
+  for (std::uint64_t first = 0; first < rows; first += block) {
+    read_raw(dataset, first, std::min(block, rows - first), type.id(), buffer.data());
+  }
+}
 
 template <typename T>
 void write_at(const Handle& dataset, std::uint64_t offset, const std::vector<T>& values) {
@@ -453,6 +555,17 @@ Handle variable_string_type(const std::string& where) {
   return type;
 }
 
+// Fixed-length (NUL padded) UTF-8: stored in the object header, which HDF5 checksums. A
+// variable-length string lives in the global heap instead, which has no checksum, and HDF5
+// follows a damaged heap entry's length past its buffer (a reader killed by SIGSEGV).
+Handle fixed_string_type(std::size_t size, const std::string& where) {
+  Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy", where), H5Tclose);
+  check(H5Tset_size(type.id(), size), "H5Tset_size", where);
+  check(H5Tset_strpad(type.id(), H5T_STR_NULLPAD), "H5Tset_strpad", where);
+  check(H5Tset_cset(type.id(), H5T_CSET_UTF8), "H5Tset_cset", where);
+  return type;
+}
+
 Handle scalar_space(const std::string& where) {
   return {check(H5Screate(H5S_SCALAR), "H5Screate", where), H5Sclose};
 }
@@ -476,23 +589,21 @@ bool has_attribute(const Handle& loc, const std::string& name) {
 }
 
 void write_attribute(const Handle& loc, const std::string& name, const std::string& value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle type = variable_string_type(where);
-  const Handle space = scalar_space(where);
-  const Handle attribute = new_attribute(loc, name, type.id(), space.id());
-  const char* data = value.c_str();
-  check(H5Awrite(attribute.id(), type.id(), &data), "H5Awrite", where);
+  write_attribute(loc, name, std::vector<std::string>{value}, true);
 }
 
 void write_attribute(const Handle& loc, const std::string& name,
-                     const std::vector<std::string>& value) {
+                     const std::vector<std::string>& value, bool scalar) {
   const std::string where = child_path(loc, "@" + name);
-  const Handle type = variable_string_type(where);
-  const Handle space = vector_space(value.size(), where);
+  std::size_t size = 1;  // HDF5 has no string type of 0 bytes
+  for (const auto& v : value) size = std::max(size, v.size());
+  const Handle type = fixed_string_type(size, where);
+  const Handle space = scalar ? scalar_space(where) : vector_space(value.size(), where);
   const Handle attribute = new_attribute(loc, name, type.id(), space.id());
-  std::vector<const char*> data;
-  data.reserve(value.size());
-  for (const auto& v : value) data.push_back(v.c_str());
+  std::vector<char> data(value.size() * size, '\0');
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    std::memcpy(data.data() + i * size, value[i].data(), value[i].size());
+  }
   check(H5Awrite(attribute.id(), type.id(), data.data()), "H5Awrite", where);
 }
 
@@ -525,6 +636,10 @@ std::string read_string_attribute(const Handle& loc, const std::string& name) {
     throw std::runtime_error("attribute is not a string: " + where);
   }
   if (H5Tis_variable_str(stored.id()) > 0) {
+    // Written before format 1.5: the string lives in the global heap, which HDF5 reads without
+    // a checksum and without checking its sizes; check it first (detail::global_heap_problem).
+    const std::string problem = detail::global_heap_problem(file_name(loc.id()));
+    if (!problem.empty()) throw Error("H5Aread refused for " + where + ": " + problem, 0, problem);
     const Handle type = variable_string_type(where);
     char* data = nullptr;
     check(H5Aread(attribute.id(), type.id(), &data), "H5Aread", where);
@@ -539,6 +654,26 @@ std::string read_string_attribute(const Handle& loc, const std::string& name) {
   check(H5Aread(attribute.id(), stored.id(), value.data()), "H5Aread", where);
   value.resize(std::min(value.find('\0'), value.size()));
   return value;
+}
+
+std::vector<std::string> attribute_names(const Handle& loc) {
+  const std::string where = child_path(loc, "@*");
+  std::vector<std::string> names;
+  const auto add = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  hsize_t index = 0;
+  check(H5Aiterate2(loc.id(), H5_INDEX_NAME, H5_ITER_NATIVE, &index, add, &names), "H5Aiterate2",
+        where);
+  return names;
+}
+
+bool is_variable_string_attribute(const Handle& loc, const std::string& name) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle attribute = open_attribute(loc, name);
+  const Handle stored(check(H5Aget_type(attribute.id()), "H5Aget_type", where), H5Tclose);
+  return H5Tget_class(stored.id()) == H5T_STRING && H5Tis_variable_str(stored.id()) > 0;
 }
 
 std::int64_t read_int_attribute(const Handle& loc, const std::string& name) {
