@@ -9,6 +9,10 @@ test fixtures write.
 
 FILETYPE = "wordsens-results"
 SUPPORTED_MAJOR = 1  # the reader understands format_version [1, *]
+# From format 1.5 on, every dataset has Fletcher-32 checksums, the string attributes are
+# fixed-length, the root holds task_table_crc32, and the reader applies every damage rule of
+# `wordsens info --check` (damage.py); older files are read without these guarantees.
+CHECKED_MINOR = 5
 
 # Root attributes.
 ATTR_FILETYPE = "filetype"
@@ -69,3 +73,43 @@ TRAININGS = {0: "finetune", 1: "retrain"}
 OBJECTIVES = {0: "loss", 1: "align"}
 # What S_upper bounds: nothing, the supremum over all n positions, or over the examined ones.
 SCOPES = {0: "none", 1: "all", 2: "examined"}
+
+# ---- Damage rules (damage.py), as src/io/consistency.cpp and content_checks.cpp apply them ----
+ATTR_TASK_TABLE_CRC32 = "task_table_crc32"
+REQUIRED_ROOT_ATTRS = ("software_version", "git_sha", "created_utc", "command_line", "mpi_ranks",
+                       "master_seed", "config_text", "config_hash", "save_witness")
+ALL_GROUPS = (GROUP_TASKS, GROUP_WS, GROUP_GEN, GROUP_WITNESS, GROUP_SUMMARY_WS, GROUP_SUMMARY_GEN)
+# The bytes task_table_crc32 covers after config_text: each column whole, in this order and type.
+TASK_CRC_COLUMNS = {"task_id": "<u4", "point_id": "<u4", "experiment": "u1", "model": "S16",
+                    "n": "<i8", "d": "<i8", "k": "<i8", "N": "<i8", "layers": "<i8",
+                    "words": "<i8", "trial": "<u4"}
+# Record tables: the key no two rows of done tasks share, the rows a done task has ("one",
+# "at least one", "any"), and the experiment of their tasks (-1: either).
+RECORD_TABLES = {
+    GROUP_WS: {"key": ("task_id",), "rows": "one", "experiment": 0},
+    GROUP_GEN: {"key": ("task_id", "training", "objective"), "rows": "at least one",
+                "experiment": 1},
+    GROUP_WITNESS: {"key": ("task_id", "name"), "rows": "any", "experiment": -1},
+}
+# The values a record column may hold (study/record_fields.cpp's Valid; FORMAT.md "Valid
+# values"); for a ragged column <x>, the rule holds for every element of <x>_values.
+VALID = {
+    GROUP_WS: {
+        "S": "nonnegative", "S_upper": "nonnegative_or_nan", "S_upper_scope": "code_0_2",
+        "cert_rel_err": "nonnegative_or_nan", "argmax_position": "position_or_none",
+        "phi_norm": "nonnegative", "evaluations": "count", "starts": "count",
+        "starts_at_budget": "count", "stationarity": "nonnegative_or_nan",
+        "S_budget_check": "nonnegative_or_nan", "seconds": "nonnegative", "witness": "finite",
+        "examined": "position", "position_S": "nonnegative", "argmax_set": "position",
+        "examined_sets": "position", "set_S": "nonnegative",
+    },
+    GROUP_GEN: {
+        "training": "code_0_1", "objective": "code_0_1", "t0": "finite", "t1": "finite",
+        "D0": "finite", "D1": "finite", "E": "nonnegative", "cond_K": "nonnegative_or_nan",
+        "cert_rel_err": "nonnegative_or_nan", "position": "position", "evaluations": "count",
+        "seconds": "nonnegative", "witness": "finite",
+    },
+}
+VALID_TEXT = {"finite": "finite", "nonnegative": "finite, >= 0",
+              "nonnegative_or_nan": ">= 0 or NaN", "code_0_1": "0 or 1", "code_0_2": "0, 1 or 2",
+              "count": ">= 0", "position": "0 <= value < n", "position_or_none": "-1 <= value < n"}
