@@ -85,7 +85,7 @@ def global_heap_problem(path: str) -> str:
 
 def has_variable_strings(f: h5py.File) -> bool:
     """Whether a root attribute is a variable-length string (its type only is read)."""
-    for name in f.attrs:
+    for name in (n for n in names.ROOT_ATTRS if n in f.attrs):
         string = h5py.check_string_dtype(f.attrs.get_id(name).dtype)
         if string is not None and string.length is None:
             return True
@@ -148,15 +148,33 @@ def read_back(ds: h5py.Dataset, where: str, problems: Problems) -> bool:
 
 
 def _datasets(f: h5py.File, group: str) -> dict:
-    g = f.get(group)
-    if not isinstance(g, h5py.Group):
+    """The datasets of a table that the file has, opened by name (names.DATASETS)."""
+    if group not in f:
         return {}
-    return {k: g[k] for k in g.keys() if isinstance(g[k], h5py.Dataset)}
+    g = f[group]
+    found = {}
+    for name in names.DATASETS[group]:
+        if name in g:
+            ds = g[name]
+            if isinstance(ds, h5py.Dataset):
+                found[name] = ds
+    return found
+
+
+def open_everything(f: h5py.File) -> None:
+    """Opens every group, dataset and root attribute a writer of format 1.5 creates by its
+    name: damaged link or attribute storage then raises (KeyError, OSError) before anything
+    lists a group's links or the file's attributes, which could crash HDF5 (names.DATASETS)."""
+    for name in names.ROOT_ATTRS:
+        if name in f.attrs:
+            f.attrs.get_id(name)
+    for group in names.DATASETS:
+        _datasets(f, group)
 
 
 def check_datasets(f: h5py.File, problems: Problems) -> None:
     """Every dataset of every table has its checksum and reads back."""
-    for group in names.ALL_GROUPS:
+    for group in names.DATASETS:
         for name, ds in _datasets(f, group).items():
             where = f"/{group}/{name}"
             if not ds.fletcher32:
@@ -391,8 +409,13 @@ def check_values(f: h5py.File, group: str, state: dict, problems: Problems) -> N
 def check_file(f: h5py.File) -> list:
     """Every problem of a file of format names.CHECKED_MINOR or later (empty: not damaged)."""
     problems = Problems()
-    check_attributes(f, problems)
     unreadable = (OSError, ValueError, RuntimeError, KeyError)
+    try:
+        open_everything(f)
+    except unreadable as e:
+        text = str(e.args[0] if isinstance(e, KeyError) and e.args else e).strip()
+        return [f"cannot open its groups, datasets or attributes ({text or type(e).__name__})"]
+    check_attributes(f, problems)
     try:
         # The done flags before any record column: a live writer flushes a task's rows before
         # its flag, so the rows of every task seen done here are there when read below.

@@ -437,7 +437,9 @@ def read_results(path: str | os.PathLike) -> Results:
 
 def _read_open_file(f: h5py.File, path: str) -> Results:
     notes: list = []
-    list(f.attrs)  # raises when HDF5 cannot read the attributes (attrs.get would say "None")
+    # Every object by its name before anything lists a group or the attributes (a damaged
+    # listing can crash HDF5): raises when HDF5 cannot read them (attrs.get would say "None").
+    damage.open_everything(f)
     if damage.has_variable_strings(f):
         problem = damage.global_heap_problem(path)  # before h5py reads a string from the heap
         if problem:

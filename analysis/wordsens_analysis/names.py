@@ -75,10 +75,32 @@ OBJECTIVES = {0: "loss", 1: "align"}
 SCOPES = {0: "none", 1: "all", 2: "examined"}
 
 # ---- Damage rules (damage.py), as src/io/consistency.cpp and content_checks.cpp apply them ----
+# Every dataset and root attribute a writer of format 1.5 creates, by name. The checks open
+# each by its name and never list a group's links or attributes: HDF5 1.10 frees pointers it
+# never set when it meets damaged link or attribute storage while listing (h5py then dies of
+# SIGSEGV or abort), while a lookup by name fails cleanly.
+_STATISTICS = ("mean", "std", "sem", "median", "q05", "q95")
+_POINT = ("point_id", "model", "n", "d", "k", "N", "layers", "words")
+_WS_RAGGED = ("witness", "examined", "position_S", "argmax_set", "examined_sets", "set_S")
+DATASETS = {
+    GROUP_TASKS: TASK_COLUMNS + ("words",),
+    GROUP_WS: ("task_id", "S", "S_upper", "S_upper_scope", "cert_rel_err", "argmax_position",
+               "phi_norm", "evaluations", "starts", "starts_at_budget", "stationarity",
+               "S_budget_check", "seconds")
+    + tuple(f"{r}{suffix}" for r in _WS_RAGGED
+            for suffix in (RAGGED_OFFSET, RAGGED_LENGTH, RAGGED_VALUES)),
+    GROUP_GEN: GEN_COLUMNS + ("cert_rel_err", "witness_values"),
+    GROUP_WITNESS: WITNESS_COLUMNS + (WITNESS_VALUES,),
+    GROUP_SUMMARY_WS: _POINT + ("count",)
+    + tuple(f"{q}_{s}" for q in ("S", "S_upper") for s in _STATISTICS),
+    GROUP_SUMMARY_GEN: _POINT + ("training", "objective", "count")
+    + tuple(f"{q}_{s}" for q in ("E", "D1") for s in _STATISTICS),
+}
+ROOT_ATTRS = (ATTR_FILETYPE, ATTR_FORMAT_VERSION, *PROVENANCE_ATTRS, "build", "config_hash",
+              "save_witness", "input_fingerprints", "merged_from", "task_table_crc32")
 ATTR_TASK_TABLE_CRC32 = "task_table_crc32"
 REQUIRED_ROOT_ATTRS = ("software_version", "git_sha", "created_utc", "command_line", "mpi_ranks",
                        "master_seed", "config_text", "config_hash", "save_witness")
-ALL_GROUPS = (GROUP_TASKS, GROUP_WS, GROUP_GEN, GROUP_WITNESS, GROUP_SUMMARY_WS, GROUP_SUMMARY_GEN)
 # The bytes task_table_crc32 covers after config_text: each column whole, in this order and type.
 TASK_CRC_COLUMNS = {"task_id": "<u4", "point_id": "<u4", "experiment": "u1", "model": "S16",
                     "n": "<i8", "d": "<i8", "k": "<i8", "N": "<i8", "layers": "<i8",

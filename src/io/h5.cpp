@@ -656,19 +656,6 @@ std::string read_string_attribute(const Handle& loc, const std::string& name) {
   return value;
 }
 
-std::vector<std::string> attribute_names(const Handle& loc) {
-  const std::string where = child_path(loc, "@*");
-  std::vector<std::string> names;
-  const auto add = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
-    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
-    return 0;
-  };
-  hsize_t index = 0;
-  check(H5Aiterate2(loc.id(), H5_INDEX_NAME, H5_ITER_NATIVE, &index, add, &names), "H5Aiterate2",
-        where);
-  return names;
-}
-
 bool is_variable_string_attribute(const Handle& loc, const std::string& name) {
   const std::string where = child_path(loc, "@" + name);
   const Handle attribute = open_attribute(loc, name);

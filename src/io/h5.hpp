@@ -143,8 +143,6 @@ void read_box(const Handle& dataset, const std::vector<std::uint64_t>& start,
 // Attributes. Strings are written as fixed-length UTF-8 (h5py reads them as bytes); both
 // fixed- and variable-length ones (files of format 1.4 and before) are read.
 bool has_attribute(const Handle& loc, const std::string& name);
-/// The names of the attributes of `loc`, in creation order where HDF5 tracks it.
-std::vector<std::string> attribute_names(const Handle& loc);
 void write_attribute(const Handle& loc, const std::string& name, const std::string& value);
 void write_attribute(const Handle& loc, const std::string& name, std::int64_t value);
 void write_attribute(const Handle& loc, const std::string& name, double value);
