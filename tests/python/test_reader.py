@@ -253,3 +253,20 @@ def test_names_mirror_the_cpp_schema():
     missing = sorted(n for n in used if not defined(n))
     assert not missing, f"names not defined by the writer: {missing}"
     assert f"kFormatMajor = {names.SUPPORTED_MAJOR};" in schema
+
+
+def test_valid_values_mirror_the_cpp_record_fields():
+    """names.VALID states for each record column the rule study/record_fields.cpp gives it
+    (`Valid::<rule>` in the field's line), and the root attribute of the task table's CRC is
+    the writer's."""
+    import re
+    fields = open(f"{ROOT}/src/study/record_fields.cpp", encoding="utf-8").read()
+    ws, gen = fields.split("kGenScalars", 1)
+    for group, text in ((names.GROUP_WS, ws), (names.GROUP_GEN, gen)):
+        cpp = dict(re.findall(r'\{"(\w+)", "[^"]*", .*?Valid::(\w+)', text, flags=re.S))
+        cpp.pop("task_id")
+        assert names.VALID[group] == cpp, group
+        assert set(cpp.values()) <= set(names.VALID_TEXT)
+    schema = open(f"{ROOT}/src/io/schema.hpp", encoding="utf-8").read()
+    assert f'kTaskTableCrc32 = "{names.ATTR_TASK_TABLE_CRC32}"' in schema
+    assert f"kChecksumMinor = {names.CHECKED_MINOR};" in schema
