@@ -335,6 +335,12 @@ Diagnosis diagnose(const h5::Handle& file) {
       }
     } catch (const h5::Error& e) {
       d.problems.push_back(std::string("cannot read ") + table.group + " (" + e.what() + ")");
+      if (!h5::is_data_checksum(e)) {
+        // Metadata HDF5 cannot read: every further read of it waits through HDF5's metadata
+        // retries again, which on a loaded machine take seconds each; one is enough to know.
+        d.notes.push_back(std::string("the tables after ") + table.group + " were not checked");
+        return d;
+      }
     }
   }
   check_content(file, minor, d);
