@@ -109,7 +109,8 @@ def resume_of_damaged_metadata(case):
         res = case.ws("run", config, "--output", path, "--progress", "60")
         check(res.seconds < BOUND, f"resume of {path} took {res.seconds:.1f} s\n{res}")
         case.expect_error(res, 1, DAMAGED)
-    # TERM at once and after 0.5 s: exit 4 (interrupted) or 1 (refused first), within seconds.
+    # TERM at once and after 0.5 s: the resume ends within seconds (it ignored TERM while it
+    # slept in HDF5's metadata retries).
     for delay in (0.05, 0.5):
         path = case.path("term.h5")
         shutil.copyfile(damaged[0], path)
@@ -122,7 +123,9 @@ def resume_of_damaged_metadata(case):
         except subprocess.TimeoutExpired:
             p.kill()
             raise AssertionError(f"TERM after {delay} s did not end a resume of a damaged file")
-        check(code in (1, 4), f"TERM after {delay} s: exit {code}")
+        # 4: interrupted; 1: refused before the TERM; -15: the TERM came before the process had
+        # installed its handlers (its first milliseconds): ended by TERM all the same.
+        check(code in (1, 4, -signal.SIGTERM), f"TERM after {delay} s: exit {code}")
     print(f"{len(damaged)} damaged copies refused by resume within {BOUND} s")
 
 
