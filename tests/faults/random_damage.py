@@ -147,7 +147,7 @@ class Fuzz:
         with open(self.config, "w", encoding="utf-8") as f:
             f.write(SMALL_INI)
         self.clean = os.path.join(workdir, "clean.h5")
-        res = run([wordsens, "run", self.config, "--output", self.clean, "--progress", "60"], 120)
+        res = run([wordsens, "run", self.config, "--output", self.clean, "--progress", "60"], 600)
         if res["rc"] != 0:
             sys.exit(f"the clean run failed: {res}")
         self.clean_dump = self.worker.ask("dump", self.clean)["records"]
