@@ -46,9 +46,11 @@ class Worker:
 
     def __init__(self):
         self.process = None
+        self.warm = False  # the first answer of a process also pays for importing pandas
 
     def ask(self, command, path):
         if self.process is None or self.process.poll() is not None:
+            self.warm = False
             self.process = subprocess.Popen([PY, os.path.join(HERE, "reader_worker.py")],
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             text=True)
@@ -58,12 +60,13 @@ class Worker:
 
         with selectors.DefaultSelector() as sel:
             sel.register(self.process.stdout, selectors.EVENT_READ)
-            # The first request also pays for importing pandas: allow it more.
-            ready = sel.select(timeout=LIMIT + 20)
+                # The first request also pays for importing pandas: allow it more.
+            ready = sel.select(timeout=LIMIT if self.warm else 300)
         if not ready:
             self.close()
             return {"rc": "hung", "seconds": time.monotonic() - start}
         line = self.process.stdout.readline()
+        self.warm = True
         if not line:
             code = self.process.wait()
             self.process = None
@@ -235,6 +238,9 @@ def main():
                                     os.path.join(args.keep, f"case{index}.h5"))
             else:
                 held += 1
+            if (index + 1) % 50 == 0:
+                print(f"after {index + 1} cases: {held} held, {broke} broke "
+                      f"({time.monotonic() - start:.0f} s)", flush=True)
         fuzz.worker.close()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
