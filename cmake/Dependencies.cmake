@@ -2,6 +2,7 @@
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(MPI REQUIRED COMPONENTS C)
 find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(ZLIB REQUIRED)  # crc32 of the results file's task table (HDF5 links it anyway)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)

@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake git pkg-config clang-format
   libopenmpi-dev openmpi-bin
-  libeigen3-dev libhdf5-dev hdf5-tools libboost-program-options-dev librandom123-dev
+  libeigen3-dev libhdf5-dev hdf5-tools zlib1g-dev libboost-program-options-dev librandom123-dev
   libgtest-dev libbenchmark-dev
   python3 python3-h5py python3-numpy python3-scipy python3-pandas python3-matplotlib python3-pytest
   python3-venv python3-setuptools python3-wheel python3-pip

@@ -23,7 +23,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from . import names
+from . import damage, names
 
 
 WITNESS_BUDGET = 50_000_000  # float64 values of /witness loaded at most (400 MB)
@@ -125,6 +125,10 @@ class Results:
 def _decode(value):
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        # h5py decodes a variable-length string with surrogate escapes for invalid bytes (a
+        # damaged string), which no output can encode: replace them, like invalid bytes above.
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if isinstance(value, np.ndarray) and value.dtype.kind in "SO":
         return [_decode(v) for v in value.tolist()]
     if isinstance(value, np.generic):
@@ -433,8 +437,25 @@ def read_results(path: str | os.PathLike) -> Results:
 
 def _read_open_file(f: h5py.File, path: str) -> Results:
     notes: list = []
-    list(f.attrs)  # raises when HDF5 cannot read the attributes (attrs.get would say "None")
+    # Every object by its name before anything lists a group or the attributes (a damaged
+    # listing can crash HDF5): raises when HDF5 cannot read them (attrs.get would say "None").
+    damage.open_everything(f)
+    if damage.has_variable_strings(f):
+        problem = damage.global_heap_problem(path)  # before h5py reads a string from the heap
+        if problem:
+            raise DamagedFileError(f"{path}: {DAMAGED} ({problem})")
     version = check_header(f, path)
+    if version[1] >= names.CHECKED_MINOR:
+        problems = damage.check_file(f)
+        if problems:
+            more = len(problems) - 1
+            also = (f"; and {more} more problem{'s' if more > 1 else ''}: wordsens info --check "
+                    f"{path} lists them") if more else ""
+            raise DamagedFileError(f"{path}: {DAMAGED} ({problems[0]}{also})")
+    else:
+        notes.append(f"format {version[0]}.{version[1]} predates the checksums and damage checks "
+                     f"of format 1.{names.CHECKED_MINOR}: a damaged value in it cannot be told "
+                     "from a good one")
     _require_task_columns(f, path)
     attrs = {k: _decode(v) for k, v in f.attrs.items()}
     tasks = _read_table(f, names.GROUP_TASKS, notes)  # the done flags before any record table

@@ -9,6 +9,10 @@ test fixtures write.
 
 FILETYPE = "wordsens-results"
 SUPPORTED_MAJOR = 1  # the reader understands format_version [1, *]
+# From format 1.5 on, every dataset has Fletcher-32 checksums, the string attributes are
+# fixed-length, the root holds task_table_crc32, and the reader applies every damage rule of
+# `wordsens info --check` (damage.py); older files are read without these guarantees.
+CHECKED_MINOR = 5
 
 # Root attributes.
 ATTR_FILETYPE = "filetype"
@@ -69,3 +73,65 @@ TRAININGS = {0: "finetune", 1: "retrain"}
 OBJECTIVES = {0: "loss", 1: "align"}
 # What S_upper bounds: nothing, the supremum over all n positions, or over the examined ones.
 SCOPES = {0: "none", 1: "all", 2: "examined"}
+
+# ---- Damage rules (damage.py), as src/io/consistency.cpp and content_checks.cpp apply them ----
+# Every dataset and root attribute a writer of format 1.5 creates, by name. The checks open
+# each by its name and never list a group's links or attributes: HDF5 1.10 frees pointers it
+# never set when it meets damaged link or attribute storage while listing (h5py then dies of
+# SIGSEGV or abort), while a lookup by name fails cleanly.
+_STATISTICS = ("mean", "std", "sem", "median", "q05", "q95")
+_POINT = ("point_id", "model", "n", "d", "k", "N", "layers", "words")
+_WS_RAGGED = ("witness", "examined", "position_S", "argmax_set", "examined_sets", "set_S")
+DATASETS = {
+    GROUP_TASKS: TASK_COLUMNS + ("words",),
+    GROUP_WS: ("task_id", "S", "S_upper", "S_upper_scope", "cert_rel_err", "argmax_position",
+               "phi_norm", "evaluations", "starts", "starts_at_budget", "stationarity",
+               "S_budget_check", "seconds")
+    + tuple(f"{r}{suffix}" for r in _WS_RAGGED
+            for suffix in (RAGGED_OFFSET, RAGGED_LENGTH, RAGGED_VALUES)),
+    GROUP_GEN: GEN_COLUMNS + ("cert_rel_err", "witness_values"),
+    GROUP_WITNESS: WITNESS_COLUMNS + (WITNESS_VALUES,),
+    GROUP_SUMMARY_WS: _POINT + ("count",)
+    + tuple(f"{q}_{s}" for q in ("S", "S_upper") for s in _STATISTICS),
+    GROUP_SUMMARY_GEN: _POINT + ("training", "objective", "count")
+    + tuple(f"{q}_{s}" for q in ("E", "D1") for s in _STATISTICS),
+}
+ROOT_ATTRS = (ATTR_FILETYPE, ATTR_FORMAT_VERSION, *PROVENANCE_ATTRS, "build", "config_hash",
+              "save_witness", "input_fingerprints", "merged_from", "task_table_crc32")
+ATTR_TASK_TABLE_CRC32 = "task_table_crc32"
+REQUIRED_ROOT_ATTRS = ("software_version", "git_sha", "created_utc", "command_line", "mpi_ranks",
+                       "master_seed", "config_text", "config_hash", "save_witness")
+# The bytes task_table_crc32 covers after config_text: each column whole, in this order and type.
+TASK_CRC_COLUMNS = {"task_id": "<u4", "point_id": "<u4", "experiment": "u1", "model": "S16",
+                    "n": "<i8", "d": "<i8", "k": "<i8", "N": "<i8", "layers": "<i8",
+                    "words": "<i8", "trial": "<u4"}
+# Record tables: the key no two rows of done tasks share, the rows a done task has ("one",
+# "at least one", "any"), and the experiment of their tasks (-1: either).
+RECORD_TABLES = {
+    GROUP_WS: {"key": ("task_id",), "rows": "one", "experiment": 0},
+    GROUP_GEN: {"key": ("task_id", "training", "objective"), "rows": "at least one",
+                "experiment": 1},
+    GROUP_WITNESS: {"key": ("task_id", "name"), "rows": "any", "experiment": -1},
+}
+# The values a record column may hold (study/record_fields.cpp's Valid; FORMAT.md "Valid
+# values"); for a ragged column <x>, the rule holds for every element of <x>_values.
+VALID = {
+    GROUP_WS: {
+        "S": "nonnegative", "S_upper": "nonnegative_or_nan", "S_upper_scope": "code_0_2",
+        "cert_rel_err": "nonnegative_or_nan", "argmax_position": "position_or_none",
+        "phi_norm": "nonnegative", "evaluations": "count", "starts": "count",
+        "starts_at_budget": "count", "stationarity": "nonnegative_or_nan",
+        "S_budget_check": "nonnegative_or_nan", "seconds": "nonnegative", "witness": "finite",
+        "examined": "position", "position_S": "nonnegative", "argmax_set": "position",
+        "examined_sets": "position", "set_S": "nonnegative",
+    },
+    GROUP_GEN: {
+        "training": "code_0_1", "objective": "code_0_1", "t0": "finite", "t1": "finite",
+        "D0": "finite", "D1": "finite", "E": "nonnegative", "cond_K": "nonnegative_or_nan",
+        "cert_rel_err": "nonnegative_or_nan", "position": "position", "evaluations": "count",
+        "seconds": "nonnegative", "witness": "finite",
+    },
+}
+VALID_TEXT = {"finite": "finite", "nonnegative": "finite, >= 0",
+              "nonnegative_or_nan": ">= 0 or NaN", "code_0_1": "0 or 1", "code_0_2": "0, 1 or 2",
+              "count": ">= 0", "position": "0 <= value < n", "position_or_none": "-1 <= value < n"}

@@ -14,6 +14,7 @@
 #include "cli/search_options.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
+#include "io/results_file.hpp"
 #include "models/drf.hpp"
 #include "models/model_kind.hpp"
 
@@ -248,6 +249,18 @@ std::string run_help_text() {
       << describe_options(r);
   return out.str();
 }
+
+std::vector<TaskSpec> plan_of_config_text(const std::string& text) {
+  Raw r;
+  const auto described = describe_options(r);
+  std::istringstream in(text);
+  po::variables_map vm;
+  po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
+  po::notify(vm);
+  return plan_tasks(resolve_study(r));
+}
+
+void install_task_planner() { io::set_task_planner(plan_of_config_text); }
 
 RunOptions parse_run_options(int argc, char** argv) {
   Raw r;

@@ -22,6 +22,15 @@ class UsageError : public std::runtime_error {
 /// Parses argv of `wordsens run` (argv[0] is "run"). Throws UsageError (one line).
 [[nodiscard]] RunOptions parse_run_options(int argc, char** argv);
 
+/// The task table a stored configuration text (a results file's config_text) plans: the text
+/// parsed as an INI file, then planned as `wordsens run` would. Throws on a text this version
+/// cannot parse (std::exception with one line).
+[[nodiscard]] std::vector<TaskSpec> plan_of_config_text(const std::string& text);
+
+/// Registers plan_of_config_text as the results file's TaskPlanner, so that info, resume and
+/// merge compare each file's task table with the plan of its configuration.
+void install_task_planner();
+
 /// `wordsens run --help`: every option with its default and meaning.
 [[nodiscard]] std::string run_help_text();
 

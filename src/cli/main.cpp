@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
+#include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/memory_reuse.hpp"
 #include "wordsens/version.hpp"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   // than kill the process with SIGXFSZ in the middle of a write.
   std::signal(SIGXFSZ, SIG_IGN);
   wordsens::reuse_freed_memory();  // before the first allocation of any size that matters
+  install_task_planner();
   const std::string_view command = argv[1];
   // Each command sees its own name as argv[0], like a separate program.
   const int sub_argc = argc - 1;

@@ -1,12 +1,27 @@
 // Checked wrappers around the HDF5 C API (see h5.hpp for why they exist).
 #include "io/h5.hpp"
 
+#include "io/h5_paths.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 namespace wordsens::io::h5 {
+
+using detail::child_path;
+using detail::file_name;
+
+// The name of the file holding an object ("" when HDF5 cannot tell).
+std::string detail::file_name(hid_t id) {
+  const ssize_t size = H5Fget_name(id, nullptr, 0);
+  if (size <= 0) return "";
+  std::string file(static_cast<std::size_t>(size) + 1, '\0');
+  H5Fget_name(id, file.data(), file.size());
+  file.resize(static_cast<std::size_t>(size));
+  return file;
+}
 
 namespace {
 
@@ -28,12 +43,8 @@ std::string path_of(hid_t id) {
     H5Iget_name(id, object.data(), object.size());
     object.resize(static_cast<std::size_t>(size));
   }
-  const ssize_t size = H5Fget_name(id, nullptr, 0);
-  if (size <= 0) return object;
-  std::string file(static_cast<std::size_t>(size) + 1, '\0');
-  H5Fget_name(id, file.data(), file.size());
-  file.resize(static_cast<std::size_t>(size));
-  return file + ":" + object;
+  const std::string file = file_name(id);
+  return file.empty() ? object : file + ":" + object;
 }
 
 // What the error stack of this thread says about the failed call: the errno a file driver
@@ -60,13 +71,7 @@ Cause current_cause() {
   return cause;
 }
 
-std::string child_path(const Handle& loc, const std::string& name) {
-  std::string base = path_of(loc.id());
-  if (base.empty() || base.back() != '/') base += '/';
-  return base + name;
-}
-
-Handle file_access(bool clear_status, bool swmr_read = false) {
+Handle file_access(bool clear_status, unsigned read_attempts = 0) {
   Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate", "file access list"), H5Pclose);
   // Latest format: superblock v3 and the chunk indices SWMR needs.
   check(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
@@ -84,9 +89,9 @@ Handle file_access(bool clear_status, bool swmr_read = false) {
     check(H5Pset(fapl.id(), "clear_status_flags", &clear), "H5Pset(clear_status_flags)",
           "file access list");
   }
-  if (swmr_read) {
-    check(H5Pset_metadata_read_attempts(fapl.id(), kSwmrReadAttempts),
-          "H5Pset_metadata_read_attempts", "file access list");
+  if (read_attempts > 0) {
+    check(H5Pset_metadata_read_attempts(fapl.id(), read_attempts), "H5Pset_metadata_read_attempts",
+          "file access list");
   }
   return fapl;
 }
@@ -96,6 +101,12 @@ Handle dataspace_of(const Handle& dataset) {
 }
 
 }  // namespace
+
+std::string detail::child_path(const Handle& loc, const std::string& name) {
+  std::string base = path_of(loc.id());
+  if (base.empty() || base.back() != '/') base += '/';
+  return base + name;
+}
 
 Handle& Handle::operator=(Handle&& other) noexcept {
   if (this != &other) {
@@ -150,12 +161,15 @@ Handle open_file(const std::string& path, Access access) {
     // SWMR read sees a consistent file even while a live writer appends to it; it fails on a
     // file whose killed writer was not in SWMR mode, which a plain read with cleared (not
     // persisted) flags then opens.
-    const Handle fapl = file_access(false, true);
+    const Handle fapl = file_access(false, kSwmrReadAttempts);
     const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.id());
     if (id >= 0) return {id, H5Fclose};
     H5Eclear2(H5E_DEFAULT);
   }
-  const Handle fapl = file_access(true);
+  // A SWMR writer gets HDF5's 100 attempts by default too, and no live writer can be rewriting
+  // what it reads (it holds the writer lock): one attempt, so that a damaged block is an error
+  // at once instead of a resume that sleeps in HDF5's retry loop for ever.
+  const Handle fapl = file_access(true, access == Access::swmr_write ? 1 : 0);
   unsigned flags = H5F_ACC_RDONLY;
   if (access == Access::read_write) flags = H5F_ACC_RDWR;
   if (access == Access::swmr_write) flags = H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE;
@@ -222,6 +236,9 @@ Handle create_column(const Handle& loc, const std::string& name, hid_t type,
                      H5Sclose);
   const Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", where), H5Pclose);
   check(H5Pset_chunk(dcpl.id(), 1, &chunk), "H5Pset_chunk", where);
+  // A checksum per chunk, verified by HDF5 on every read (C++ and h5py alike): HDF5 checks its
+  // metadata, but without this filter a flipped bit in the values themselves reads as a number.
+  check(H5Pset_fletcher32(dcpl.id()), "H5Pset_fletcher32", where);
   return {check(H5Dcreate2(loc.id(), name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(),
                            H5P_DEFAULT),
                 "H5Dcreate2", where),
@@ -292,6 +309,53 @@ void write_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count,
       "H5Dwrite", where);
 }
 
+// HDF5's message when a chunk's Fletcher-32 checksum fails (H5Zfletcher32.c).
+constexpr const char* kDataChecksumError = "Fletcher32 checksum";
+
+// Reads rows [offset, offset + count); on failure returns false with the cause taken before
+// the selection's handles close (every later HDF5 call clears the error stack).
+bool try_read(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
+              void* data, const std::string& where, Cause& cause) {
+  const RowSelection rows = select_rows(dataset, offset, count, where);
+  if (H5Dread(dataset.id(), type, rows.memory_space.id(), rows.file_space.id(), H5P_DEFAULT,
+              data) >= 0) {
+    return true;
+  }
+  cause = current_cause();
+  return false;
+}
+
+std::uint64_t chunk_rows_of(const Handle& dataset) {
+  const Handle dcpl(
+      check(H5Dget_create_plist(dataset.id()), "H5Dget_create_plist", path_of(dataset.id())),
+      H5Pclose);
+  hsize_t chunk = 0;
+  if (H5Pget_layout(dcpl.id()) == H5D_CHUNKED && H5Pget_chunk(dcpl.id(), 1, &chunk) == 1 &&
+      chunk > 0) {
+    return chunk;
+  }
+  return 0;
+}
+
+// The rows of the first chunk in [offset, offset + count) that cannot be read, as "rows a-b"
+// ("" when every chunk reads now): a checksum names a chunk, and a chunk holds a range of rows.
+std::string unreadable_rows(const Handle& dataset, std::uint64_t offset, std::uint64_t count,
+                            hid_t type, const std::string& where) {
+  const std::uint64_t chunk = chunk_rows_of(dataset);
+  if (chunk == 0) return "";
+  const std::size_t size = H5Tget_size(type);
+  std::vector<unsigned char> scratch(chunk * size);
+  for (std::uint64_t first = offset - offset % chunk; first < offset + count; first += chunk) {
+    const std::uint64_t begin = std::max(first, offset);
+    const std::uint64_t end = std::min(first + chunk, offset + count);
+    Cause ignored;
+    if (!try_read(dataset, begin, end - begin, type, scratch.data(), where, ignored)) {
+      return "rows " + std::to_string(begin) + "-" + std::to_string(end - 1);
+    }
+  }
+  return "";
+}
+
 void read_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, hid_t type,
               void* data) {
   if (count == 0) return;
@@ -299,13 +363,54 @@ void read_raw(const Handle& dataset, std::uint64_t offset, std::uint64_t count, 
   if (offset + count > length(dataset)) {
     throw std::runtime_error("read past the end of " + where);
   }
-  const RowSelection rows = select_rows(dataset, offset, count, where);
-  check(
-      H5Dread(dataset.id(), type, rows.memory_space.id(), rows.file_space.id(), H5P_DEFAULT, data),
-      "H5Dread", where);
+  Cause cause;
+  if (try_read(dataset, offset, count, type, data, where, cause)) return;
+  // A reader of a live file may read a chunk while its writer rewrites it in place, and see a
+  // torn chunk whose checksum fails: a second attempt reads it whole (damage fails every time).
+  // Only then are the chunks read one by one to name the rows: after a metadata failure each
+  // further read would wait through HDF5's metadata retries again.
+  const bool data_checksum = cause.innermost.find(kDataChecksumError) != std::string::npos;
+  if (data_checksum && try_read(dataset, offset, count, type, data, where, cause)) return;
+  const std::string rows =
+      data_checksum ? unreadable_rows(dataset, offset, count, type, where) : "";
+  std::string text = cause.system_error != 0 ? std::strerror(cause.system_error) : cause.innermost;
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  const std::string message = "H5Dread failed for " + where + (rows.empty() ? "" : " " + rows) +
+                              (text.empty() ? "" : ": " + text);
+  throw Error(message, cause.system_error, text);
 }
 
 }  // namespace
+
+bool is_data_checksum(const Error& error) {
+  return error.cause().find(kDataChecksumError) != std::string::npos;
+}
+
+bool has_checksum(const Handle& dataset) {
+  const std::string where = path_of(dataset.id());
+  const Handle dcpl(check(H5Dget_create_plist(dataset.id()), "H5Dget_create_plist", where),
+                    H5Pclose);
+  unsigned flags = 0;
+  std::size_t elements = 0;
+  unsigned config = 0;
+  // Fails (an error on the stack, cleared) when the pipeline has no such filter.
+  const bool found = H5Pget_filter_by_id2(dcpl.id(), H5Z_FILTER_FLETCHER32, &flags, &elements,
+                                          nullptr, 0, nullptr, &config) >= 0;
+  if (!found) H5Eclear2(H5E_DEFAULT);
+  return found;
+}
+
+void read_every_row(const Handle& dataset) {
+  const std::string where = path_of(dataset.id());
+  const Handle type(check(H5Dget_type(dataset.id()), "H5Dget_type", where), H5Tclose);
+  const std::uint64_t rows = length(dataset);
+  // Blocks of whole chunks, so that a file of any size is verified in bounded memory.
+  const std::uint64_t block = std::max<std::uint64_t>(chunk_rows_of(dataset), 1) * 64;
+  std::vector<unsigned char> buffer(std::min(rows, block) * H5Tget_size(type.id()));
+  for (std::uint64_t first = 0; first < rows; first += block) {
+    read_raw(dataset, first, std::min(block, rows - first), type.id(), buffer.data());
+  }
+}
 
 template <typename T>
 void write_at(const Handle& dataset, std::uint64_t offset, const std::vector<T>& values) {
@@ -424,147 +529,6 @@ void read_box(const Handle& dataset, const std::vector<std::uint64_t>& start,
   check(H5Dread(dataset.id(), H5T_NATIVE_DOUBLE, memory_space.id(), file_space.id(), H5P_DEFAULT,
                 out),
         "H5Dread", where);
-}
-
-// ---- attributes ----
-
-namespace {
-
-Handle new_attribute(const Handle& loc, const std::string& name, hid_t type, hid_t space) {
-  const std::string where = child_path(loc, "@" + name);
-  if (check(H5Aexists(loc.id(), name.c_str()), "H5Aexists", where) > 0) {
-    check(H5Adelete(loc.id(), name.c_str()), "H5Adelete", where);
-  }
-  return {check(H5Acreate2(loc.id(), name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
-                "H5Acreate2", where),
-          H5Aclose};
-}
-
-Handle open_attribute(const Handle& loc, const std::string& name) {
-  return {
-      check(H5Aopen(loc.id(), name.c_str(), H5P_DEFAULT), "H5Aopen", child_path(loc, "@" + name)),
-      H5Aclose};
-}
-
-Handle variable_string_type(const std::string& where) {
-  Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy", where), H5Tclose);
-  check(H5Tset_size(type.id(), H5T_VARIABLE), "H5Tset_size", where);
-  check(H5Tset_cset(type.id(), H5T_CSET_UTF8), "H5Tset_cset", where);
-  return type;
-}
-
-Handle scalar_space(const std::string& where) {
-  return {check(H5Screate(H5S_SCALAR), "H5Screate", where), H5Sclose};
-}
-
-Handle vector_space(std::size_t size, const std::string& where) {
-  const hsize_t dims = size;
-  return {check(H5Screate_simple(1, &dims, nullptr), "H5Screate_simple", where), H5Sclose};
-}
-
-std::size_t attribute_size(const Handle& attribute, const std::string& where) {
-  const Handle space(check(H5Aget_space(attribute.id()), "H5Aget_space", where), H5Sclose);
-  const hssize_t n = H5Sget_simple_extent_npoints(space.id());
-  check(n < 0 ? -1 : 0, "H5Sget_simple_extent_npoints", where);
-  return static_cast<std::size_t>(n);
-}
-
-}  // namespace
-
-bool has_attribute(const Handle& loc, const std::string& name) {
-  return check(H5Aexists(loc.id(), name.c_str()), "H5Aexists", child_path(loc, "@" + name)) > 0;
-}
-
-void write_attribute(const Handle& loc, const std::string& name, const std::string& value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle type = variable_string_type(where);
-  const Handle space = scalar_space(where);
-  const Handle attribute = new_attribute(loc, name, type.id(), space.id());
-  const char* data = value.c_str();
-  check(H5Awrite(attribute.id(), type.id(), &data), "H5Awrite", where);
-}
-
-void write_attribute(const Handle& loc, const std::string& name,
-                     const std::vector<std::string>& value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle type = variable_string_type(where);
-  const Handle space = vector_space(value.size(), where);
-  const Handle attribute = new_attribute(loc, name, type.id(), space.id());
-  std::vector<const char*> data;
-  data.reserve(value.size());
-  for (const auto& v : value) data.push_back(v.c_str());
-  check(H5Awrite(attribute.id(), type.id(), data.data()), "H5Awrite", where);
-}
-
-void write_attribute(const Handle& loc, const std::string& name, std::int64_t value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle space = scalar_space(where);
-  const Handle attribute = new_attribute(loc, name, H5T_STD_I64LE, space.id());
-  check(H5Awrite(attribute.id(), H5T_NATIVE_INT64, &value), "H5Awrite", where);
-}
-
-void write_attribute(const Handle& loc, const std::string& name, double value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle space = scalar_space(where);
-  const Handle attribute = new_attribute(loc, name, H5T_IEEE_F64LE, space.id());
-  check(H5Awrite(attribute.id(), H5T_NATIVE_DOUBLE, &value), "H5Awrite", where);
-}
-
-void write_attribute(const Handle& loc, const std::string& name, const std::vector<int>& value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle space = vector_space(value.size(), where);
-  const Handle attribute = new_attribute(loc, name, H5T_STD_I32LE, space.id());
-  check(H5Awrite(attribute.id(), H5T_NATIVE_INT, value.data()), "H5Awrite", where);
-}
-
-std::string read_string_attribute(const Handle& loc, const std::string& name) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle attribute = open_attribute(loc, name);
-  const Handle stored(check(H5Aget_type(attribute.id()), "H5Aget_type", where), H5Tclose);
-  if (H5Tget_class(stored.id()) != H5T_STRING) {
-    throw std::runtime_error("attribute is not a string: " + where);
-  }
-  if (H5Tis_variable_str(stored.id()) > 0) {
-    const Handle type = variable_string_type(where);
-    char* data = nullptr;
-    check(H5Aread(attribute.id(), type.id(), &data), "H5Aread", where);
-    std::string value = data != nullptr ? data : "";
-    const Handle space = scalar_space(where);
-    H5Dvlen_reclaim(type.id(), space.id(), H5P_DEFAULT, &data);
-    return value;
-  }
-  // Fixed-length strings (written by other tools, e.g. h5py with numpy bytes).
-  const std::size_t size = H5Tget_size(stored.id());
-  std::string value(size, '\0');
-  check(H5Aread(attribute.id(), stored.id(), value.data()), "H5Aread", where);
-  value.resize(std::min(value.find('\0'), value.size()));
-  return value;
-}
-
-std::int64_t read_int_attribute(const Handle& loc, const std::string& name) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle attribute = open_attribute(loc, name);
-  if (attribute_size(attribute, where) != 1) throw std::runtime_error("not a scalar: " + where);
-  std::int64_t value = 0;
-  check(H5Aread(attribute.id(), H5T_NATIVE_INT64, &value), "H5Aread", where);
-  return value;
-}
-
-double read_double_attribute(const Handle& loc, const std::string& name) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle attribute = open_attribute(loc, name);
-  if (attribute_size(attribute, where) != 1) throw std::runtime_error("not a scalar: " + where);
-  double value = 0;
-  check(H5Aread(attribute.id(), H5T_NATIVE_DOUBLE, &value), "H5Aread", where);
-  return value;
-}
-
-std::vector<int> read_int_array_attribute(const Handle& loc, const std::string& name) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle attribute = open_attribute(loc, name);
-  std::vector<int> value(attribute_size(attribute, where));
-  check(H5Aread(attribute.id(), H5T_NATIVE_INT, value.data()), "H5Aread", where);
-  return value;
 }
 
 }  // namespace wordsens::io::h5

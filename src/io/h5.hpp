@@ -90,7 +90,8 @@ void delete_link(const Handle& loc, const std::string& name);
 template <typename T>
 hid_t native_type();  // double, int64, uint32, uint8
 
-/// `chunk_rows`: elements per chunk (the unit HDF5 reads, writes and allocates).
+/// `chunk_rows`: elements per chunk (the unit HDF5 reads, writes, allocates and checksums:
+/// every column has a Fletcher-32 checksum per chunk).
 Handle create_column(const Handle& loc, const std::string& name, hid_t type,
                      std::uint64_t chunk_rows = 1024);
 template <typename T>
@@ -100,6 +101,14 @@ Handle create_column(const Handle& loc, const std::string& name, std::uint64_t c
 /// A column of fixed-length strings of `length` bytes (NUL padded).
 Handle create_string_column(const Handle& loc, const std::string& name, std::size_t length);
 Handle open_dataset(const Handle& loc, const std::string& name);
+
+/// True when the dataset's chunks carry a Fletcher-32 checksum (verified on every read).
+bool has_checksum(const Handle& dataset);
+/// Reads every row (in blocks of chunks, so in bounded memory) and discards them: a chunk whose
+/// checksum fails throws h5::Error naming the dataset and the rows it holds ("rows 0-1023"),
+/// with is_data_checksum() true; other failures (metadata HDF5 cannot read) throw as usual.
+bool is_data_checksum(const Error& error);
+void read_every_row(const Handle& dataset);
 
 std::uint64_t length(const Handle& dataset);
 void set_length(const Handle& dataset, std::uint64_t rows);  // grows or shrinks
@@ -131,15 +140,19 @@ TypeClass type_class(const Handle& dataset);
 void read_box(const Handle& dataset, const std::vector<std::uint64_t>& start,
               const std::vector<std::uint64_t>& count, double* out);
 
-// Attributes (scalars; strings are variable-length UTF-8, so h5py reads them as str).
+// Attributes. Strings are written as fixed-length UTF-8 (h5py reads them as bytes); both
+// fixed- and variable-length ones (files of format 1.4 and before) are read.
 bool has_attribute(const Handle& loc, const std::string& name);
 void write_attribute(const Handle& loc, const std::string& name, const std::string& value);
 void write_attribute(const Handle& loc, const std::string& name, std::int64_t value);
 void write_attribute(const Handle& loc, const std::string& name, double value);
 void write_attribute(const Handle& loc, const std::string& name, const std::vector<int>& value);
+/// An array of strings (`scalar`: a scalar attribute holding value[0]).
 void write_attribute(const Handle& loc, const std::string& name,
-                     const std::vector<std::string>& value);
+                     const std::vector<std::string>& value, bool scalar = false);
 std::string read_string_attribute(const Handle& loc, const std::string& name);
+/// Whether the attribute is a variable-length string (reads its type only).
+bool is_variable_string_attribute(const Handle& loc, const std::string& name);
 std::int64_t read_int_attribute(const Handle& loc, const std::string& name);
 double read_double_attribute(const Handle& loc, const std::string& name);
 std::vector<int> read_int_array_attribute(const Handle& loc, const std::string& name);

@@ -1,6 +1,7 @@
 // The results-file layout: columns per table, creation, and checked opening.
 #include "io/layout.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -147,8 +148,26 @@ const Table& table(const char* group) {
 
 namespace {
 
+std::uint64_t bytes_of(Kind kind) {
+  switch (kind) {
+    case Kind::f64:
+    case Kind::i64:
+      return 8;
+    case Kind::u32:
+      return 4;
+    case Kind::u8:
+      return 1;
+    case Kind::str:
+      return s::kModelLength;
+    case Kind::name:
+      return s::kNameLength;
+  }
+  throw std::logic_error("unknown column kind");
+}
+
 h5::Handle create_dataset(const h5::Handle& group, const std::string& name, Kind kind,
-                          std::uint64_t chunk) {
+                          std::uint64_t rows) {
+  const std::uint64_t chunk = std::max<std::uint64_t>(rows, s::kMinChunkBytes / bytes_of(kind));
   switch (kind) {
     case Kind::f64:
       return h5::create_column<double>(group, name, chunk);
@@ -199,6 +218,8 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   h5::write_attribute(file, a::kSaveWitness, static_cast<std::int64_t>(provenance.save_witness));
   h5::write_attribute(file, a::kInputFingerprints, provenance.input_fingerprints);
   if (!merged_from.empty()) h5::write_attribute(file, a::kMergedFrom, merged_from);
+  h5::write_attribute(file, a::kTaskTableCrc32,
+                      static_cast<std::int64_t>(task_table_crc32(provenance.config_text, tasks)));
 
   // Every group and column exists from the start, even if empty: the file is then appended in
   // SWMR mode, which cannot create objects, and readers never meet a missing dataset.

@@ -91,6 +91,10 @@ std::vector<int> format_version(const h5::Handle& file);
 
 std::vector<TaskSpec> read_tasks(const h5::Handle& file);
 
+/// schema::attr::kTaskTableCrc32 of a configuration text and its task table
+/// (io/task_table_crc.cpp).
+std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks);
+
 std::string utc_now();                             // 2026-11-26T00:10:00Z
 std::string config_hash(const std::string& text);  // FNV-1a 64, 16 hex digits
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
@@ -113,6 +117,11 @@ void write_summary_tables(const h5::Handle& file, const FileContents& contents);
 /// damaged, and notes on the legitimate leftovers of a killed writer. Reads only the row
 /// columns it needs (task ids, done flags, keys, offsets and lengths). HDF5 read errors throw.
 Diagnosis diagnose(const h5::Handle& file);
+
+/// The content checks of diagnose (io/content_checks.cpp): every dataset reads back through
+/// its checksums, record values are in range, the task table matches its checksum and (with a
+/// registered TaskPlanner) the plan of config_text. Adds problems and notes to `d`.
+void check_content(const h5::Handle& file, int minor, Diagnosis& d);
 
 /// Throws DamagedFileError naming the first problem when `diagnosis` has any.
 void require_consistent(const std::string& path, const Diagnosis& diagnosis);

@@ -10,6 +10,7 @@
 // (orphans of a kill) are at the tail of their tables; readers ignore them and resume
 // truncates them.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,12 @@
 #include "io/file_contents.hpp"
 
 namespace wordsens::io {
+
+/// Plans the task table of a stored configuration text (config_text), or throws when this build
+/// cannot parse it. io/ sits below the configuration parser, so the command line registers it
+/// (set_task_planner); every consistency check then compares the stored task table with it.
+using TaskPlanner = std::function<std::vector<TaskSpec>(const std::string& config_text)>;
+void set_task_planner(TaskPlanner plan);
 
 /// Opens `path` read-only and checks its consistency: column lengths agree with the committed
 /// rows, every done task has exactly its rows, no duplicated rows, rows name tasks of /tasks,

@@ -10,11 +10,16 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 4;
+inline constexpr int kFormatMinor = 5;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
-// (1.4 added /tasks/words and three /ws columns).
-inline constexpr int kResumeMinor = 4;
+// (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
+// that no record of the file lacks the guarantee.
+inline constexpr int kResumeMinor = 5;
+// The first minor version whose datasets all carry a Fletcher-32 checksum per chunk, whose
+// string attributes are fixed-length (none in HDF5's unchecked global heap), and whose root has
+// the task table's checksum (attr::kTaskTableCrc32).
+inline constexpr int kChecksumMinor = 5;
 
 // Root attributes (provenance).
 namespace attr {
@@ -34,6 +39,11 @@ inline constexpr const char* kMergedFrom = "merged_from";    // merge outputs on
 // Format 1.3: one line per input file of the run ("" for synthetic data):
 // `<data spelling> size=<bytes> mtime=<UTC> content=<hash>`; resume and merge compare content.
 inline constexpr const char* kInputFingerprints = "input_fingerprints";
+// Format 1.5: CRC-32 (zlib's) of config_text's bytes followed by the task table's columns as
+// stored, column after column (task_id, point_id, experiment, model, n, d, k, N, layers, words,
+// trial; little-endian, model NUL-padded to kModelLength bytes; done is not included): every
+// reader can tell a task table edited after the run planned it, without the planner. int64.
+inline constexpr const char* kTaskTableCrc32 = "task_table_crc32";
 // Attributes of every dataset (format 1.2): its unit and a one-line meaning.
 inline constexpr const char* kUnit = "unit";
 inline constexpr const char* kMeaning = "meaning";
@@ -90,6 +100,9 @@ inline constexpr std::size_t kModelLength = 16;         // bytes of /tasks/model
 inline constexpr std::size_t kNameLength = 32;          // bytes of /witness/name (NUL padded)
 inline constexpr unsigned long long kChunkRows = 1024;  // chunk of the row columns
 inline constexpr unsigned long long kValuesChunk = 16384;  // chunk of the flat value arrays
+// Least bytes of a chunk (narrow columns get more rows): a zeroed 4 KB disk block then never
+// covers a whole chunk with its checksum, which would read as a valid chunk of zeros.
+inline constexpr unsigned long long kMinChunkBytes = 8192;
 
 // Configuration keys that legitimately differ between the shards of one job array; merge
 // ignores them when comparing config_text and drops them from the output's config_text.

@@ -18,6 +18,21 @@ namespace wordsens {
 /// The element types a column may have (the order of the member variants below).
 enum class FieldType : std::uint8_t { f64, i64, u32, u8 };
 
+/// The values a column may hold. A stored value outside them cannot come from a run: the
+/// readers of a results file refuse it as damage (io/value_checks.cpp; analysis/FORMAT.md
+/// "Valid values"; the Python reader's names.VALID mirrors this table).
+enum class Valid : std::uint8_t {
+  any,                 // not checked (task ids: the consistency check has its own rules)
+  finite,              // a finite number
+  nonnegative,         // finite and >= 0
+  nonnegative_or_nan,  // >= 0 (+inf allowed), or NaN where not computed
+  code_0_1,            // 0 or 1
+  code_0_2,            // 0, 1 or 2
+  count,               // an integer >= 0
+  position,            // a word position of the task's text: 0 <= value < n
+  position_or_none,    // a position, or -1 (several changed words)
+};
+
 /// One value per row.
 template <typename Record>
 struct ScalarField {
@@ -26,6 +41,7 @@ struct ScalarField {
   const char* name;
   const char* unit;  // "1" for dimensionless numbers, "s", "count", …
   const char* meaning;
+  Valid valid;
   Member member;
   int since_minor = 0;       // the results-format minor version that added the column
   bool reproducible = true;  // false: wall-clock values, left out of bitwise comparisons
@@ -41,6 +57,7 @@ struct RaggedField {
   const char* name;
   const char* unit;
   const char* meaning;
+  Valid valid;  // of each value of the row's array
   Member member;
   int since_minor = 0;        // the results-format minor version that added the column
   bool witness_only = false;  // filled only when the run saves witnesses (--save-witness)
@@ -61,6 +78,11 @@ struct RecordSchema {
 
 [[nodiscard]] const RecordSchema<WsRecord>& ws_schema();
 [[nodiscard]] const RecordSchema<GenRecord>& gen_schema();
+
+/// Whether `value` is valid under `rule` for a task of `n` words.
+[[nodiscard]] bool is_valid(Valid rule, double value, std::int64_t n);
+/// What `rule` allows, as FORMAT.md words it ("finite, >= 0").
+[[nodiscard]] const char* describe(Valid rule);
 
 /// The HDF5-style name of a field type, as FORMAT.md writes it: float64, int64, uint32, uint8.
 [[nodiscard]] const char* type_name(FieldType type);

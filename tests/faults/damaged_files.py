@@ -109,8 +109,24 @@ DAMAGES = [
     ("bad_done_flag", "f['tasks/done'][0] = 7", "done flags other than 0 and 1"),
     ("short_task_column", "f['tasks/trial'].resize((5,))", "/tasks/trial has 5 rows"),
     ("missing_column", "del f['gen/E']", "/gen/E is missing"),
-    ("altered_config", "f.attrs['config_text'] = f.attrs['config_text'] + 'x = 1\\n'",
+    ("altered_config", "f.attrs['config_text'] = f.attrs['config_text'].decode() + 'x = 1\\n'",
      "config_hash does not match"),
+    ("cleared_flag_gen", "ids = f['gen/task_id'][:]\nf['tasks/done'][int(ids[len(ids) // 2])] = 0",
+     "unfinished task lies before"),
+    ("repeated_task_id", "f['tasks/task_id'][1] = f['tasks/task_id'][0]", "task ids repeat"),
+    ("done_ws_no_row", "\n".join([
+        "g = f['ws']",
+        "for k in g:",
+        "    if not k.endswith('_values'):",
+        "        g[k].resize((g[k].shape[0] - 1,))"]), "done tasks without their rows"),
+    ("done_gen_no_row", "\n".join([
+        "g = f['gen']",
+        "for k in g:",
+        "    if not k.endswith('_values'):",
+        "        g[k].resize((g[k].shape[0] - 4,))"]), "done tasks without their rows"),
+    ("missing_root_attr", "del f.attrs['master_seed']", "the root attribute master_seed"),
+    ("length_outside", "f['ws/examined_length'][1] = 10**6", "point outside"),
+    ("negative_offset", "f['ws/examined_offset'][1] = -3", "point outside"),
 ]
 
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT, synthetic_tables, write_results
 
 from wordsens_analysis import ResultsFileError, names, read_results
+from wordsens_analysis.io import DamagedFileError
 
 
 def test_reads_tables_joined_with_their_tasks(synthetic_file):
@@ -37,10 +38,20 @@ def test_newer_major_version_is_refused(tmp_path):
         read_results(path)
 
 
-def test_newer_minor_version_is_read(tmp_path):
+def test_older_minor_version_is_read_with_a_note(tmp_path):
     tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
-    res = read_results(write_results(tmp_path / "v1_7.h5", tasks, ws, gen, version=(1, 7)))
-    assert res.format_version == (1, 7) and len(res.ws) == 4
+    res = read_results(write_results(tmp_path / "v1_4.h5", tasks, ws, gen, version=(1, 4)))
+    assert res.format_version == (1, 4) and len(res.ws) == 4
+    assert [n for n in res.notes if "predates the checksums" in n]
+
+
+def test_a_newer_minor_version_without_checksums_is_damaged(tmp_path):
+    """From 1.5 on every dataset has its checksum: a file claiming 1.7 without them is not one
+    a wordsens wrote (test_reader_integrity.py reads a real file of a newer minor version)."""
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
+    path = write_results(tmp_path / "v1_7.h5", tasks, ws, gen, version=(1, 7))
+    with pytest.raises(DamagedFileError, match="no checksum|is missing"):
+        read_results(path)
 
 
 def test_other_files_are_refused(tmp_path):
@@ -242,3 +253,20 @@ def test_names_mirror_the_cpp_schema():
     missing = sorted(n for n in used if not defined(n))
     assert not missing, f"names not defined by the writer: {missing}"
     assert f"kFormatMajor = {names.SUPPORTED_MAJOR};" in schema
+
+
+def test_valid_values_mirror_the_cpp_record_fields():
+    """names.VALID states for each record column the rule study/record_fields.cpp gives it
+    (`Valid::<rule>` in the field's line), and the root attribute of the task table's CRC is
+    the writer's."""
+    import re
+    fields = open(f"{ROOT}/src/study/record_fields.cpp", encoding="utf-8").read()
+    ws, gen = fields.split("kGenScalars", 1)
+    for group, text in ((names.GROUP_WS, ws), (names.GROUP_GEN, gen)):
+        cpp = dict(re.findall(r'\{"(\w+)", "[^"]*", .*?Valid::(\w+)', text, flags=re.S))
+        cpp.pop("task_id")
+        assert names.VALID[group] == cpp, group
+        assert set(cpp.values()) <= set(names.VALID_TEXT)
+    schema = open(f"{ROOT}/src/io/schema.hpp", encoding="utf-8").read()
+    assert f'kTaskTableCrc32 = "{names.ATTR_TASK_TABLE_CRC32}"' in schema
+    assert f"kChecksumMinor = {names.CHECKED_MINOR};" in schema

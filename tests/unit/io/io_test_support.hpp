@@ -84,7 +84,7 @@ inline std::vector<GenRecord> gen_records(const TaskSpec& t) {
       r.t1 = -r.t0 + training;
       r.D0 = 0.25 * objective;
       r.D1 = 0.5 + 0.01 * t.task_id + training + objective;
-      r.E = 0.03 * t.task_id + 0.5 * training - 0.25 * objective;
+      r.E = 0.03 * t.task_id + 0.5 * training + 0.25 * objective;  // a square: >= 0
       r.cond_K = 1e3 + t.task_id;
       r.cert_rel_err = 1e-15 * objective;
       r.position = t.task_id % 5;

@@ -3,6 +3,8 @@
 // schema would be lost on the way to rank 0 and this test would not see it set).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstring>
 #include <regex>
 #include <set>
@@ -93,6 +95,38 @@ TEST(RecordFields, EveryFieldSurvivesTheMpiEncoding) {
   for (std::size_t g = 0; g < out.gen.size(); ++g) {
     expect_bitwise_equal(gen_schema(), out.gen[g], back.gen[g]);
   }
+}
+
+TEST(RecordFields, ValidValuesFollowTheirRule) {
+  const double nan = std::nan(""), inf = INFINITY;
+  EXPECT_TRUE(is_valid(Valid::nonnegative, 0, 1));
+  EXPECT_FALSE(is_valid(Valid::nonnegative, -1e-300, 1));
+  EXPECT_FALSE(is_valid(Valid::nonnegative, nan, 1));
+  EXPECT_FALSE(is_valid(Valid::nonnegative, inf, 1));
+  EXPECT_TRUE(is_valid(Valid::nonnegative_or_nan, nan, 1));
+  EXPECT_TRUE(is_valid(Valid::nonnegative_or_nan, inf, 1));
+  EXPECT_FALSE(is_valid(Valid::nonnegative_or_nan, -2, 1));
+  EXPECT_FALSE(is_valid(Valid::finite, -inf, 1));
+  EXPECT_TRUE(is_valid(Valid::code_0_2, 2, 1));
+  EXPECT_FALSE(is_valid(Valid::code_0_2, 253, 1));
+  EXPECT_FALSE(is_valid(Valid::code_0_1, 2, 1));
+  EXPECT_TRUE(is_valid(Valid::position, 5, 6));
+  EXPECT_FALSE(is_valid(Valid::position, 6, 6));
+  EXPECT_FALSE(is_valid(Valid::position, -1, 6));
+  EXPECT_TRUE(is_valid(Valid::position_or_none, -1, 6));
+  EXPECT_FALSE(is_valid(Valid::count, -5, 6));
+}
+
+// Every column a run fills states its valid values; the ids alone are checked elsewhere.
+TEST(RecordFields, EveryValueColumnStatesItsValidValues) {
+  for (const auto& field : ws_schema().scalars) {
+    EXPECT_EQ(field.valid == Valid::any, std::string(field.name) == "task_id") << field.name;
+  }
+  for (const auto& field : gen_schema().scalars) {
+    EXPECT_EQ(field.valid == Valid::any, std::string(field.name) == "task_id") << field.name;
+  }
+  for (const auto& field : ws_schema().ragged) EXPECT_NE(field.valid, Valid::any) << field.name;
+  for (const auto& field : gen_schema().ragged) EXPECT_NE(field.valid, Valid::any) << field.name;
 }
 
 }  // namespace

@@ -1,0 +1,439 @@
+"""The damage rules of a results file, as `wordsens info --check` applies them.
+
+A file of format 1.5 or later (names.CHECKED_MINOR) is checked like the C++ readers check it
+(src/io/consistency.cpp, src/io/content_checks.cpp), so that the report refuses what `wordsens
+info` refuses: every dataset reads back through its Fletcher-32 checksums, the tables fit
+together (the rows of done tasks form a prefix, each names a known task of its experiment, no
+key repeats, every done task has its rows, offsets stay inside their value arrays), the task
+table matches its CRC-32 (the C++ readers also re-plan it from config_text, which Python
+cannot), and every record value is one a run can write (names.VALID).
+
+Older files are read as before, without these guarantees (one note says so).
+"""
+from __future__ import annotations
+
+import mmap
+import zlib
+
+import h5py
+import numpy as np
+
+from . import names
+
+
+class Problems:
+    """The problems found so far, with counts per kind (the first example kept)."""
+
+    def __init__(self):
+        self.items: list = []
+
+    def add(self, text: str) -> None:
+        self.items.append(text)
+
+    def tally(self, what: str, examples: list) -> None:
+        if examples:
+            more = f"{len(examples)} times; first: " if len(examples) > 1 else ""
+            self.items.append(f"{what} ({more}{examples[0]})")
+
+
+GCOL = b"GCOL\x01\x00\x00\x00"  # a global heap collection: signature, version 1, reserved
+
+
+def _collection_problem(data, at: int) -> str:
+    """The problem of the global heap collection at `at` ("" when well formed)."""
+    where = f"global heap collection at {at}"
+    size = int.from_bytes(data[at + 8:at + 16], "little")
+    if size < 4096 or size > len(data) - at:
+        return f"{where}: its size {size} is impossible"
+    seen, p = set(), 16
+    while p + 16 <= size:
+        index = int.from_bytes(data[at + p:at + p + 2], "little")
+        length = int.from_bytes(data[at + p + 8:at + p + 16], "little")
+        if index == 0:  # free space, its header included: it must end with the collection
+            if length < 16 or length != size - p:
+                return f"{where}: its free space ({length} bytes at {p}) does not end the collection"
+            return ""
+        if index in seen:
+            return f"{where}: object {index} appears twice"
+        seen.add(index)
+        padded = (length + 7) // 8 * 8
+        if padded > size - p - 16:
+            return f"{where}: object {index} ({length} bytes) runs past the collection's end"
+        p += 16 + padded
+    return ""
+
+
+def global_heap_problem(path: str) -> str:
+    """"" when every global heap collection of the file is well formed (src/io/global_heap.cpp):
+    HDF5 reads variable-length strings from it without a checksum and trusts its sizes, so a
+    damaged one crashes h5py (SIGSEGV) or makes it loop. Only files before format 1.5 (and files
+    edited by other tools) have one."""
+    with open(path, "rb") as f:
+        try:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file
+            return ""
+        with data:
+            at = data.find(GCOL)
+            while at >= 0:
+                problem = _collection_problem(data, at)
+                if problem:
+                    return problem
+                at = data.find(GCOL, at + 1)
+    return ""
+
+
+def has_variable_strings(f: h5py.File) -> bool:
+    """Whether a root attribute is a variable-length string (its type only is read)."""
+    for name in (n for n in names.ROOT_ATTRS if n in f.attrs):
+        string = h5py.check_string_dtype(f.attrs.get_id(name).dtype)
+        if string is not None and string.length is None:
+            return True
+    return False
+
+
+def fnv1a64(data: bytes) -> str:
+    """FNV-1a 64 of `data` as 16 hex digits (config_hash)."""
+    h = 14695981039346656037
+    for byte in data:
+        h = ((h ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def _text(value) -> str:
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def _rows_that_fail(ds: h5py.Dataset, start: int, stop: int) -> str:
+    """The rows of the first chunk in [start, stop) that does not read back."""
+    chunk = ds.chunks[0] if ds.chunks else stop - start
+    first = start - start % chunk
+    while first < stop:
+        begin, end = max(first, start), min(first + chunk, stop)
+        try:
+            ds[begin:end]
+        except (OSError, ValueError, RuntimeError):
+            return f"rows {begin}-{end - 1}"
+        first += chunk
+    return f"rows {start}-{stop - 1}"
+
+
+DATA_CHECKSUM = "Fletcher32 checksum"  # HDF5's message when a chunk's checksum fails
+
+
+def read_back(ds: h5py.Dataset, where: str, problems: Problems) -> bool:
+    """Reads every row of `ds` (in blocks of chunks); a chunk whose checksum fails is a problem
+    naming the dataset and its rows, and so is metadata HDF5 cannot read. False: the latter
+    (each further read would wait through HDF5's metadata retries again: stop reading)."""
+    rows = ds.shape[0] if ds.shape else 0
+    block = (ds.chunks[0] if ds.chunks else max(rows, 1)) * 64
+    for start in range(0, rows, block):
+        stop = min(rows, start + block)
+        for attempt in range(2):
+            try:
+                ds[start:stop]
+                break
+            except (OSError, ValueError, RuntimeError) as e:
+                text = str(e).strip()
+                checksum = DATA_CHECKSUM in text
+                if checksum and attempt == 0:
+                    continue  # a live writer may have been rewriting the chunk: read it again
+                first = text.splitlines()[0] if text else type(e).__name__
+                rows_text = f"{_rows_that_fail(ds, start, stop)}: " if checksum else ""
+                problems.add(f"{where} cannot be read back ({rows_text}{first})")
+                return checksum
+    return True
+
+
+def _datasets(f: h5py.File, group: str) -> dict:
+    """The datasets of a table that the file has, opened by name (names.DATASETS)."""
+    if group not in f:
+        return {}
+    g = f[group]
+    found = {}
+    for name in names.DATASETS[group]:
+        if name in g:
+            ds = g[name]
+            if isinstance(ds, h5py.Dataset):
+                found[name] = ds
+    return found
+
+
+def open_everything(f: h5py.File) -> None:
+    """Opens every group, dataset and root attribute a writer of format 1.5 creates by its
+    name: damaged link or attribute storage then raises (KeyError, OSError) before anything
+    lists a group's links or the file's attributes, which could crash HDF5 (names.DATASETS)."""
+    for name in names.ROOT_ATTRS:
+        if name in f.attrs:
+            f.attrs.get_id(name)
+    for group in names.DATASETS:
+        _datasets(f, group)
+
+
+def check_datasets(f: h5py.File, problems: Problems) -> None:
+    """Every dataset of every table has its checksum and reads back."""
+    for group in names.DATASETS:
+        for name, ds in _datasets(f, group).items():
+            where = f"/{group}/{name}"
+            if not ds.fletcher32:
+                problems.add(f"{where} has no checksum (rewritten by another tool?)")
+            if not read_back(ds, where, problems):
+                return
+
+
+def check_attributes(f: h5py.File, problems: Problems) -> None:
+    for name in names.REQUIRED_ROOT_ATTRS:
+        if name not in f.attrs:
+            problems.add(f"the root attribute {name} is missing")
+    if "config_text" in f.attrs and "config_hash" in f.attrs:
+        text = _text(f.attrs["config_text"]).encode("utf-8")
+        if fnv1a64(text) != _text(f.attrs["config_hash"]):
+            problems.add("config_hash does not match config_text (the stored configuration was "
+                         "altered)")
+    if names.ATTR_TASK_TABLE_CRC32 not in f.attrs:
+        problems.add(f"the root attribute {names.ATTR_TASK_TABLE_CRC32} is missing")
+    if has_variable_strings(f):
+        problems.add("a root attribute is a variable-length string, which a writer of this "
+                     "format never stores (rewritten by another tool?)")
+
+
+def _task_columns(f: h5py.File, problems: Problems):
+    """The /tasks columns as arrays of their common length, or None when unusable."""
+    sets = _datasets(f, names.GROUP_TASKS)
+    for column in names.TASK_COLUMNS + ("words",):
+        if column not in sets:
+            problems.add(f"/{names.GROUP_TASKS}/{column} is missing")
+    if any(c not in sets for c in ("task_id", "done", "experiment")):
+        return None
+    rows = sets["task_id"].shape[0]
+    usable = True
+    for name, ds in sets.items():
+        if ds.shape[0] != rows:
+            problems.add(f"/tasks/{name} has {ds.shape[0]} rows, /tasks/task_id has {rows}")
+            usable = usable and ds.shape[0] > rows
+    if not usable:
+        return None
+    return {name: ds[:rows] for name, ds in sets.items()}
+
+
+def check_task_crc(f: h5py.File, tasks: dict, problems: Problems) -> None:
+    """The task table and config_text match the CRC-32 the writer stored (FORMAT.md)."""
+    if names.ATTR_TASK_TABLE_CRC32 not in f.attrs or "config_text" not in f.attrs:
+        return
+    if any(c not in tasks for c in names.TASK_CRC_COLUMNS):
+        return
+    crc = zlib.crc32(_text(f.attrs["config_text"]).encode("utf-8"))
+    for column, dtype in names.TASK_CRC_COLUMNS.items():
+        values = np.asarray(tasks[column])
+        if dtype.startswith("S"):
+            values = values.astype(dtype)
+        else:
+            values = values.astype(dtype, casting="unsafe")
+        crc = zlib.crc32(values.tobytes(), crc)
+    if crc != int(f.attrs[names.ATTR_TASK_TABLE_CRC32]) & 0xFFFFFFFF:
+        problems.add("the task table or config_text does not match its checksum "
+                     f"{names.ATTR_TASK_TABLE_CRC32} (edited after the run planned it)")
+
+
+def check_tasks(tasks: dict, problems: Problems) -> dict:
+    """Task ids unique, flags and codes in range; returns task id → (done, experiment, n)."""
+    state = {}
+    repeated, flags, codes = [], [], []
+    n_of = tasks.get("n", np.zeros(len(tasks["task_id"]), dtype=np.int64))
+    for row, (tid, done, exp, n) in enumerate(zip(tasks["task_id"].tolist(), tasks["done"].tolist(),
+                                                  tasks["experiment"].tolist(), n_of.tolist())):
+        if tid in state:
+            repeated.append(f"row {row}, task {tid}")
+        else:
+            state[tid] = (done == 1, exp, n)
+        if done not in (0, 1):
+            flags.append(f"row {row}: {done}")
+        if exp not in (0, 1):
+            codes.append(f"row {row}: {exp}")
+    problems.tally("task ids repeat in /tasks", repeated)
+    problems.tally("done flags other than 0 and 1 in /tasks", flags)
+    problems.tally("experiment codes other than 0 (ws) and 1 (gen) in /tasks", codes)
+    return state
+
+
+def check_records(f: h5py.File, group: str, state: dict, problems: Problems) -> None:
+    """A record table against the task table (consistency.cpp's check_records)."""
+    rule = names.RECORD_TABLES[group]
+    sets = _datasets(f, group)
+    if "task_id" not in sets:
+        problems.add(f"/{group}/task_id is missing")
+        return
+    ids = sets["task_id"][:].tolist()
+    unknown, committed = [], 0
+    for row, tid in enumerate(ids):
+        task = state.get(tid)
+        if task is None:
+            unknown.append(f"row {row}, task {tid}")
+        elif task[0]:
+            committed = row + 1
+    problems.tally(f"/{group}: rows name task ids not in /tasks", unknown)
+    columns = {k: v for k, v in sets.items() if not k.endswith(names.VALUES_SUFFIX)}
+    for name, ds in columns.items():
+        if ds.shape[0] < committed:
+            problems.add(f"/{group}/{name} has {ds.shape[0]} rows, but the rows of done tasks "
+                         f"reach row {committed}")
+    interleaved, foreign, rows_of = [], [], {}
+    for row in range(committed):
+        task = state.get(ids[row])
+        if task is None:
+            continue
+        if not task[0]:
+            interleaved.append(f"row {row}, task {ids[row]}")
+            continue
+        if rule["experiment"] >= 0 and task[1] != rule["experiment"]:
+            foreign.append(f"row {row}, task {ids[row]}")
+        rows_of[ids[row]] = rows_of.get(ids[row], 0) + 1
+    problems.tally(f"/{group}: a row of an unfinished task lies before rows of done tasks",
+                   interleaved)
+    problems.tally(f"/{group}: rows belong to tasks of the other experiment", foreign)
+    key = rule["key"]
+    if all(k in columns and columns[k].shape[0] >= committed for k in key):
+        keys = list(zip(*(columns[k][:committed].tolist() for k in key)))
+        first, repeated = {}, []
+        for row in range(committed):
+            task = state.get(ids[row])
+            if task is None or not task[0]:
+                continue
+            if keys[row] in first:
+                text = "(" + ", ".join(_text(v) for v in keys[row]) + ")"
+                repeated.append(f"rows {first[keys[row]]} and {row}: {text}")
+            else:
+                first[keys[row]] = row
+        problems.tally(f"/{group}: rows of done tasks repeat their key ({', '.join(key)})",
+                       repeated)
+    if rule["rows"] != "any":
+        missing, extra = [], []
+        for tid, (done, exp, _) in sorted(state.items()):
+            if not done or exp != rule["experiment"]:
+                continue
+            count = rows_of.get(tid, 0)
+            if count == 0:
+                missing.append(f"task {tid}")
+            if count > 1 and rule["rows"] == "one":
+                extra.append(f"task {tid}: {count} rows")
+        problems.tally(f"/{group}: done tasks without their rows", missing)
+        problems.tally(f"/{group}: done tasks with more than one row", extra)
+    _check_flats(group, sets, committed, problems)
+
+
+def _flat_rows(group: str, sets: dict):
+    """(values dataset, offset column, length columns) of each flat array of a table."""
+    for name in sets:
+        if not name.endswith(names.VALUES_SUFFIX):
+            continue
+        if name == names.WITNESS_VALUES and group == names.GROUP_WITNESS:
+            yield name, "offset", ("rows", "cols")
+        else:
+            base = name[: -len(names.RAGGED_VALUES)]
+            yield name, base + names.RAGGED_OFFSET, (base + names.RAGGED_LENGTH,)
+
+
+def _check_flats(group: str, sets: dict, committed: int, problems: Problems) -> None:
+    for values, offset, length in _flat_rows(group, sets):
+        needed = (offset, *length)
+        if any(c not in sets or sets[c].shape[0] < committed for c in needed):
+            continue
+        total = sets[values].shape[0]
+        off = sets[offset][:committed].astype(np.int64)
+        size = sets[length[0]][:committed].astype(np.int64)
+        if len(length) == 2:
+            cols = sets[length[1]][:committed].astype(np.int64)
+            bad_shape = (size < 0) | (cols < 0)
+            size = np.where(bad_shape, -1, size * np.where(bad_shape, 0, cols))
+        outside = [f"row {r}: offset {o}, length {n}"
+                   for r, (o, n) in enumerate(zip(off.tolist(), size.tolist()))
+                   if o < 0 or n < 0 or o > total - n]
+        problems.tally(f"/{group}: rows of done tasks point outside /{group}/{values} "
+                       f"({total} values)", outside)
+
+
+def _valid(rule: str, values: np.ndarray, n: np.ndarray) -> np.ndarray:
+    v = values.astype(float)
+    with np.errstate(invalid="ignore"):
+        return {
+            "finite": np.isfinite(v),
+            "nonnegative": np.isfinite(v) & (v >= 0),
+            "nonnegative_or_nan": np.isnan(v) | (v >= 0),
+            "code_0_1": (v == 0) | (v == 1),
+            "code_0_2": (v == 0) | (v == 1) | (v == 2),
+            "count": v >= 0,
+            "position": (v >= 0) & (v < n),
+            "position_or_none": (v >= -1) & (v < n),
+        }[rule]
+
+
+def check_values(f: h5py.File, group: str, state: dict, problems: Problems) -> None:
+    """Every value of the rows of done tasks is one a run can write (names.VALID)."""
+    sets = _datasets(f, group)
+    if "task_id" not in sets:
+        return
+    ids = sets["task_id"][:]
+    done_rows = np.array([i for i, t in enumerate(ids.tolist()) if state.get(t, (False,))[0]],
+                         dtype=np.int64)
+    n = np.array([state[t][2] for t in ids[done_rows].tolist()], dtype=float)
+    for column, rule in names.VALID[group].items():
+        if column in sets:
+            values = sets[column][:]
+            rows = done_rows[done_rows < values.shape[0]]
+            ok = _valid(rule, values[rows], n[: rows.shape[0]])
+            bad = [f"row {r}: {values[r]}" for r in rows[~ok].tolist()]
+            problems.tally(f"/{group}/{column} holds values outside what a run writes "
+                           f"({names.VALID_TEXT[rule]})", bad)
+        flat = column + names.RAGGED_VALUES
+        off, length = column + names.RAGGED_OFFSET, column + names.RAGGED_LENGTH
+        if flat in sets and off in sets and length in sets:
+            values = sets[flat][:]
+            offsets, lengths = sets[off][:], sets[length][:]
+            bad = []
+            for r, task_n in zip(done_rows.tolist(), n.tolist()):
+                if r >= offsets.shape[0] or r >= lengths.shape[0]:
+                    continue
+                o, size = int(offsets[r]), int(lengths[r])
+                if o < 0 or size < 0 or o > values.shape[0] - size:
+                    continue
+                ok = _valid(rule, values[o:o + size], np.full(size, task_n))
+                if not ok.all():
+                    i = int(np.argmin(ok))
+                    bad.append(f"row {r}, element {i}: {values[o + i]}")
+            problems.tally(f"/{group}/{flat} holds values outside what a run writes "
+                           f"({names.VALID_TEXT[rule]})", bad)
+
+
+def check_file(f: h5py.File) -> list:
+    """Every problem of a file of format names.CHECKED_MINOR or later (empty: not damaged)."""
+    problems = Problems()
+    unreadable = (OSError, ValueError, RuntimeError, KeyError)
+    try:
+        open_everything(f)
+    except unreadable as e:
+        text = str(e.args[0] if isinstance(e, KeyError) and e.args else e).strip()
+        return [f"cannot open its groups, datasets or attributes ({text or type(e).__name__})"]
+    check_attributes(f, problems)
+    try:
+        # The done flags before any record column: a live writer flushes a task's rows before
+        # its flag, so the rows of every task seen done here are there when read below.
+        tasks = _task_columns(f, problems)
+    except unreadable:
+        tasks = None  # check_datasets names the dataset and rows that do not read back
+    read_problems = len(problems.items)
+    check_datasets(f, problems)
+    if tasks is None or len(problems.items) > read_problems:
+        return problems.items  # the checks below would read what does not read back
+    try:
+        state = check_tasks(tasks, problems)
+        check_task_crc(f, tasks, problems)
+        for group in names.RECORD_TABLES:
+            check_records(f, group, state, problems)
+        if not problems.items:
+            for group in names.VALID:
+                check_values(f, group, state, problems)
+    except unreadable as e:
+        problems.add(f"cannot check the tables ({str(e).strip() or type(e).__name__})")
+    return problems.items

@@ -1,0 +1,254 @@
+// The checks of a results file's content (detail::check_content): every dataset reads back
+// through its checksums, every record value is one a run can write, and the task table is the
+// one its configuration plans. consistency.cpp checks how the tables fit together; these check
+// what they hold, so that a flipped bit or an edited table is damage rather than a number.
+#include <cmath>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <variant>
+
+#include "io/h5.hpp"
+#include "io/layout.hpp"
+#include "io/results_file.hpp"
+#include "io/schema.hpp"
+#include "io/tally.hpp"
+
+namespace wordsens::io {
+
+namespace {
+
+std::mutex planner_mutex;
+TaskPlanner registered_planner;  // guarded by planner_mutex
+
+TaskPlanner planner() {
+  const std::lock_guard lock(planner_mutex);
+  return registered_planner;
+}
+
+}  // namespace
+
+void set_task_planner(TaskPlanner plan) {
+  const std::lock_guard lock(planner_mutex);
+  registered_planner = std::move(plan);
+}
+
+}  // namespace wordsens::io
+
+namespace wordsens::io::detail {
+
+namespace {
+
+namespace c = schema::col;
+
+std::string number(double value) {
+  if (std::isnan(value)) return "nan";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+// Every dataset of every table reads back: HDF5 verifies each chunk's checksum (format 1.5 on)
+// and the metadata that leads to it. A file of that format whose dataset lacks the checksum
+// was rewritten by another tool.
+void check_datasets(const h5::Handle& file, int minor, Diagnosis& d) {
+  const bool checksummed = minor >= schema::kChecksumMinor;
+  for (const Table& table : tables()) {
+    std::vector<std::string> names;
+    for (const auto& column : table.columns) names.push_back(column.name);
+    for (const auto& flat : table.flats) names.push_back(flat.values);
+    h5::Handle group;
+    try {
+      group = h5::open_group(file, table.group);
+    } catch (const h5::Error&) {
+      continue;  // a missing or unreadable group: consistency.cpp reports it
+    }
+    for (const auto& name : names) {
+      const std::string where = std::string(table.group) + "/" + name;
+      try {
+        if (!h5::exists(group, name)) continue;  // consistency.cpp reports it
+        const h5::Handle dataset = h5::open_dataset(group, name);
+        if (checksummed && !h5::has_checksum(dataset)) {
+          d.problems.push_back(where + " has no checksum (rewritten by another tool?)");
+        }
+        h5::read_every_row(dataset);
+      } catch (const h5::Error& e) {
+        d.problems.push_back(where + " cannot be read back (" + e.what() + ")");
+        if (!h5::is_data_checksum(e)) {
+          // Metadata HDF5 cannot read: each further read may wait through HDF5's metadata
+          // retries again (about 0.3 s each), so stop here to answer within seconds.
+          d.notes.push_back("the datasets after " + where + " were not read back");
+          return;
+        }
+      }
+    }
+  }
+  if (!checksummed) {
+    d.notes.push_back("format 1." + std::to_string(minor) +
+                      " predates the checksums of the data (format 1." +
+                      std::to_string(schema::kChecksumMinor) +
+                      "): a damaged value in it cannot be told from a good one");
+  }
+}
+
+// The rows of done tasks of one record table hold values a run can write (record_fields.cpp).
+template <typename Record>
+void check_values(const h5::Handle& file, const char* group_name,
+                  const RecordSchema<Record>& schema,
+                  const std::unordered_map<std::uint32_t, const TaskSpec*>& done, Diagnosis& d) {
+  const h5::Handle group = h5::open_group(file, group_name);
+  const auto ids = h5::read_all<std::uint32_t>(h5::open_dataset(group, c::kTaskId));
+  std::vector<std::pair<std::size_t, const TaskSpec*>> rows;  // row, its done task
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (const auto found = done.find(ids[i]); found != done.end())
+      rows.emplace_back(i, found->second);
+  }
+  const auto rows_of = [&](const std::string& name) {
+    return h5::read_all<double>(h5::open_dataset(group, name));
+  };
+  const auto outside = [&](const std::string& name, Valid rule) {
+    return Tally(std::string(group_name) + "/" + name +
+                 " holds values outside what a run writes (" + describe(rule) + ")");
+  };
+  for (const auto& field : schema.scalars) {
+    if (field.valid == Valid::any || !h5::exists(group, field.name)) continue;
+    const auto values = rows_of(field.name);
+    Tally bad = outside(field.name, field.valid);
+    for (const auto& [row, task] : rows) {
+      if (row < values.size() && !is_valid(field.valid, values[row], task->n)) {
+        bad.add("row " + std::to_string(row) + ": " + number(values[row]));
+      }
+    }
+    bad.report(d.problems);
+  }
+  for (const auto& field : schema.ragged) {
+    if (!h5::exists(group, field.values_dataset()) || !h5::exists(group, field.offset_column()) ||
+        !h5::exists(group, field.length_column())) {
+      continue;
+    }
+    const auto values = rows_of(field.values_dataset());
+    const auto offsets = h5::read_all<std::int64_t>(h5::open_dataset(group, field.offset_column()));
+    const auto lengths = h5::read_all<std::int64_t>(h5::open_dataset(group, field.length_column()));
+    Tally bad = outside(field.values_dataset(), field.valid);
+    for (const auto& [row, task] : rows) {
+      if (row >= offsets.size() || row >= lengths.size()) continue;  // consistency.cpp's
+      const std::int64_t first = offsets[row], size = lengths[row];
+      if (first < 0 || size < 0 || first > static_cast<std::int64_t>(values.size()) - size)
+        continue;
+      for (std::int64_t i = first; i < first + size; ++i) {
+        if (!is_valid(field.valid, values[static_cast<std::size_t>(i)], task->n)) {
+          bad.add("row " + std::to_string(row) + ", element " + std::to_string(i - first) + ": " +
+                  number(values[static_cast<std::size_t>(i)]));
+          break;
+        }
+      }
+    }
+    bad.report(d.problems);
+  }
+}
+
+std::string describe_difference(const TaskSpec& stored, const TaskSpec& planned) {
+  const std::vector<std::tuple<const char*, std::string, std::string>> fields = {
+      {c::kTaskId, std::to_string(stored.task_id), std::to_string(planned.task_id)},
+      {c::kPointId, std::to_string(stored.point_id), std::to_string(planned.point_id)},
+      {c::kExperiment, to_string(stored.experiment), to_string(planned.experiment)},
+      {c::kModel, stored.model, planned.model},
+      {c::kN, std::to_string(stored.n), std::to_string(planned.n)},
+      {c::kD, std::to_string(stored.d), std::to_string(planned.d)},
+      {c::kK, std::to_string(stored.k), std::to_string(planned.k)},
+      {c::kNTrain, std::to_string(stored.N), std::to_string(planned.N)},
+      {c::kLayers, std::to_string(stored.layers), std::to_string(planned.layers)},
+      {c::kWords, std::to_string(stored.words), std::to_string(planned.words)},
+      {c::kTrial, std::to_string(stored.trial), std::to_string(planned.trial)}};
+  for (const auto& [name, have, want] : fields) {
+    if (have != want) return std::string(name) + " " + have + ", planned " + want;
+  }
+  return "";
+}
+
+// The task table is the one its configuration plans: its checksum (format 1.5 on) says it was
+// not edited since it was written, and the planner (when the command line registered one)
+// recomputes it from config_text, column by column.
+void check_plan(const h5::Handle& file, int minor, const std::string& config_text,
+                const std::vector<TaskSpec>& tasks, Diagnosis& d) {
+  namespace a = schema::attr;
+  if (h5::has_attribute(file, a::kTaskTableCrc32)) {
+    const auto stored = h5::read_int_attribute(file, a::kTaskTableCrc32);
+    if (stored != static_cast<std::int64_t>(task_table_crc32(config_text, tasks))) {
+      d.problems.push_back(
+          "the task table or config_text does not match its checksum task_table_crc32 (edited "
+          "after the run planned it)");
+    }
+  } else if (minor >= schema::kChecksumMinor) {
+    d.problems.push_back(std::string("the root attribute ") + a::kTaskTableCrc32 + " is missing");
+  }
+  const TaskPlanner plan = planner();
+  if (!plan) return;
+  std::vector<TaskSpec> planned;
+  try {
+    planned = plan(config_text);
+  } catch (const std::exception& e) {
+    d.notes.push_back(std::string("this wordsens cannot plan the stored configuration (") +
+                      e.what() + "), so the task table was not compared with its plan");
+    return;
+  }
+  if (planned.size() != tasks.size()) {
+    d.problems.push_back("the task table has " + std::to_string(tasks.size()) +
+                         " tasks, but config_text plans " + std::to_string(planned.size()));
+    return;
+  }
+  Tally differs("the task table differs from the plan of config_text");
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::string difference = describe_difference(tasks[i], planned[i]);
+    if (!difference.empty()) differs.add("row " + std::to_string(i) + ": " + difference);
+  }
+  differs.report(d.problems);
+}
+
+}  // namespace
+
+// Format 1.5 on stores its strings fixed-length: a variable-length one was written by another
+// tool, and its text is in the global heap, which no checksum covers.
+void check_string_attributes(const h5::Handle& file, int minor, Diagnosis& d) {
+  if (minor < schema::kChecksumMinor) return;
+  namespace a = schema::attr;
+  // By name: listing the attributes could crash HDF5 1.10 on damaged attribute storage.
+  for (const char* name :
+       {a::kFileType, a::kSoftwareVersion, a::kGitSha, a::kBuild, a::kCreatedUtc, a::kCommandLine,
+        a::kConfigText, a::kConfigHash, a::kInputFingerprints, a::kMergedFrom}) {
+    if (h5::has_attribute(file, name) && h5::is_variable_string_attribute(file, name)) {
+      d.problems.push_back(std::string("the root attribute ") + name +
+                           " is a variable-length string, which a writer of this format never "
+                           "stores (rewritten by another tool?)");
+    }
+  }
+}
+
+void check_content(const h5::Handle& file, int minor, Diagnosis& d) {
+  try {
+    check_string_attributes(file, minor, d);
+  } catch (const h5::Error& e) {
+    d.problems.push_back(std::string("cannot read the root attributes (") + e.what() + ")");
+  }
+  check_datasets(file, minor, d);
+  // The checks below read values; a table that does not read back is reported above already.
+  try {
+    const std::vector<TaskSpec> tasks = read_tasks(file);
+    const auto done = h5::read_all<std::uint8_t>(
+        h5::open_dataset(h5::open_group(file, schema::kTasks), c::kDone));
+    std::unordered_map<std::uint32_t, const TaskSpec*> done_tasks;
+    for (std::size_t i = 0; i < tasks.size() && i < done.size(); ++i) {
+      if (done[i] == 1) done_tasks.emplace(tasks[i].task_id, &tasks[i]);
+    }
+    if (h5::has_attribute(file, schema::attr::kConfigText)) {
+      check_plan(file, minor, h5::read_string_attribute(file, schema::attr::kConfigText), tasks, d);
+    }
+    check_values(file, schema::kWs, ws_schema(), done_tasks, d);
+    check_values(file, schema::kGen, gen_schema(), done_tasks, d);
+  } catch (const std::exception& e) {
+    if (!d.damaged()) d.problems.push_back(std::string("cannot check the values: ") + e.what());
+  }
+}
+
+}  // namespace wordsens::io::detail

@@ -1,0 +1,191 @@
+// The content checks of a results file (io/content_checks.cpp, io/global_heap.cpp): every
+// dataset carries its checksum and a damaged chunk is named with its rows, record values a run
+// cannot write are damage, the task table is compared with its checksum and its plan, and a
+// damaged global heap is refused before HDF5 reads a string from it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "io/global_heap.hpp"
+#include "io/results_file.hpp"
+#include "io_test_support.hpp"
+
+namespace wordsens::io {
+namespace {
+
+using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
+
+class ContentChecksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override {
+    set_task_planner({});
+    std::filesystem::remove_all(dir_);
+  }
+  [[nodiscard]] std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // r.h5 with every task of `tasks` done; `edit` changes a record before it is appended.
+  void write(const std::vector<TaskSpec>& tasks, const std::function<void(WsRecord&)>& edit = {}) {
+    auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), tasks, false);
+    for (const auto& t : tasks) {
+      if (t.experiment == Experiment::ws && edit) {
+        WsRecord r = ws_record(t);
+        edit(r);
+        file.append(r);
+      } else {
+        append_task(file, t);
+      }
+    }
+  }
+
+  static bool names(const Diagnosis& d, const std::string& words) {
+    for (const auto& p : d.problems) {
+      if (p.find(words) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  std::filesystem::path dir_;
+};
+
+std::string problems_of(const Diagnosis& d) {
+  std::string text;
+  for (const auto& p : d.problems) text += p + "\n";
+  return text;
+}
+
+TEST_F(ContentChecksTest, AValueNoRunWritesIsDamageNamingColumnAndRow) {
+  const auto tasks = make_tasks(3, 0);
+  write(tasks, [](WsRecord& r) {
+    if (r.task_id == 1) r.S = -1;
+  });
+  const Diagnosis d = check_results(path("r.h5"));
+  EXPECT_TRUE(names(d, "/ws/S holds values outside what a run writes (finite, >= 0) (row 1: -1)"))
+      << problems_of(d);
+  EXPECT_THROW((void)read_results(path("r.h5")), DamagedFileError);
+}
+
+TEST_F(ContentChecksTest, APositionPastTheTasksWordsIsDamage) {
+  const auto tasks = make_tasks(3, 0);
+  write(tasks, [](WsRecord& r) {
+    r.examined = {0, 99};
+    r.position_S = {1, 1};
+  });
+  EXPECT_TRUE(names(check_results(path("r.h5")), "/ws/examined_values holds values outside"));
+}
+
+TEST_F(ContentChecksTest, ATaskTableThatIsNotThePlanIsDamageAndAnUnplannableConfigANote) {
+  auto tasks = make_tasks(3, 3);
+  write(tasks);
+  set_task_planner([&](const std::string& text) {
+    EXPECT_EQ(text, kConfig);
+    return tasks;
+  });
+  EXPECT_FALSE(check_results(path("r.h5")).damaged());
+  tasks[4].n += 2;  // the plan says otherwise: the stored table is not its configuration's
+  EXPECT_TRUE(names(check_results(path("r.h5")),
+                    "the task table differs from the plan of config_text (row 4: n"));
+  set_task_planner([](const std::string&) -> std::vector<TaskSpec> {
+    throw std::invalid_argument("unknown key");
+  });
+  const Diagnosis d = check_results(path("r.h5"));
+  EXPECT_FALSE(d.damaged()) << problems_of(d);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("cannot plan the stored configuration (unknown key)"),
+            std::string::npos);
+}
+
+// Flips one byte of the file.
+void flip(const std::string& path, std::streamoff offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(offset);
+  char byte = 0;
+  f.read(&byte, 1);
+  byte = static_cast<char>(byte ^ 0x10);
+  f.seekp(offset);
+  f.write(&byte, 1);
+}
+
+// The offset of the first occurrence of `bytes` in the file (npos when absent).
+std::size_t find(const std::string& path, const std::string& bytes) {
+  return file_bytes(path).find(bytes);
+}
+
+TEST_F(ContentChecksTest, AFlippedValueIsNamedWithItsDatasetAndRows) {
+  const auto tasks = make_tasks(3, 0);
+  write(tasks, [](WsRecord& r) { r.phi_norm = 1234.5678125; });  // a value easy to find
+  const double marker = 1234.5678125;
+  const std::string bytes(reinterpret_cast<const char*>(&marker), sizeof marker);
+  const std::size_t at = find(path("r.h5"), bytes);
+  ASSERT_NE(at, std::string::npos);
+  flip(path("r.h5"), static_cast<std::streamoff>(at + 3));
+  const Diagnosis d = check_results(path("r.h5"));
+  EXPECT_TRUE(names(d, "/ws/phi_norm cannot be read back")) << problems_of(d);
+  EXPECT_TRUE(names(d, "rows 0-2")) << problems_of(d);
+  try {
+    (void)read_results(path("r.h5"));
+    ADD_FAILURE() << "read a damaged file";
+  } catch (const DamagedFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("/ws/phi_norm rows 0-2"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ContentChecksTest, NoGlobalHeapInANewFile) {
+  write(make_tasks(2, 1));
+  EXPECT_EQ(find(path("r.h5"), "GCOL"), std::string::npos);
+}
+
+// A file holding one global heap collection of 4096 bytes at offset 64: two strings, then the
+// free space; `edit` damages its bytes.
+std::string heap_file(const std::filesystem::path& dir,
+                      const std::function<void(std::string&)>& edit) {
+  std::string bytes(64 + 4096 + 64, 'x');
+  std::string heap(4096, '\0');
+  const auto put = [&](std::size_t at, std::uint64_t value, int size) {
+    for (int i = 0; i < size; ++i) heap[at + i] = static_cast<char>((value >> (8 * i)) & 0xFF);
+  };
+  heap.replace(0, 4, "GCOL");
+  put(4, 1, 1);
+  put(8, 4096, 8);
+  std::size_t p = 16;
+  for (const std::string text : {"wordsens-results", "abc"}) {
+    put(p, p == 16 ? 1 : 2, 2);
+    put(p + 8, text.size(), 8);
+    heap.replace(p + 16, text.size(), text);
+    p += 16 + (text.size() + 7) / 8 * 8;
+  }
+  put(p, 0, 2);
+  put(p + 8, 4096 - p, 8);
+  if (edit) edit(heap);
+  bytes.replace(64, 4096, heap);
+  const auto path = (dir / "heap.bin").string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST_F(ContentChecksTest, AWellFormedGlobalHeapPassesAndDamagedSizesAreFound) {
+  EXPECT_EQ(detail::global_heap_problem(heap_file(dir_, {})), "");
+  const auto problem = [&](const std::function<void(std::string&)>& edit) {
+    std::filesystem::remove(dir_ / "heap.bin");
+    return detail::global_heap_problem(heap_file(dir_, edit));
+  };
+  // The size of the first string, as a flipped byte makes it: past the collection's end.
+  EXPECT_NE(problem([](std::string& h) {
+              h[25] = static_cast<char>(0xFF);
+            }).find("object 1 (65296 bytes) runs past the collection's end"),
+            std::string::npos);
+  // A size off by 8 breaks the chain of objects: the free space no longer ends the collection.
+  EXPECT_NE(problem([](std::string& h) { h[24] = static_cast<char>(16 + 8); }), "");
+  // Zeroed objects (HDF5 looped for ever on them).
+  EXPECT_NE(problem([](std::string& h) { std::fill(h.begin() + 16, h.begin() + 200, '\0'); }), "");
+  // The collection's own size.
+  EXPECT_NE(problem([](std::string& h) { h[9] = 0x7F; }).find("is impossible"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wordsens::io
