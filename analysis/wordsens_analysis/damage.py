@@ -161,14 +161,19 @@ def _datasets(f: h5py.File, group: str) -> dict:
     return found
 
 
-def open_everything(f: h5py.File) -> None:
+def open_everything(f: h5py.File, groups=None) -> None:
     """Opens every group, dataset and root attribute a writer of format 1.5 creates by its
     name: damaged link or attribute storage then raises (KeyError, OSError) before anything
-    lists a group's links or the file's attributes, which could crash HDF5 (names.DATASETS)."""
+    lists a group's links or the file's attributes, which could crash HDF5 (names.DATASETS).
+
+    groups limits the tables opened (default: all). A reader opens /tasks alone, reads the done
+    flags, and only then the record tables: HDF5 keeps a dataset's row count from the first time
+    it opens it, so a record table opened before the flags are read could miss the rows of a
+    task a live writer finishes in between."""
     for name in names.ROOT_ATTRS:
         if name in f.attrs:
             f.attrs.get_id(name)
-    for group in names.DATASETS:
+    for group in names.DATASETS if groups is None else groups:
         _datasets(f, group)
 
 
@@ -406,22 +411,30 @@ def check_values(f: h5py.File, group: str, state: dict, problems: Problems) -> N
                            f"({names.VALID_TEXT[rule]})", bad)
 
 
+def _cannot_open(e: Exception) -> str:
+    text = str(e.args[0] if isinstance(e, KeyError) and e.args else e).strip()
+    return f"cannot open its groups, datasets or attributes ({text or type(e).__name__})"
+
+
 def check_file(f: h5py.File) -> list:
     """Every problem of a file of format names.CHECKED_MINOR or later (empty: not damaged)."""
     problems = Problems()
     unreadable = (OSError, ValueError, RuntimeError, KeyError)
     try:
-        open_everything(f)
+        open_everything(f, groups=(names.GROUP_TASKS,))
     except unreadable as e:
-        text = str(e.args[0] if isinstance(e, KeyError) and e.args else e).strip()
-        return [f"cannot open its groups, datasets or attributes ({text or type(e).__name__})"]
+        return [_cannot_open(e)]
     check_attributes(f, problems)
     try:
-        # The done flags before any record column: a live writer flushes a task's rows before
-        # its flag, so the rows of every task seen done here are there when read below.
+        # The done flags before any record table is opened: a live writer flushes a task's rows
+        # before its flag, so the rows of every task seen done here are there when read below.
         tasks = _task_columns(f, problems)
     except unreadable:
         tasks = None  # check_datasets names the dataset and rows that do not read back
+    try:
+        open_everything(f)
+    except unreadable as e:
+        return [_cannot_open(e)]
     read_problems = len(problems.items)
     check_datasets(f, problems)
     if tasks is None or len(problems.items) > read_problems:

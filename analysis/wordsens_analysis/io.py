@@ -439,13 +439,22 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     notes: list = []
     # Every object by its name before anything lists a group or the attributes (a damaged
     # listing can crash HDF5): raises when HDF5 cannot read them (attrs.get would say "None").
-    damage.open_everything(f)
+    # /tasks alone first: its done flags are read before any record table is opened
+    # (damage.open_everything says why).
+    damage.open_everything(f, groups=(names.GROUP_TASKS,))
     if damage.has_variable_strings(f):
         problem = damage.global_heap_problem(path)  # before h5py reads a string from the heap
         if problem:
             raise DamagedFileError(f"{path}: {DAMAGED} ({problem})")
     version = check_header(f, path)
-    if version[1] >= names.CHECKED_MINOR:
+    checked = version[1] >= names.CHECKED_MINOR
+    try:
+        _require_task_columns(f, path)
+        tasks = _read_table(f, names.GROUP_TASKS, notes)  # the done flags first
+        unread = None
+    except (ResultsFileError, OSError, KeyError, ValueError, RuntimeError) as e:
+        tasks, unread = None, e  # the damage checks below name what does not read back
+    if checked:
         problems = damage.check_file(f)
         if problems:
             more = len(problems) - 1
@@ -453,12 +462,13 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
                     f"{path} lists them") if more else ""
             raise DamagedFileError(f"{path}: {DAMAGED} ({problems[0]}{also})")
     else:
+        damage.open_everything(f)
         notes.append(f"format {version[0]}.{version[1]} predates the checksums and damage checks "
                      f"of format 1.{names.CHECKED_MINOR}: a damaged value in it cannot be told "
                      "from a good one")
-    _require_task_columns(f, path)
+    if unread is not None:
+        raise unread
     attrs = {k: _decode(v) for k, v in f.attrs.items()}
-    tasks = _read_table(f, names.GROUP_TASKS, notes)  # the done flags before any record table
     _require_record_columns(f, path)
     ws = _read_table(f, names.GROUP_WS, notes)
     gen = _read_table(f, names.GROUP_GEN, notes)

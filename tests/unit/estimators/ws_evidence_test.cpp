@@ -85,10 +85,14 @@ TEST(WsEvidence, SearchDiagnosticsAddUp) {
     const WsResult r = estimate_word_sensitivity(*model, X, options, 5, 2);
     const int sphere = sphere_starts_per_position(options, name, n);
     long guided = 0;  // one per guided direction (raf and raf_relu suggest two)
-    for (Index i = 0; i < n; ++i)
+    long floor_points = 0;  // raf_relu's floor construction, one start per point (n - 1 < d)
+    for (Index i = 0; i < n; ++i) {
       guided += static_cast<long>(model->guided_directions(X, i).size());
+      floor_points += static_cast<long>(model->guided_points(X, i).size());
+    }
     EXPECT_EQ(guided, (std::string(name).rfind("raf", 0) == 0 ? 2 : 1) * n) << name;
-    EXPECT_EQ(r.starts, n * (sphere + options.near_origin_starts) + guided) << name;
+    EXPECT_EQ(floor_points > 0, std::string(name) == "raf_relu") << name;
+    EXPECT_EQ(r.starts, n * (sphere + options.near_origin_starts) + guided + floor_points) << name;
     EXPECT_GE(r.starts_at_budget, 0) << name;
     EXPECT_LE(r.starts_at_budget, r.starts) << name;
     ASSERT_EQ(r.positions.size(), static_cast<std::size_t>(n));
@@ -185,6 +189,10 @@ class ForwardingModel : public FeatureMap {
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override {
     return inner_.at_position(X, position);
+  }
+  // The floor's starting points are part of the search every variant below keeps.
+  [[nodiscard]] std::vector<Vector> guided_points(const Matrix& X, Index position) const override {
+    return inner_.guided_points(X, position);
   }
 
  protected:
