@@ -8,7 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/standard_streams.hpp"
 #include "core/memory_reuse.hpp"
+#include "core/printable.hpp"
 #include "wordsens/version.hpp"
 
 namespace {
@@ -28,28 +30,15 @@ void print_usage(std::ostream& out) {
          "  version      print the software version and git sha\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command's exit code; its errors are one line on stderr.
+int dispatch(std::string_view command, int argc, char** argv) {
   using namespace wordsens::cli;
-  if (argc < 2) {
-    print_usage(std::cerr);
-    return kExitUsage;
-  }
-  // A file-size limit (ulimit -f) must fail a write with EFBIG, reported as one line, rather
-  // than kill the process with SIGXFSZ in the middle of a write.
-  std::signal(SIGXFSZ, SIG_IGN);
-  wordsens::reuse_freed_memory();  // before the first allocation of any size that matters
-  const std::string_view command = argv[1];
-  // Each command sees its own name as argv[0], like a separate program.
-  const int sub_argc = argc - 1;
-  char** sub_argv = argv + 1;
   try {
-    if (command == "ws") return ws_command(sub_argc, sub_argv);
-    if (command == "gen") return gen_command(sub_argc, sub_argv);
-    if (command == "run") return run_command(sub_argc, sub_argv);
-    if (command == "merge") return merge_command(sub_argc, sub_argv);
-    if (command == "info") return info_command(sub_argc, sub_argv);
+    if (command == "ws") return ws_command(argc, argv);
+    if (command == "gen") return gen_command(argc, argv);
+    if (command == "run") return run_command(argc, argv);
+    if (command == "merge") return merge_command(argc, argv);
+    if (command == "info") return info_command(argc, argv);
     if (command == "version" || command == "--version") {
       std::cout << "wordsens " << wordsens::version::software << " " << wordsens::version::git_sha
                 << "\nbuild: " << wordsens::version::build << "\n";
@@ -60,12 +49,35 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
   } catch (const std::bad_alloc&) {
-    std::cerr << "wordsens " << command << ": error: out of memory\n";
+    std::cerr << "wordsens " << wordsens::printable(command) << ": error: out of memory\n";
     return kExitFailure;
   } catch (const std::exception& e) {
-    std::cerr << "wordsens " << command << ": error: " << e.what() << "\n";
+    std::cerr << "wordsens " << wordsens::printable(command)
+              << ": error: " << wordsens::printable(e.what()) << "\n";
     return kExitFailure;
   }
-  std::cerr << "wordsens: unknown command '" << command << "' (try wordsens --help)\n";
+  std::cerr << "wordsens: unknown command '" << wordsens::printable(command)
+            << "' (try wordsens --help)\n";
   return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace wordsens::cli;
+  // Before anything opens a file: a closed stdout or stderr must not hand its descriptor to one.
+  keep_standard_descriptors_open();
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return kExitUsage;
+  }
+  // A file-size limit (ulimit -f) must fail a write with EFBIG, reported as one line, rather
+  // than kill the process with SIGXFSZ in the middle of a write.
+  std::signal(SIGXFSZ, SIG_IGN);
+  wordsens::reuse_freed_memory();  // before the first allocation of any size that matters
+  const std::string_view command = argv[1];
+  // Each command sees its own name as argv[0], like a separate program.
+  const int code = dispatch(command, argc - 1, argv + 1);
+  // What a command prints on stdout is its result: a failed write fails the command.
+  return finish_standard_output(command, code);
 }

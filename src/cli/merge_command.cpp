@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/printable.hpp"
 #include "io/results_file.hpp"
 
 namespace wordsens::cli {
@@ -53,7 +54,8 @@ int merge_command(int argc, char** argv) {
       }
     }
   } catch (const std::exception& e) {
-    std::cerr << "wordsens merge: error: " << e.what() << " (see wordsens merge --help)\n";
+    std::cerr << "wordsens merge: error: " << printable(e.what())
+              << " (see wordsens merge --help)\n";
     return kExitUsage;
   }
   std::string command_line;
@@ -62,13 +64,13 @@ int merge_command(int argc, char** argv) {
   try {
     io::ResultsFile::merge(inputs, output, overwrite, command_line);
   } catch (const io::InputError& e) {
-    std::cerr << "wordsens merge: error: " << e.what() << "\n";
+    std::cerr << "wordsens merge: error: " << printable(e.what()) << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << "wordsens merge: error: " << e.what() << "\n";
+    std::cerr << "wordsens merge: error: " << printable(e.what()) << "\n";
     return kExitFailure;
   }
-  std::cout << "merged " << inputs.size() << " files into " << output << "\n";
+  std::cout << "merged " << inputs.size() << " files into " << printable(output) << "\n";
   return kExitOk;
 }
 
