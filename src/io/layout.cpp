@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "io/file_kind.hpp"
 #include "io/schema.hpp"
 #include "wordsens/version.hpp"
 
@@ -234,15 +235,10 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
 }
 
 void require_regular_file(const std::string& path, const std::string& what) {
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) throw InputError("no such file: " + path);
-  if (std::filesystem::is_directory(status)) {
-    throw InputError(path + " is a directory, not a " + what);
-  }
-  if (!std::filesystem::is_regular_file(status)) {
-    throw InputError(path + " is not a regular file (a FIFO, socket or device), not a " + what);
-  }
+  const std::string problem = regular_file_problem(path);
+  if (problem.empty()) return;
+  if (problem == "does not exist") throw InputError("no such file: " + path);
+  throw InputError(path + " " + problem + ", not a " + what);
 }
 
 DamagedFileError damaged_file(const std::string& path, const std::string& detail) {

@@ -6,8 +6,12 @@
   exit 0 having written nothing.
 - A closed stdout or stderr never lends its descriptor to a file: a run with both closed
   finishes and its results file stays consistent.
+- A configuration that is not a regular file (a device, a FIFO, a directory, /proc/self/mem) or
+  is larger than 1 MiB is refused at once: exit 2, one line. /dev/zero and a FIFO used to be
+  read forever, /proc/self/mem gave exit 1 with a C++ library message.
 - A value echoed in an error (a shard, an output name, a configuration line) never reaches the
-  terminal raw: a newline, a control byte or an invisible character is escaped (one line).
+  terminal raw: a newline or control byte is escaped (one line), a DEL byte or a byte-order mark
+  is named, and a byte-order mark at the start of a file is accepted.
 
 usage: streams_test.py WORDSENS_BINARY CASE
 """
@@ -135,6 +139,30 @@ def case_closed_streams_keep_files_apart(binary):
     check(p.returncode == 0 and "tasks done:    2/2" in p.stdout, f"{p.stdout}\n{p.stderr}")
 
 
+def case_config_not_a_file(binary):
+    scratch = Scratch(binary)
+    fifo = scratch.path("config.fifo")
+    os.mkfifo(fifo)
+    big = scratch.path("big.ini")
+    with open(big, "w", encoding="utf-8") as f:
+        f.write("# " + "x" * 100 + "\n")
+        f.write(("#" * 1023 + "\n") * 1100)  # 1.1 MiB of comments
+    directory = scratch.path("configs")
+    os.mkdir(directory)
+    cases = [
+        ("/dev/zero", "is not a regular file (a character device)"),
+        ("/dev/urandom", "is not a regular file (a character device)"),
+        (fifo, "is not a regular file (a FIFO)"),
+        (directory, "is a directory"),
+        ("/proc/self/mem", "cannot read configuration file '/proc/self/mem'"),
+        (big, "is larger than 1 MiB"),
+    ]
+    for path, words in cases:
+        p = run_shell('"$@"', binary, "run", path, "--output", scratch.path("o.h5"))
+        one_error_line(p, EXIT_USAGE, words, path)
+        check(not os.path.exists(scratch.path("o.h5")), f"{path}: an output was created")
+
+
 def case_echoed_values_stay_one_line(binary):
     scratch = Scratch(binary)
     # A newline in a shard value or an output name: one line, the newline shown as \n.
@@ -153,6 +181,31 @@ def case_echoed_values_stay_one_line(binary):
     p = run_shell('"$@"', binary, "run", zero_width, "--dry-run")
     line = one_error_line(p, EXIT_USAGE, "\\u200bseed")
     check("\u200b" not in line, f"raw zero-width space in {line!r}")
+
+
+def case_config_unprintable_bytes(binary):
+    scratch = Scratch(binary)
+    # A byte-order mark at the start (some editors write one) is accepted.
+    bom = scratch.path("bom.ini")
+    with open(bom, "w", encoding="utf-8-sig") as f:
+        f.write(TINY_INI)
+    p = run_shell('"$@"', binary, "run", bom, "--dry-run")
+    check(p.returncode == 0, f"a leading byte-order mark: exit {p.returncode}: {stderr_lines(p)}")
+    check(b"total: 2 tasks" in p.stdout, f"{p.stdout!r}")
+    # Anywhere else it is named, with its line.
+    inner = scratch.path("inner_bom.ini")
+    with open(inner, "w", encoding="utf-8") as f:
+        f.write(TINY_INI + "\ufeffseed = 3\n")
+    p = run_shell('"$@"', binary, "run", inner, "--dry-run")
+    one_error_line(p, EXIT_USAGE, "byte-order mark (U+FEFF) on line 9")
+    check(b"\xef\xbb\xbf" not in p.stderr, f"raw byte-order mark in {p.stderr!r}")
+    # A DEL byte is named, never echoed.
+    delete = scratch.path("del.ini")
+    with open(delete, "wb") as f:
+        f.write(TINY_INI.encode() + b"seed = 3\x7f\n")
+    p = run_shell('"$@"', binary, "run", delete, "--dry-run")
+    one_error_line(p, EXIT_USAGE, "byte 0x7f (DEL) on line 9")
+    check(b"\x7f" not in p.stderr, f"raw DEL byte in {p.stderr!r}")
 
 
 def main():

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 from faults_lib import LIMIT, SMALL_INI, check, main
@@ -32,35 +31,28 @@ def _wait_caught(pid, sig):
     return False
 
 
-def _start_on_fifo(case, out):
-    """A run whose configuration is a FIFO nobody writes yet: it blocks in start-up."""
-    fifo = case.path("config.fifo")
-    os.mkfifo(fifo)
-    p = subprocess.Popen([case.wordsens, "run", fifo, "--output", out, "--progress", "60"],
+def _start_stopped(case, config, out):
+    """A run stopped (SIGSTOP) as soon as its start-up handlers exist: well inside start-up
+    (options, inputs, MPI and the results file are still ahead). Signals sent now are delivered
+    when it continues (SIGCONT)."""
+    p = subprocess.Popen([case.wordsens, "run", config, "--output", out, "--progress", "60"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)  # well inside start-up: it waits for the FIFO
-    check(p.poll() is None, "the run did not wait for its configuration")
-    return fifo, p
-
-
-def _feed(fifo):
-    """Writes the configuration into the FIFO (from a thread: opening blocks until read)."""
-    def write():
-        with open(fifo, "w", encoding="utf-8") as f:
-            f.write(SMALL_INI)
-    thread = threading.Thread(target=write, daemon=True)
-    thread.start()
-    return thread
+    check(_wait_caught(p.pid, signal.SIGTERM), "the run never caught TERM")
+    os.kill(p.pid, signal.SIGSTOP)
+    check(not os.path.exists(out), "the run was past start-up when stopped")
+    return p
 
 
 def term_during_startup(case):
     """TERM and INT while the run starts (before: the handlers were installed after MPI_Init,
     and a run hung in a damaged file ignored TERM): exit 4 within a second, one line, no file."""
+    config = case.write("small.ini", SMALL_INI)
     for sig in (signal.SIGTERM, signal.SIGINT):
         out = case.path(f"out_{sig.name}.h5")
-        fifo, p = _start_on_fifo(case, out)
+        p = _start_stopped(case, config, out)
         start = time.monotonic()
         p.send_signal(sig)
+        os.kill(p.pid, signal.SIGCONT)
         try:
             _, err = p.communicate(timeout=LIMIT)
         except subprocess.TimeoutExpired:
@@ -72,22 +64,20 @@ def term_during_startup(case):
         lines = err.strip().splitlines()
         check(len(lines) == 1 and "interrupted" in lines[0], f"{sig.name}: stderr {err!r}")
         check(not os.path.exists(out), f"{sig.name}: a file was created")
-        os.remove(fifo)
 
 
 def usr1_during_startup(case):
     """USR1 before the task loop (it killed the run, exit 138, no file): the run checkpoints as
     soon as the loop starts (exit 3, the file created, no task run); a resume completes it with
-    the reference's records. Once on a run blocked in start-up, and three times as soon as its
+    the reference's records. Once on a run stopped in start-up, and three times as soon as its
     handler exists (before MPI starts)."""
     config = case.write("small.ini", SMALL_INI)
     _, reference = case.reference(config)
-    out = case.path("fifo_usr1.h5")
-    fifo, p = _start_on_fifo(case, out)
+    out = case.path("stopped_usr1.h5")
+    p = _start_stopped(case, config, out)
     p.send_signal(signal.SIGUSR1)
-    feeder = _feed(fifo)
+    os.kill(p.pid, signal.SIGCONT)
     _, err = p.communicate(timeout=LIMIT)
-    feeder.join(timeout=LIMIT)
     check(p.returncode == 3 and "checkpointed after 0 tasks" in err, f"exit {p.returncode}: {err}")
     res = case.ws("run", config, "--output", out, "--progress", "60")
     check(res.rc == 0, f"resume\n{res}")
