@@ -252,12 +252,14 @@ namespace {
 
 }  // namespace
 
-ResultsFile ResultsFile::create_file(const std::string& path, const RunProvenance& provenance,
+ResultsFile ResultsFile::create_file(const std::string& output, const RunProvenance& provenance,
                                      const std::vector<TaskSpec>& tasks, bool overwrite,
                                      const std::vector<std::string>& merged_from,
                                      bool publish_now) {
   check_tasks(tasks);
-  detail::check_output_path(path);
+  detail::check_output_path(output);
+  // Through a symbolic link: the linked file is what gets replaced (the link stays).
+  const std::string path = detail::replaced_file(output);
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->replace = overwrite;

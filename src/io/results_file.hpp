@@ -55,8 +55,10 @@ class ResultsFile {
   /// path unless `overwrite`, and with `overwrite` anything but a wordsens results file. The
   /// file is built under a temporary name in the same directory and renamed onto `path` only
   /// when complete (never replacing a file that appeared meanwhile, unless `overwrite`), so an
-  /// error never damages an existing file. Throws InputError when the directory is unwritable;
-  /// I/O failures (a full disk) throw std::runtime_error naming the file and the system error.
+  /// error never damages an existing file. A `path` that is a symbolic link to a results file
+  /// replaces the linked file and keeps the link. Throws InputError when the directory is
+  /// unwritable; I/O failures (a full disk) throw std::runtime_error naming the file and the
+  /// system error.
   static ResultsFile create(const std::string& path, const RunProvenance& provenance,
                             const std::vector<TaskSpec>& tasks, bool overwrite);
 
@@ -127,7 +129,7 @@ class ResultsFile {
   struct Impl;
   // create() with the merge provenance (attribute merged_from). With `publish_now` false the
   // file stays under its temporary name until publish().
-  static ResultsFile create_file(const std::string& path, const RunProvenance& provenance,
+  static ResultsFile create_file(const std::string& output, const RunProvenance& provenance,
                                  const std::vector<TaskSpec>& tasks, bool overwrite,
                                  const std::vector<std::string>& merged_from, bool publish_now);
   // Closes the file (checked) and renames it onto its final name.
