@@ -97,7 +97,8 @@ po::options_description describe_options(Raw& r) {
   run.add_options()
       ("help,h", po::bool_switch(&r.help), "print this help")
       ("output,o", po::value(&r.output)->default_value("results.h5"),
-       "results file (HDF5); an existing file of the same configuration is resumed")
+       "results file (HDF5); an existing file of the same configuration is resumed, by the "
+       "build that computed it only (software_version, git_sha, build; another is refused)")
       ("overwrite", po::bool_switch(&r.overwrite), "start over, replacing an existing output")
       ("dry-run", po::bool_switch(&r.dry_run),
        "print the task table and estimated cost, touch no file")

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/printable.hpp"
+#include "io/build_provenance.hpp"
 #include "io/results_file.hpp"
 
 namespace wordsens::cli {
@@ -34,8 +35,17 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
             << "filetype:      " << c.filetype << " " << c.format_major << "." << c.format_minor
             << "\n"
             << "software:      wordsens " << c.software_version << " (git " << c.git_sha << ")\n"
-            << "build:         " << (c.build.empty() ? "(not recorded)" : c.build) << "\n"
-            << "created (UTC): " << c.created_utc << "\n"
+            << "build:         " << (c.build.empty() ? "(not recorded)" : c.build) << "\n";
+  if (!c.builds.empty()) {
+    // A merge of several builds (--allow-mixed-builds): which one computed which records.
+    const auto builds = io::builds_of(c);
+    std::cout << "builds:        " << builds.size() << " (records of several builds)\n";
+    for (const auto& b : builds) {
+      std::cout << "  " << io::describe(b.id) << ": " << b.tasks.size() << " tasks ("
+                << io::task_ranges(b.tasks) << ")\n";
+    }
+  }
+  std::cout << "created (UTC): " << c.created_utc << "\n"
             << "command line:  " << c.provenance.command_line << "\n"
             << "mpi ranks:     " << c.provenance.mpi_ranks << "\n"
             << "master seed:   " << c.provenance.master_seed << "\n"

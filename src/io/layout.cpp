@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "io/build_provenance.hpp"
 #include "io/file_kind.hpp"
 #include "io/schema.hpp"
-#include "wordsens/version.hpp"
 
 namespace wordsens::io::detail {
 
@@ -188,9 +188,11 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   namespace a = schema::attr;
   h5::write_attribute(file, a::kFileType, std::string(s::kFileType));
   h5::write_attribute(file, a::kFormatVersion, std::vector<int>{s::kFormatMajor, s::kFormatMinor});
-  h5::write_attribute(file, a::kSoftwareVersion, std::string(version::software));
-  h5::write_attribute(file, a::kGitSha, std::string(version::git_sha));
-  h5::write_attribute(file, a::kBuild, std::string(version::build));
+  // The build whose records the file holds: this binary's, unless a merge names its inputs'.
+  const BuildId build = provenance.build == BuildId{} ? this_build() : provenance.build;
+  h5::write_attribute(file, a::kSoftwareVersion, build.software_version);
+  h5::write_attribute(file, a::kGitSha, build.git_sha);
+  h5::write_attribute(file, a::kBuild, build.build);
   h5::write_attribute(file, a::kCreatedUtc, utc_now());
   h5::write_attribute(file, a::kCommandLine, provenance.command_line);
   h5::write_attribute(file, a::kMpiRanks, static_cast<std::int64_t>(provenance.mpi_ranks));
@@ -200,6 +202,9 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   h5::write_attribute(file, a::kSaveWitness, static_cast<std::int64_t>(provenance.save_witness));
   h5::write_attribute(file, a::kInputFingerprints, provenance.input_fingerprints);
   if (!merged_from.empty()) h5::write_attribute(file, a::kMergedFrom, merged_from);
+  if (!provenance.builds.empty()) {
+    h5::write_attribute(file, a::kBuilds, format_builds(provenance.builds));
+  }
 
   // Every group and column exists from the start, even if empty: the file is then appended in
   // SWMR mode, which cannot create objects, and readers never meet a missing dataset.

@@ -10,7 +10,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 4;
+inline constexpr int kFormatMinor = 5;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns).
@@ -34,6 +34,11 @@ inline constexpr const char* kMergedFrom = "merged_from";    // merge outputs on
 // Format 1.3: one line per input file of the run ("" for synthetic data):
 // `<data spelling> size=<bytes> mtime=<UTC> content=<hash>`; resume and merge compare content.
 inline constexpr const char* kInputFingerprints = "input_fingerprints";
+// Format 1.5, only in a file holding records of several builds (a merge with
+// --allow-mixed-builds): one line per build, `software_version=<v>\tgit_sha=<sha>\tbuild=<b>\t
+// tasks=<ids>` (ids as ranges: `0-11,24,30-35`); a done task no line lists was computed by the
+// build of the root attributes software_version, git_sha and build.
+inline constexpr const char* kBuilds = "builds";
 // Attributes of every dataset (format 1.2): its unit and a one-line meaning.
 inline constexpr const char* kUnit = "unit";
 inline constexpr const char* kMeaning = "meaning";
