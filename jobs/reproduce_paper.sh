@@ -40,6 +40,9 @@
 # ran and the report covers what exists).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=jobs/mpi_step.sh
+source jobs/mpi_step.sh
+WORDSENS_STEP_NAME=reproduce_paper
 REPO=$(pwd)
 
 # name | local config | Slurm config (the real-text study runs at full size on a cluster)
@@ -367,8 +370,9 @@ for s in "${selected[@]}"; do
   mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
   echo "reproduce_paper: $name: ${mpi[*]} wordsens run $cfg --output $out ${opts[*]+"${opts[*]}"}"
   start=$SECONDS
-  rc=0
-  "${mpi[@]}" "$BIN" run "$cfg" --output "$out" "${opts[@]+"${opts[@]}"}" || rc=$?
+  # Through mpi_step.sh: no hang on closed streams, no death by an early USR1.
+  wordsens_mpi_step "${mpi[@]}" -- "$BIN" run "$cfg" --output "$out" "${opts[@]+"${opts[@]}"}"
+  rc=$WORDSENS_RC
   echo "reproduce_paper: $name: exit $rc after $(hms $((SECONDS - start)))"
   if [ "$rc" -eq 2 ] && [ -f "$out" ]; then
     echo "reproduce_paper: $name: if $out holds another configuration (e.g. another --trials)," \

@@ -8,9 +8,15 @@
 #     OUTPUT  default results/<config name>.h5; the report goes to report/<config name>/
 #
 # Rerunning resumes: finished tasks are never redone. Exit code: the driver's (README "Exit
-# codes"), unchanged: 3 means checkpointed (USR1 / wall time), rerun to continue.
+# codes"), unchanged: 3 means checkpointed (USR1 / wall time), rerun to continue. `kill -USR1`
+# of this script checkpoints the run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=jobs/mpi_step.sh
+source jobs/mpi_step.sh
+WORDSENS_STEP_NAME=run_local
+# With stdout or stderr closed, the echoes below would fail and mpirun could hang (mpi_step.sh).
+wordsens_keep_streams_open
 
 CONFIG=${1:-jobs/configs/quick.ini}
 RANKS=${2:-2}
@@ -39,10 +45,12 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 mkdir -p "$(dirname "$OUTPUT")"
 echo "run_local: mpirun -n $RANKS wordsens run $CONFIG --output $OUTPUT"
-rc=0
-# --oversubscribe: RANKS may exceed the cores of a small machine.
-mpirun --oversubscribe -n "$RANKS" build/release/src/wordsens run "$CONFIG" --output "$OUTPUT" ||
-  rc=$?
+# --oversubscribe: RANKS may exceed the cores of a small machine. mpi_step.sh starts mpirun so
+# that a USR1 at any moment (to this script, mpirun or a rank) checkpoints the run or is dropped
+# before it starts, and passes a USR1 sent to this script on to the ranks.
+wordsens_mpi_step mpirun --oversubscribe -n "$RANKS" -- \
+  build/release/src/wordsens run "$CONFIG" --output "$OUTPUT"
+rc=$WORDSENS_RC
 if [ "$rc" -ne 0 ]; then
   echo "run_local: wordsens run exited with $rc (3: checkpointed, rerun to resume)" >&2
   exit "$rc"

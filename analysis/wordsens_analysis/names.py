@@ -97,7 +97,7 @@ DATASETS = {
     + tuple(f"{q}_{s}" for q in ("E", "D1") for s in _STATISTICS),
 }
 ROOT_ATTRS = (ATTR_FILETYPE, ATTR_FORMAT_VERSION, *PROVENANCE_ATTRS, "build", "config_hash",
-              "save_witness", "input_fingerprints", "merged_from", "task_table_crc32")
+              "save_witness", "input_fingerprints", "merged_from", "task_table_crc32", "builds")
 ATTR_TASK_TABLE_CRC32 = "task_table_crc32"
 REQUIRED_ROOT_ATTRS = ("software_version", "git_sha", "created_utc", "command_line", "mpi_ranks",
                        "master_seed", "config_text", "config_hash", "save_witness")

@@ -10,6 +10,10 @@
 
 wordsens_log() { echo "[wordsens-job $(date -u +%FT%TZ) ${SLURM_JOB_ID:-nojob}] $*"; }
 
+# wordsens_mpi_step: how the step is launched (beside this file's folder: jobs/mpi_step.sh).
+# shellcheck source=jobs/mpi_step.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi_step.sh"
+
 # Modules, Open MPI's root guard, sanity checks. Exits 2 (like a bad command line) on bad setup.
 wordsens_setup() {
   if [ -n "${WORDSENS_MODULES:-}" ]; then
@@ -41,35 +45,27 @@ wordsens_setup() {
     "${SLURM_NTASKS:-?} tasks on ${SLURM_JOB_NUM_NODES:-?} node(s), launcher ${WORDSENS_LAUNCHER}"
 }
 
-# Runs `$WORDSENS_BIN "$@"` under the launcher and sets WORDSENS_RC to its exit code.
-# The launcher runs in the background so that the batch shell can act on signals while it waits
-# (bash runs a trap only between commands or during `wait`).
+# Runs `$WORDSENS_BIN "$@"` under the launcher and sets WORDSENS_RC to its exit code, through
+# jobs/mpi_step.sh: the launcher runs in the background so that the batch shell can act on
+# signals while it waits, each rank holds a USR1 blocked until it can take it, and mpirun cannot
+# die of an early USR1 or hang on closed streams.
 wordsens_launch() {
-  local -a cmd
+  local -a launcher
   if [ "${WORDSENS_LAUNCHER}" = srun ]; then
-    cmd=(srun "--mpi=${WORDSENS_SRUN_MPI}" "${WORDSENS_BIN}" "$@")
+    launcher=(srun "--mpi=${WORDSENS_SRUN_MPI}")
   else
     # shellcheck disable=SC2206  # extra mpirun options, split on purpose
-    cmd=(mpirun ${WORDSENS_MPIRUN_ARGS:-} "${WORDSENS_BIN}" "$@")
+    launcher=(mpirun ${WORDSENS_MPIRUN_ARGS:-})
   fi
-  wordsens_log "step: ${cmd[*]}"
-  "${cmd[@]}" &
-  local pid=$!
+  wordsens_log "step: ${launcher[*]} ${WORDSENS_BIN} $*"
   # USR1 reaches the batch shell only with --signal=B:USR1@… or `scancel --batch`/`--full`; the
-  # ranks then have not seen it, so pass it on (srun and mpirun both forward USR1 to the ranks).
-  # TERM (cancel, time limit, preemption) reaches every step directly: just keep waiting so the
-  # driver's "interrupted" exit code is logged.
-  trap 'WORDSENS_SIGNALLED=1; wordsens_log "USR1 on the batch shell: forwarding to the step"; kill -USR1 '"${pid}"' 2>/dev/null || true' USR1
+  # ranks then have not seen it, so mpi_step.sh passes it on (to the ranks as soon as one can take
+  # it). TERM (cancel, time limit, preemption) reaches every step directly: just keep waiting so
+  # the driver's "interrupted" exit code is logged.
   trap 'WORDSENS_SIGNALLED=1; wordsens_log "TERM: waiting for the ranks to flush"' TERM
-  while :; do
-    WORDSENS_SIGNALLED=0
-    WORDSENS_RC=0
-    wait "${pid}" || WORDSENS_RC=$?
-    # A trap interrupts `wait` (status > 128) while the step still runs: wait again; bash keeps
-    # the status of a finished child, so a second wait also reports one that ended meanwhile.
-    [ "${WORDSENS_SIGNALLED}" -eq 1 ] || break
-  done
-  trap - USR1 TERM
+  WORDSENS_STEP_NAME="[wordsens-job ${SLURM_JOB_ID:-nojob}]"
+  wordsens_mpi_step "${launcher[@]}" -- "${WORDSENS_BIN}" "$@"
+  trap - TERM
   wordsens_log "step exit code ${WORDSENS_RC}"
 }
 

@@ -2,19 +2,24 @@
 
 #include <boost/program_options.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <cstring>
 #include <sstream>
+#include <string_view>
 
 #include "cli/renamed_options.hpp"
 #include "cli/search_options.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
 #include "io/results_file.hpp"
+#include "io/file_kind.hpp"
 #include "models/drf.hpp"
 #include "models/model_kind.hpp"
 
@@ -22,6 +27,10 @@ namespace po = boost::program_options;
 
 namespace wordsens::cli {
 namespace {
+
+// A configuration is a short text; a larger file is something else given by mistake (a log, a
+// data file), and no file is read without bound.
+constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
 
 // Raw option values, as text where the text is parsed by the grid layer.
 struct Raw {
@@ -92,7 +101,8 @@ po::options_description describe_options(Raw& r) {
   run.add_options()
       ("help,h", po::bool_switch(&r.help), "print this help")
       ("output,o", po::value(&r.output)->default_value("results.h5"),
-       "results file (HDF5); an existing file of the same configuration is resumed")
+       "results file (HDF5); an existing file of the same configuration is resumed, by the "
+       "build that computed it only (software_version, git_sha, build; another is refused)")
       ("overwrite", po::bool_switch(&r.overwrite), "start over, replacing an existing output")
       ("dry-run", po::bool_switch(&r.dry_run),
        "print the task table and estimated cost, touch no file")
@@ -205,27 +215,58 @@ StudyConfig resolve_study(const Raw& r) {
   return s;
 }
 
-// The text of an INI file: refused (one line) when it is a directory, unreadable, or not text
-// (a NUL or another control byte), so that no raw bytes reach an error message. A FIFO is read
-// like a file (process substitution: `wordsens run <(…)`).
+// The text of an INI file. Refused with one line: anything but a regular file (a directory, a
+// FIFO, a device such as /dev/zero, which would never end), a file larger than
+// kMaxConfigBytes, a read error (/proc/self/mem), and text with a control byte (a NUL, an
+// escape, DEL) or a byte-order mark after the start, so that no raw or invisible bytes reach an
+// error message. A byte-order mark at the start (some editors write one) is dropped.
 std::string read_config_file(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw UsageError("configuration file '" + path + "' is a directory");
+  const std::string name = "configuration file '" + path + "'";
+  // O_NONBLOCK: opening a FIFO that no process writes would wait forever; it is refused below.
+  const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (descriptor < 0) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
+  const auto fail = [&](const std::string& message) {
+    ::close(descriptor);
+    throw UsageError(message);
+  };
+  struct stat status {};
+  if (::fstat(descriptor, &status) != 0) fail("cannot read " + name + ": " + std::strerror(errno));
+  if (S_ISDIR(status.st_mode)) fail(name + " is a directory");
+  if (!S_ISREG(status.st_mode)) {
+    fail(name + " is not a regular file (" + io::file_kind(status.st_mode) + ")");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read configuration file '" + path + "'");
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw UsageError("cannot read configuration file '" + path + "'");
+  // Read until the end rather than trust st_size: files of /proc report 0.
+  std::string text;
+  char buffer[65536];
+  while (true) {
+    const ssize_t got = ::read(descriptor, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) fail("cannot read " + name + ": " + std::strerror(errno));
+    if (got == 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+    if (text.size() > kMaxConfigBytes) {
+      fail(name + " is larger than " + std::to_string(kMaxConfigBytes >> 20) +
+           " MiB: not a configuration");
+    }
+  }
+  ::close(descriptor);
+  constexpr std::string_view bom = "\xef\xbb\xbf";
+  if (text.compare(0, bom.size(), bom) == 0) text.erase(0, bom.size());
   std::size_t line = 1;
-  for (const char ch : text) {
-    const auto byte = static_cast<unsigned char>(ch);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
     if (byte == '\n') ++line;
-    if (byte < 0x20 && byte != '\n' && byte != '\r' && byte != '\t') {
+    const bool control =
+        (byte < 0x20 && byte != '\n' && byte != '\r' && byte != '\t') || byte == 0x7f;
+    if (control) {
       char code[8];
       std::snprintf(code, sizeof code, "0x%02x", byte);
-      throw UsageError("configuration file '" + path + "' is not a text file (byte " + code +
+      throw UsageError(name + " is not a text file (byte " + code + (byte == 0x7f ? " (DEL)" : "") +
                        " on line " + std::to_string(line) + ")");
+    }
+    if (text.compare(i, bom.size(), bom) == 0) {
+      throw UsageError(name + " has an invisible byte-order mark (U+FEFF) on line " +
+                       std::to_string(line) + ": remove it");
     }
   }
   return text;
@@ -244,6 +285,9 @@ std::string run_help_text() {
   std::ostringstream out;
   out << "usage: wordsens run [CONFIG.ini] [--key=value …]\n"
          "Runs the study (mpirun -n R for R ranks); rerunning the same command resumes.\n"
+         "CONFIG.ini: `key = value` lines, a regular text file of at most "
+      << (kMaxConfigBytes >> 20)
+      << " MiB (not a pipe or a device).\n"
          "Exit codes: 0 done, 1 failure, 2 bad input, 3 checkpointed (USR1 / walltime), "
          "4 interrupted (TERM/INT).\n\n"
       << describe_options(r);

@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/trial_options.hpp"
+#include "core/printable.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
@@ -98,7 +99,7 @@ int gen_command(int argc, char** argv) {
                                   "): the min-norm head needs fewer samples than features");
     }
   } catch (const std::exception& e) {  // boost's errors and ours: a usage error
-    std::cerr << "wordsens gen: error: " << e.what() << " (see wordsens gen --help)\n";
+    std::cerr << "wordsens gen: error: " << printable(e.what()) << " (see wordsens gen --help)\n";
     return kExitUsage;
   }
 

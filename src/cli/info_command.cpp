@@ -10,6 +10,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/printable.hpp"
+#include "io/build_provenance.hpp"
 #include "io/results_file.hpp"
 
 namespace wordsens::cli {
@@ -29,12 +31,21 @@ std::string percent(std::size_t done, std::size_t total) {
 void print(const std::string& path, const io::FileContents& c, bool show_config) {
   std::size_t done = 0;
   for (auto flag : c.done) done += flag != 0 ? 1 : 0;
-  std::cout << "file:          " << path << "\n"
+  std::cout << "file:          " << printable(path) << "\n"
             << "filetype:      " << c.filetype << " " << c.format_major << "." << c.format_minor
             << "\n"
             << "software:      wordsens " << c.software_version << " (git " << c.git_sha << ")\n"
-            << "build:         " << (c.build.empty() ? "(not recorded)" : c.build) << "\n"
-            << "created (UTC): " << c.created_utc << "\n"
+            << "build:         " << (c.build.empty() ? "(not recorded)" : c.build) << "\n";
+  if (!c.builds.empty()) {
+    // A merge of several builds (--allow-mixed-builds): which one computed which records.
+    const auto builds = io::builds_of(c);
+    std::cout << "builds:        " << builds.size() << " (records of several builds)\n";
+    for (const auto& b : builds) {
+      std::cout << "  " << io::describe(b.id) << ": " << b.tasks.size() << " tasks ("
+                << io::task_ranges(b.tasks) << ")\n";
+    }
+  }
+  std::cout << "created (UTC): " << c.created_utc << "\n"
             << "command line:  " << c.provenance.command_line << "\n"
             << "mpi ranks:     " << c.provenance.mpi_ranks << "\n"
             << "master seed:   " << c.provenance.master_seed << "\n"
@@ -87,14 +98,15 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
 // `--check`: the full diagnosis, one line per problem and note; exit 1 when damaged.
 int print_check(const std::string& path) {
   const io::Diagnosis diagnosis = io::check_results(path);
-  std::cout << "file:     " << path << "\n"
+  std::cout << "file:     " << printable(path) << "\n"
             << "verdict:  " << (diagnosis.damaged() ? "DAMAGED" : "consistent") << "\n";
   for (const auto& problem : diagnosis.problems) std::cout << "problem:  " << problem << "\n";
   for (const auto& note : diagnosis.notes) std::cout << "note:     " << note << "\n";
   std::cout << std::flush;
   if (!diagnosis.damaged()) return kExitOk;
-  std::cerr << "wordsens info: error: " << path << " is damaged (" << diagnosis.problems.size()
-            << " problem" << (diagnosis.problems.size() > 1 ? "s" : "") << ")\n";
+  std::cerr << "wordsens info: error: " << printable(path) << " is damaged ("
+            << diagnosis.problems.size() << " problem" << (diagnosis.problems.size() > 1 ? "s" : "")
+            << ")\n";
   return kExitFailure;
 }
 
@@ -144,17 +156,17 @@ int info_command(int argc, char** argv) {
     }
     if (path.empty()) throw std::invalid_argument("no file given");
   } catch (const std::exception& e) {
-    std::cerr << "wordsens info: error: " << e.what() << " (see wordsens info --help)\n";
+    std::cerr << "wordsens info: error: " << printable(e.what()) << " (see wordsens info --help)\n";
     return kExitUsage;
   }
   try {
     if (check) return print_check(path);
     print(path, io::read_results(path, io::ReadOptions{false}), show_config);
   } catch (const io::InputError& e) {
-    std::cerr << "wordsens info: error: " << e.what() << "\n";
+    std::cerr << "wordsens info: error: " << printable(e.what()) << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << "wordsens info: error: " << e.what() << "\n";
+    std::cerr << "wordsens info: error: " << printable(e.what()) << "\n";
     return kExitFailure;
   }
   return kExitOk;

@@ -9,7 +9,9 @@
 #include "cli/commands.hpp"
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/standard_streams.hpp"
 #include "core/memory_reuse.hpp"
+#include "core/printable.hpp"
 #include "wordsens/version.hpp"
 
 namespace {
@@ -29,10 +31,43 @@ void print_usage(std::ostream& out) {
          "  version      print the software version and git sha\n";
 }
 
+// The command's exit code; its errors are one line on stderr.
+int dispatch(std::string_view command, int argc, char** argv) {
+  using namespace wordsens::cli;
+  try {
+    if (command == "ws") return ws_command(argc, argv);
+    if (command == "gen") return gen_command(argc, argv);
+    if (command == "run") return run_command(argc, argv);
+    if (command == "merge") return merge_command(argc, argv);
+    if (command == "info") return info_command(argc, argv);
+    if (command == "version" || command == "--version") {
+      std::cout << "wordsens " << wordsens::version::software << " " << wordsens::version::git_sha
+                << "\nbuild: " << wordsens::version::build << "\n";
+      return kExitOk;
+    }
+    if (command == "help" || command == "--help" || command == "-h") {
+      print_usage(std::cout);
+      return kExitOk;
+    }
+  } catch (const std::bad_alloc&) {
+    std::cerr << "wordsens " << wordsens::printable(command) << ": error: out of memory\n";
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    std::cerr << "wordsens " << wordsens::printable(command)
+              << ": error: " << wordsens::printable(e.what()) << "\n";
+    return kExitFailure;
+  }
+  std::cerr << "wordsens: unknown command '" << wordsens::printable(command)
+            << "' (try wordsens --help)\n";
+  return kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace wordsens::cli;
+  // Before anything opens a file: a closed stdout or stderr must not hand its descriptor to one.
+  keep_standard_descriptors_open();
   if (argc < 2) {
     print_usage(std::cerr);
     return kExitUsage;
@@ -44,30 +79,7 @@ int main(int argc, char** argv) {
   install_task_planner();
   const std::string_view command = argv[1];
   // Each command sees its own name as argv[0], like a separate program.
-  const int sub_argc = argc - 1;
-  char** sub_argv = argv + 1;
-  try {
-    if (command == "ws") return ws_command(sub_argc, sub_argv);
-    if (command == "gen") return gen_command(sub_argc, sub_argv);
-    if (command == "run") return run_command(sub_argc, sub_argv);
-    if (command == "merge") return merge_command(sub_argc, sub_argv);
-    if (command == "info") return info_command(sub_argc, sub_argv);
-    if (command == "version" || command == "--version") {
-      std::cout << "wordsens " << wordsens::version::software << " " << wordsens::version::git_sha
-                << "\nbuild: " << wordsens::version::build << "\n";
-      return kExitOk;
-    }
-    if (command == "help" || command == "--help" || command == "-h") {
-      print_usage(std::cout);
-      return kExitOk;
-    }
-  } catch (const std::bad_alloc&) {
-    std::cerr << "wordsens " << command << ": error: out of memory\n";
-    return kExitFailure;
-  } catch (const std::exception& e) {
-    std::cerr << "wordsens " << command << ": error: " << e.what() << "\n";
-    return kExitFailure;
-  }
-  std::cerr << "wordsens: unknown command '" << command << "' (try wordsens --help)\n";
-  return kExitUsage;
+  const int code = dispatch(command, argc - 1, argv + 1);
+  // What a command prints on stdout is its result: a failed write fails the command.
+  return finish_standard_output(command, code);
 }

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/printable.hpp"
 #include "io/results_file.hpp"
 
 namespace wordsens::cli {
@@ -17,21 +18,26 @@ namespace po = boost::program_options;
 int merge_command(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string output;
-  bool overwrite = false;
+  bool overwrite = false, allow_mixed_builds = false;
   po::options_description visible(
-      "usage: wordsens merge A.h5 B.h5 ... -o ALL.h5 [--overwrite]\n\n"
+      "usage: wordsens merge A.h5 B.h5 ... -o ALL.h5 [--overwrite] [--allow-mixed-builds]\n\n"
       "Merges results files of the shards of one study (--shard i/N runs of the same\n"
       "configuration) into one file whose records equal those of an unsharded run. Refuses\n"
-      "files of different configurations or input data and tasks finished in two inputs. The\n"
-      "output is written under a temporary name and renamed when complete. Exit codes: 0 done,\n"
-      "2 bad input (missing or foreign file, different configurations or input data, duplicated\n"
-      "tasks, an output another process writes), 1 I/O failure (a full disk) or a damaged "
-      "input.\n\n"
+      "files of different configurations or input data, tasks finished in two inputs, and\n"
+      "files computed by different builds (software_version, git_sha, build: records are\n"
+      "reproducible to the last bit by one build only) unless --allow-mixed-builds. The output\n"
+      "names the build of its records, is written under a temporary name and renamed when\n"
+      "complete. Exit codes: 0 done, 2 bad input (missing or foreign file, different\n"
+      "configurations, input data or builds, duplicated tasks, an output another process\n"
+      "writes), 1 I/O failure (a full disk) or a damaged input.\n\n"
       "options");
-  visible.add_options()                                                           //
-      ("help,h", "print this help and exit")                                      //
-      ("output,o", po::value(&output), "the merged file to write (required)")     //
-      ("overwrite", po::bool_switch(&overwrite), "replace OUTPUT if it exists");  //
+  visible.add_options()                                                          //
+      ("help,h", "print this help and exit")                                     //
+      ("output,o", po::value(&output), "the merged file to write (required)")    //
+      ("overwrite", po::bool_switch(&overwrite), "replace OUTPUT if it exists")  //
+      ("allow-mixed-builds", po::bool_switch(&allow_mixed_builds),
+       "merge files computed by different builds; the output's attribute `builds` lists each "
+       "build with the tasks it computed");
   po::options_description all;
   all.add(visible).add_options()("input", po::value(&inputs));
   po::positional_options_description positional;
@@ -53,22 +59,23 @@ int merge_command(int argc, char** argv) {
       }
     }
   } catch (const std::exception& e) {
-    std::cerr << "wordsens merge: error: " << e.what() << " (see wordsens merge --help)\n";
+    std::cerr << "wordsens merge: error: " << printable(e.what())
+              << " (see wordsens merge --help)\n";
     return kExitUsage;
   }
   std::string command_line;
   for (int i = 0; i < argc; ++i)
     command_line += (i == 0 ? "wordsens " : " ") + std::string(argv[i]);
   try {
-    io::ResultsFile::merge(inputs, output, overwrite, command_line);
+    io::ResultsFile::merge(inputs, output, overwrite, command_line, allow_mixed_builds);
   } catch (const io::InputError& e) {
-    std::cerr << "wordsens merge: error: " << e.what() << "\n";
+    std::cerr << "wordsens merge: error: " << printable(e.what()) << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << "wordsens merge: error: " << e.what() << "\n";
+    std::cerr << "wordsens merge: error: " << printable(e.what()) << "\n";
     return kExitFailure;
   }
-  std::cout << "merged " << inputs.size() << " files into " << output << "\n";
+  std::cout << "merged " << inputs.size() << " files into " << printable(output) << "\n";
   return kExitOk;
 }
 

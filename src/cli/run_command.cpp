@@ -12,6 +12,7 @@
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/run_report.hpp"
+#include "core/printable.hpp"
 #include "driver/run_study.hpp"
 #include "io/errors.hpp"
 #include "models/drf.hpp"
@@ -122,7 +123,7 @@ int run_command(int argc, char** argv) {
     parallel::end_quietly_on_interrupt(kExitUsage);
     if (print) {
       linger_if_testing();
-      std::cerr << "wordsens run: error: " << e.what() << "\n";
+      std::cerr << "wordsens run: error: " << printable(e.what()) << "\n";
     } else {
       std::this_thread::sleep_for(kQuietRankDelay);
     }

@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/trial_options.hpp"
+#include "core/printable.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/word_sensitivity.hpp"
@@ -182,7 +183,7 @@ int ws_command(int argc, char** argv) {
       (void)make_feature_map(spec, {seed0, 0}, ws.positions.resolve(spec.n, seed0, 0));
     }
   } catch (const std::exception& e) {  // boost's errors and ours: a usage error
-    std::cerr << "wordsens ws: error: " << e.what() << " (see wordsens ws --help)\n";
+    std::cerr << "wordsens ws: error: " << printable(e.what()) << " (see wordsens ws --help)\n";
     return kExitUsage;
   }
   if (words >= 2) return run_words(a, spec, multi);

@@ -1,5 +1,7 @@
 #include "driver/run_outcome.hpp"
 
+#include "core/printable.hpp"
+
 namespace wordsens {
 
 void print_outcome(std::ostream& out, const parallel::ScheduleResult& result,
@@ -12,7 +14,7 @@ void print_outcome(std::ostream& out, const parallel::ScheduleResult& result,
   }
   switch (result.outcome) {
     case parallel::Outcome::finished:
-      out << "wordsens run: finished, " << options.output << " complete\n";
+      out << "wordsens run: finished, " << printable(options.output) << " complete\n";
       break;
     case parallel::Outcome::checkpointed:
       out << "wordsens run: checkpointed after " << result.completed
@@ -23,7 +25,7 @@ void print_outcome(std::ostream& out, const parallel::ScheduleResult& result,
           << " tasks; rerun the same command to resume (exit 4)\n";
       break;
     case parallel::Outcome::failed:
-      out << "wordsens run: error: " << result.failure << "\n";
+      out << "wordsens run: error: " << printable(result.failure) << "\n";
       break;
   }
 }

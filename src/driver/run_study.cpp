@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/printable.hpp"
 #include "driver/run_outcome.hpp"
 #include "io/errors.hpp"
 #include "io/results_file.hpp"
@@ -116,7 +117,7 @@ StudyEnd finish_file(io::ResultsFile& file, const parallel::ScheduleResult& resu
   } catch (const std::exception& e) {
     closed = false;
     if (end != StudyEnd::failed) {
-      log << "wordsens run: error: " << e.what() << "\n";
+      log << "wordsens run: error: " << printable(e.what()) << "\n";
       end = StudyEnd::failed;
     }
   }
@@ -143,10 +144,10 @@ StudyOutcome run_study(const RunOptions& options, const StudyInputs& inputs,
     try {
       file.emplace(open_output(options, inputs, ranks.size()));
     } catch (const io::InputError& e) {
-      log << "wordsens run: error: " << e.what() << "\n";
+      log << "wordsens run: error: " << printable(e.what()) << "\n";
       start = StudyEnd::bad_input;
     } catch (const std::exception& e) {
-      log << "wordsens run: error: " << e.what() << "\n";
+      log << "wordsens run: error: " << printable(e.what()) << "\n";
       start = StudyEnd::failed;
     }
   }

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "io/build_provenance.hpp"
 #include "io/h5.hpp"
 #include "io/layout.hpp"
 #include "io/schema.hpp"
@@ -97,6 +99,13 @@ void check_attributes(const h5::Handle& file, Diagnosis& d) {
     d.problems.push_back(
         "config_hash does not match config_text (the stored configuration "
         "was altered)");
+  }
+  if (h5::has_attribute(file, a::kBuilds)) {
+    try {
+      (void)parse_builds(h5::read_string_attribute(file, a::kBuilds));
+    } catch (const std::invalid_argument& e) {
+      d.problems.push_back(e.what());
+    }
   }
 }
 

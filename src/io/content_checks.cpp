@@ -216,7 +216,7 @@ void check_string_attributes(const h5::Handle& file, int minor, Diagnosis& d) {
   // By name: listing the attributes could crash HDF5 1.10 on damaged attribute storage.
   for (const char* name :
        {a::kFileType, a::kSoftwareVersion, a::kGitSha, a::kBuild, a::kCreatedUtc, a::kCommandLine,
-        a::kConfigText, a::kConfigHash, a::kInputFingerprints, a::kMergedFrom}) {
+        a::kConfigText, a::kConfigHash, a::kInputFingerprints, a::kMergedFrom, a::kBuilds}) {
     if (h5::has_attribute(file, name) && h5::is_variable_string_attribute(file, name)) {
       d.problems.push_back(std::string("the root attribute ") + name +
                            " is a variable-length string, which a writer of this format never "

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "io/file_kind.hpp"
 #include "io/h5.hpp"
 
 namespace wordsens::io {
@@ -88,8 +88,8 @@ struct EmbeddingsFile::Impl {
 EmbeddingsFile EmbeddingsFile::open(const std::string& path) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) impl->fail("does not exist");
+  // Before anything opens it: a FIFO would block the opener, a device never end.
+  if (const std::string problem = regular_file_problem(path); !problem.empty()) impl->fail(problem);
   if (!h5::is_hdf5(path)) impl->fail("is not an HDF5 file");
   try {
     impl->file = h5::open_file(path, h5::Access::read);

@@ -19,6 +19,21 @@ struct Diagnosis {
   [[nodiscard]] bool damaged() const { return !problems.empty(); }
 };
 
+/// A build of wordsens, as the root attributes software_version, git_sha and build name it: its
+/// records are bitwise reproducible by the same build only, so files of two builds are not
+/// mixed unless asked, and then each record says which build computed it.
+struct BuildId {
+  std::string software_version, git_sha, build;
+  bool operator==(const BuildId&) const = default;
+};
+
+/// One of the builds of a file that holds records of several (attribute `builds`): the tasks
+/// whose records it computed.
+struct BuildTasks {
+  BuildId id;
+  std::vector<std::uint32_t> tasks;  // ascending
+};
+
 /// Who made the file and from what; stored as root attributes.
 struct RunProvenance {
   std::string command_line;  // argv joined by spaces
@@ -34,6 +49,12 @@ struct RunProvenance {
   /// "<data> size=… mtime=… content=…"; empty for synthetic data. Resume and merge compare the
   /// content hashes.
   std::string input_fingerprints;
+  /// The build that computed the records (root attributes software_version, git_sha, build):
+  /// this binary when empty (a run); a merge names its inputs' build.
+  BuildId build;
+  /// A file holding records of several builds (a merge with --allow-mixed-builds): each build
+  /// with its tasks (attribute `builds`); empty otherwise.
+  std::vector<BuildTasks> builds;
 };
 
 /// Everything a file holds, as read back (tests, merge, info). Rows come sorted by task id
@@ -50,6 +71,10 @@ struct FileContents {
   RunProvenance provenance;
   std::string filetype, software_version, git_sha, created_utc, config_hash;
   std::string build;  // empty in format 1.0 files
+  /// Attribute `builds` (format 1.5): set only in a file of several builds; a done task it does
+  /// not list was computed by the build of the root attributes.
+  std::vector<BuildTasks> builds;
+  [[nodiscard]] BuildId build_id() const { return {software_version, git_sha, build}; }
   int format_major = 0, format_minor = 0;
   std::vector<TaskSpec> tasks;     // the planned task table, in file order
   std::vector<std::uint8_t> done;  // done[i] belongs to tasks[i]

@@ -8,8 +8,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "io/build_provenance.hpp"
+#include "io/file_kind.hpp"
 #include "io/schema.hpp"
-#include "wordsens/version.hpp"
 
 namespace wordsens::io::detail {
 
@@ -206,9 +207,11 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   namespace a = schema::attr;
   h5::write_attribute(file, a::kFileType, std::string(s::kFileType));
   h5::write_attribute(file, a::kFormatVersion, std::vector<int>{s::kFormatMajor, s::kFormatMinor});
-  h5::write_attribute(file, a::kSoftwareVersion, std::string(version::software));
-  h5::write_attribute(file, a::kGitSha, std::string(version::git_sha));
-  h5::write_attribute(file, a::kBuild, std::string(version::build));
+  // The build whose records the file holds: this binary's, unless a merge names its inputs'.
+  const BuildId build = provenance.build == BuildId{} ? this_build() : provenance.build;
+  h5::write_attribute(file, a::kSoftwareVersion, build.software_version);
+  h5::write_attribute(file, a::kGitSha, build.git_sha);
+  h5::write_attribute(file, a::kBuild, build.build);
   h5::write_attribute(file, a::kCreatedUtc, utc_now());
   h5::write_attribute(file, a::kCommandLine, provenance.command_line);
   h5::write_attribute(file, a::kMpiRanks, static_cast<std::int64_t>(provenance.mpi_ranks));
@@ -220,6 +223,9 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   if (!merged_from.empty()) h5::write_attribute(file, a::kMergedFrom, merged_from);
   h5::write_attribute(file, a::kTaskTableCrc32,
                       static_cast<std::int64_t>(task_table_crc32(provenance.config_text, tasks)));
+  if (!provenance.builds.empty()) {
+    h5::write_attribute(file, a::kBuilds, format_builds(provenance.builds));
+  }
 
   // Every group and column exists from the start, even if empty: the file is then appended in
   // SWMR mode, which cannot create objects, and readers never meet a missing dataset.
@@ -255,15 +261,10 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
 }
 
 void require_regular_file(const std::string& path, const std::string& what) {
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) throw InputError("no such file: " + path);
-  if (std::filesystem::is_directory(status)) {
-    throw InputError(path + " is a directory, not a " + what);
-  }
-  if (!std::filesystem::is_regular_file(status)) {
-    throw InputError(path + " is not a regular file (a FIFO, socket or device), not a " + what);
-  }
+  const std::string problem = regular_file_problem(path);
+  if (problem.empty()) return;
+  if (problem == "does not exist") throw InputError("no such file: " + path);
+  throw InputError(path + " " + problem + ", not a " + what);
 }
 
 DamagedFileError damaged_file(const std::string& path, const std::string& detail) {

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "io/build_provenance.hpp"
 #include "io/layout.hpp"
 #include "io/results_file.hpp"
 #include "io/schema.hpp"
@@ -34,6 +35,37 @@ std::string without_shard_keys(const std::string& text) {
   return result;
 }
 
+// The builds of the inputs, each with every task it computed, in the order the inputs name them.
+// Throws InputError when there are several and `allow_mixed` is false.
+std::vector<BuildTasks> merged_builds(const std::vector<std::string>& inputs,
+                                      const std::vector<FileContents>& contents, bool allow_mixed) {
+  std::vector<BuildTasks> builds;
+  std::vector<std::size_t> first_input;  // the input where each build first appears
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (BuildTasks& b : builds_of(contents[i])) {
+      const auto same = std::find_if(builds.begin(), builds.end(),
+                                     [&](const BuildTasks& known) { return known.id == b.id; });
+      if (same != builds.end()) {
+        same->tasks.insert(same->tasks.end(), b.tasks.begin(), b.tasks.end());
+        continue;
+      }
+      if (!builds.empty() && !allow_mixed) {
+        const std::string where = first_input[0] == i
+                                      ? inputs[i] + " holds records of several builds"
+                                      : inputs[i] + " and " + inputs[first_input[0]] +
+                                            " were computed by different builds";
+        throw InputError(where + " (" + detail::join(build_differences(builds[0].id, b.id), "; ") +
+                         "): their records need not agree to the last bit; merge them with "
+                         "--allow-mixed-builds to keep both, each recorded with its tasks");
+      }
+      builds.push_back(std::move(b));
+      first_input.push_back(i);
+    }
+  }
+  for (BuildTasks& b : builds) std::sort(b.tasks.begin(), b.tasks.end());
+  return builds;
+}
+
 bool same_spec(const TaskSpec& a, const TaskSpec& b) {
   return a.point_id == b.point_id && a.experiment == b.experiment && a.model == b.model &&
          a.n == b.n && a.d == b.d && a.k == b.k && a.N == b.N && a.layers == b.layers &&
@@ -43,7 +75,7 @@ bool same_spec(const TaskSpec& a, const TaskSpec& b) {
 }  // namespace
 
 void ResultsFile::merge(const std::vector<std::string>& inputs, const std::string& output,
-                        bool overwrite, const std::string& command_line) {
+                        bool overwrite, const std::string& command_line, bool allow_mixed_builds) {
   if (inputs.empty()) throw InputError("merge needs at least one input file");
   std::vector<FileContents> contents;
   contents.reserve(inputs.size());
@@ -93,8 +125,15 @@ void ResultsFile::merge(const std::vector<std::string>& inputs, const std::strin
     }
   }
 
+  // After the task checks: a task done twice is reported as such, not as a second build.
+  const std::vector<BuildTasks> builds = merged_builds(inputs, contents, allow_mixed_builds);
+
   RunProvenance provenance = contents[0].provenance;
   provenance.command_line = command_line;
+  // The output names the build that computed its records (the inputs'), not the merging binary;
+  // a mix lists every build with its tasks.
+  provenance.build = contents[0].build_id();
+  if (builds.size() > 1) provenance.builds = builds;
   provenance.config_text = without_shard_keys(provenance.config_text);
   for (const auto& c : contents) provenance.save_witness |= c.provenance.save_witness;
   std::vector<TaskSpec> table;

@@ -55,6 +55,14 @@ void check_output_path(const std::string& path) {
   }
 }
 
+std::string replaced_file(const std::string& path) {
+  std::error_code error;
+  if (!fs::is_symlink(fs::symlink_status(path, error))) return path;
+  if (!fs::is_regular_file(fs::status(path, error))) return path;
+  const fs::path target = fs::canonical(path, error);
+  return error ? path : target.string();
+}
+
 std::string temporary_path(const std::string& path) {
   return path + kTemporaryInfix + std::to_string(::getpid());
 }

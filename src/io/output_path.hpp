@@ -11,6 +11,13 @@ namespace wordsens::io::detail {
 /// ".tmp-<pid>" or ".lock" is appended, or a directory that does not exist.
 void check_output_path(const std::string& path);
 
+/// The file that writing `path` replaces: `path` itself, or, when it is a symbolic link to an
+/// existing regular file, that file (every link resolved). A new file is built next to it and
+/// renamed onto it, so that --overwrite through a link replaces the linked results file and
+/// keeps the link, as writing through the link would. A dangling link stays `path` (refused as
+/// an existing output).
+[[nodiscard]] std::string replaced_file(const std::string& path);
+
 /// "<path>.tmp-<pid>": where this process builds a new file.
 [[nodiscard]] std::string temporary_path(const std::string& path);
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "io/build_provenance.hpp"
 #include "io/file_lock.hpp"
 #include "io/h5.hpp"
 #include "io/layout.hpp"
@@ -252,12 +253,14 @@ namespace {
 
 }  // namespace
 
-ResultsFile ResultsFile::create_file(const std::string& path, const RunProvenance& provenance,
+ResultsFile ResultsFile::create_file(const std::string& output, const RunProvenance& provenance,
                                      const std::vector<TaskSpec>& tasks, bool overwrite,
                                      const std::vector<std::string>& merged_from,
                                      bool publish_now) {
   check_tasks(tasks);
-  detail::check_output_path(path);
+  detail::check_output_path(output);
+  // Through a symbolic link: the linked file is what gets replaced (the link stays).
+  const std::string path = detail::replaced_file(output);
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->replace = overwrite;
@@ -305,6 +308,29 @@ void ResultsFile::publish() {
   m.writer.release();
 }
 
+namespace {
+
+// Resume adds records to the file's own: a build other than the one that computed them (root
+// attributes) is refused, so that a file never holds records of two builds unrecorded.
+void require_same_build(const std::string& path, const h5::Handle& file) {
+  namespace a = schema::attr;
+  BuildId stored;
+  try {
+    stored = {h5::read_string_attribute(file, a::kSoftwareVersion),
+              h5::read_string_attribute(file, a::kGitSha),
+              h5::has_attribute(file, a::kBuild) ? h5::read_string_attribute(file, a::kBuild) : ""};
+  } catch (const h5::Error& e) {
+    throw detail::damaged_file(path, std::string("its build cannot be read: ") + e.what());
+  }
+  const auto differences = build_differences(stored, this_build());
+  if (differences.empty()) return;
+  throw InputError(path + " holds records of another build (" + detail::join(differences, "; ") +
+                   "), which this one need not reproduce to the last bit: resume it with " +
+                   describe(stored) + ", or start over with --overwrite");
+}
+
+}  // namespace
+
 ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::string& config_text,
                                          const std::string& input_fingerprints) {
   detail::check_output_path(path);
@@ -346,6 +372,7 @@ ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::str
                        detail::join(keys, ", ") +
                        "); use --overwrite to replace it or choose another output");
     }
+    require_same_build(path, file);
     const bool recorded = h5::has_attribute(file, schema::attr::kInputFingerprints);
     if (!recorded && !input_fingerprints.empty()) {
       throw InputError(path +

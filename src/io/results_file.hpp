@@ -62,15 +62,18 @@ class ResultsFile {
   /// path unless `overwrite`, and with `overwrite` anything but a wordsens results file. The
   /// file is built under a temporary name in the same directory and renamed onto `path` only
   /// when complete (never replacing a file that appeared meanwhile, unless `overwrite`), so an
-  /// error never damages an existing file. Throws InputError when the directory is unwritable;
-  /// I/O failures (a full disk) throw std::runtime_error naming the file and the system error.
+  /// error never damages an existing file. A `path` that is a symbolic link to a results file
+  /// replaces the linked file and keeps the link. Throws InputError when the directory is
+  /// unwritable; I/O failures (a full disk) throw std::runtime_error naming the file and the
+  /// system error.
   static ResultsFile create(const std::string& path, const RunProvenance& provenance,
                             const std::vector<TaskSpec>& tasks, bool overwrite);
 
   /// Opens an existing file to continue its run, after taking its writer lock. Throws
   /// InputError (one line) when the file is missing, not a wordsens file, of a newer major or
   /// older minor version, written by another live process, when `config_text` differs from the
-  /// stored one (the message names the differing keys), or when an input file changed
+  /// stored one (the message names the differing keys), when another build (software_version,
+  /// git_sha or build) computed its records, or when an input file changed
   /// (`input_fingerprints` against the stored ones). Throws DamagedFileError when the file is
   /// damaged (check_results), leaving it untouched. Then truncates orphan rows.
   static ResultsFile open_for_resume(const std::string& path, const std::string& config_text,
@@ -127,14 +130,18 @@ class ResultsFile {
   /// The output's task table is the union (by task id); its rows come input by input, each
   /// input's by task id (one input in memory at a time); its config_text has the shard keys
   /// removed; it gets summaries. Records equal those of an unsharded run (read_results sorts).
+  /// Inputs computed by different builds (software_version, git_sha, build) are refused
+  /// (InputError) unless `allow_mixed_builds`; the output then lists every build with its tasks
+  /// (attribute `builds`). Its root build attributes are the first input's, not this binary's.
   static void merge(const std::vector<std::string>& inputs, const std::string& output,
-                    bool overwrite, const std::string& command_line);
+                    bool overwrite, const std::string& command_line,
+                    bool allow_mixed_builds = false);
 
  private:
   struct Impl;
   // create() with the merge provenance (attribute merged_from). With `publish_now` false the
   // file stays under its temporary name until publish().
-  static ResultsFile create_file(const std::string& path, const RunProvenance& provenance,
+  static ResultsFile create_file(const std::string& output, const RunProvenance& provenance,
                                  const std::vector<TaskSpec>& tasks, bool overwrite,
                                  const std::vector<std::string>& merged_from, bool publish_now);
   // Closes the file (checked) and renames it onto its final name.

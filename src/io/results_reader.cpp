@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <variant>
 
+#include "io/build_provenance.hpp"
 #include "io/h5.hpp"
 #include "io/layout.hpp"
 #include "io/results_file.hpp"
@@ -190,6 +191,10 @@ FileContents read_contents(const h5::Handle& file, const ReadOptions& options,
   if (h5::has_attribute(file, a::kInputFingerprints)) {
     out.provenance.input_fingerprints = h5::read_string_attribute(file, a::kInputFingerprints);
   }
+  // A line that is not one is damage (std::invalid_argument; read_results names the file).
+  if (h5::has_attribute(file, a::kBuilds)) {
+    out.builds = parse_builds(h5::read_string_attribute(file, a::kBuilds));
+  }
 
   out.tasks = read_tasks(file);
   out.done = done != nullptr ? *done
@@ -259,6 +264,8 @@ FileContents read_results(const std::string& path, const ReadOptions& options) {
   } catch (const DamagedFileError&) {
     throw;
   } catch (const h5::Error& e) {
+    throw detail::damaged_file(path, e.what());
+  } catch (const std::invalid_argument& e) {  // an attribute that is not what it must be
     throw detail::damaged_file(path, e.what());
   } catch (const std::exception& e) {
     throw std::runtime_error("reading " + path + ": " + e.what());

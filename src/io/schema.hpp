@@ -44,6 +44,11 @@ inline constexpr const char* kInputFingerprints = "input_fingerprints";
 // trial; little-endian, model NUL-padded to kModelLength bytes; done is not included): every
 // reader can tell a task table edited after the run planned it, without the planner. int64.
 inline constexpr const char* kTaskTableCrc32 = "task_table_crc32";
+// Format 1.5, only in a file holding records of several builds (a merge with
+// --allow-mixed-builds): one line per build, `software_version=<v>\tgit_sha=<sha>\tbuild=<b>\t
+// tasks=<ids>` (ids as ranges: `0-11,24,30-35`); a done task no line lists was computed by the
+// build of the root attributes software_version, git_sha and build.
+inline constexpr const char* kBuilds = "builds";
 // Attributes of every dataset (format 1.2): its unit and a one-line meaning.
 inline constexpr const char* kUnit = "unit";
 inline constexpr const char* kMeaning = "meaning";

@@ -1,5 +1,6 @@
 #include "parallel/stop.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -52,6 +53,13 @@ void install_startup_handlers(int exit_code, const char* message) {
   g_startup_message = message;
   std::signal(SIGPIPE, SIG_IGN);
   install(on_startup_signal);
+  // A launcher may start the process with these blocked (jobs/mpi_step.sh starts each rank
+  // under `env --block-signal=USR1`), so that one sent while the process is still being loaded
+  // waits instead of killing it: unblocking delivers it now, to the handlers just installed.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (const int signal : {SIGUSR1, SIGTERM, SIGINT}) sigaddset(&stop_signals, signal);
+  pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
 
 void end_quietly_on_interrupt(int exit_code) {

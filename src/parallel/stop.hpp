@@ -15,7 +15,8 @@ enum class StopRequest : int { none = 0, checkpoint = 1, interrupt = 2 };
 /// Start-up handlers: TERM/INT write `message` (if not null; async-signal-safe write) and
 /// _exit(`exit_code`) at once; USR1 sets the checkpoint flag. Call it first thing, so that no
 /// signal arrives while the default actions (termination) are still in place. Ignores SIGPIPE
-/// (a closed stderr must not kill a run: `wordsens run … 2>&1 | head -1`).
+/// (a closed stderr must not kill a run: `wordsens run … 2>&1 | head -1`). Then unblocks USR1,
+/// TERM and INT: one that a launcher held blocked while the process loaded is delivered now.
 void install_startup_handlers(int exit_code, const char* message);
 
 /// The run is ending with `exit_code` and has already said why: TERM/INT from here on (mpirun

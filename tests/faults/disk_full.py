@@ -65,12 +65,7 @@ def _merge(case, directory, preexec, error):
     that blocked the next merge): exit 1, one line, no output; the next merge succeeds."""
     config = case.small_config()
     _, reference = case.reference(config)
-    shards = []
-    for i in range(2):
-        shard = case.path(f"s{i}.h5")
-        res = case.ws("run", config, "--output", shard, "--shard", f"{i}/2", "--progress", "60")
-        check(res.rc == 0, f"shard {i}\n{res}")
-        shards.append(shard)
+    shards = case.shards(config)
     out = os.path.join(directory, "all.h5")
     res = case.ws("merge", *shards, "-o", out, preexec=preexec)
     case.expect_error(res, 1, out, error)

@@ -129,6 +129,17 @@ class Case:
         check(res.rc == 0, f"the reference run failed\n{res}")
         return self.path(name), self.dump(self.path(name))
 
+    def shards(self, config, count=2, prefix="s"):
+        """Runs the study as `count` shards (`--shard i/count`) into <prefix><i>.h5; their paths."""
+        files = []
+        for i in range(count):
+            out = self.path(f"{prefix}{i}.h5")
+            res = self.ws("run", config, "--output", out, "--shard", f"{i}/{count}",
+                          "--progress", "60")
+            check(res.rc == 0, f"shard {i}\n{res}")
+            files.append(out)
+        return files
+
     def dump(self, path):
         res = self.run([PY, DUMP, str(path)])
         check(res.rc == 0, f"dump_records failed (lost or duplicated records?)\n{res}")

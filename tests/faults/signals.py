@@ -6,15 +6,16 @@ TERM to mpirun itself, and a closed stderr (SIGPIPE) does not kill a run.
 usage: signals.py WORDSENS CASE
 """
 import os
+import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 
-from faults_lib import LIMIT, SMALL_INI, check, main
+from faults_lib import LIMIT, ROOT, SMALL_INI, check, main
 
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
+MPI_STEP = os.path.join(ROOT, "jobs", "mpi_step.sh")
 
 
 def _wait_caught(pid, sig):
@@ -32,35 +33,28 @@ def _wait_caught(pid, sig):
     return False
 
 
-def _start_on_fifo(case, out):
-    """A run whose configuration is a FIFO nobody writes yet: it blocks in start-up."""
-    fifo = case.path("config.fifo")
-    os.mkfifo(fifo)
-    p = subprocess.Popen([case.wordsens, "run", fifo, "--output", out, "--progress", "60"],
+def _start_stopped(case, config, out):
+    """A run stopped (SIGSTOP) as soon as its start-up handlers exist: well inside start-up
+    (options, inputs, MPI and the results file are still ahead). Signals sent now are delivered
+    when it continues (SIGCONT)."""
+    p = subprocess.Popen([case.wordsens, "run", config, "--output", out, "--progress", "60"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)  # well inside start-up: it waits for the FIFO
-    check(p.poll() is None, "the run did not wait for its configuration")
-    return fifo, p
-
-
-def _feed(fifo):
-    """Writes the configuration into the FIFO (from a thread: opening blocks until read)."""
-    def write():
-        with open(fifo, "w", encoding="utf-8") as f:
-            f.write(SMALL_INI)
-    thread = threading.Thread(target=write, daemon=True)
-    thread.start()
-    return thread
+    check(_wait_caught(p.pid, signal.SIGTERM), "the run never caught TERM")
+    os.kill(p.pid, signal.SIGSTOP)
+    check(not os.path.exists(out), "the run was past start-up when stopped")
+    return p
 
 
 def term_during_startup(case):
     """TERM and INT while the run starts (before: the handlers were installed after MPI_Init,
     and a run hung in a damaged file ignored TERM): exit 4 within a second, one line, no file."""
+    config = case.write("small.ini", SMALL_INI)
     for sig in (signal.SIGTERM, signal.SIGINT):
         out = case.path(f"out_{sig.name}.h5")
-        fifo, p = _start_on_fifo(case, out)
+        p = _start_stopped(case, config, out)
         start = time.monotonic()
         p.send_signal(sig)
+        os.kill(p.pid, signal.SIGCONT)
         try:
             _, err = p.communicate(timeout=LIMIT)
         except subprocess.TimeoutExpired:
@@ -72,22 +66,20 @@ def term_during_startup(case):
         lines = err.strip().splitlines()
         check(len(lines) == 1 and "interrupted" in lines[0], f"{sig.name}: stderr {err!r}")
         check(not os.path.exists(out), f"{sig.name}: a file was created")
-        os.remove(fifo)
 
 
 def usr1_during_startup(case):
     """USR1 before the task loop (it killed the run, exit 138, no file): the run checkpoints as
     soon as the loop starts (exit 3, the file created, no task run); a resume completes it with
-    the reference's records. Once on a run blocked in start-up, and three times as soon as its
+    the reference's records. Once on a run stopped in start-up, and three times as soon as its
     handler exists (before MPI starts)."""
     config = case.write("small.ini", SMALL_INI)
     _, reference = case.reference(config)
-    out = case.path("fifo_usr1.h5")
-    fifo, p = _start_on_fifo(case, out)
+    out = case.path("stopped_usr1.h5")
+    p = _start_stopped(case, config, out)
     p.send_signal(signal.SIGUSR1)
-    feeder = _feed(fifo)
+    os.kill(p.pid, signal.SIGCONT)
     _, err = p.communicate(timeout=LIMIT)
-    feeder.join(timeout=LIMIT)
     check(p.returncode == 3 and "checkpointed after 0 tasks" in err, f"exit {p.returncode}: {err}")
     res = case.ws("run", config, "--output", out, "--progress", "60")
     check(res.rc == 0, f"resume\n{res}")
@@ -164,8 +156,119 @@ def closed_stderr(case):
     case.same_records(out, reference)
 
 
+def _children(pid):
+    """The pids of the children of `pid` (every thread's)."""
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as f:
+                found += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def _exe(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return ""
+
+
+def _first(find, deadline):
+    """The first non-empty result of find(), polled until `deadline` (None after it)."""
+    while time.monotonic() < deadline:
+        found = find()
+        if found:
+            return found
+        time.sleep(0.0002)
+    return None
+
+
+def _mpi_step(case, config, out, *redirect):
+    """`bash jobs/mpi_step.sh mpirun -n 2 -- wordsens run …`, as jobs/run_local.sh runs it."""
+    return subprocess.Popen(["bash", MPI_STEP, MPIRUN, "--oversubscribe", "-n", "2", "--",
+                             case.wordsens, "run", config, "--output", out, "--progress", "60"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            **dict(redirect))
+
+
+def _launched(p, target, wordsens):
+    """The pid of `target` of a run started by _mpi_step, as soon as it exists: the script once
+    it handles USR1 (a shell dies of one in its first milliseconds, before it has read a line),
+    mpirun as soon as it runs mpirun, a rank as soon as it runs wordsens (before: mpirun's fork,
+    then `env`). None when it never appears."""
+    deadline = time.monotonic() + LIMIT
+    if target == "script":
+        return p.pid if _wait_caught(p.pid, signal.SIGUSR1) else None
+    mpirun = os.path.realpath(shutil.which(MPIRUN) or MPIRUN)
+    launcher = _first(lambda: [c for c in _children(p.pid) if _exe(c) == mpirun], deadline)
+    if target == "mpirun" or not launcher:
+        return launcher[0] if launcher else None
+    program = os.path.realpath(wordsens)
+    ranks = _first(lambda: [c for c in _children(launcher[0]) if _exe(c) == program], deadline)
+    return ranks[0] if ranks else None
+
+
+def usr1_at_any_moment(case):
+    """USR1 at 0, 10 and 100 ms after the start of the script that runs a study as the job
+    scripts do (jobs/mpi_step.sh), of its mpirun, and of a rank: every run ends in exit 3
+    (checkpointed) or exit 0 (the USR1 came before anything could take it and the run started as
+    usual), and a resume gives the reference's records. A USR1 to the script or to a rank is
+    never lost: always exit 3. Plain mpirun died of a USR1 in its first milliseconds (exit 138),
+    and a rank of one while it was being loaded (mpirun then ended the job)."""
+    config = case.write("long.ini", "experiments = ws\nmodels = rf,raf\nn = 4,6\nd = 3\n"
+                        "k = 1.0D\ntrials = 40\nseed = 5\nmax-evals = 400\n")
+    _, reference = case.reference(config)
+    outcomes = []
+    for target in ("script", "mpirun", "rank"):
+        for delay in (0.0, 0.01, 0.1):
+            where = f"USR1 to {target} at {delay * 1000:.0f} ms"
+            out = case.path(f"usr1_{target}_{int(delay * 1000)}ms.h5")
+            p = _mpi_step(case, config, out)
+            pid = _launched(p, target, case.wordsens)
+            if pid is None:
+                p.kill()
+                check(False, f"{where}: no process to signal")
+            time.sleep(delay)
+            try:
+                os.kill(pid, signal.SIGUSR1)
+            except ProcessLookupError:
+                pass
+            try:
+                _, err = p.communicate(timeout=LIMIT)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                check(False, f"{where}: hung")
+            # mpirun may get it before any rank exists (then no rank sees it); a rank holds it
+            # until its handler exists, and the script until a rank can take it.
+            allowed = (0, 3) if target == "mpirun" else (3,)
+            check(p.returncode in allowed, f"{where}: exit {p.returncode}: {err}")
+            if p.returncode == 3:
+                check("checkpointed" in err, f"{where}: no checkpoint message: {err}")
+                res = case.ws("run", config, "--output", out, "--progress", "60")
+                check(res.rc == 0, f"{where}: resume\n{res}")
+            case.same_records(out, reference)
+            outcomes.append(f"{target} at {delay * 1000:.0f} ms: exit {p.returncode}")
+    print("; ".join(outcomes))
+
+
+def closed_streams_mpirun(case):
+    """mpirun with stdout and stderr closed spins forever once the ranks have finished (Open
+    MPI's launcher, even with `true` as the ranks). Started as the job scripts start it
+    (jobs/mpi_step.sh), the run finishes: exit 0, the file complete."""
+    config = case.write("small.ini", SMALL_INI)
+    _, reference = case.reference(config)
+    out = case.path("closed.h5")
+    script = f"exec bash '{MPI_STEP}' '{MPIRUN}' --oversubscribe -n 2 -- '{case.wordsens}' " \
+             f"run '{config}' --output '{out}' --progress 0.01 >&- 2>&-"
+    res = case.run(["bash", "-c", script])
+    check(res.rc == 0, f"exit {res.rc}\n{res}")
+    case.same_records(out, reference)
+
+
 CASES = {f.__name__: f for f in (term_during_startup, usr1_during_startup, term_to_mpirun,
-                                 closed_stderr)}
+                                 closed_stderr, usr1_at_any_moment, closed_streams_mpirun)}
 
 if __name__ == "__main__":
     sys.exit(main(CASES))

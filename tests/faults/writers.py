@@ -177,6 +177,37 @@ def overwrite_only_results(case):
                                   ".attrs['config_text'])"]).out, "not replaced")
 
 
+def overwrite_through_symlink(case):
+    """--overwrite of an output that is a symbolic link to a results file (run and merge): the
+    linked file gets the new results and the link stays a link to it. It used to replace the
+    link with a regular file and leave the linked file with the old results."""
+    config = case.small_config()
+    other = case.small_config("other.ini", seed=9)
+    _, reference = case.reference(config)
+    os.mkdir(case.path("store"))
+    for command in ("run", "merge"):
+        target = case.path(f"store/{command}.h5")
+        link = case.path(f"{command}_link.h5")
+        res = case.ws("run", other, "--output", target, "--progress", "60")
+        check(res.rc == 0, f"{command}: the old results\n{res}")
+        os.symlink(os.path.join("store", f"{command}.h5"), link)  # relative, as `ln -s` makes
+        if command == "run":
+            res = case.ws("run", config, "--output", link, "--overwrite", "--progress", "60")
+        else:
+            shard = case.path("shard.h5")
+            if not os.path.exists(shard):
+                check(case.ws("run", config, "--output", shard, "--progress", "60").rc == 0,
+                      "the merge input")
+            res = case.ws("merge", shard, "-o", link, "--overwrite")
+        check(res.rc == 0, f"{command} --overwrite through a link failed\n{res}")
+        check(os.path.islink(link), f"{command}: the link was replaced by a file")
+        check(os.path.realpath(link) == os.path.realpath(target), f"{command}: link retargeted")
+        case.same_records(target, reference)
+        leftovers = [n for n in os.listdir(case.dir) + os.listdir(case.path("store"))
+                     if ".tmp-" in n]
+        check(not leftovers, f"{command}: temporaries left: {leftovers}")
+
+
 def long_output_name(case):
     """An output name too long for the file system (exit 1 before): exit 2, one line; a name
     that fits alone but not with '.tmp-<pid>' is refused the same way."""
@@ -210,7 +241,8 @@ def merge_writes_whole(case):
 
 
 CASES = {f.__name__: f for f in (two_writers_new_output, second_writer_while_running,
-                                 stale_temporaries, overwrite_only_results, long_output_name,
+                                 stale_temporaries, overwrite_only_results,
+                                 overwrite_through_symlink, long_output_name,
                                  merge_writes_whole)}
 
 if __name__ == "__main__":

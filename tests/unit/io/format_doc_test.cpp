@@ -69,9 +69,10 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
   EXPECT_GT(datasets, 50);
   // Every root attribute and the format constants are on the page.
   namespace a = schema::attr;
-  for (const char* attribute : {a::kFileType, a::kFormatVersion, a::kSoftwareVersion, a::kGitSha,
-                                a::kCreatedUtc, a::kCommandLine, a::kMpiRanks, a::kMasterSeed,
-                                a::kConfigText, a::kConfigHash, a::kSaveWitness, a::kMergedFrom}) {
+  for (const char* attribute :
+       {a::kFileType, a::kFormatVersion, a::kSoftwareVersion, a::kGitSha, a::kCreatedUtc,
+        a::kCommandLine, a::kMpiRanks, a::kMasterSeed, a::kConfigText, a::kConfigHash,
+        a::kSaveWitness, a::kMergedFrom, a::kBuilds}) {
     EXPECT_NE(doc.find(std::string("| `") + attribute + "`"), std::string::npos) << attribute;
   }
   EXPECT_NE(doc.find(std::string("`filetype = \"") + schema::kFileType + "\"`, format " +
