@@ -77,8 +77,28 @@ def main(argv=None) -> int:
     except OSError as err:
         print(f"wordsens-report: error: cannot write {args.output}: {err}", file=sys.stderr)
         return EXIT_USAGE
-    print(verdict_text(table))
-    for n in notes:
-        print(f"note: {n}")
-    print(f"report: {os.path.join(args.output, 'report.html')}")
+    lines = [verdict_text(table), *(f"note: {n}" for n in notes),
+             f"report: {os.path.join(args.output, 'report.html')}"]
+    return print_result(lines)
+
+
+def print_result(lines: list) -> int:
+    """What the report prints is part of its result, as for every wordsens command: a stdout
+    that cannot take it (a full disk, /dev/full, a closed stdout) is one line on stderr and
+    exit 1, never a traceback or a silent exit 0 (the files are written by then)."""
+    try:
+        if sys.stdout is None:  # Python's stdout when descriptor 1 was closed at start
+            raise OSError("it is closed")
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    except OSError as err:
+        try:  # the interpreter's flush at exit would fail again, with a traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        except OSError:
+            pass
+        why = err.strerror or str(err)
+        if sys.stderr is not None:
+            print(f"wordsens-report: error: cannot write standard output: {why}",
+                  file=sys.stderr)
+        return EXIT_FAILURE
     return EXIT_OK

@@ -102,3 +102,19 @@ def test_report_errors_are_one_line_and_nonzero(tmp_path):
         assert len(lines) == 1 and words in lines[0], p.stderr
         assert lines[0].startswith("wordsens-report: error:")
     assert not (tmp_path / "out").exists()
+
+
+def test_report_stdout_that_cannot_be_written_is_one_line_and_exit_1(tmp_path):
+    """The printed verdicts are part of the result: stdout on /dev/full or closed gives one
+    line on stderr and exit 1 (it was a traceback, or exit 0 with nothing printed)."""
+    tasks, ws, gen = synthetic_tables(ns=(8, 16, 32), trials=6)
+    path = write_results(tmp_path / "r.h5", tasks, ws, gen)
+    for redirect, why in (("> /dev/full", "No space left"), (">&-", "it is closed")):
+        p = subprocess.run(["bash", "-c", f'"$@" {redirect}', "bash", PY, REPORT, str(path), "-o",
+                            str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 1, (redirect, p.returncode, p.stderr)
+        assert len(lines) == 1, (redirect, lines)
+        assert lines[0].startswith("wordsens-report: error: cannot write standard output")
+        assert why in lines[0], lines
+        assert (tmp_path / "out" / "report.html").exists()
