@@ -145,7 +145,12 @@ def test_tiny_mode_runs_every_study_into_one_report(tiny):
         assert int(r.attrs["config_text"].split("trials = ")[1].split()[0]) == 1
     v = pd.read_csv(rep / "verdicts.csv", keep_default_na=False)
     prim = v[v["kind"] == rules.PRIMARY]
-    assert set(prim["study"]) == set(STUDIES)  # every study's claims in one table
+    # Every study's claims in one table; the regime map is descriptive: its rows are a
+    # breakdown (secondary, marked so), outside the primary claims.
+    assert set(prim["study"]) == set(STUDIES) - {"regime_map"}
+    mapped = v[v["study"] == "regime_map"]
+    assert not mapped.empty and (mapped["kind"] == rules.SECONDARY).all()
+    assert mapped["claim"].str.endswith("(descriptive)").any()
     # With one trial no claim can be decided, and every row says why.
     assert (prim["verdict"] == rules.INCONCLUSIVE).all() and (prim["reason"] != "").all()
     md = (rep / "report.md").read_text()
