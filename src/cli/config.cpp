@@ -18,8 +18,8 @@
 #include "cli/search_options.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
-#include "io/results_file.hpp"
 #include "io/file_kind.hpp"
+#include "io/results_file.hpp"
 #include "models/drf.hpp"
 #include "models/model_kind.hpp"
 

@@ -27,10 +27,20 @@ OTHER = {"software_version": "0.0.1-other", "git_sha": "0123456789abcdef",
          "build": "-march=other; Eigen 0.0 own kernels; GNU 1.0; Release"}
 
 
+def set_text(name, value):
+    """h5py code storing a string attribute as a writer of format 1.5 does: fixed-length UTF-8
+    (a variable-length one is itself damage since 1.5)."""
+    data = value.encode()
+    return (f"f.attrs.create({name!r}, np.array({data!r}), "
+            f"dtype=h5py.string_dtype('utf-8', {len(data)}))")
+
+
 def attrs(case, path, *names):
     code = ("import h5py, json\n"
             f"f = h5py.File({path!r}, 'r', libver='latest', swmr=True)\n"
-            f"print(json.dumps({{n: str(f.attrs[n]) if n in f.attrs else None "
+            "def text(v):\n"
+            "    return v.decode() if isinstance(v, bytes) else str(v)\n"
+            f"print(json.dumps({{n: text(f.attrs[n]) if n in f.attrs else None "
             f"for n in {list(names)!r}}}))")
     res = case.run([PY, "-c", code])
     check(res.rc == 0, f"reading attributes failed\n{res}")
@@ -50,7 +60,7 @@ def resume_by_another_build(case):
     _, reference = case.reference(config)
     for name in ATTRIBUTES:
         out = partial_run(case, config, f"partial_{name}.h5")
-        h5py_edit(out, f"f.attrs[{name!r}] = {OTHER[name]!r}")
+        h5py_edit(out, set_text(name, OTHER[name]))
         before = digest(out)
         res = case.ws("run", config, "--output", out, "--progress", "60")
         line = case.expect_error(res, 2, out, "another build", name, OTHER[name],
@@ -89,7 +99,7 @@ def merge_of_two_builds(case):
     config = case.small_config()
     _, reference = case.reference(config)
     a, b = case.shards(config)
-    h5py_edit(b, "\n".join(f"f.attrs[{n!r}] = {OTHER[n]!r}" for n in ATTRIBUTES))
+    h5py_edit(b, "\n".join(set_text(n, OTHER[n]) for n in ATTRIBUTES))
     ours = attrs(case, a, *ATTRIBUTES)
     merged = case.path("merged.h5")
     res = case.ws("merge", a, b, "-o", merged)
@@ -121,7 +131,7 @@ def merge_of_two_builds(case):
     # A list of builds that is not one is damage, for info and info --check alike.
     broken = case.path("broken.h5")
     shutil.copyfile(merged, broken)
-    h5py_edit(broken, 'f.attrs["builds"] = "software_version=1\\tgit_sha=2"')
+    h5py_edit(broken, set_text("builds", "software_version=1\tgit_sha=2"))
     case.expect_error(case.ws("info", broken), 1, "damaged", "attribute builds has 2 fields")
     res = case.ws("info", "--check", broken)
     check(res.rc == 1 and "problem:  line 1 of attribute builds has 2 fields" in res.out,
@@ -133,7 +143,7 @@ def merge_names_the_inputs_build(case):
     config = case.small_config()
     a, b = case.shards(config)
     for path in (a, b):
-        h5py_edit(path, "\n".join(f"f.attrs[{n!r}] = {OTHER[n]!r}" for n in ATTRIBUTES))
+        h5py_edit(path, "\n".join(set_text(n, OTHER[n]) for n in ATTRIBUTES))
     merged = case.path("merged.h5")
     res = case.ws("merge", a, b, "-o", merged)
     check(res.rc == 0, f"shards of one build\n{res}")

@@ -232,7 +232,7 @@ wait_line "mpirun-$job.out" 'progress: [1-9][0-9]*/' 120
 [ "$(job_state "$job")" = RUNNING ] || fail "(d) job $job finished before USR1 could be sent"
 log "(d) scancel --batch --signal=USR1 $job"
 timeout 10 scancel --batch --signal=USR1 "$job" || fail "(d) scancel --batch --signal=USR1 $job failed (state $(job_state "$job"))"
-wait_line "mpirun-$job.out" 'forwarding to the step' 30
+wait_line "mpirun-$job.out" 'USR1: passed to' 30
 wait_line "mpirun-$job.out" 'step exit code 3' 60
 wait_line "mpirun-$job.out" 'restart 1,' 90
 wait_state "$job" COMPLETED 180

@@ -84,7 +84,7 @@ TEST(WsEvidence, SearchDiagnosticsAddUp) {
     WsOptions options;
     const WsResult r = estimate_word_sensitivity(*model, X, options, 5, 2);
     const int sphere = sphere_starts_per_position(options, name, n);
-    long guided = 0;  // one per guided direction (raf and raf_relu suggest two)
+    long guided = 0;        // one per guided direction (raf and raf_relu suggest two)
     long floor_points = 0;  // raf_relu's floor construction, one start per point (n - 1 < d)
     for (Index i = 0; i < n; ++i) {
       guided += static_cast<long>(model->guided_directions(X, i).size());
