@@ -36,8 +36,8 @@ constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
 struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
       positions, training, objective, data, output, shard, seed, rf_sampling, words, words_fraction,
-      word_sets, purpose;
-  long long trials = 0;
+      word_sets, purpose, select;
+  long long trials = 0, first_trial = 0, max_trials = 0;
   SearchOptionValues search;
   double walltime = 0, progress = 0;
   bool overwrite = false, dry_run = false, save_witness = false, help = false;
@@ -73,6 +73,16 @@ po::options_description describe_options(Raw& r) {
        "examined positions only)")
       ("trials", po::value(&r.trials)->default_value(defaults.grid.trials),
        "independent trials per grid point")
+      ("first-trial", po::value(&r.first_trial)->default_value(0),
+       "index of the first trial run (an extension of a study by more trials: trials "
+       "first-trial ... first-trial + trials - 1, the same texts and weights as those trials of "
+       "the study run at once; needs max-trials)")
+      ("max-trials", po::value(&r.max_trials)->default_value(0),
+       "the most trials per point the study may reach by extensions (0: none planned); fixes "
+       "the random streams of every trial and the number of looks the report corrects for")
+      ("select", po::value(&r.select)->default_value(""),
+       "grid points run (empty: all): selectors separated by ';', each a ','-list of axis:value "
+       "(axes experiment, model, n, d, N, L, m), e.g. model:raf,d:384;model:rf,d:768")
       ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),
        "word positions examined: all, first or random:m")
@@ -202,6 +212,26 @@ StudyConfig resolve_study(const Raw& r) {
                      std::to_string(StudyLimits::max_trials));
   }
   s.grid.trials = static_cast<std::uint32_t>(r.trials);
+  if (r.first_trial < 0 || r.first_trial > StudyLimits::max_trials) {
+    throw UsageError("first-trial = " + std::to_string(r.first_trial) + ": expected 0 … " +
+                     std::to_string(StudyLimits::max_trials));
+  }
+  if (r.max_trials < 0 || r.max_trials > StudyLimits::max_trials) {
+    throw UsageError("max-trials = " + std::to_string(r.max_trials) + ": expected 0 … " +
+                     std::to_string(StudyLimits::max_trials));
+  }
+  if (r.first_trial > 0 && r.max_trials == 0) {
+    throw UsageError("first-trial = " + std::to_string(r.first_trial) +
+                     " needs max-trials (the study's largest trial count, which keys every "
+                     "trial's random streams)");
+  }
+  s.grid.first_trial = static_cast<std::uint32_t>(r.first_trial);
+  s.grid.max_trials = static_cast<std::uint32_t>(r.max_trials);
+  try {
+    s.grid.select = PointSelection::parse(r.select);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   s.seed = parse_seed(r.seed);
   s.search.positions = PositionSet::parse(r.positions);
   apply_search_options(r.search, s);

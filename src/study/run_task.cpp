@@ -69,10 +69,10 @@ void copy_search_summary(const Result& result, std::uint32_t task_id, WsRecord& 
 void run_ws_words(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
                   TaskOutput& out) {
   const MultiWordOptions options = multi_word_options(config, task.words);
-  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id});
+  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.stream_entity});
   const Matrix X = data.test_sample(task.n, task.d, task.trial);
   const MultiWordResult result =
-      estimate_multi_word_sensitivity(*model, X, options, config.seed, task.task_id);
+      estimate_multi_word_sensitivity(*model, X, options, config.seed, task.stream_entity);
   require_certified("S_m", result.S, result.cert_rel_err);
 
   WsRecord& r = out.ws;
@@ -105,10 +105,12 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
   const WsOptions options = ws_options(config);
   // The estimator resolves the same positions from (seed, task id); rf's marginal sampler
   // draws its weights for exactly these.
-  const auto model = make_feature_map(model_spec(task, config), {config.seed, task.task_id},
-                                      options.positions.resolve(task.n, config.seed, task.task_id));
+  const auto model =
+      make_feature_map(model_spec(task, config), {config.seed, task.stream_entity},
+                       options.positions.resolve(task.n, config.seed, task.stream_entity));
   const Matrix X = data.test_sample(task.n, task.d, task.trial);
-  const WsResult result = estimate_word_sensitivity(*model, X, options, config.seed, task.task_id);
+  const WsResult result =
+      estimate_word_sensitivity(*model, X, options, config.seed, task.stream_entity);
   require_certified("S", result.S, result.cert_rel_err);
 
   WsRecord& r = out.ws;
@@ -120,7 +122,7 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
   r.argmax_set = {r.argmax_position};
   if (is_budget_check_task(task, config)) {
     const WsResult check = recheck_with_more_budget(*model, X, options, config.search.budget_check,
-                                                    result, config.seed, task.task_id);
+                                                    result, config.seed, task.stream_entity);
     require_certified("S of the budget check", check.S, check.cert_rel_err);
     r.S_budget_check = check.S;
   }
@@ -136,9 +138,10 @@ void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& 
              TaskOutput& out) {
   const GenProblem problem = data.gen_problem(task.n, task.d, task.N, task.trial);
   const GenOptions options = gen_options(config);
-  const auto model = make_gen_feature_map(model_spec(task, config), {config.seed, task.task_id},
-                                          problem, options.positions);
-  const auto results = evaluate_generalization(*model, problem, options, config.seed, task.task_id);
+  const auto model = make_gen_feature_map(
+      model_spec(task, config), {config.seed, task.stream_entity}, problem, options.positions);
+  const auto results =
+      evaluate_generalization(*model, problem, options, config.seed, task.stream_entity);
   for (const GenResult& g : results) {
     GenRecord r;
     r.task_id = task.task_id;

@@ -271,16 +271,45 @@ std::vector<TaskSpec> grid_points(const StudyConfig& config) {
 
 }  // namespace
 
+std::uint32_t trial_stride(const StudyGrid& grid) {
+  return grid.max_trials > 0 ? grid.max_trials : grid.trials;
+}
+
 std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
   const std::vector<TaskSpec> points = grid_points(config);  // within max_tasks
+  const StudyGrid& grid = config.grid;
+  const std::uint64_t stride = trial_stride(grid);
+  if (static_cast<std::uint64_t>(grid.first_trial) + grid.trials > stride) {
+    throw std::invalid_argument(
+        "max-trials = " + std::to_string(grid.max_trials) + ": below first-trial + trials = " +
+        std::to_string(static_cast<std::uint64_t>(grid.first_trial) + grid.trials) +
+        (grid.first_trial > 0 ? " (an extension by more trials needs the study's max-trials)"
+                              : ""));
+  }
+  // The entities of the whole grid at the stride must be distinct 32-bit counters.
+  if (points.size() * stride > std::uint64_t{1} << 32) {
+    throw std::invalid_argument("the grid's " + std::to_string(points.size()) + " points times " +
+                                std::to_string(stride) +
+                                " trials exceed the 2^32 random stream entities; lower "
+                                "max-trials or split the grid");
+  }
+  for (const PointSelector& s : grid.select.selectors()) {
+    if (std::none_of(points.begin(), points.end(),
+                     [&](const TaskSpec& p) { return s.matches(p); })) {
+      throw std::invalid_argument("select: '" + s.to_string() + "' matches no grid point");
+    }
+  }
   std::vector<TaskSpec> tasks;
-  tasks.reserve(points.size() * config.grid.trials);
-  for (std::size_t point_id = 0; point_id < points.size(); ++point_id) {
-    TaskSpec task = points[point_id];
-    task.point_id = static_cast<std::uint32_t>(point_id);
-    for (std::uint32_t trial = 0; trial < config.grid.trials; ++trial) {
-      task.trial = trial;
+  tasks.reserve(points.size() * grid.trials);
+  std::uint32_t point_id = 0;
+  for (std::size_t index = 0; index < points.size(); ++index) {
+    if (!grid.select.contains(points[index])) continue;
+    TaskSpec task = points[index];
+    task.point_id = point_id++;
+    for (std::uint32_t t = 0; t < grid.trials; ++t) {
+      task.trial = grid.first_trial + t;
       task.task_id = static_cast<std::uint32_t>(tasks.size());
+      task.stream_entity = static_cast<std::uint32_t>(index * stride + task.trial);
       tasks.push_back(task);
     }
   }
@@ -325,6 +354,9 @@ std::string canonical_text(const StudyConfig& c) {
   // Only when not the default, so that files written before the key existed still resume.
   if (c.rf_sampling == RfSampling::marginal) entries["rf-sampling"] = "marginal";
   if (c.descriptive) entries["purpose"] = "descriptive";
+  if (c.grid.first_trial > 0) entries["first-trial"] = std::to_string(c.grid.first_trial);
+  if (c.grid.max_trials > 0) entries["max-trials"] = std::to_string(c.grid.max_trials);
+  if (!c.grid.select.empty()) entries["select"] = c.grid.select.to_string();
   if (has_multi_word(c)) {
     std::vector<std::string> fractions;
     for (const double f : c.grid.words_fraction) fractions.push_back(format_double(f));

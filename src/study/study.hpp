@@ -17,6 +17,7 @@
 #include "estimators/word_sensitivity.hpp"
 #include "models/feature_map.hpp"
 #include "study/grid_spec.hpp"
+#include "study/point_selection.hpp"
 #include "study/task.hpp"
 
 namespace wordsens {
@@ -50,7 +51,19 @@ struct StudyGrid {
   std::vector<Index> words{1};
   std::vector<double> words_fraction;
   std::uint32_t trials = 3;
+  /// Trials first_trial … first_trial + trials − 1 are run (an extension of a study by more
+  /// trials: the same texts and weights as those trials of a study planned at once).
+  std::uint32_t first_trial = 0;
+  /// The largest trial count the study may reach through extensions (0: none planned, the
+  /// stride is `trials`). It fixes each task's stream entity (point · max_trials + trial) and,
+  /// for the report, the number of looks at the data (docs/VERDICT_RULES.md, "Trials until
+  /// decided").
+  std::uint32_t max_trials = 0;
+  PointSelection select;  // the grid points run (empty: all)
 };
+
+/// The trial stride of a study's stream entities: max_trials when planned, else trials.
+[[nodiscard]] std::uint32_t trial_stride(const StudyGrid& grid);
 
 /// How each task searches: the estimators' options (ws_options, gen_options and
 /// multi_word_options build them from these).

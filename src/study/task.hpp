@@ -25,6 +25,11 @@ struct TaskSpec {
   int layers = 1;             // L (drf; 1 otherwise)
   Index words = 1;            // m, the words changed at once (ws; 1 for gen): S_m, S = S_1
   std::uint32_t trial = 0;
+  /// The Philox counter entity of the task's weights, starts and positions: its point's index in
+  /// the whole grid times the study's trial stride plus its trial (study.hpp, plan_tasks). It
+  /// equals task_id in a study planned at once, and stays the same when a study's trials are
+  /// split into batches (first-trial, max-trials) or its points into selections.
+  std::uint32_t stream_entity = 0;
 };
 
 /// The texts a task reads from its data source: the test text (ws), with the N training texts

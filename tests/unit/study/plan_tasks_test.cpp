@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/model_kind.hpp"
@@ -83,6 +86,12 @@ void expect_same_tables(const std::vector<TaskSpec>& a, const std::vector<TaskSp
   }
 }
 
+// A study planned at once keys every task's random streams by its task id, as before
+// first-trial, max-trials and select existed (the records of older files stay reproducible).
+void expect_entities_are_task_ids(const std::vector<TaskSpec>& tasks) {
+  for (const TaskSpec& t : tasks) EXPECT_EQ(t.stream_entity, t.task_id) << describe(t);
+}
+
 TEST(PlanTasks, EqualsTheNestedLoopsOnEveryAxis) {
   StudyConfig c;
   c.grid.experiments = {Experiment::gen, Experiment::ws};  // planned in canonical order anyway
@@ -100,6 +109,7 @@ TEST(PlanTasks, EqualsTheNestedLoopsOnEveryAxis) {
   c.grid.trials = 3;
   const auto planned = plan_tasks(c);
   expect_same_tables(planned, nested_loops(c));
+  expect_entities_are_task_ids(planned);
   EXPECT_GT(planned.size(), 300U);
 }
 
@@ -119,6 +129,105 @@ TEST(PlanTasks, AGridTooLargeToBuildIsRefusedBeforeItIsBuilt) {
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("tasks, more than 10000000"), std::string::npos) << what;
+  }
+}
+
+StudyConfig two_models() {
+  StudyConfig c;
+  c.grid.experiments = {Experiment::ws, Experiment::gen};
+  c.grid.models = {"rf", "raf"};
+  c.grid.n = {4, 6};
+  c.grid.d = {3, 5};
+  c.grid.N = {3, 7};
+  return c;
+}
+
+// (point, trial) → stream entity of a table.
+std::map<std::string, std::uint32_t> entities(const std::vector<TaskSpec>& tasks) {
+  std::map<std::string, std::uint32_t> out;
+  for (const TaskSpec& t : tasks) {
+    TaskSpec key = t;
+    key.task_id = 0;
+    key.point_id = 0;
+    EXPECT_TRUE(out.emplace(describe(key), t.stream_entity).second) << describe(key);
+  }
+  return out;
+}
+
+TEST(PlanTasks, TrialsSplitIntoBatchesKeepEveryTasksStreams) {
+  StudyConfig whole = two_models();
+  whole.grid.trials = 8;
+  whole.grid.max_trials = 8;
+  const auto at_once = entities(plan_tasks(whole));
+  // 3 + 2 + 3 trials, the later batches at some points only: the same entity per trial.
+  std::map<std::string, std::uint32_t> batched;
+  for (const auto& [first, count, select] :
+       std::vector<std::tuple<std::uint32_t, std::uint32_t, std::string>>{
+           {0, 3, ""}, {3, 2, "model:raf;model:rf,d:5"}, {5, 3, "experiment:gen,N:7"}}) {
+    StudyConfig batch = two_models();
+    batch.grid.first_trial = first;
+    batch.grid.trials = count;
+    batch.grid.max_trials = 8;
+    batch.grid.select = PointSelection::parse(select);
+    const auto tasks = plan_tasks(batch);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      EXPECT_EQ(tasks[i].task_id, i);  // task ids are the file's own
+      EXPECT_GE(tasks[i].trial, first);
+      EXPECT_LT(tasks[i].trial, first + count);
+      if (!select.empty()) EXPECT_TRUE(batch.grid.select.contains(tasks[i]));
+    }
+    for (const auto& [key, entity] : entities(tasks)) {
+      ASSERT_EQ(at_once.count(key), 1U) << key;
+      EXPECT_EQ(at_once.at(key), entity) << key;
+      EXPECT_TRUE(batched.emplace(key, entity).second) << key << " planned twice";
+    }
+  }
+  // Distinct entities throughout.
+  std::set<std::uint32_t> seen;
+  for (const auto& [key, entity] : at_once) EXPECT_TRUE(seen.insert(entity).second) << key;
+}
+
+TEST(PlanTasks, ASelectionRunsItsPointsOnly) {
+  StudyConfig c = two_models();
+  c.grid.select = PointSelection::parse("model:raf,d:5 ; experiment:gen,model:rf,N:3");
+  const auto tasks = plan_tasks(c);
+  ASSERT_FALSE(tasks.empty());
+  std::size_t expected = 0;
+  for (const TaskSpec& t : plan_tasks(two_models())) expected += c.grid.select.contains(t) ? 1 : 0;
+  EXPECT_EQ(tasks.size(), expected);
+  for (const TaskSpec& t : tasks) {
+    const bool raf5 = t.model == "raf" && t.d == 5;
+    const bool rf_gen3 = t.model == "rf" && t.experiment == Experiment::gen && t.N == 3;
+    EXPECT_TRUE(raf5 || rf_gen3) << describe(t);
+  }
+  EXPECT_EQ(tasks.back().point_id + 1, tasks.size() / c.grid.trials);  // points renumbered
+}
+
+TEST(PlanTasks, ASelectionSpellingIsCanonical) {
+  EXPECT_EQ(PointSelection::parse(" d:5,model:raf;model:raf , d:5;m:2").to_string(),
+            "m:2;model:raf,d:5");
+}
+
+TEST(PlanTasks, BadExtensionsAreRefusedWithOneLine) {
+  const auto refused = [](StudyConfig c, const std::string& words) {
+    try {
+      (void)plan_tasks(c);
+      ADD_FAILURE() << "planned, expected: " << words;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  };
+  StudyConfig c = two_models();
+  c.grid.first_trial = 3;
+  c.grid.trials = 3;
+  c.grid.max_trials = 5;
+  refused(c, "below first-trial + trials = 6");
+  c = two_models();
+  c.grid.select = PointSelection::parse("model:raf,d:4");
+  refused(c, "matches no grid point");
+  for (const char* bad : {"model", "d:x", "q:1", "d:1,d:2", ";", "n:0", "experiment:both"}) {
+    EXPECT_THROW((void)PointSelection::parse(bad), std::invalid_argument) << bad;
   }
 }
 
