@@ -27,7 +27,17 @@
 #                  many as the study needs to fit the time limit; 1 means one job)
 #   --seed S       a replicate of every study with master seed S (other texts and weights):
 #                  writes STUDY.seed-S.h5 next to STUDY.h5; the report pools the trials of all
-#                  replicates of a study (how to extend a finished study with more trials)
+#                  replicates of a study
+#   --max-trials M the most trials per point a study may reach (default: each config's own
+#                  max-trials; with --tiny, the first batch's count: no extension)
+#   --no-extend    run the first batch of every study only, then the report
+#
+# Trials until decided: after the first batch of every study, the report's rules are asked which
+# claims are still open (`wordsens-report --next-batch`); the trials of the next look (twice as
+# many, up to max-trials) are added only at the grid points of the open claims' groups, in files
+# STUDY.look-J-trials-A-B.h5 (trials A … B−1, `--first-trial --select`), and the claims are judged
+# again, until every claim is decided or at its cap. The report corrects every test for the
+# number of looks a study may take (docs/VERDICT_RULES.md, "Trials until decided").
 #
 # Resumable: rerunning the same command continues every file where it stopped (a finished file
 # costs a second). The real-text study needs analysis/datasets/cache/glove_brown.h5, built once by
@@ -61,7 +71,7 @@ TINY_EMBEDDINGS=tests/fixtures/embeddings/good.h5
 tiny_args() {
   local common=(--max-evals=20 --progress=600)
   case $1 in
-    paper_ws | paper_ws_rf | paper_ws_rf_bound) echo "${common[*]} --n=4,6,8 --d=8" ;;
+    paper_ws | paper_ws_rf | paper_ws_rf_bound) echo "${common[*]} --n=4,8,16 --d=32" ;;
     paper_ws_drf) echo "${common[*]} --n=2,3,4 --d=8 --layers=2" ;;
     paper_gen) echo "${common[*]} --n=4,8 --d=8 --N=6" ;;
     paper_glove_brown | glove_brown)
@@ -79,14 +89,17 @@ die() {
   exit 2
 }
 
-slurm=0 dry=0 tiny=0 trials="" ranks="" only="" slurm_hours=4 force_shards="" seed=""
+slurm=0 dry=0 tiny=0 trials="" ranks="" only="" slurm_hours=4 force_shards="" seed="" max_trials=""
+extend=1
 results=results/paper report=report/paper
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm) slurm=1 ;;
     --dry-run) dry=1 ;;
     --tiny) tiny=1 ;;
-    --trials | --ranks | --only | --results | --report | --slurm-hours | --shards | --seed)
+    --no-extend) extend=0 ;;
+    --trials | --ranks | --only | --results | --report | --slurm-hours | --shards | --seed | \
+      --max-trials)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
         --trials) trials=$2 ;;
@@ -97,11 +110,12 @@ while [ $# -gt 0 ]; do
         --slurm-hours) slurm_hours=$2 ;;
         --shards) force_shards=$2 ;;
         --seed) seed=$2 ;;
+        --max-trials) max_trials=$2 ;;
       esac
       shift
       ;;
     --trials=* | --ranks=* | --only=* | --results=* | --report=* | --slurm-hours=* | --shards=* | \
-      --seed=*)
+      --seed=* | --max-trials=*)
       set -- "${1%%=*}" "${1#*=}" "${@:2}"
       continue
       ;;
@@ -114,6 +128,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ -z "$trials" ] || [[ $trials =~ ^[1-9][0-9]*$ ]] || die "--trials must be a positive integer"
+[ -z "$max_trials" ] || [[ $max_trials =~ ^[1-9][0-9]*$ ]] ||
+  die "--max-trials must be a positive integer"
 if [ -z "$ranks" ]; then
   ranks=2
   [ "$slurm" -eq 0 ] || ranks=${WORDSENS_SLURM_RANKS:-4}
@@ -167,15 +183,20 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 # The options every `wordsens run` of a study gets (identical on every rerun, so files resume).
+# run_options NAME [extension]: the options of a study's first batch, or (with a second
+# argument) those an extension adds --first-trial, --trials and --select to.
 run_options() {
   local name=$1 opts=()
-  [ -z "$trials" ] || opts+=("--trials=$trials")
+  [ -n "${2:-}" ] || [ -z "$trials" ] || opts+=("--trials=$trials")
   [ -z "$seed" ] || opts+=("--seed=$seed")
   if [ "$tiny" -eq 1 ]; then
     # shellcheck disable=SC2207  # tiny_args prints plain words
     opts+=($(tiny_args "$name"))
-    [ -n "$trials" ] || opts+=("--trials=1")
+    [ -n "${2:-}" ] || [ -n "$trials" ] || opts+=("--trials=1")
+    # A tiny run extends only when asked to: its first batch is its cap.
+    [ -n "${2:-}" ] || [ -n "$max_trials" ] || opts+=("--max-trials=${trials:-1}")
   fi
+  [ -n "${2:-}" ] || [ -z "$max_trials" ] || opts+=("--max-trials=$max_trials")
   echo "${opts[@]+"${opts[@]}"}"
 }
 
@@ -265,7 +286,7 @@ report_files() {
   local s name f
   for s in "${selected[@]}"; do
     name=${s%%|*}
-    for f in "$results/$name.h5" "$results/$name".seed-*.h5; do
+    for f in "$results/$name.h5" "$results/$name".look-*.h5 "$results/$name".seed-*.h5; do
       [[ $f == *"*"* ]] || [ ! -f "$f" ] || echo "$f"
     done
     # this run's file, even before it exists (a Slurm job will write it)
@@ -379,6 +400,53 @@ for s in "${selected[@]}"; do
       "move it away or choose another --results directory" >&2
   fi
   if [ "$rc" -ne 0 ] && [ "$status" -eq 0 ]; then status=$rc; fi
+done
+
+# ------------------------------------------------------------------------------ more trials
+# config_of NAME: the configuration of a selected study.
+config_of() {
+  local s
+  for s in "${selected[@]}"; do [ "${s%%|*}" != "$1" ] || echo "${s#*|}"; done
+}
+# files_up_to LOOK: the existing files of the selected studies from looks 1 … LOOK (the first
+# batch is look 1), so that each look is planned from what the previous ones ran, on a rerun too.
+files_up_to() {
+  local f j
+  while read -r f; do
+    [ -f "$f" ] || continue
+    j=1
+    [[ $f =~ \.look-([0-9]+)-trials-[0-9]+-[0-9]+\.h5$ ]] && j=${BASH_REMATCH[1]}
+    [ "$j" -gt "$1" ] || echo "$f"
+  done < <(report_files)
+}
+look=1
+while [ "$extend" -eq 1 ] && [ "$status" -eq 0 ] && [ "$look" -lt 64 ]; do
+  mapfile -t upto < <(files_up_to "$look")
+  [ ${#upto[@]} -gt 0 ] || break
+  batch=$("$PY" analysis/wordsens-report --next-batch "${upto[@]}") || {
+    echo "reproduce_paper: the rules could not plan the next look; no trials added" >&2
+    status=1
+    break
+  }
+  [ -n "$batch" ] || break
+  look=$((look + 1))
+  while IFS=$'\t' read -r name first count cap select open; do
+    cfg=$(config_of "$name")
+    [ -n "$cfg" ] || continue
+    out="$results/$name${seed:+.seed-$seed}.look-$look-trials-$first-$((first + count)).h5"
+    # shellcheck disable=SC2207
+    opts=($(run_options "$name" extension))
+    opts+=("--first-trial=$first" "--trials=$count" "--max-trials=$cap" "--select=$select")
+    # shellcheck disable=SC2206
+    mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
+    echo "reproduce_paper: look $look: $name: trials $first … $((first + count - 1)) for" \
+      "$open -> $out"
+    start=$SECONDS
+    wordsens_mpi_step "${mpi[@]}" -- "$BIN" run "$cfg" --output "$out" "${opts[@]}"
+    rc=$WORDSENS_RC
+    echo "reproduce_paper: look $look: $name: exit $rc after $(hms $((SECONDS - start)))"
+    if [ "$rc" -ne 0 ] && [ "$status" -eq 0 ]; then status=$rc; fi
+  done <<<"$batch"
 done
 
 existing=()

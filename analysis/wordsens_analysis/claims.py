@@ -184,7 +184,7 @@ def ws_claim_of_model(model: str) -> Claim | None:
 def _texts() -> list:
     out = [f"version {rules.RULES_VERSION}", f"alpha {rules.ALPHA}", f"level {rules.LEVEL}",
            f"min_trials {rules.MIN_TRIALS}", f"min_points {rules.MIN_POINTS}",
-           "holm over primary rows"]
+           "holm over primary rows", f"sequential: {rules.SEQUENTIAL_RULE}"]
     for c in CLAIMS.values():
         out += [c.id, c.theorem, c.name, c.model, c.regime, c.rule]
     for table in (rules.SECONDARY_RULES, rules.INTEGRITY_RULES):

@@ -7,8 +7,9 @@ text, the regime map), and the report must read them together. The policy, print
 combined report (POLICY):
 
 - A **study** is a configuration up to its seed and its number of trials: the stored
-  `config_text` without the lines `seed`, `trials` and `shard`. Files of one study are
-  replicates, and their trials are pooled.
+  `config_text` without the lines `seed`, `trials`, `shard`, `first-trial` and `select`. Files
+  of one study are replicates or extensions (more trials at some of its points, `max-trials`
+  being the study's own), and their trials are pooled.
 - The texts of a trial are a function of (seed, data source, n, d, trial index) only, never of
   the model or the file, so two rows at the same (seed, data, n, d, trial) saw the same texts.
   Each (seed, data source) gets its own block of trial numbers here, so "same trial number"
@@ -37,14 +38,15 @@ from .witness import CHECK_COLUMNS, activation_of, check_witnesses
 
 # Configuration keys that do not change what a study measures, only how much of it: files that
 # differ only in these are replicates of one study.
-REPLICATE_KEYS = ("seed", "trials", "shard", "output")
+REPLICATE_KEYS = ("seed", "trials", "shard", "output", "first-trial", "select")
 TRIAL_STRIDE = 10**8   # > the driver's largest trial count (10^7): blocks of trial numbers
 TASK_STRIDE = 2**32    # task ids are uint32 per file
 SERIES = "series"      # the column naming the study of a row
 
 POLICY = (
     "A study is a configuration up to its seed and number of trials "
-    "(the stored config_text without seed, trials and shard): files of one study are replicates "
+    "(the stored config_text without seed, trials, shard, first-trial and select): files of one "
+    "study are replicates or extensions by more trials, "
     "and their trials are pooled. The texts of a trial depend only on (seed, data source, n, d, "
     "trial), so rows of any two files at the same seed, data source, n, d and trial saw the same "
     "texts; each (seed, data source) gets its own block of trial numbers, so replicates with "

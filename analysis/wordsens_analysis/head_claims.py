@@ -96,6 +96,7 @@ def head_rows(c, study) -> list:
                 grp.unavailable = plan.shortfall
                 continue
             top = max(plan.ns)
+            grp.axes = {"d": int(d), "N": int(N), "n": [int(top)]}
             level = g[g["n"] == top].groupby("trial")["E"].mean()
             if plan.trials and len(level) < plan.trials:
                 grp.unavailable = f"n={top} has {len(level)} usable of {plan.trials} trials"

@@ -38,6 +38,7 @@ class Test:
     kind: str = "sign"    # "sign" (median, order statistics) or "t" (mean, Student-t)
     coverage: float = np.nan  # exact coverage of a median interval
     per_trial: object = None
+    looks: int = 1  # the Bonferroni factor over looks its p-values carry (sequential.py)
 
     def text(self) -> str:
         center = "median" if self.kind == "sign" else "mean"
@@ -143,6 +144,10 @@ class Group:
     unavailable: str = ""  # why the group cannot be judged (the claim is then inconclusive)
     n_used: str = ""
     d: str = ""
+    partner: tuple = ()  # (model, study) a paired contrast reads on the same texts
+    # The grid points the group reads: {"d": 384, "L": 2, "N": 1100, "n": [10, 20, 50]}
+    # (sequential.py extends exactly these when its claim is open).
+    axes: dict = field(default_factory=dict)
 
     def p_values(self) -> tuple:
         if self.unavailable:

@@ -55,6 +55,12 @@ def main(argv=None) -> int:
     p.add_argument("results", nargs="+",
                    help="HDF5 results files written by `wordsens run` or `merge`")
     p.add_argument("-o", "--output", default="report", help="output directory (default: report)")
+    p.add_argument("--next-batch", action="store_true",
+                   help="write no report: print the trials the next look adds (one line per "
+                        "study to extend: study, first trial, trials, max-trials, select, the "
+                        "open claims; tab-separated), nothing when every claim is decided or "
+                        "at its study's max-trials (docs/VERDICT_RULES.md, 'Trials until "
+                        "decided')")
     args = p.parse_args(argv)
     real = [os.path.realpath(r) for r in args.results]
     if len(set(real)) != len(real):
@@ -70,6 +76,8 @@ def main(argv=None) -> int:
         print(f"wordsens-report: error: {err}", file=sys.stderr)
         # As wordsens info: a damaged file is a failure (1), a missing or foreign one bad input (2).
         return EXIT_FAILURE if isinstance(err, DamagedFileError) else EXIT_USAGE
+    if args.next_batch:
+        return print_result([e.line() for e in next_batch(results)] or [])
     from .report_writer import write_report  # matplotlib is slow to import: input known good
 
     try:
@@ -82,6 +90,13 @@ def main(argv=None) -> int:
     return print_result(lines)
 
 
+def next_batch(results: list) -> list:
+    """The extensions the verdicts over these files ask for (sequential.py)."""
+    from .combined import build_studies
+    studies, _, _ = build_studies(results)
+    return verdicts.next_batch(studies, "in these files")
+
+
 def print_result(lines: list) -> int:
     """What the report prints is part of its result, as for every wordsens command: a stdout
     that cannot take it (a full disk, /dev/full, a closed stdout) is one line on stderr and
@@ -89,7 +104,7 @@ def print_result(lines: list) -> int:
     try:
         if sys.stdout is None:  # Python's stdout when descriptor 1 was closed at start
             raise OSError("it is closed")
-        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.write("".join(line + "\n" for line in lines))
         sys.stdout.flush()
     except OSError as err:
         try:  # the interpreter's flush at exit would fail again, with a traceback

@@ -10,7 +10,7 @@ the changelog is in docs/VERDICT_RULES.md, with the reasons for every rule.
 """
 from __future__ import annotations
 
-RULES_VERSION = "3.0"
+RULES_VERSION = "3.1"
 
 # Verdicts of claims (primary and secondary rows), positive ones strongest first.
 CONFIRMED = "confirmed"  # evidence of the kind that can decide the claim, every group agreeing
@@ -56,6 +56,14 @@ LABEL_TOL = 1e-9        # E = (D1 + y)² with y = sign(t1), relative to max(1, E
 COND_MAX = 1e12         # cond(K) beyond this: the head's solve keeps < 4 digits
 BUDGET_GAIN_MAX = 0.05  # S with 4× budget and starts at most 5% above S
 
+
+# Trials until decided (sequential.py): a study planned with max-trials M and a first batch of T
+# trials may be looked at after T, 2T, 4T, … (capped at M) trials; every test p-value of the
+# study is multiplied by that number of looks K (Bonferroni over the looks), whichever look the
+# row is read at.
+SEQUENTIAL_RULE = ("looks at T, 2T, 4T, … ≤ max-trials trials per point; every p-value times the "
+                   "number K of planned looks (Bonferroni over looks); trials added only at the "
+                   "points of groups of claims no primary row decides, from one look to the next")
 
 SECONDARY_RULES = {
     "<claim>/<group>": "one row per group of every primary claim (every d, depth L, width k, "

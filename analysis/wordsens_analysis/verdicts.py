@@ -18,14 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import claims, groups, integrity, multi_word, rules, tolerances
+from . import claims, groups, integrity, multi_word, rules, sequential, tolerances
 from .combined import SERIES
 from .head_claims import prepare_gen
 from .judgement import Row, finish, group_rows
 from .ws_claims import prepare_ws
 
 VERDICT_COLUMNS = ["kind", "claim", "theorem", "name", "model", "d", "statistic", "estimate",
-                   "ci_low", "ci_high", "trials", "p_confirm", "p_refute", "p_confirm_holm",
+                   "ci_low", "ci_high", "trials", "looks", "p_confirm", "p_refute", "p_confirm_holm",
                    "p_refute_holm", "verdict", "reason", "regime", "n_used", "outside_regime",
                    "tests", "rules_version", "rules_hash"]
 STUDY = "study"
@@ -57,6 +57,7 @@ class StudyData:
     partners: pd.DataFrame | None = None
     descriptive: bool = False
     settings: tolerances.Settings = tolerances.RULES
+    plan: sequential.Plan | None = None  # its schedule of looks (None: one look)
 
 
 def _labels_by_task(records: pd.DataFrame, planned: pd.DataFrame | None):
@@ -85,16 +86,27 @@ def study_data(study, partners: pd.DataFrame | None = None,
         descriptive=study.descriptive, settings=settings)
 
 
+def _study_datas(studies: list, settings: tolerances.Settings) -> list:
+    data = []
+    for s in studies:
+        others = [o.ws for o in studies if o is not s and not o.ws.empty]
+        sd = study_data(s, pd.concat(others, ignore_index=True) if others else None, settings)
+        sd.plan = sequential.study_plan(s)
+        data.append(sd)
+    return data
+
+
 def judge_studies(studies: list, where: str = "in this file",
                   settings: tolerances.Settings = tolerances.RULES) -> pd.DataFrame:
     """The verdict table over combined.Study objects: each study's paired contrasts may take a
     partner model from the others (on the same texts only)."""
-    data = []
-    for s in studies:
-        others = [o.ws for o in studies if o is not s and not o.ws.empty]
-        data.append(study_data(s, pd.concat(others, ignore_index=True) if others else None,
-                               settings))
-    return verdict_table(data, where)
+    return verdict_table(_study_datas(studies, settings), where)
+
+
+def next_batch(studies: list, where: str = "in this file") -> list:
+    """The extensions by more trials that the verdicts over `studies` ask for (sequential.py)."""
+    rows, labels, _ = judged_rows(_study_datas(studies, tolerances.RULES), where)
+    return sequential.next_batch(rows, labels, studies)
 
 
 def judge_frames(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks=None,
@@ -165,23 +177,41 @@ def _demote(row: Row) -> Row:
     return row
 
 
-def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
-    """The verdict table (COLUMNS) over every study: integrity failures first, then the primary
-    rows grouped by claim (then study), the other integrity rows, the secondary rows (by study,
-    in their order). `where`: how an absent claim's reason names the files ("in this file")."""
+def judged_rows(studies: list, where: str = "in this file") -> tuple:
+    """(rows, their study labels, integrity checks) of every study, decided: each study's test
+    p-values carry its Bonferroni factor over looks (sequential.py) before Holm's correction."""
     rows, labels, checks = [], [], []
     for s in studies:
-        for r in claim_rows(s):
-            if _own_claim(r, s):
-                rows.append(_demote(r) if s.descriptive else r)
-                labels.append(s.label)
+        own = [(_demote(r) if s.descriptive else r) for r in claim_rows(s) if _own_claim(r, s)]
+        if s.plan is not None:
+            sequential.correct_for_looks(own, s.plan.looks)
+        rows += own
+        labels += [s.label] * len(own)
         for c in integrity.rows(s.ws, s.gen_records, s.witness_checks):
             checks.append({**c, STUDY: s.label})
     for r in _absent_rows(studies, where):
         rows.append(r)
         labels.append("")
     finish(rows)
-    records = [{**r.record(), STUDY: lab} for r, lab in zip(rows, labels)]
+    return rows, labels, checks
+
+
+def _looks_text(row: Row, study: StudyData | None) -> str:
+    plan = study.plan if study is not None else None
+    trials = row.record()["trials"] if row.kind != rules.INTEGRITY else 0
+    if plan is None or not plan.schedule or plan.looks <= 1:
+        return ""
+    return sequential.looks_text(plan, int(trials))
+
+
+def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
+    """The verdict table (COLUMNS) over every study: integrity failures first, then the primary
+    rows grouped by claim (then study), the other integrity rows, the secondary rows (by study,
+    in their order). `where`: how an absent claim's reason names the files ("in this file")."""
+    rows, labels, checks = judged_rows(studies, where)
+    by_label = {s.label: s for s in studies}
+    records = [{**r.record(), "looks": _looks_text(r, by_label.get(lab)), STUDY: lab}
+               for r, lab in zip(rows, labels)]
     table = pd.DataFrame(records + checks)
     if table.empty:
         return pd.DataFrame(columns=COLUMNS)

@@ -128,7 +128,8 @@ def o_half_rows(c, study) -> list:
     plan_of = _planner(study, model, lambda p: regimes.ws_mask(p, model))
     label_of = lambda d, L, kl: _key_label(d, L, kl, model)  # noqa: E731
     for (d, L, kl), g, plan in _judged_groups(row, inside, WS_GROUP, plan_of, label_of):
-        grp = Group(label_of(d, L, kl), d=str(int(d)))
+        grp = Group(label_of(d, L, kl), d=str(int(d)),
+                    axes={"d": int(d), "L": int(L), "n": list(plan.ns)})
         row.groups.append(grp)
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
@@ -196,6 +197,13 @@ def _partner(others: pd.DataFrame, own_study):
     return best
 
 
+def _partner_of(og, model: str, own_study) -> tuple:
+    """(model, study) of the partner rows a contrast pairs with, () without any."""
+    if og is None or og.empty:
+        return ()
+    return (model, og[SERIES].iloc[0] if SERIES in og else own_study)
+
+
 def _on_the_same_texts(pool: pd.DataFrame, model: str, g: pd.DataFrame) -> pd.DataFrame:
     """`model`'s rows of the pool at the group's d, n and trials: the same texts (a trial's texts
     depend only on its seed, data source, n, d and trial index, which combined.py keeps apart)."""
@@ -245,7 +253,9 @@ def thm3_rows(c, study) -> list:
         partners = _on_the_same_texts(pool, "rf", g)
         partners = partners[regimes.ws_mask(partners, "rf") & partners["S_upper"].notna()]
         suffix, og = _partner(partners, _own_study(sub))
-        grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)))
+        grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)),
+                    partner=_partner_of(og, "rf", _own_study(sub)),
+                    axes={"d": int(d), "n": list(plan.ns)})
         row.groups.append(grp)
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
@@ -305,7 +315,9 @@ def softmax_rows(c, study) -> list:
         grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)),
                     positive=rules.NOT_REFUTED_LB,
                     note="S_relu is a lower bound (a search with the floor starts): "
-                         "raf_relu might keep more")
+                         "raf_relu might keep more",
+                    partner=_partner_of(og, "raf", _own_study(sub)),
+                    axes={"d": int(d), "n": list(plan.ns)})
         row.groups.append(grp)
         if plan.shortfall:
             grp.unavailable = plan.shortfall

@@ -3,6 +3,9 @@
 - --dry-run lists every study with the binary's own task counts and predicted wall times;
 - --tiny runs every study on shrunken grids and writes one combined report with all of them;
   a rerun continues (here: finds nothing left to do), a checkpointed run (exit 3) resumes;
+- trials until decided (--max-trials): every claim with records decided, trials added only at
+  the points of claims open at the previous look, a rerun that adds nothing, and the trials of a
+  look equal, record for record, the same trials run at once;
 - --slurm submits the jobs to a stand-in sbatch (fake_sbatch.py) that runs each job in order:
   arrays with their merge jobs, the report job after all of them; the merged records equal the
   local run's bit for bit, and a second submission skips the finished studies.
@@ -21,7 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "analysis"))
 
-from wordsens_analysis import read_results, rules  # noqa: E402
+from wordsens_analysis import claims, read_results, rules, sequential, verdicts  # noqa: E402
+from wordsens_analysis.combined import build_studies, config_value  # noqa: E402
 
 SCRIPT = os.path.join(ROOT, "jobs", "reproduce_paper.sh")
 BIN = os.environ.get("WORDSENS_BIN")
@@ -210,6 +214,100 @@ def test_a_checkpointed_study_resumes_on_the_next_run(tmp_path, tiny):
     for s in ("paper_glove_brown", "regime_map"):
         a, b = records(res / f"{s}.h5"), records(tres / f"{s}.h5")
         pd.testing.assert_frame_equal(a[0], b[0])
+
+
+ADAPTIVE = ("--tiny", "--trials", 5, "--max-trials", 20, "--only", "paper_ws,paper_ws_rf_bound")
+LOOK = re.compile(r"\.look-(\d+)-trials-(\d+)-(\d+)\.h5$")
+
+
+@pytest.fixture(scope="module")
+def adaptive(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("adaptive")
+    res, rep = tmp / "results", tmp / "report"
+    p = script(*ADAPTIVE, "--results", res, "--report", rep)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    return tmp, res, rep, p
+
+
+def _look(path) -> int:
+    m = LOOK.search(str(path))
+    return int(m.group(1)) if m else 1
+
+
+def test_trials_until_decided_decides_every_claim_it_holds(adaptive):
+    _, res, rep, _ = adaptive
+    v = pd.read_csv(rep / "verdicts.csv", keep_default_na=False)
+    prim = v[(v["kind"] == rules.PRIMARY) & (v["study"] != "")]
+    assert set(prim["claim"]) == {"thm1_rf", "thm3_raf", "softmax_raf_relu"}
+    assert (prim["verdict"] != rules.INCONCLUSIVE).all(), prim[["claim", "verdict", "reason"]]
+    # Each row says at which look and after how many trials it was read (4 looks: 5, 10, 20).
+    assert prim["looks"].str.match(r"look [123] of 3 \(\d+ trials\)").all(), prim["looks"]
+    looks = sorted({_look(f) for f in res.glob("*.h5")})
+    assert looks[0] == 1 and len(looks) >= 2  # at least one look added trials
+    # Nothing is left to add.
+    files = sorted(str(f) for f in res.glob("*.h5"))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "wordsens-report"),
+                        "--next-batch", *files], capture_output=True, text=True, env=env())
+    assert p.returncode == 0 and p.stdout == "", p.stdout + p.stderr
+
+
+def test_trials_are_added_only_where_a_claim_was_open(adaptive):
+    _, res, _, _ = adaptive
+    by_look: dict = {}
+    for f in res.glob("*.h5"):
+        by_look.setdefault(_look(f), []).append(f)
+    for look in sorted(by_look)[1:]:
+        before = sorted((f for j in by_look if j < look for f in by_look[j]),
+                        key=lambda f: (_look(f), f.name))  # a study's first batch first
+        studies, _, _ = build_studies([read_results(f) for f in before])
+        table = verdicts.judge_studies(studies, "in these files")
+        prim = table[table["kind"] == rules.PRIMARY]
+        open_claims = set(prim.loc[prim["verdict"] == rules.INCONCLUSIVE, "claim"])
+        decided = set(prim["claim"]) - open_claims
+        models = set()
+        for c in open_claims:
+            cid = c.split("[")[0]
+            models.add(claims.CLAIMS[cid].model)
+            if cid in sequential.PARTNERS:
+                models.add(sequential.PARTNERS[cid])
+        for f in by_look[look]:
+            r = read_results(f)
+            first, last = (int(g) for g in LOOK.search(f.name).groups()[1:])
+            assert set(r.ws["trial"]) == set(range(first, last)), f.name
+            assert set(r.ws["model"]) <= models, (f.name, open_claims, decided)
+            # The planned points are exactly the selected ones, and a decided claim's model
+            # gets trials only as the partner of an open one.
+            sel = config_value(r.attrs["config_text"], "select")
+            assert sel and set(r.tasks["model"]) == set(r.ws["model"])
+
+
+def test_a_rerun_of_trials_until_decided_adds_nothing(adaptive):
+    _, res, rep, _ = adaptive
+    files = {f.name: records(f) for f in res.glob("*.h5")}
+    p = script(*ADAPTIVE, "--results", res, "--report", rep)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert sorted(f.name for f in res.glob("*.h5")) == sorted(files)
+    assert len(re.findall(r"0 to run on 2 ranks", p.stderr)) == len(files), p.stderr
+    assert "look 2:" in p.stdout  # the looks were replayed from the files, not skipped
+
+
+def test_the_trials_of_a_look_equal_the_same_trials_run_at_once(adaptive, tmp_path):
+    _, res, _, _ = adaptive
+    ext = sorted(res.glob("paper_ws_rf_bound.look-*.h5"))
+    assert ext
+    cfg = os.path.join(ROOT, CONFIG["paper_ws_rf_bound"])
+    whole = tmp_path / "whole.h5"
+    p = subprocess.run([BIN, "run", cfg, "--n=4,8,16", "--d=32", "--max-evals=20",
+                        "--progress=600", "--trials=20", "--max-trials=20", "--output",
+                        str(whole)], capture_output=True, text=True, cwd=ROOT, env=env(),
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    at_once = read_results(whole).ws.set_index(["model", "n", "d", "trial"])
+    cols = ["S", "S_upper", "argmax_position"]
+    for f in [res / "paper_ws_rf_bound.h5", *ext]:
+        part = read_results(f).ws.set_index(["model", "n", "d", "trial"])
+        pd.testing.assert_frame_equal(part[cols].sort_index(),
+                                      at_once.loc[part.index, cols].sort_index())
 
 
 def test_a_replicate_with_another_seed_extends_a_finished_study(tmp_path):

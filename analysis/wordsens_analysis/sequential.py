@@ -1,0 +1,246 @@
+"""Trials until decided: a study looks at its data after each batch of trials and adds trials
+only where a claim is still open, without inflating the error rates of its verdicts.
+
+The design (docs/VERDICT_RULES.md, "Trials until decided"):
+
+- **A fixed schedule of looks.** A study planned with `max-trials = M` and a first batch of
+  `trials = T` may be looked at after T, 2T, 4T, … trials per point, capped at M: the schedule
+  `looks(T, M)`, K looks at most, fixed before any data is seen. Every extension runs the trials
+  from one look to the next at the points it extends (`first-trial`, `select`), so a point's
+  trial count is always one of the schedule's.
+- **Bonferroni over the looks.** Each test's p-value at the look where it is read is multiplied
+  by K. Whatever rule decides when to stop (here: a claim stops when it is decided), the chance
+  that some look gives p ≤ α/K under the null is at most K · α/K = α, so the corrected p-value is
+  a valid p-value at every level, and the rules built on it (intersection-union over groups,
+  Bonferroni over refuting groups, Holm over claims) keep their guarantees.
+  tests/python/test_sequential.py shows by simulation that the adaptive procedure's rate of a
+  wrong "confirmed" stays at or below α with the claim false at the boundary, and that testing
+  again at every look without the correction exceeds it.
+- **Where to add trials.** After a look, the groups of every primary claim that is still
+  inconclusive, whose every point holds the trials of the current look (so the schedule is
+  kept) and is complete, are extended to the next look: the claim's model and its paired partner
+  (Thm 3's rf, the softmax contrast's raf) at the group's d, in the studies that hold them. A
+  claim already decided, a group whose design cannot be judged (too few n in the regime) or a
+  study at its cap gets no more trials.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import claims, rules
+from .combined import config_value
+
+
+def looks(first: int, cap: int) -> list:
+    """The trial counts after which a study may be looked at: first, 2·first, 4·first, …, cap
+    (only `first` when cap ≤ first)."""
+    first, cap = int(first), int(cap)
+    if first < 1:
+        raise ValueError(f"a first batch of {first} trials")
+    out = [first]
+    while out[-1] < cap:
+        out.append(min(cap, 2 * out[-1]))
+    return out
+
+
+@dataclass
+class Plan:
+    """A study's schedule of looks (from its first file's configuration)."""
+
+    first: int          # trials of the first batch
+    cap: int            # max-trials (0: none planned)
+    schedule: list = field(default_factory=list)
+
+    @property
+    def looks(self) -> int:
+        return len(self.schedule)
+
+    def look_of(self, trials: int) -> int:
+        """1-based look whose trial count is `trials` (0 when it is none of the schedule's)."""
+        return self.schedule.index(trials) + 1 if trials in self.schedule else 0
+
+    def next_trials(self, trials: int) -> int:
+        """The trial count of the look after `trials` (0 at the cap or off the schedule)."""
+        k = self.look_of(trials)
+        return self.schedule[k] if 0 < k < len(self.schedule) else 0
+
+
+def study_plan(study) -> Plan:
+    """The schedule of a combined.Study: its first batch is the trials of a file that starts at
+    trial 0; without max-trials it has one look."""
+    first, cap = 0, 0
+    for res in study.files:
+        text = res.attrs.get("config_text")
+        if int(config_value(text, "first-trial", "0") or 0) == 0:
+            first = int(config_value(text, "trials", "0") or 0)
+            cap = int(config_value(text, "max-trials", "0") or 0)
+            break
+    if first < 1:
+        return Plan(0, cap, [])
+    return Plan(first, cap, looks(first, cap) if cap > first else [first])
+
+
+def correct_for_looks(rows: list, factor: int) -> None:
+    """Multiplies every test p-value of `rows` (their own tests and their groups') by the number
+    of looks `factor` (Bonferroni over the looks), once per test object."""
+    if factor <= 1:
+        return
+    seen: set = set()
+    for r in rows:
+        tests = list(r.tests) + [t for g in r.groups for t in g.tests]
+        for t in tests:
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            for attr in ("p_confirm", "p_refute"):
+                p = getattr(t, attr)
+                if p is not None and np.isfinite(p):
+                    setattr(t, attr, min(1.0, factor * p))
+            t.looks = factor
+
+
+# Paired contrasts: the partner model a claim's group reads on the same texts.
+PARTNERS = {"thm3_raf": "rf", "softmax_raf_relu": "raf"}
+
+
+@dataclass
+class Extension:
+    """The next batch of one study: trials [first, first + trials) at the selected points."""
+
+    study: str
+    first: int
+    trials: int
+    cap: int
+    selectors: list   # "model:raf,d:384" …
+    claims: list      # the open claims that ask for it
+
+    def select(self) -> str:
+        return ";".join(sorted(set(self.selectors)))
+
+    def line(self) -> str:
+        return (f"{self.study}\t{self.first}\t{self.trials}\t{self.cap}\t{self.select()}\t"
+                f"{','.join(sorted(set(self.claims)))}")
+
+
+def _selectors(experiment: str, model: str, axes: dict, partner: bool) -> list:
+    """The `select` selectors of a group's points: one per n of its design (a partner model is
+    read at the group's d and n only)."""
+    base = f"experiment:{experiment},model:{model},d:{int(axes['d'])}"
+    if not partner:
+        for axis in ("N", "L"):
+            if axis in axes:
+                base += f",{axis}:{int(axes[axis])}"
+    return [f"{base},n:{int(n)}" for n in axes.get("n", [])] or [base]
+
+
+def _matching(tasks, selector: str):
+    """The rows of a task table a selector matches (one changed word)."""
+    if tasks is None or tasks.empty:
+        return tasks
+    column = {"experiment": "experiment", "model": "model", "d": "d", "n": "n", "N": "N",
+              "L": "layers"}
+    mask = np.ones(len(tasks), dtype=bool)
+    for part in selector.split(","):
+        axis, value = part.split(":", 1)
+        col = tasks[column[axis]]
+        mask &= (col.astype(str) == value) if axis in ("experiment", "model") else \
+            (col.astype(np.int64) == int(value))
+    if "words" in tasks:
+        mask &= tasks["words"].astype(np.int64) == 1
+    return tasks[mask]
+
+
+def _state(study, selectors: list):
+    """(trial count, all done) of the points the selectors match in a study: None when they
+    match nothing or points with different trial counts (extended unevenly by hand)."""
+    counts, done = set(), True
+    for sel in selectors:
+        sub = _matching(study.tasks, sel)
+        if sub is None or sub.empty:
+            return None
+        keys = [c for c in ("experiment", "model", "n", "d", "k", "layers", "N") if c in sub]
+        counts |= set(int(v) for v in sub.groupby(keys)["trial"].size().unique())
+        if "done" in sub:
+            done = done and bool(sub["done"].astype(bool).all())
+    if len(counts) != 1:
+        return None
+    return counts.pop(), done
+
+
+def next_batch(rows: list, labels: list, studies: list) -> list:
+    """The extensions that the verdicts `rows` (decided, with their study `labels`) ask for: one
+    per study holding points of a group of an open claim, at the study's next look. A claim is
+    open when no primary row decides it (claim_state); its groups that already confirm at the
+    level Holm gives the first claim, whose tests lack data of a partner model, or whose points
+    are not finished get no trials. Empty when every claim is decided or every open group is at
+    its study's cap."""
+    by_label = {s.label: s for s in studies}
+    plans = {s.label: study_plan(s) for s in studies}
+    decided = decided_claims(rows)
+    wanted: dict = {}
+    for r, label in zip(rows, labels):
+        if r.kind != rules.PRIMARY or r.verdict != rules.INCONCLUSIVE or not r.groups:
+            continue
+        if r.claim in decided:
+            continue
+        claim = claims.CLAIMS.get(r.claim.split("[")[0])
+        if claim is None or claim.table not in ("ws", "gen") or label not in by_label:
+            continue
+        for g in r.groups:
+            # A group without usable trials enough is what more trials fix (an unfinished point
+            # is finished first); a test without data (its partner model absent) is not.
+            if not g.axes or (not g.unavailable and any(t.trials == 0 for t in g.tests)):
+                continue
+            if _decided_alone(g, rows):
+                continue
+            targets = [(label, claim.model, False)]
+            if g.partner:
+                targets.append((g.partner[1], g.partner[0], True))
+            for slabel, model, partner in targets:
+                s = by_label.get(slabel)
+                if s is None:
+                    continue
+                sels = _selectors(claim.table, model, g.axes, partner)
+                state = _state(s, sels)
+                if state is None or not state[1]:
+                    continue
+                have = state[0]
+                nxt = plans[slabel].next_trials(have)
+                if nxt <= have:
+                    continue
+                ext = wanted.setdefault((slabel, have), Extension(
+                    slabel, have, nxt - have, plans[slabel].cap, [], []))
+                ext.selectors += sels
+                ext.claims.append(r.claim)
+    return sorted(wanted.values(), key=lambda e: (e.study, e.first))
+
+
+def decided_claims(rows: list) -> set:
+    """Claims (as their primary rows name them, e.g. thm45_rf[finetune]) that some primary row
+    decides: contradicted, or a positive verdict (the report's claim verdict, verdicts.py)."""
+    out = set()
+    for r in rows:
+        if r.kind == rules.PRIMARY and (r.verdict in rules.POSITIVE
+                                        or r.verdict == rules.CONTRADICTED):
+            out.add(r.claim)
+    return out
+
+
+def _decided_alone(g, rows: list) -> bool:
+    """Whether a group confirms at the level Holm gives the first of the report's primary claims
+    (α divided by their number): more trials cannot be what its claim lacks there."""
+    family = sum(1 for r in rows if r.kind == rules.PRIMARY and np.isfinite(r.p_confirm))
+    p_c, _ = g.p_values()
+    return bool(np.isfinite(p_c) and p_c <= rules.ALPHA / max(1, family))
+
+
+def looks_text(plan: Plan, trials: int) -> str:
+    """'look 2 of 3 (20 trials)' for a row read at `trials` trials."""
+    if not plan.schedule or trials <= 0:
+        return ""
+    k = plan.look_of(trials)
+    if k == 0:
+        return f"{trials} trials (off the schedule {plan.schedule})"
+    return f"look {k} of {plan.looks} ({trials} trials)"
