@@ -31,6 +31,8 @@
 #   --max-trials M the most trials per point a study may reach (default: each config's own
 #                  max-trials; with --tiny, the first batch's count: no extension)
 #   --no-extend    run the first batch of every study only, then the report
+#   --judge-look J with --slurm: the judge step after look J (what jobs/slurm/judge.sbatch runs:
+#                  plan look J+1, submit its runs and the next judge step, or the report)
 #
 # Trials until decided: after the first batch of every study, the report's rules are asked which
 # claims are still open (`wordsens-report --next-batch`); the trials of the next look (twice as
@@ -89,6 +91,21 @@ die() {
   exit 2
 }
 
+# This invocation's arguments without --judge-look, for the judge steps under --slurm.
+ARGS=()
+skip=0
+for a in "$@"; do
+  if [ "$skip" -eq 1 ]; then
+    skip=0
+    continue
+  fi
+  case $a in
+    --judge-look) skip=1 ;;
+    --judge-look=*) ;;
+    *) ARGS+=("$a") ;;
+  esac
+done
+judge_look=""
 slurm=0 dry=0 tiny=0 trials="" ranks="" only="" slurm_hours=4 force_shards="" seed="" max_trials=""
 extend=1
 results=results/paper report=report/paper
@@ -99,7 +116,7 @@ while [ $# -gt 0 ]; do
     --tiny) tiny=1 ;;
     --no-extend) extend=0 ;;
     --trials | --ranks | --only | --results | --report | --slurm-hours | --shards | --seed | \
-      --max-trials)
+      --max-trials | --judge-look)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
         --trials) trials=$2 ;;
@@ -111,11 +128,12 @@ while [ $# -gt 0 ]; do
         --shards) force_shards=$2 ;;
         --seed) seed=$2 ;;
         --max-trials) max_trials=$2 ;;
+        --judge-look) judge_look=$2 ;;
       esac
       shift
       ;;
     --trials=* | --ranks=* | --only=* | --results=* | --report=* | --slurm-hours=* | --shards=* | \
-      --seed=* | --max-trials=*)
+      --seed=* | --max-trials=* | --judge-look=*)
       set -- "${1%%=*}" "${1#*=}" "${@:2}"
       continue
       ;;
@@ -130,6 +148,8 @@ done
 [ -z "$trials" ] || [[ $trials =~ ^[1-9][0-9]*$ ]] || die "--trials must be a positive integer"
 [ -z "$max_trials" ] || [[ $max_trials =~ ^[1-9][0-9]*$ ]] ||
   die "--max-trials must be a positive integer"
+[ -z "$judge_look" ] || { [[ $judge_look =~ ^[1-9][0-9]*$ ]] && [ "$slurm" -eq 1 ]; } ||
+  die "--judge-look takes a look number and --slurm"
 if [ -z "$ranks" ]; then
   ranks=2
   [ "$slurm" -eq 0 ] || ranks=${WORDSENS_SLURM_RANKS:-4}
@@ -304,6 +324,47 @@ complete() {
   [ -n "$line" ] && [ "${line% *}" = "${line#* }" ] && [ "${line% *}" != 0 ]
 }
 
+# config_of NAME: the configuration of a selected study.
+config_of() {
+  local s
+  for s in "${selected[@]}"; do [ "${s%%|*}" != "$1" ] || echo "${s#*|}"; done
+}
+# files_up_to LOOK: the existing files of the selected studies from looks 1 … LOOK (the first
+# batch is look 1), so that each look is planned from what the previous ones ran, on a rerun too.
+files_up_to() {
+  local f j
+  while read -r f; do
+    [ -f "$f" ] || continue
+    j=1
+    [[ $f =~ \.look-([0-9]+)-trials-[0-9]+-[0-9]+\.h5$ ]] && j=${BASH_REMATCH[1]}
+    [ "$j" -gt "$1" ] || echo "$f"
+  done < <(report_files)
+}
+# extension_options NAME FIRST COUNT CAP SELECT: the options of one extension's run.
+extension_options() {
+  local opts
+  # shellcheck disable=SC2207
+  opts=($(run_options "$1" extension))
+  opts+=("--first-trial=$2" "--trials=$3" "--max-trials=$4" "--select=$5")
+  echo "${opts[*]}"
+}
+# extension_output NAME LOOK FIRST COUNT: the file of one extension.
+extension_output() {
+  echo "$results/$1${seed:+.seed-$seed}.look-$2-trials-$3-$(($3 + $4)).h5"
+}
+# may_extend: whether any selected study can take more trials than its first batch (a tiny run
+# only with --max-trials; otherwise --max-trials or a config's max-trials key).
+may_extend() {
+  [ "$extend" -eq 1 ] || return 1
+  [ -n "$max_trials" ] && return 0
+  [ "$tiny" -eq 0 ] || return 1
+  local s
+  for s in "${selected[@]}"; do
+    grep -Eq '^[[:space:]]*max-trials[[:space:]]*=[[:space:]]*[1-9]' "${s#*|}" && return 0
+  done
+  return 1
+}
+
 # ------------------------------------------------------------------------------ Slurm
 if [ "$slurm" -eq 1 ]; then
   command -v sbatch >/dev/null || die "sbatch not found (run on a Slurm login node)"
@@ -316,6 +377,61 @@ if [ "$slurm" -eq 1 ]; then
   logs=$(abs "$results")/logs
   mkdir -p "$logs"
   deps=()
+  # join_ids ID…: "a:b:c"
+  join_ids() {
+    local IFS=:
+    echo "$*"
+  }
+  # submit_judge LOOK ID…: the judge step of LOOK after the jobs ID… (afterany: it judges what
+  # ran), with this invocation's arguments.
+  submit_judge() {
+    local look=$1 id
+    shift
+    local dep=()
+    [ $# -eq 0 ] || dep=(--dependency="afterany:$(join_ids "$@")")
+    id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" "${dep[@]+"${dep[@]}"}" \
+      --job-name="wordsens-judge-$look" --output="$logs/%x-%j.out" jobs/slurm/judge.sbatch \
+      "$look" "${ARGS[@]}")
+    echo "reproduce_paper: judge job ${id%%;*} (look $look, after $# jobs)"
+  }
+  if [ -n "$judge_look" ]; then
+    # The judge step between looks: plan the next look from the files of looks 1 … judge_look,
+    # submit its runs and the next judge step after them; when nothing is open, the report.
+    mapfile -t upto < <(files_up_to "$judge_look")
+    batch=""
+    if [ ${#upto[@]} -gt 0 ]; then
+      batch=$("$PY" analysis/wordsens-report --next-batch "${upto[@]}") ||
+        echo "reproduce_paper: the rules could not plan look $((judge_look + 1)); no trials" \
+          "added" >&2
+    fi
+    if [ -n "$batch" ]; then
+      next=$((judge_look + 1))
+      while IFS=$'\t' read -r name first count cap select open; do
+        cfg=$(config_of "$name")
+        [ -n "$cfg" ] || continue
+        out=$(extension_output "$name" "$next" "$first" "$count")
+        # shellcheck disable=SC2207
+        opts=($(extension_options "$name" "$first" "$count" "$cap" "$select"))
+        id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
+          --ntasks-per-node="$ranks" --job-name="wordsens-$name-look-$next" \
+          --output="$logs/%x-%j.out" jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
+          "${opts[@]}")
+        id=${id%%;*}
+        echo "reproduce_paper: look $next: $name: trials $first … $((first + count - 1)) for" \
+          "$open: job $id -> $out"
+        deps+=("$id")
+      done <<<"$batch"
+      submit_judge "$next" "${deps[@]}"
+      exit 0
+    fi
+    abs_files=()
+    while read -r f; do [ ! -f "$f" ] || abs_files+=("$(abs "$f")"); done < <(report_files)
+    id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
+      --output="$logs/%x-%j.out" jobs/slurm/report.sbatch "$(abs "$report")" "${abs_files[@]}")
+    echo "reproduce_paper: report job ${id%%;*} -> $report/report.html (every claim decided" \
+      "or at its cap after look $judge_look)"
+    exit 0
+  fi
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
     out=$(output "$name")
@@ -354,6 +470,11 @@ if [ "$slurm" -eq 1 ]; then
     fi
     deps+=("$id")
   done
+  if may_extend; then
+    # Trials until decided: a judge step after the first batches decides what runs next.
+    submit_judge 1 "${deps[@]+"${deps[@]}"}"
+    exit 0
+  fi
   abs_files=()
   while read -r f; do abs_files+=("$(abs "$f")"); done < <(report_files)
   dep=()
@@ -403,22 +524,6 @@ for s in "${selected[@]}"; do
 done
 
 # ------------------------------------------------------------------------------ more trials
-# config_of NAME: the configuration of a selected study.
-config_of() {
-  local s
-  for s in "${selected[@]}"; do [ "${s%%|*}" != "$1" ] || echo "${s#*|}"; done
-}
-# files_up_to LOOK: the existing files of the selected studies from looks 1 … LOOK (the first
-# batch is look 1), so that each look is planned from what the previous ones ran, on a rerun too.
-files_up_to() {
-  local f j
-  while read -r f; do
-    [ -f "$f" ] || continue
-    j=1
-    [[ $f =~ \.look-([0-9]+)-trials-[0-9]+-[0-9]+\.h5$ ]] && j=${BASH_REMATCH[1]}
-    [ "$j" -gt "$1" ] || echo "$f"
-  done < <(report_files)
-}
 look=1
 while [ "$extend" -eq 1 ] && [ "$status" -eq 0 ] && [ "$look" -lt 64 ]; do
   mapfile -t upto < <(files_up_to "$look")
@@ -433,10 +538,9 @@ while [ "$extend" -eq 1 ] && [ "$status" -eq 0 ] && [ "$look" -lt 64 ]; do
   while IFS=$'\t' read -r name first count cap select open; do
     cfg=$(config_of "$name")
     [ -n "$cfg" ] || continue
-    out="$results/$name${seed:+.seed-$seed}.look-$look-trials-$first-$((first + count)).h5"
+    out=$(extension_output "$name" "$look" "$first" "$count")
     # shellcheck disable=SC2207
-    opts=($(run_options "$name" extension))
-    opts+=("--first-trial=$first" "--trials=$count" "--max-trials=$cap" "--select=$select")
+    opts=($(extension_options "$name" "$first" "$count" "$cap" "$select"))
     # shellcheck disable=SC2206
     mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
     echo "reproduce_paper: look $look: $name: trials $first … $((first + count - 1)) for" \

@@ -379,6 +379,40 @@ def test_slurm_mode_submits_arrays_merges_and_a_final_report(tmp_path, tiny):
     assert "--dependency" not in again[0]["options"]
 
 
+def test_slurm_trials_until_decided_judges_between_looks(tmp_path, adaptive):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shutil.copy(os.path.join(HERE, "fake_sbatch.py"), bindir / "sbatch")
+    (bindir / "sbatch").chmod(0o755)
+    log = tmp_path / "sbatch.log"
+    res, rep = tmp_path / "results", tmp_path / "report"
+    extra = dict(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_SBATCH_LOG=str(log),
+                 FAKE_SBATCH_OUT=str(tmp_path), WORDSENS_LAUNCHER="mpirun",
+                 WORDSENS_MPIRUN_ARGS="--oversubscribe -n 1")
+    p = script("--slurm", "--ranks", 1, *ADAPTIVE, "--results", res, "--report", rep, **extra)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    # (the stand-in logs a job when it ends, so the jobs a judge step queues come first: sorted
+    # by id they are in submission order)
+    jobs = sorted((json.loads(line) for line in log.read_text().splitlines()),
+                  key=lambda j: j["id"])
+    assert all(j["state"] == "COMPLETED" for j in jobs), jobs
+    scripts = [j["script"] for j in jobs]
+    judges = [j for j in jobs if j["script"] == "judge.sbatch"]
+    # The first batch, a judge step per look, the extensions it queued, one report at the end.
+    assert scripts.count("report.sbatch") == 1 and len(judges) >= 2, scripts
+    assert judges[0]["args"][0] == "1" and "--dependency" in judges[0]["options"]
+    looks = [int(j["args"][0]) for j in judges]
+    assert looks == list(range(1, len(looks) + 1))
+    # The same files, with the same records, as the local adaptive run.
+    _, local, _, _ = adaptive
+    assert sorted(f.name for f in res.glob("*.h5")) == sorted(f.name for f in local.glob("*.h5"))
+    for f in res.glob("*.h5"):
+        pd.testing.assert_frame_equal(records(f)[0], records(local / f.name)[0])
+    v = pd.read_csv(rep / "verdicts.csv", keep_default_na=False)
+    prim = v[(v["kind"] == rules.PRIMARY) & (v["study"] != "")]
+    assert (prim["verdict"] != rules.INCONCLUSIVE).all()
+
+
 def test_plan_prices_any_rank_count_like_the_binary():
     """jobs/reproduce_plan.py's wall time from the dry-run table equals the binary's own
     prediction at the core counts the binary prints (to the rounding of its table)."""

@@ -117,3 +117,30 @@ prov = list(csv.DictReader(open(os.path.join(work, "report", "provenance.csv")))
 assert len(prov) == 3 and all(p["state"] == "complete" for p in prov), prov
 EOF
 log "ok: arrays, merges and the report job ran in order; the report covers all three studies"
+
+# Trials until decided: a judge step after each look queues the next look's runs (only where a
+# claim is open) and the next judge step, then the report job; every job runs under Slurm.
+log "submitting a tiny adaptive study (judge steps between looks)"
+out=$(env "$mark" WORDSENS_BIN="$bin" WORDSENS_SBATCH_ARGS="--time=10" \
+  bash "$repo/jobs/reproduce_paper.sh" --slurm --tiny --ranks 1 --trials 5 --max-trials 10 \
+  --only paper_ws_rf_bound --results "$work/adaptive" --report "$work/adaptive-report")
+echo "$out" >&2
+grep -q '^reproduce_paper: judge job [0-9]* (look 1' <<<"$out" || fail "no judge job queued"
+deadline=$((SECONDS + hard_limit - (SECONDS - t_start) - 20))
+until [ -f "$work/adaptive-report/verdicts.csv" ] && [ -z "$(timeout 10 squeue -h 2>/dev/null)" ]; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the adaptive study's report not written in time"
+  sleep 1
+done
+ls "$work/adaptive" >&2
+[ -f "$work/adaptive/paper_ws_rf_bound.look-2-trials-5-10.h5" ] ||
+  fail "the judge step queued no look 2"
+grep -q 'report job' "$work"/adaptive/logs/wordsens-judge-2-*.out ||
+  fail "the judge step of look 2 queued no report"
+/usr/bin/python3 - "$work" <<'EOF2' || fail "the adaptive report does not decide Thm 1"
+import csv, os, sys
+rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "adaptive-report", "verdicts.csv"))))
+thm1 = [r for r in rows if r["kind"] == "primary" and r["claim"] == "thm1_rf"]
+assert thm1 and thm1[0]["verdict"] == "confirmed" and thm1[0]["looks"].startswith("look 2 of 2")
+EOF2
+log "ok: the judge steps queued look 2 and the report; Thm 1 decided at look 2"
+
