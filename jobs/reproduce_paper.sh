@@ -17,7 +17,7 @@
 #                  $WORDSENS_SLURM_RANKS or 4, as the sbatch scripts' --ntasks-per-node)
 #   --only LIST    comma list of studies to run (default: all): paper_ws, paper_ws_rf,
 #                  paper_ws_rf_bound, paper_ws_drf, paper_gen, paper_glove_brown (glove_brown
-#                  with --slurm), regime_map
+#                  with --slurm), regime_map, multiword
 #   --results DIR  results files (default results/paper); --report DIR (default report/paper)
 #   --tiny         a few tasks per study on shrunken grids (tests and smoke checks; the real-text
 #                  study then reads the in-repository fixture tests/fixtures/embeddings/good.h5)
@@ -31,6 +31,8 @@
 #   --max-trials M the most trials per point a study may reach (default: each config's own
 #                  max-trials; with --tiny, the first batch's count: no extension)
 #   --no-extend    run the first batch of every study only, then the report
+#   --update-doc   also write the results section into docs/REPRODUCE.md (the report directory
+#                  always gets it as results.md: jobs/reproduce_results.py)
 #   --judge-look J with --slurm: the judge step after look J (what jobs/slurm/judge.sbatch runs:
 #                  plan look J+1, submit its runs and the next judge step, or the report)
 #
@@ -66,6 +68,7 @@ STUDIES=(
   "paper_gen|jobs/configs/paper_gen.ini|jobs/configs/paper_gen.ini"
   "paper_glove_brown|jobs/configs/paper_glove_brown.ini|jobs/configs/glove_brown.ini"
   "regime_map|jobs/configs/regime_map.ini|jobs/configs/regime_map.ini"
+  "multiword|jobs/configs/multiword.ini|jobs/configs/multiword.ini"
 )
 TINY_EMBEDDINGS=tests/fixtures/embeddings/good.h5
 
@@ -81,6 +84,7 @@ tiny_args() {
       # token zero in its first 4 coordinates) stay out of reach.
       echo "${common[*]} --n=4,6,8 --d=5,6 --N=2 --data=embeddings:${TINY_EMBEDDINGS}" ;;
     regime_map) echo "${common[*]} --n=4,8 --d=4,8,16" ;;
+    multiword) echo "${common[*]} --n=8,16,32 --d=4 --words=1,2,4" ;;
     *) echo "${common[*]}" ;;
   esac
 }
@@ -107,7 +111,7 @@ for a in "$@"; do
 done
 judge_look=""
 slurm=0 dry=0 tiny=0 trials="" ranks="" only="" slurm_hours=4 force_shards="" seed="" max_trials=""
-extend=1
+extend=1 update_doc=""
 results=results/paper report=report/paper
 while [ $# -gt 0 ]; do
   case $1 in
@@ -115,6 +119,7 @@ while [ $# -gt 0 ]; do
     --dry-run) dry=1 ;;
     --tiny) tiny=1 ;;
     --no-extend) extend=0 ;;
+    --update-doc) update_doc=1 ;;
     --trials | --ranks | --only | --results | --report | --slurm-hours | --shards | --seed | \
       --max-trials | --judge-look)
       [ $# -ge 2 ] || die "$1 needs a value"
@@ -220,6 +225,11 @@ run_options() {
   echo "${opts[@]+"${opts[@]}"}"
 }
 
+# config_key CONFIG KEY: the value of KEY in an INI file (empty when absent).
+config_key() {
+  sed -n "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*\([^[:space:]#]*\).*$/\1/p" "$1" | tail -n 1
+}
+
 # embeddings_of CONFIG: the path of its embeddings file, empty for synthetic texts.
 embeddings_of() {
   sed -n 's/^[[:space:]]*data[[:space:]]*=[[:space:]]*embeddings:\(.*\)$/\1/p' "$1"
@@ -235,10 +245,16 @@ hms() {
 }
 
 # plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s" from the dry-run.
+# plan NAME CONFIG [OPTION…]: the same for the run with these options (default: the first batch's).
 plan() {
   local name=$1 cfg=$2 extra=() out
-  # shellcheck disable=SC2207
-  extra=($(run_options "$name"))
+  shift 2
+  if [ $# -gt 0 ]; then
+    extra=("$@")
+  else
+    # shellcheck disable=SC2207
+    extra=($(run_options "$name"))
+  fi
   local data
   data=$(embeddings_of "$cfg")
   if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
@@ -260,7 +276,7 @@ if [ "$dry" -eq 1 ]; then
   echo "reproduce_paper --dry-run: ${#selected[@]} studies on $where"
   printf '%-18s %-36s %6s %7s %9s %10s %9s  %s\n' study config tasks points core-h \
     "wall@$ranks" "mem/rank" "plan"
-  tot_tasks=0 tot_core=0 tot_wall=0
+  tot_tasks=0 tot_core=0 tot_wall=0 tot_more=0 tot_more_core=0
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
     read -r tasks points core wall mem nshards swall <<<"$(plan "$name" "$cfg")"
@@ -273,6 +289,22 @@ if [ "$dry" -eq 1 ]; then
     data=$(embeddings_of "$cfg")
     [ -z "$data" ] || [ "$tiny" -eq 1 ] || [ -f "$data" ] ||
       note=" (priced on synthetic texts: $data is built by jobs/prepare_glove_brown.sh)"
+    # Trials until decided: the first batch above, and at most the rest of max-trials at every
+    # point (when no claim is decided before the cap).
+    first=${trials:-$(config_key "$cfg" trials)}
+    [ "$tiny" -eq 0 ] || first=${trials:-1}
+    cap=${max_trials:-$(config_key "$cfg" max-trials)}
+    [ "$tiny" -eq 0 ] || [ -n "$max_trials" ] || cap=$first
+    if [ "$extend" -eq 1 ] && [ -n "$cap" ] && [ -n "$first" ] && [ "$cap" -gt "$first" ]; then
+      # shellcheck disable=SC2207
+      xopts=($(run_options "$name" extension))
+      read -r _ _ xcore xwall _ <<<"$(plan "$name" "$cfg" "${xopts[@]+"${xopts[@]}"}" \
+        "--trials=$cap" "--max-trials=$cap")"
+      more=$(awk "BEGIN{print $xwall - $wall}")
+      note+=" (+ at most $(hms "$more") if every point needs max-trials = $cap)"
+      tot_more=$(awk "BEGIN{print $tot_more + $more}")
+      tot_more_core=$(awk "BEGIN{print $tot_more_core + $xcore - $core}")
+    fi
     printf '%-18s %-36s %6d %7d %9.2f %10s %7.2f GB  %s%s\n' "$name" "$cfg" "$tasks" "$points" \
       "$(awk "BEGIN{print $core/3600}")" "$(hms "$wall")" "$(awk "BEGIN{print $mem/1e9}")" \
       "$how" "$note"
@@ -293,6 +325,11 @@ if [ "$dry" -eq 1 ]; then
   fi
   printf 'total: %d tasks, %.2f core-hours, predicted %s\n' "$tot_tasks" \
     "$(awk "BEGIN{print $tot_core/3600}")" "$total"
+  if [ "$(awk "BEGIN{print ($tot_more > 0)}")" = 1 ]; then
+    printf 'trials until decided: the first batches above; at most %s (%.2f core-hours) more on %s\n' \
+      "$(hms "$tot_more")" "$(awk "BEGIN{print $tot_more_core/3600}")" \
+      "$ranks ranks if no claim is decided before its study's max-trials (each look only adds trials where a claim is open)"
+  fi
   echo "(cost model of src/study/cost_model.cpp, calibrated on the 2-core development machine;" \
     "memory per rank: the largest task's arrays, jobs/reproduce_plan.py)"
   exit 0
@@ -493,6 +530,43 @@ if [ "$slurm" -eq 1 ]; then
 fi
 
 # ------------------------------------------------------------------------------ here
+# The predicted and measured time of every run that ran tasks, for the results section
+# (jobs/reproduce_results.py): results/paper/timings.tsv, one line per run, and the machine.
+TIMINGS=$results/timings.tsv
+[ -f "$TIMINGS" ] || printf 'study\tfile\tlook\ttasks\tpredicted_s\tmeasured_s\tranks\texit\tstarted_utc\n' \
+  >"$TIMINGS"
+{
+  echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  echo "cores: $(nproc)"
+  echo "memory: $(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+  echo "os: $(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}")"
+  echo "ranks: $ranks"
+} >"$results/machine.txt"
+# timed_run LOOK NAME CONFIG OUT OPTION…: the run (through mpi_step.sh: no hang on closed
+# streams, no death by an early USR1), its exit code in WORDSENS_RC, a timings line unless the
+# file was complete before.
+timed_run() {
+  local look=$1 name=$2 cfg=$3 out=$4 predicted=nan tasks=0 started start
+  shift 4
+  # shellcheck disable=SC2206  # extra mpirun options, split on purpose
+  local mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
+  local was_complete=0
+  ! complete "$out" || was_complete=1
+  if [ "$was_complete" -eq 0 ]; then
+    read -r tasks _ _ predicted _ <<<"$(plan "$name" "$cfg" "$@" 2>/dev/null)" || true
+  fi
+  started=$(date -u +%FT%TZ)
+  start=$SECONDS
+  wordsens_mpi_step "${mpi[@]}" -- "$BIN" run "$cfg" --output "$out" "$@"
+  local secs=$((SECONDS - start))
+  local what="$name"
+  [ "$look" -eq 1 ] || what="look $look: $name"
+  echo "reproduce_paper: $what: exit $WORDSENS_RC after $(hms "$secs")"
+  if [ "$was_complete" -eq 0 ]; then
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(basename "$out")" "$look" \
+      "${tasks:-0}" "${predicted:-nan}" "$secs" "$ranks" "$WORDSENS_RC" "$started" >>"$TIMINGS"
+  fi
+}
 status=0
 for s in "${selected[@]}"; do
   IFS='|' read -r name cfg <<<"$s"
@@ -511,11 +585,8 @@ for s in "${selected[@]}"; do
   # shellcheck disable=SC2206  # extra mpirun options, split on purpose
   mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
   echo "reproduce_paper: $name: ${mpi[*]} wordsens run $cfg --output $out ${opts[*]+"${opts[*]}"}"
-  start=$SECONDS
-  # Through mpi_step.sh: no hang on closed streams, no death by an early USR1.
-  wordsens_mpi_step "${mpi[@]}" -- "$BIN" run "$cfg" --output "$out" "${opts[@]+"${opts[@]}"}"
+  timed_run 1 "$name" "$cfg" "$out" "${opts[@]+"${opts[@]}"}"
   rc=$WORDSENS_RC
-  echo "reproduce_paper: $name: exit $rc after $(hms $((SECONDS - start)))"
   if [ "$rc" -eq 2 ] && [ -f "$out" ]; then
     echo "reproduce_paper: $name: if $out holds another configuration (e.g. another --trials)," \
       "move it away or choose another --results directory" >&2
@@ -541,14 +612,10 @@ while [ "$extend" -eq 1 ] && [ "$status" -eq 0 ] && [ "$look" -lt 64 ]; do
     out=$(extension_output "$name" "$look" "$first" "$count")
     # shellcheck disable=SC2207
     opts=($(extension_options "$name" "$first" "$count" "$cap" "$select"))
-    # shellcheck disable=SC2206
-    mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
     echo "reproduce_paper: look $look: $name: trials $first … $((first + count - 1)) for" \
       "$open -> $out"
-    start=$SECONDS
-    wordsens_mpi_step "${mpi[@]}" -- "$BIN" run "$cfg" --output "$out" "${opts[@]}"
+    timed_run "$look" "$name" "$cfg" "$out" "${opts[@]}"
     rc=$WORDSENS_RC
-    echo "reproduce_paper: look $look: $name: exit $rc after $(hms $((SECONDS - start)))"
     if [ "$rc" -ne 0 ] && [ "$status" -eq 0 ]; then status=$rc; fi
   done <<<"$batch"
 done
@@ -563,4 +630,12 @@ echo "reproduce_paper: report of ${#existing[@]} files -> $report/"
 rc=0
 "$PY" analysis/wordsens-report "${existing[@]}" -o "$report" || rc=$?
 [ "$rc" -eq 0 ] || { [ "$status" -ne 0 ] || status=$rc; }
+if [ "$rc" -eq 0 ]; then
+  # The results section (verdicts, paper vs here, predicted and measured times, machine and
+  # commit), written from the report and the run's timings; --update-doc puts it into
+  # docs/REPRODUCE.md.
+  "$PY" jobs/reproduce_results.py --report "$report" --results "$results" \
+    ${update_doc:+--update docs/REPRODUCE.md} || { [ "$status" -ne 0 ] || status=2; }
+  echo "reproduce_paper: results section -> $report/results.md"
+fi
 exit "$status"

@@ -32,7 +32,7 @@ BIN = os.environ.get("WORDSENS_BIN")
 pytestmark = pytest.mark.skipif(
     not BIN, reason="WORDSENS_BIN is unset (ctest sets it to the built wordsens binary)")
 STUDIES = ["paper_ws", "paper_ws_rf", "paper_ws_rf_bound", "paper_ws_drf", "paper_gen",
-           "paper_glove_brown", "regime_map"]
+           "paper_glove_brown", "regime_map", "multiword"]
 CONFIG = {s: f"jobs/configs/{s}.ini" for s in STUDIES}
 
 
@@ -160,7 +160,7 @@ def test_tiny_mode_runs_every_study_into_one_report(tiny):
     assert (prim["verdict"] == rules.INCONCLUSIVE).all() and (prim["reason"] != "").all()
     md = (rep / "report.md").read_text()
     assert md.startswith("# 0 of ") and "## Paper vs here" in md
-    assert "over 7 files in 7 studies" in md
+    assert "over 8 files in 8 studies" in md
     # The regime map: the only study with 3 values of d for raf and raf_relu.
     for model in ("raf", "raf_relu"):
         assert (rep / f"regime_map_{model}_regime_map.png").exists()
@@ -279,6 +279,38 @@ def test_trials_are_added_only_where_a_claim_was_open(adaptive):
             # gets trials only as the partner of an open one.
             sel = config_value(r.attrs["config_text"], "select")
             assert sel and set(r.tasks["model"]) == set(r.ws["model"])
+
+
+def test_the_results_section_is_written_from_the_run(adaptive, tmp_path):
+    _, res, rep, _ = adaptive
+    text = (rep / "results.md").read_text()
+    first = (rep / "report.md").read_text().splitlines()[0].lstrip("# ")
+    assert f"The combined report's first line: **{first}**" in text
+    timings = pd.read_csv(res / "timings.tsv", sep="\t")
+    # One line per run that ran tasks: every file, with its look, predicted and measured time.
+    assert sorted(timings["file"]) == sorted(f.name for f in res.glob("*.h5"))
+    assert (timings["predicted_s"] >= 0).all() and (timings["measured_s"] >= 0).all()
+    for f in timings["file"]:
+        assert f"`{f}`" in text
+    v = pd.read_csv(rep / "verdicts.csv", keep_default_na=False)
+    for r in v[v["kind"] == rules.PRIMARY].itertuples():
+        assert f"`{r.claim}`" in text
+    sha = pd.read_csv(rep / "provenance.csv")["git_sha"].iloc[0]
+    assert sha in text and "cores" in text
+    # --update replaces the marked section of a document and nothing else.
+    doc = tmp_path / "doc.md"
+    doc.write_text("# head\n\n<!-- results: begin -->\nold\n<!-- results: end -->\n\ntail\n")
+    script_py = os.path.join(ROOT, "jobs", "reproduce_results.py")
+    for _ in range(2):  # idempotent
+        p = subprocess.run([sys.executable, script_py, "--report", str(rep), "--results",
+                            str(res), "--update", str(doc)], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    new = doc.read_text()
+    assert new.startswith("# head\n\n<!-- results: begin -->") and new.endswith("\n\ntail\n")
+    assert "old" not in new and new.count("<!-- results: begin -->") == 1
+    p = subprocess.run([sys.executable, script_py, "--report", str(tmp_path / "none"),
+                        "--results", str(res)], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
 
 
 def test_a_rerun_of_trials_until_decided_adds_nothing(adaptive):
