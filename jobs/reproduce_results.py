@@ -19,6 +19,7 @@ import os
 import sys
 
 BEGIN, END = "<!-- results: begin -->", "<!-- results: end -->"
+REASON_MAX = 300
 
 
 class InputError(Exception):
@@ -105,6 +106,8 @@ def verdict_table(rows: list) -> list:
         if math.isfinite(est):
             ci = f"{est:.3g} [{number(r['ci_low']):.3g}, {number(r['ci_high']):.3g}]"
         reason = r["reason"] if r["verdict"] != "confirmed" else ""
+        if len(reason) > REASON_MAX:  # the whole reason is in verdicts.csv
+            reason = reason[:REASON_MAX].rsplit(" ", 1)[0] + " … (verdicts.csv)"
         lines.append(f"| {cell(r['study']) or '–'} | `{cell(r['claim'])}` | {cell(r['theorem'])} "
                      f"| **{cell(r['verdict'])}** | {cell(r.get('looks', ''))} | {ci} | "
                      f"{cell(reason)} |")
@@ -140,9 +143,10 @@ def section(report: str, results: str) -> str:
            "",
            f"The combined report's first line: **{headline(report)}**",
            "",
-           f"- machine: {mach.get('cpu', 'unknown')}, {mach.get('cores', '?')} cores, "
-           f"{mach.get('memory', '?')}, {mach.get('os', '?')}; {mach.get('ranks', '?')} MPI "
-           "ranks",
+           (f"- machine: {mach.get('cpu', 'unknown')}, {mach.get('cores', '?')} cores, "
+            f"{mach.get('memory', '?')}, {mach.get('os', '?')}; {mach.get('ranks', '?')} MPI "
+            "ranks" if mach else "- machine: not recorded (no machine.txt: these files were not "
+            "written by jobs/reproduce_paper.sh of this version)"),
            f"- software: wordsens {', '.join(versions) or '?'}, commit "
            f"{', '.join(f'`{s}`' for s in shas) or '?'}, build {', '.join(builds) or '?'}",
            "- verdict rules: " + (", ".join(f"{v} (hash {h})" for v, h in rules) or "?"),
