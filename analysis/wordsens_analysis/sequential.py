@@ -153,20 +153,22 @@ def _matching(tasks, selector: str):
 
 
 def _state(study, selectors: list):
-    """(trial count, all done) of the points the selectors match in a study: None when they
-    match nothing or points with different trial counts (extended unevenly by hand)."""
-    counts, done = set(), True
+    """(trial count, all done, the selectors that match points) of a study's points the
+    selectors match (a partner's grid may lack some of the group's n): None when they match
+    nothing or points with different trial counts (extended unevenly by hand)."""
+    counts, done, used = set(), True, []
     for sel in selectors:
         sub = _matching(study.tasks, sel)
         if sub is None or sub.empty:
-            return None
+            continue
+        used.append(sel)
         keys = [c for c in ("experiment", "model", "n", "d", "k", "layers", "N") if c in sub]
         counts |= set(int(v) for v in sub.groupby(keys)["trial"].size().unique())
         if "done" in sub:
             done = done and bool(sub["done"].astype(bool).all())
     if len(counts) != 1:
         return None
-    return counts.pop(), done
+    return counts.pop(), done, used
 
 
 def next_batch(rows: list, labels: list, studies: list) -> list:
@@ -212,7 +214,7 @@ def next_batch(rows: list, labels: list, studies: list) -> list:
                     continue
                 ext = wanted.setdefault((slabel, have), Extension(
                     slabel, have, nxt - have, plans[slabel].cap, [], []))
-                ext.selectors += sels
+                ext.selectors += state[2]
                 ext.claims.append(r.claim)
     return sorted(wanted.values(), key=lambda e: (e.study, e.first))
 

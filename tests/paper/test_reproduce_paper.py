@@ -313,6 +313,33 @@ def test_the_results_section_is_written_from_the_run(adaptive, tmp_path):
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
 
 
+def test_a_partner_is_extended_at_the_points_its_grid_has(tmp_path):
+    """Thm 3 reads rf on raf's texts; rf's grid may lack some of raf's n (the paper's rf stops at
+    n = 100): the next look still extends rf at the n it has, with raf at all of its n."""
+    runs = {"paper_ws": "--n=4,8,16,32", "paper_ws_rf_bound": "--n=4,8,16"}
+    files = []
+    for name, n in runs.items():
+        out = tmp_path / f"{name}.h5"
+        p = subprocess.run([BIN, "run", os.path.join(ROOT, CONFIG[name]), n, "--d=32",
+                            "--max-evals=20", "--progress=600", "--trials=5", "--max-trials=10",
+                            "--output", str(out)], capture_output=True, text=True, cwd=ROOT,
+                           env=env(), timeout=300)
+        assert p.returncode == 0, p.stderr
+        files.append(str(out))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "wordsens-report"),
+                        "--next-batch", *files], capture_output=True, text=True, env=env())
+    assert p.returncode == 0, p.stderr
+    lines = {line.split("\t")[0]: line.split("\t") for line in p.stdout.splitlines()}
+    assert set(lines) == {"paper_ws", "paper_ws_rf_bound"}, p.stdout
+    study, first, count, cap, select, claims_ = lines["paper_ws_rf_bound"]
+    assert (first, count, cap) == ("5", "5", "10") and "thm3_raf" in claims_
+    rf_ns = {int(part[2:]) for sel in select.split(";") for part in sel.split(",")
+             if part.startswith("n:")}
+    assert rf_ns == {4, 8, 16}, select
+    raf = lines["paper_ws"][4]
+    assert "model:raf,d:32,n:32" in raf, raf
+
+
 def test_a_rerun_of_trials_until_decided_adds_nothing(adaptive):
     _, res, rep, _ = adaptive
     files = {f.name: records(f) for f in res.glob("*.h5")}
