@@ -79,11 +79,12 @@ TEST(RunDefaults, RunOptionsWithoutOptions) {
 
 // Every option of `wordsens run`, by group.
 const std::vector<std::string> kStudyKeys{
-    "experiments", "models",         "gen-models", "n",        "d",
-    "gen-n",       "gen-d",          "k",          "N",        "layers",
-    "activation",  "rf-sampling",    "trials",     "seed",     "positions",
-    "words",       "words-fraction", "word-sets",  "training", "objective",
-    "data",        "save-witness",   "purpose"};
+    "experiments", "models",         "gen-models", "n",           "d",
+    "gen-n",       "gen-d",          "k",          "N",           "layers",
+    "activation",  "rf-sampling",    "trials",     "seed",        "positions",
+    "words",       "words-fraction", "word-sets",  "training",    "objective",
+    "data",        "save-witness",   "purpose",    "first-trial", "max-trials",
+    "select"};
 const std::vector<std::string> kSearchKeys{
     "max-evals",    "rel-tol",       "sphere-starts",           "near-origin-starts",
     "guided-start", "screen-points", "min-total-sphere-starts", "upper-bound",

@@ -95,6 +95,18 @@ TEST(ValueErrors, TrialsOutOfRange) {
   expect_usage_error({"--trials=many"}, {"trials", "many"});
 }
 
+TEST(ValueErrors, ExtensionsByMoreTrials) {
+  expect_usage_error({"--first-trial=-1"}, {"first-trial = -1", "0 … 10000000"});
+  expect_usage_error({"--max-trials=-2"}, {"max-trials = -2", "0 … 10000000"});
+  expect_usage_error({"--max-trials=10000001"}, {"max-trials = 10000001"});
+  // Without max-trials, trials of an extension would share the first batch's random streams.
+  expect_usage_error({"--first-trial=5"}, {"first-trial = 5", "needs max-trials"});
+  expect_usage_error({"--select=model"}, {"select: 'model'", "not axis:value"});
+  expect_usage_error({"--select=size:3"}, {"select: 'size:3'", "unknown axis 'size'"});
+  expect_usage_error({"--select=d:0"}, {"select: 'd:0'", "not a positive integer"});
+  expect_usage_error({"--select=d:8,d:16"}, {"select: 'd:8,d:16'", "named twice"});
+}
+
 TEST(ValueErrors, SeedOutsideUnsigned32Bits) {
   for (const char* bad :
        {"-1", "4294967296", "99999999999999999999", "abc", "1.5", "+1", "0x10", "", "1 "}) {
