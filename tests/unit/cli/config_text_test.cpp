@@ -181,5 +181,24 @@ TEST(ConfigText, MarginalRfTextIsTheOneFilesStore) {
             "upper-bound = true\n");
 }
 
+// Switches written `=true` / `=false` give the text of the plain switch and of its absence.
+TEST(ConfigText, SwitchValuesGiveTheSameText) {
+  EXPECT_EQ(text_of({"--save-witness=true"}), text_of({"--save-witness"}));
+  EXPECT_EQ(text_of({"--save-witness=false"}), text_of({}));
+  EXPECT_TRUE(contains(text_of({"--save-witness"}), "\nsave-witness = true\n"));
+  EXPECT_TRUE(contains(text_of({}), "\nsave-witness = false\n"));
+}
+
+// The text a results file stores plans the same tasks (stored texts are read as INI files).
+TEST(ConfigText, StoredTextPlansTheTasksOfItsConfiguration) {
+  for (const auto& args :
+       {std::vector<std::string>{}, std::vector<std::string>{"--save-witness", "--words=1,2"},
+        std::vector<std::string>{"--models=rf", "--rf-sampling=marginal", "--shard=1/3"}}) {
+    const auto options = parse(args);
+    EXPECT_EQ(plan_of_config_text(config_text(options)).size(), plan_tasks(options.study).size());
+  }
+  EXPECT_THROW((void)plan_of_config_text("[study]\ntrials = 3\n"), std::exception);
+}
+
 }  // namespace
 }  // namespace wordsens::cli
