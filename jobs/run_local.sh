@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job on one machine: install what is missing, build the release preset, run the study
-# on RANKS MPI ranks, then write the report (figures and one verdict per theorem).
+# The main job on one machine: install what is missing, build the `wordsens` binary of the
+# release preset, run the study on RANKS MPI ranks, then write the report (figures and one
+# verdict per theorem).
 #
 #   bash jobs/run_local.sh [CONFIG] [RANKS] [OUTPUT]
 #     CONFIG  default jobs/configs/quick.ini
@@ -37,7 +38,9 @@ esac
 
 bash jobs/install_deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+# The job runs the `wordsens` binary only (the report is Python): the unit tests and their
+# GoogleTest binaries are jobs/test_all.sh's to build.
+cmake --build --preset release -j "$(nproc)" --target wordsens
 
 if [ "$(id -u)" -eq 0 ]; then
   # Open MPI refuses to start as root without both of these.

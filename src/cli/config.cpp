@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string_view>
 
+#include "cli/ini_text.hpp"
+#include "cli/option_values.hpp"
 #include "cli/renamed_options.hpp"
 #include "cli/search_options.hpp"
 #include "estimators/multi_word.hpp"
@@ -32,16 +35,27 @@ namespace {
 // data file), and no file is read without bound.
 constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
 
-// Raw option values, as text where the text is parsed by the grid layer.
+// Raw option values, as written: each is parsed by hand (cli/option_values.hpp, the grid layer),
+// so that every key refuses a bad value with a line that starts with its name.
 struct Raw {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
       positions, training, objective, data, output, shard, seed, rf_sampling, words, words_fraction,
-      word_sets, purpose, select;
-  long long trials = 0, first_trial = 0, max_trials = 0;
+      word_sets, purpose, trials, walltime, progress, select, first_trial = "0", max_trials = "0";
   SearchOptionValues search;
-  double walltime = 0, progress = 0;
-  bool overwrite = false, dry_run = false, save_witness = false, help = false;
+  // Switches: "true" when given alone (--dry-run), or the value of --dry-run=true|false and of
+  // `dry-run = true|false` in the file.
+  std::string overwrite = "false", dry_run = "false", save_witness = "false";
+  bool help = false;
 };
+
+// Keys of the command line only: refused in a configuration file.
+const std::set<std::string> kCommandLineOnly{"help", "config"};
+
+// A switch: `--name` alone means true; `--name=true|false` (and `name = true|false` in the file)
+// says which. Its help shows no default (false).
+po::typed_value<std::string>* switch_value(std::string* target) {
+  return po::value(target)->implicit_value("true", "")->value_name("[=true|false]");
+}
 
 po::options_description describe_options(Raw& r) {
   const StudyConfig defaults;
@@ -70,14 +84,14 @@ po::options_description describe_options(Raw& r) {
       ("rf-sampling", po::value(&r.rf_sampling)->default_value("full"),
        "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
        "residuals for the task's texts; same law of every result; S_upper then bounds the "
-       "examined positions only)")
-      ("trials", po::value(&r.trials)->default_value(defaults.grid.trials),
+       "examined positions only); ignored without rf in the study")
+      ("trials", po::value(&r.trials)->default_value(std::to_string(defaults.grid.trials)),
        "independent trials per grid point")
-      ("first-trial", po::value(&r.first_trial)->default_value(0),
+      ("first-trial", po::value(&r.first_trial)->default_value("0"),
        "index of the first trial run (an extension of a study by more trials: trials "
        "first-trial ... first-trial + trials - 1, the same texts and weights as those trials of "
        "the study run at once; needs max-trials)")
-      ("max-trials", po::value(&r.max_trials)->default_value(0),
+      ("max-trials", po::value(&r.max_trials)->default_value("0"),
        "the most trials per point the study may reach by extensions (0: none planned); fixes "
        "the random streams of every trial and the number of looks the report corrects for")
       ("select", po::value(&r.select)->default_value(""),
@@ -101,7 +115,7 @@ po::options_description describe_options(Raw& r) {
        "gen Delta objectives: loss, align")
       ("data", po::value(&r.data)->default_value("synthetic"),
        "data source: synthetic or embeddings:<path>")
-      ("save-witness", po::bool_switch(&r.save_witness),
+      ("save-witness", switch_value(&r.save_witness),
        "store per task the witness (i*, Delta*), the sample X and small weights")
       ("purpose", po::value(&r.purpose)->default_value("claims"),
        "claims (the report judges the paper's claims on the study) or descriptive (a map, like "
@@ -110,17 +124,19 @@ po::options_description describe_options(Raw& r) {
   po::options_description run("Run (not part of the configuration compared on resume)");
   run.add_options()
       ("help,h", po::bool_switch(&r.help), "print this help")
+      ("config", po::value(&r.config)->value_name("FILE"),
+       "the configuration file (INI); the same as giving FILE as the first argument")
       ("output,o", po::value(&r.output)->default_value("results.h5"),
        "results file (HDF5); an existing file of the same configuration is resumed, by the "
        "build that computed it only (software_version, git_sha, build; another is refused)")
-      ("overwrite", po::bool_switch(&r.overwrite), "start over, replacing an existing output")
-      ("dry-run", po::bool_switch(&r.dry_run),
+      ("overwrite", switch_value(&r.overwrite), "start over, replacing an existing output")
+      ("dry-run", switch_value(&r.dry_run),
        "print the task table and estimated cost, touch no file")
-      ("walltime", po::value(&r.walltime)->default_value(0),
+      ("walltime", po::value(&r.walltime)->default_value("0"),
        "seconds after which no task is handed out (then exit 3); 0: none")
       ("shard", po::value(&r.shard)->default_value("0/1"),
        "i/N: run only tasks whose index = i (mod N) (job arrays; merge the files)")
-      ("progress", po::value(&r.progress)->default_value(10),
+      ("progress", po::value(&r.progress)->default_value("10"),
        "seconds between progress lines on stderr");
   // clang-format on
   po::options_description all;
@@ -128,14 +144,15 @@ po::options_description describe_options(Raw& r) {
   return all;
 }
 
-std::uint32_t parse_seed(const std::string& text) {
-  unsigned long long value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
-      value > 4294967295ULL) {
-    throw UsageError("seed = '" + text + "': expected an integer in [0, 4294967295]");
+// `parse(text)`, its std::invalid_argument replaced by "<key> = '<text>': expected <expected>".
+template <typename Parse>
+auto parse_keyed(const std::string& key, const std::string& text, const std::string& expected,
+                 Parse parse) -> decltype(parse(text)) {
+  try {
+    return parse(text);
+  } catch (const std::invalid_argument&) {
+    throw_bad_value(key, text, expected);
   }
-  return static_cast<std::uint32_t>(value);
 }
 
 template <typename T, typename Parse>
@@ -167,9 +184,12 @@ void resolve_words(const Raw& r, StudyConfig& s) {
   if (!r.words_fraction.empty())
     s.grid.words_fraction = parse_fraction_list("words-fraction", r.words_fraction);
   if (s.grid.words.empty() && s.grid.words_fraction.empty()) {
-    throw UsageError("words and words-fraction are both empty: no number of changed words");
+    throw std::invalid_argument(
+        "words and words-fraction are both empty: no number of changed words");
   }
-  s.search.word_sets = WordSetFamily::parse(r.word_sets);
+  s.search.word_sets =
+      parse_keyed("word-sets", r.word_sets, "first, random:r (r >= 1) or greedy",
+                  [](const std::string& text) { return WordSetFamily::parse(text); });
   if (!some_task_changes_several_words(s)) return;
   const bool ws = std::find(s.grid.experiments.begin(), s.grid.experiments.end(), Experiment::ws) !=
                   s.grid.experiments.end();
@@ -177,7 +197,7 @@ void resolve_words(const Raw& r, StudyConfig& s) {
       std::any_of(s.grid.models.begin(), s.grid.models.end(),
                   [](const auto& m) { return model_traits(m).marginal_sampler; });
   if (ws && marginal_sampler && s.rf_sampling == RfSampling::marginal) {
-    throw UsageError(
+    throw std::invalid_argument(
         "rf-sampling = marginal cannot take words >= 2 (it draws single word blocks): use the "
         "full sampler");
   }
@@ -200,40 +220,36 @@ StudyConfig resolve_study(const Raw& r) {
   s.grid.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
   s.activation = parse_activation(r.activation);
   if (r.rf_sampling != "full" && r.rf_sampling != "marginal") {
-    throw UsageError("rf-sampling = '" + r.rf_sampling + "': expected full or marginal");
+    throw_bad_value("rf-sampling", r.rf_sampling, "full or marginal");
   }
+  // Kept as given; canonical_text names it only when a model it applies to is in the study.
   s.rf_sampling = r.rf_sampling == "marginal" ? RfSampling::marginal : RfSampling::full;
   if (r.purpose != "claims" && r.purpose != "descriptive") {
-    throw UsageError("purpose = '" + r.purpose + "': expected claims or descriptive");
+    throw_bad_value("purpose", r.purpose, "claims or descriptive");
   }
   s.descriptive = r.purpose == "descriptive";
-  if (r.trials < 1 || r.trials > StudyLimits::max_trials) {
-    throw UsageError("trials = " + std::to_string(r.trials) + ": expected 1 … " +
-                     std::to_string(StudyLimits::max_trials));
-  }
-  s.grid.trials = static_cast<std::uint32_t>(r.trials);
-  if (r.first_trial < 0 || r.first_trial > StudyLimits::max_trials) {
-    throw UsageError("first-trial = " + std::to_string(r.first_trial) + ": expected 0 … " +
-                     std::to_string(StudyLimits::max_trials));
-  }
-  if (r.max_trials < 0 || r.max_trials > StudyLimits::max_trials) {
-    throw UsageError("max-trials = " + std::to_string(r.max_trials) + ": expected 0 … " +
-                     std::to_string(StudyLimits::max_trials));
-  }
-  if (r.first_trial > 0 && r.max_trials == 0) {
-    throw UsageError("first-trial = " + std::to_string(r.first_trial) +
-                     " needs max-trials (the study's largest trial count, which keys every "
+  s.grid.trials = static_cast<std::uint32_t>(
+      parse_integer_value("trials", r.trials, 1, StudyLimits::max_trials));
+  const auto first_trial =
+      parse_integer_value("first-trial", r.first_trial, 0, StudyLimits::max_trials);
+  const auto max_trials =
+      parse_integer_value("max-trials", r.max_trials, 0, StudyLimits::max_trials);
+  if (first_trial > 0 && max_trials == 0) {
+    throw UsageError("first-trial = '" + r.first_trial +
+                     "': needs max-trials (the study's largest trial count, which keys every "
                      "trial's random streams)");
   }
-  s.grid.first_trial = static_cast<std::uint32_t>(r.first_trial);
-  s.grid.max_trials = static_cast<std::uint32_t>(r.max_trials);
+  s.grid.first_trial = static_cast<std::uint32_t>(first_trial);
+  s.grid.max_trials = static_cast<std::uint32_t>(max_trials);
   try {
     s.grid.select = PointSelection::parse(r.select);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  s.seed = parse_seed(r.seed);
-  s.search.positions = PositionSet::parse(r.positions);
+  s.seed = static_cast<std::uint32_t>(parse_integer_value("seed", r.seed, 0, 4294967295LL));
+  s.search.positions =
+      parse_keyed("positions", r.positions, "all, first or random:m (m >= 1)",
+                  [](const std::string& text) { return PositionSet::parse(text); });
   apply_search_options(r.search, s);
   resolve_words(r, s);
   s.search.trainings =
@@ -241,8 +257,113 @@ StudyConfig resolve_study(const Raw& r) {
   s.search.objectives =
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
   s.data = DataSpec::parse(r.data);
-  s.save_witness = r.save_witness;
+  s.save_witness = parse_bool_value("save-witness", r.save_witness);
   return s;
+}
+
+// The run keys of `r` (not part of the configuration) into `options`.
+void resolve_run(const Raw& r, RunOptions& options) {
+  options.shard = Shard::parse(r.shard);
+  if (r.output.empty()) throw_bad_value("output", r.output, "a file name");
+  options.output = r.output;
+  options.overwrite = parse_bool_value("overwrite", r.overwrite);
+  options.dry_run = parse_bool_value("dry-run", r.dry_run);
+  options.walltime = parse_real_value(
+      "walltime", r.walltime, [](double x) { return x >= 0; }, "seconds >= 0 (0: none)");
+  options.progress_interval = parse_real_value(
+      "progress", r.progress, [](double x) { return x > 0; }, "seconds > 0");
+}
+
+// The entries of a configuration text as boost's parsed options. Refused with one line naming
+// `where` and the line: an unknown key, an old spelling, a key of the command line only.
+// `origin` gets "<where>:<line>" of every key.
+po::parsed_options file_options(const std::vector<IniEntry>& entries,
+                                const po::options_description& described, const std::string& where,
+                                std::map<std::string, std::string>& origin) {
+  po::parsed_options parsed(&described);
+  for (const IniEntry& entry : entries) {
+    const std::string at = where + ":" + std::to_string(entry.line) + ": ";
+    if (const std::string renamed = renamed_key(entry.key); !renamed.empty()) {
+      throw UsageError(at + "key " + entry.key + " is now spelled " + renamed);
+    }
+    if (kCommandLineOnly.count(entry.key) != 0) {
+      throw UsageError(at + "'" + entry.key + "' is an option of the command line, not a key");
+    }
+    if (described.find_nothrow(entry.key, /*approx=*/false) == nullptr) {
+      throw UsageError(at + "unknown key '" + entry.key + "' (wordsens run --help lists the keys)");
+    }
+    po::option option(entry.key, {entry.value});
+    option.original_tokens = {entry.key, entry.value};
+    parsed.options.push_back(std::move(option));
+    origin[entry.key] = where + ":" + std::to_string(entry.line);
+  }
+  return parsed;
+}
+
+// A message that starts with "<key> = " of a key that came from the file, prefixed with the
+// file and line that gave it ("quick.ini:7: trials = '0': …").
+std::string located(const std::string& message, const std::map<std::string, std::string>& origin) {
+  const auto equals = message.find(" = ");
+  if (equals == std::string::npos) return message;
+  const auto it = origin.find(message.substr(0, equals));
+  return it == origin.end() ? message : it->second + ": " + message;
+}
+
+// boost's errors of the command line, as one line starting with the option as written.
+std::string command_line_error(const po::error& e) {
+  if (const auto* unknown = dynamic_cast<const po::unknown_option*>(&e)) {
+    std::string name = unknown->get_option_name();  // "--bogus=1" as written: the name only
+    if (const auto equals = name.find('='); equals != std::string::npos) name.erase(equals);
+    return name + ": unknown option (wordsens run --help lists them)";
+  }
+  if (const auto* repeated = dynamic_cast<const po::multiple_occurrences*>(&e)) {
+    return repeated->get_option_name() + ": given more than once";
+  }
+  if (const auto* syntax = dynamic_cast<const po::invalid_command_line_syntax*>(&e)) {
+    const std::string name = syntax->get_option_name();
+    switch (syntax->kind()) {
+      case po::invalid_syntax::missing_parameter:
+        return name + ": missing value (" + name + "=VALUE)";
+      case po::invalid_syntax::extra_parameter:
+        return name + ": takes no value";
+      case po::invalid_syntax::empty_adjacent_parameter:
+        return name + ": empty value after '='";
+      default:
+        break;
+    }
+  }
+  if (dynamic_cast<const po::too_many_positional_options_error*>(&e) != nullptr) {
+    return "more than one configuration file: give one, as the first argument or --config=FILE";
+  }
+  return e.what();
+}
+
+// argv as strings, `--key=` of an option that takes a value spelled `--key ""` (boost refuses an
+// empty value after '='), so that the key's own check names it ("n = '': empty grid"). A switch
+// with `=` and nothing after is refused here.
+std::vector<std::string> normalised_arguments(int argc, char** argv,
+                                              const po::options_description& described) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() > 3 && arg.rfind("--", 0) == 0 && arg.back() == '=' &&
+        arg.find('=') == arg.size() - 1) {
+      const std::string name = arg.substr(2, arg.size() - 3);
+      if (name == "config") throw_bad_value(name, "", "the path of a configuration file");
+      if (const auto* option = described.find_nothrow(name, /*approx=*/false)) {
+        if (option->semantic()->min_tokens() >= 1) {
+          args.push_back("--" + name);
+          args.emplace_back();
+          continue;
+        }
+        if (option->semantic()->max_tokens() >= 1) {  // a switch
+          throw_bad_value(name, "", "true or false (--" + name + " alone is true)");
+        }
+      }
+    }
+    args.push_back(arg);
+  }
+  return args;
 }
 
 // The text of an INI file. Refused with one line: anything but a regular file (a directory, a
@@ -313,11 +434,14 @@ std::string join_argv(int argc, char** argv) {
 std::string run_help_text() {
   Raw r;
   std::ostringstream out;
-  out << "usage: wordsens run [CONFIG.ini] [--key=value …]\n"
+  out << "usage: wordsens run [CONFIG.ini | --config=CONFIG.ini] [--key=value …]\n"
          "Runs the study (mpirun -n R for R ranks); rerunning the same command resumes.\n"
          "CONFIG.ini: `key = value` lines, a regular text file of at most "
       << (kMaxConfigBytes >> 20)
-      << " MiB (not a pipe or a device).\n"
+      << " MiB (not a pipe or a device);\n"
+         "  the keys are the long option names below; # starts a comment (so does ; at the start\n"
+         "  of a line); no [sections]; spaces around a value are dropped; a switch (--dry-run)\n"
+         "  takes true or false there, and alone or as --dry-run=true|false on the command line.\n"
          "Exit codes: 0 done, 1 failure, 2 bad input, 3 checkpointed (USR1 / walltime), "
          "4 interrupted (TERM/INT).\n\n"
       << describe_options(r);
@@ -327,9 +451,11 @@ std::string run_help_text() {
 std::vector<TaskSpec> plan_of_config_text(const std::string& text) {
   Raw r;
   const auto described = describe_options(r);
-  std::istringstream in(text);
+  std::map<std::string, std::string> origin;
   po::variables_map vm;
-  po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
+  po::store(file_options(parse_ini_text(text, "configuration text"), described,
+                         "configuration text", origin),
+            vm);
   po::notify(vm);
   return plan_tasks(resolve_study(r));
 }
@@ -340,43 +466,45 @@ RunOptions parse_run_options(int argc, char** argv) {
   Raw r;
   RunOptions options;
   options.command_line = join_argv(argc, argv);
+  // "<file>:<line>" of each key the file gives and the command line does not.
+  std::map<std::string, std::string> origin;
   try {
-    auto described = describe_options(r);
-    po::options_description cli_only;
-    cli_only.add_options()("config", po::value(&r.config), "INI file");
-    po::options_description with_positional;
-    with_positional.add(described).add(cli_only);
+    const auto described = describe_options(r);
     po::positional_options_description positional;
     positional.add("config", 1);
     reject_renamed_options(argc, argv);
+    const std::vector<std::string> args = normalised_arguments(argc, argv, described);
     po::variables_map vm;
     // No prefix guessing: `--N` and `--n` are different keys, and a typo must be an error.
     const auto style =
         po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(argc, argv)
-                  .options(with_positional)
-                  .positional(positional)
-                  .style(style)
-                  .run(),
-              vm);
+    try {
+      po::store(po::command_line_parser(args)
+                    .options(described)
+                    .positional(positional)
+                    .style(style)
+                    .run(),
+                vm);
+    } catch (const po::error& e) {
+      throw UsageError(command_line_error(e));
+    }
     // --help is answered without reading the file (which may be the problem).
     const bool help = vm.count("help") != 0 && vm["help"].as<bool>();
     if (vm.count("config") && !help) {
       const std::string path = vm["config"].as<std::string>();
       const std::string text = read_config_file(path);
-      reject_renamed_keys(text, path);
-      std::istringstream in(text);
-      // store() keeps values already present, so the command line wins over the file.
-      try {
-        po::store(po::parse_config_file(in, described, /*allow_unregistered=*/false), vm);
-      } catch (const po::error& e) {
-        throw UsageError(path + ": " + e.what());  // which file: the command line has its own
+      std::map<std::string, std::string> from_file;
+      const auto parsed = file_options(parse_ini_text(text, path), described, path, from_file);
+      // The command line wins: store() keeps the values already there.
+      for (const auto& [key, at] : from_file) {
+        if (vm.count(key) == 0 || vm[key].defaulted()) origin[key] = at;
       }
+      po::store(parsed, vm);
     }
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(e.what());
-  } catch (const std::invalid_argument& e) {  // a renamed option
+  } catch (const std::invalid_argument& e) {  // a renamed option, a bad line of the file
     throw UsageError(e.what());
   }
   options.help = r.help;
@@ -384,18 +512,10 @@ RunOptions parse_run_options(int argc, char** argv) {
   options.config_path = r.config;
   try {
     options.study = resolve_study(r);
-    options.shard = Shard::parse(r.shard);
+    resolve_run(r, options);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+    throw UsageError(located(e.what(), origin));
   }
-  if (r.output.empty()) throw UsageError("output must not be empty");
-  if (!(r.walltime >= 0)) throw UsageError("walltime must be >= 0 seconds");
-  if (!(r.progress > 0)) throw UsageError("progress must be > 0 seconds");
-  options.output = r.output;
-  options.overwrite = r.overwrite;
-  options.dry_run = r.dry_run;
-  options.walltime = r.walltime;
-  options.progress_interval = r.progress;
   return options;
 }
 

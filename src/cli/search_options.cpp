@@ -1,24 +1,43 @@
 #include "cli/search_options.hpp"
 
+#include <limits>
 #include <stdexcept>
 
+#include "cli/option_values.hpp"
 #include "estimators/word_sensitivity.hpp"
 
 namespace wordsens::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+constexpr long long kMaxStarts = 100000;
+
+std::string bool_text(bool value) { return value ? "true" : "false"; }
+
+// format_double writes 1e-07; --help has always shown 1e-7 (the same double).
+std::string short_exponent(std::string text) {
+  for (const char* sign : {"e-0", "e+0"}) {
+    const auto at = text.find(sign);
+    if (at != std::string::npos && at + 3 < text.size()) text.erase(at + 2, 1);
+  }
+  return text;
+}
+
+}  // namespace
+
 SearchOptionValues::SearchOptionValues() {
   const StudyConfig defaults;
-  max_evals = defaults.search.max_evals;
-  sphere_starts = defaults.search.sphere_starts;
-  screen_points = defaults.search.screen_points;
-  near_origin_starts = defaults.search.near_origin_starts;
-  budget_check = defaults.search.budget_check;
-  rel_tol = defaults.search.rel_tol;
+  max_evals = std::to_string(defaults.search.max_evals);
+  rel_tol = short_exponent(format_double(defaults.search.rel_tol));
+  sphere_starts = std::to_string(defaults.search.sphere_starts);
+  near_origin_starts = std::to_string(defaults.search.near_origin_starts);
+  guided_start = bool_text(defaults.search.guided_start);
+  screen_points = std::to_string(defaults.search.screen_points);
   min_total_sphere_starts = min_total_sphere_starts_text(defaults.search.min_total_sphere_starts);
-  guided_start = defaults.search.guided_start;
-  upper_bound = defaults.search.upper_bound;
+  upper_bound = bool_text(defaults.search.upper_bound);
+  budget_check = std::to_string(defaults.search.budget_check);
 }
 
 void add_search_options(po::options_description& options, SearchOptionValues& v, bool ws_options) {
@@ -26,13 +45,13 @@ void add_search_options(po::options_description& options, SearchOptionValues& v,
   options.add_options()
       ("max-evals", po::value(&v.max_evals)->default_value(v.max_evals),
        "ascent budget: objective evaluations per start (>= 1)")
-      ("rel-tol", po::value(&v.rel_tol)->default_value(v.rel_tol, "1e-7"),
+      ("rel-tol", po::value(&v.rel_tol)->default_value(v.rel_tol),
        "an ascent stops when its relative progress stays below this, in [0, 1)")
       ("sphere-starts", po::value(&v.sphere_starts)->default_value(v.sphere_starts),
        "ascents per position from random points on the sphere |Delta| = sqrt(d)")
       ("near-origin-starts", po::value(&v.near_origin_starts)->default_value(v.near_origin_starts),
        "ascents per position from 0.1*N(0, I) near the origin")
-      ("guided-start", po::value(&v.guided_start)->default_value(v.guided_start, "true"),
+      ("guided-start", po::value(&v.guided_start)->default_value(v.guided_start),
        "also climb from the directions the model's weights suggest (true|false)");
   if (!ws_options) return;
   options.add_options()
@@ -42,7 +61,7 @@ void add_search_options(po::options_description& options, SearchOptionValues& v,
            ->default_value(v.min_total_sphere_starts),
        "ws: at least this many sphere ascents in all, spread over the examined positions "
        "(positions = first gets this many); auto: 32 for raf and raf_relu, 0 for rf and drf")
-      ("upper-bound", po::value(&v.upper_bound)->default_value(v.upper_bound, "true"),
+      ("upper-bound", po::value(&v.upper_bound)->default_value(v.upper_bound),
        "ws: compute the certified upper bound S_upper where the model has one (true|false)")
       ("budget-check", po::value(&v.budget_check)->default_value(v.budget_check),
        "ws: 0 off; f in 2..16: trial 0 of every one-word grid point reruns its search with f times the "
@@ -51,28 +70,37 @@ void add_search_options(po::options_description& options, SearchOptionValues& v,
 }
 
 void apply_search_options(const SearchOptionValues& v, StudyConfig& study) {
-  const auto require = [](bool ok, const std::string& message) {
-    if (!ok) throw std::invalid_argument(message);
+  const auto starts = [](const char* key, const std::string& text) {
+    return static_cast<int>(parse_integer_value(key, text, 0, kMaxStarts));
   };
-  require(v.max_evals >= 1, "max-evals must be at least 1");
-  require(v.rel_tol >= 0 && v.rel_tol < 1, "rel-tol must be in [0, 1)");
-  require(v.sphere_starts >= 0 && v.sphere_starts <= 100000 && v.near_origin_starts >= 0 &&
-              v.near_origin_starts <= 100000 && v.screen_points >= 0 && v.screen_points <= 100000,
-          "sphere-starts, near-origin-starts and screen-points must be in 0 .. 100000");
-  require(v.sphere_starts + v.near_origin_starts > 0 || v.guided_start,
-          "no ascent start: set sphere-starts, near-origin-starts or guided-start");
-  require(v.budget_check == 0 || (v.budget_check >= 2 && v.budget_check <= kMaxBudgetCheck),
-          "budget-check = " + std::to_string(v.budget_check) + ": expected 0 (off) or 2 .. " +
-              std::to_string(kMaxBudgetCheck));
-  study.search.max_evals = v.max_evals;
-  study.search.rel_tol = v.rel_tol;
-  study.search.sphere_starts = v.sphere_starts;
-  study.search.screen_points = v.screen_points;
+  const int max_evals = static_cast<int>(
+      parse_integer_value("max-evals", v.max_evals, 1, std::numeric_limits<int>::max()));
+  const double rel_tol = parse_real_value(
+      "rel-tol", v.rel_tol, [](double x) { return x >= 0 && x < 1; }, "a number in [0, 1)");
+  const int sphere_starts = starts("sphere-starts", v.sphere_starts);
+  const int near_origin_starts = starts("near-origin-starts", v.near_origin_starts);
+  const int screen_points = starts("screen-points", v.screen_points);
+  const bool guided_start = parse_bool_value("guided-start", v.guided_start);
+  const bool upper_bound = parse_bool_value("upper-bound", v.upper_bound);
+  const std::string budget_range =
+      "0 (off) or an integer in [2, " + std::to_string(kMaxBudgetCheck) + "]";
+  const int budget_check = static_cast<int>(
+      parse_integer_value("budget-check", v.budget_check, 0, kMaxBudgetCheck, budget_range));
+  if (budget_check == 1) throw_bad_value("budget-check", v.budget_check, budget_range);
+  if (sphere_starts + near_origin_starts == 0 && !guided_start) {
+    throw std::invalid_argument(
+        "sphere-starts = 0, near-origin-starts = 0, guided-start = false: no ascent start (set "
+        "one of them)");
+  }
+  study.search.max_evals = max_evals;
+  study.search.rel_tol = rel_tol;
+  study.search.sphere_starts = sphere_starts;
+  study.search.screen_points = screen_points;
   study.search.min_total_sphere_starts = parse_min_total_sphere_starts(v.min_total_sphere_starts);
-  study.search.near_origin_starts = v.near_origin_starts;
-  study.search.guided_start = v.guided_start;
-  study.search.upper_bound = v.upper_bound;
-  study.search.budget_check = v.budget_check;
+  study.search.near_origin_starts = near_origin_starts;
+  study.search.guided_start = guided_start;
+  study.search.upper_bound = upper_bound;
+  study.search.budget_check = budget_check;
 }
 
 }  // namespace wordsens::cli

@@ -9,11 +9,10 @@
 
 namespace wordsens::cli {
 
+// The values as written (apply_search_options parses them, cli/option_values.hpp).
 struct SearchOptionValues {
-  int max_evals, sphere_starts, screen_points, near_origin_starts, budget_check;
-  double rel_tol;
-  std::string min_total_sphere_starts;
-  bool guided_start, upper_bound;
+  std::string max_evals, rel_tol, sphere_starts, near_origin_starts, guided_start, screen_points,
+      min_total_sphere_starts, upper_bound, budget_check;
   SearchOptionValues();  // StudyConfig's defaults
 };
 
@@ -22,8 +21,8 @@ struct SearchOptionValues {
 void add_search_options(boost::program_options::options_description& options,
                         SearchOptionValues& values, bool ws_options);
 
-/// Checks ranges and spellings and copies the values into `study`; throws std::invalid_argument
-/// with one line.
+/// Parses the values, checks ranges and spellings and copies them into `study`; throws
+/// std::invalid_argument with one line starting with the key ("max-evals = '0': expected …").
 void apply_search_options(const SearchOptionValues& values, StudyConfig& study);
 
 }  // namespace wordsens::cli

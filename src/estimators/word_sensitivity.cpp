@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -9,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -327,18 +329,15 @@ void certify(const FeatureMap& model, const Matrix& X, bool want_bound, WsResult
 
 int parse_min_total_sphere_starts(const std::string& text) {
   if (text == "auto") return -1;
-  std::size_t used = 0;
-  long value = -1;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || value < 0 || value > 100000) {
+  // Strict, as every integer key: digits only (no sign, no spaces; std::from_chars).
+  int value = -1;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < 0 || value > 100000) {
     throw std::invalid_argument("min-total-sphere-starts = '" + text +
-                                "': expected auto or an integer in 0 .. 100000");
+                                "': expected auto or an integer in [0, 100000]");
   }
-  return static_cast<int>(value);
+  return value;
 }
 
 std::string min_total_sphere_starts_text(int value) {

@@ -55,7 +55,8 @@ struct WsResult {
 /// function of (model, X, options, master seed, task id).
 inline constexpr int kMinTotalSphereStartsAttention = 32;
 
-/// "auto" → −1, "0" … "100000" → that number; throws std::invalid_argument otherwise.
+/// "auto" → −1, "0" … "100000" → that number (digits only: no sign, no spaces); throws
+/// std::invalid_argument otherwise.
 [[nodiscard]] int parse_min_total_sphere_starts(const std::string& text);
 /// The inverse: "auto" for −1.
 [[nodiscard]] std::string min_total_sphere_starts_text(int value);

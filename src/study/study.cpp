@@ -58,6 +58,15 @@ bool has_multi_word(const StudyConfig& config) {
                      [](Index m) { return m != 1; });
 }
 
+bool has_marginal_sampler_model(const StudyConfig& config) {
+  return std::any_of(
+      config.grid.experiments.begin(), config.grid.experiments.end(), [&](Experiment e) {
+        const auto& models = models_of(config, e);
+        return std::any_of(models.begin(), models.end(),
+                           [](const std::string& m) { return model_traits(m).marginal_sampler; });
+      });
+}
+
 Index feature_dim(const TaskSpec& task) {
   return model_traits(task.model).attention ? task.n * task.d : task.k;
 }
@@ -351,8 +360,12 @@ std::string canonical_text(const StudyConfig& c) {
       {"save-witness", c.save_witness ? "true" : "false"},
       {"budget-check", std::to_string(c.search.budget_check)},
   };
-  // Only when not the default, so that files written before the key existed still resume.
-  if (c.rf_sampling == RfSampling::marginal) entries["rf-sampling"] = "marginal";
+  // Only when not the default, so that files written before the key existed still resume; and
+  // only when a model it applies to is in the study: without one, marginal runs the same tasks
+  // as full, and the two must resume each other.
+  if (c.rf_sampling == RfSampling::marginal && has_marginal_sampler_model(c)) {
+    entries["rf-sampling"] = "marginal";
+  }
   if (c.descriptive) entries["purpose"] = "descriptive";
   if (c.grid.first_trial > 0) entries["first-trial"] = std::to_string(c.grid.first_trial);
   if (c.grid.max_trials > 0) entries["max-trials"] = std::to_string(c.grid.max_trials);

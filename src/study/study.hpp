@@ -135,6 +135,10 @@ inline constexpr int kMaxBudgetCheck = 16;
 /// words keys).
 [[nodiscard]] bool has_multi_word(const StudyConfig& config);
 
+/// Whether a model with a marginal sampler (rf) is among the models of the study's experiments,
+/// the only ones rf_sampling applies to (then canonical_text names rf-sampling = marginal).
+[[nodiscard]] bool has_marginal_sampler_model(const StudyConfig& config);
+
 /// The estimators' options a study's settings give: the driver and the ws and gen commands
 /// build them here, so the same settings always mean the same search.
 [[nodiscard]] WsOptions ws_options(const StudyConfig& config);

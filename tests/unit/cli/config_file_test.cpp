@@ -68,6 +68,22 @@ TEST(ConfigFile, RunKeysMayBeInTheFile) {
   EXPECT_EQ(options.progress_interval, 2.5);
 }
 
+// A switch in the file takes true or false, as on the command line (`--dry-run=false`).
+TEST(ConfigFile, SwitchesTakeTrueOrFalse) {
+  const TempFile off("overwrite = false\ndry-run = false\nsave-witness = false\n");
+  const auto options = parse({off.path()});
+  EXPECT_FALSE(options.overwrite);
+  EXPECT_FALSE(options.dry_run);
+  EXPECT_FALSE(options.study.save_witness);
+  const TempFile on("save-witness = true\n");
+  EXPECT_TRUE(parse({on.path()}).study.save_witness);
+  EXPECT_EQ(config_text(parse({on.path()})), config_text(parse({"--save-witness"})));
+  // The command line wins, either way.
+  EXPECT_FALSE(parse({on.path(), "--save-witness=false"}).study.save_witness);
+  EXPECT_TRUE(parse({off.path(), "--dry-run"}).dry_run);
+  EXPECT_TRUE(parse({off.path(), "--overwrite=true"}).overwrite);
+}
+
 TEST(ConfigFile, CommandLineWinsOverTheFile) {
   const TempFile ini("n = 5\nseed = 9\noutput = from_file.h5\nguided-start = true\n");
   for (const auto& args :

@@ -129,5 +129,76 @@ TEST(ConfigText, RfSamplingAndPurposeOnlyWhenNotTheDefault) {
   EXPECT_TRUE(contains(text_of({"--purpose=descriptive"}), "\npurpose = descriptive\n"));
 }
 
+// rf-sampling changes nothing but rf's weights: without rf among the models the study runs, a
+// marginal study runs the same tasks as a full one, and the two must resume each other.
+TEST(ConfigText, RfSamplingOnlyWithAModelItAppliesTo) {
+  EXPECT_EQ(text_of({"--models=raf,drf", "--rf-sampling=marginal"}), text_of({"--models=raf,drf"}));
+  // gen-models of a study without gen run nothing.
+  EXPECT_EQ(text_of({"--models=raf", "--gen-models=rf", "--rf-sampling=marginal"}),
+            text_of({"--models=raf", "--gen-models=rf"}));
+  // rf in the ws models or in the gen models of a gen study: named.
+  EXPECT_TRUE(contains(text_of({"--models=rf,raf", "--rf-sampling=marginal"}),
+                       "\nrf-sampling = marginal\n"));
+  EXPECT_TRUE(contains(text_of({"--experiments=ws,gen", "--models=raf", "--gen-models=rf",
+                                "--rf-sampling=marginal"}),
+                       "\nrf-sampling = marginal\n"));
+  EXPECT_TRUE(contains(
+      text_of({"--experiments=gen", "--models=raf", "--gen-models=rf", "--rf-sampling=marginal"}),
+      "\nrf-sampling = marginal\n"));
+}
+
+// The text of a study with rf and the marginal sampler, as the versions before wrote it (results
+// files store it and a resumed run must give it again, byte for byte).
+TEST(ConfigText, MarginalRfTextIsTheOneFilesStore) {
+  EXPECT_EQ(text_of({"--models=rf", "--n=4", "--d=2", "--trials=1", "--rf-sampling=marginal"}),
+            "N = 20\n"
+            "activation = relu\n"
+            "budget-check = 0\n"
+            "d = 2\n"
+            "data = synthetic\n"
+            "experiments = ws\n"
+            "gen-d = 2\n"
+            "gen-models = rf\n"
+            "gen-n = 4\n"
+            "guided-start = true\n"
+            "k = 1D\n"
+            "layers = 2\n"
+            "max-evals = 300\n"
+            "min-total-sphere-starts = auto\n"
+            "models = rf\n"
+            "n = 4\n"
+            "near-origin-starts = 1\n"
+            "objective = loss,align\n"
+            "positions = all\n"
+            "rel-tol = 1e-07\n"
+            "rf-sampling = marginal\n"
+            "save-witness = false\n"
+            "screen-points = 64\n"
+            "seed = 1\n"
+            "sphere-starts = 2\n"
+            "training = finetune,retrain\n"
+            "trials = 1\n"
+            "upper-bound = true\n");
+}
+
+// Switches written `=true` / `=false` give the text of the plain switch and of its absence.
+TEST(ConfigText, SwitchValuesGiveTheSameText) {
+  EXPECT_EQ(text_of({"--save-witness=true"}), text_of({"--save-witness"}));
+  EXPECT_EQ(text_of({"--save-witness=false"}), text_of({}));
+  EXPECT_TRUE(contains(text_of({"--save-witness"}), "\nsave-witness = true\n"));
+  EXPECT_TRUE(contains(text_of({}), "\nsave-witness = false\n"));
+}
+
+// The text a results file stores plans the same tasks (stored texts are read as INI files).
+TEST(ConfigText, StoredTextPlansTheTasksOfItsConfiguration) {
+  for (const auto& args :
+       {std::vector<std::string>{}, std::vector<std::string>{"--save-witness", "--words=1,2"},
+        std::vector<std::string>{"--models=rf", "--rf-sampling=marginal", "--shard=1/3"}}) {
+    const auto options = parse(args);
+    EXPECT_EQ(plan_of_config_text(config_text(options)).size(), plan_tasks(options.study).size());
+  }
+  EXPECT_THROW((void)plan_of_config_text("[study]\ntrials = 3\n"), std::exception);
+}
+
 }  // namespace
 }  // namespace wordsens::cli

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/config.hpp"
@@ -12,7 +13,10 @@ namespace wordsens::cli {
 namespace {
 
 using testing::expect_usage_error;
+using testing::expect_usage_line;
 using testing::option;
+using testing::parse;
+using testing::TempFile;
 
 TEST(ValueErrors, UnknownNamesInLists) {
   expect_usage_error({"--experiments=ws,train"}, {"experiments = 'ws,train'", "'train'"});
@@ -88,19 +92,19 @@ TEST(ValueErrors, ActivationAndRfSampling) {
 }
 
 TEST(ValueErrors, TrialsOutOfRange) {
-  expect_usage_error({"--trials=0"}, {"trials = 0", "1 … 10000000"});
-  expect_usage_error({"--trials=-4"}, {"trials = -4"});
-  expect_usage_error({"--trials=10000001"}, {"trials = 10000001"});
-  // Not a number at all: boost's message, which names the option and the value.
-  expect_usage_error({"--trials=many"}, {"trials", "many"});
+  expect_usage_line({"--trials=0"}, "trials = '0': expected an integer in [1, 10000000]");
+  expect_usage_line({"--trials=-4"}, "trials = '-4'");
+  expect_usage_line({"--trials=10000001"}, "trials = '10000001'");
+  expect_usage_line({"--trials=many"}, "trials = 'many': expected an integer");
 }
 
 TEST(ValueErrors, ExtensionsByMoreTrials) {
-  expect_usage_error({"--first-trial=-1"}, {"first-trial = -1", "0 … 10000000"});
-  expect_usage_error({"--max-trials=-2"}, {"max-trials = -2", "0 … 10000000"});
-  expect_usage_error({"--max-trials=10000001"}, {"max-trials = 10000001"});
+  expect_usage_error({"--first-trial=-1"}, {"first-trial = '-1'", "[0, 10000000]"});
+  expect_usage_error({"--max-trials=-2"}, {"max-trials = '-2'", "[0, 10000000]"});
+  expect_usage_error({"--max-trials=10000001"}, {"max-trials = '10000001'"});
+  expect_usage_error({"--max-trials=+4"}, {"max-trials = '+4'"});
   // Without max-trials, trials of an extension would share the first batch's random streams.
-  expect_usage_error({"--first-trial=5"}, {"first-trial = 5", "needs max-trials"});
+  expect_usage_error({"--first-trial=5"}, {"first-trial = '5'", "needs max-trials"});
   expect_usage_error({"--select=model"}, {"select: 'model'", "not axis:value"});
   expect_usage_error({"--select=size:3"}, {"select: 'size:3'", "unknown axis 'size'"});
   expect_usage_error({"--select=d:0"}, {"select: 'd:0'", "not a positive integer"});
@@ -117,8 +121,8 @@ TEST(ValueErrors, SeedOutsideUnsigned32Bits) {
 
 TEST(ValueErrors, BadPositions) {
   for (const char* bad : {"some", "random:0", "random:", "random:x", "random:-2", "random", ""}) {
-    expect_usage_error(option("positions", bad),
-                       {std::string("position set '") + bad + "'", "all, first or random:m"});
+    expect_usage_line(option("positions", bad), std::string("positions = '") + bad + "'",
+                      {"all, first or random:m"});
   }
 }
 
@@ -132,8 +136,8 @@ TEST(ValueErrors, BadDataSource) {
 
 TEST(ValueErrors, BadWordSets) {
   for (const char* bad : {"best", "random:0", "random", "random:2x", "all"}) {
-    expect_usage_error(option("word-sets", bad),
-                       {std::string("got '") + bad + "'", "first, random:r"});
+    expect_usage_line(option("word-sets", bad), std::string("word-sets = '") + bad + "'",
+                      {"first, random:r"});
   }
 }
 
@@ -171,18 +175,114 @@ TEST(ValueErrors, BadShard) {
 }
 
 TEST(ValueErrors, EmptyOutput) {
-  expect_usage_error(option("output", ""), {"output must not be empty"});
-  expect_usage_error({"-o", ""}, {"output must not be empty"});
+  expect_usage_line(option("output", ""), "output = '': expected a file name");
+  expect_usage_line({"-o", ""}, "output = ''");
 }
 
 TEST(ValueErrors, WalltimeAndProgress) {
-  expect_usage_error({"--walltime=-1"}, {"walltime must be >= 0"});
-  expect_usage_error({"--walltime=nan"}, {"walltime must be >= 0"});
-  expect_usage_error({"--walltime=soon"}, {"walltime", "soon"});
-  expect_usage_error({"--progress=0"}, {"progress must be > 0"});
-  expect_usage_error({"--progress=-2"}, {"progress must be > 0"});
-  expect_usage_error({"--progress=nan"}, {"progress must be > 0"});
-  expect_usage_error({"--progress=often"}, {"progress", "often"});
+  for (const char* bad : {"-1", "nan", "soon", "+5", " 5", "5s"}) {
+    expect_usage_line(option("walltime", bad), std::string("walltime = '") + bad + "'",
+                      {"seconds >= 0"});
+  }
+  for (const char* bad : {"0", "-2", "nan", "often", "+1"}) {
+    expect_usage_line(option("progress", bad), std::string("progress = '") + bad + "'",
+                      {"seconds > 0"});
+  }
+  EXPECT_EQ(parse({"--walltime=1e3", "--progress=0.5"}).walltime, 1000.0);
+}
+
+// `--key=` with nothing after '=' is `--key ""`: the key's own check names it (boost's message
+// about the equal sign named no value). An optional list takes it as empty.
+TEST(ValueErrors, EmptyValueAfterTheEqualsSign) {
+  expect_usage_line({"--trials="}, "trials = '': expected an integer in [1, 10000000]");
+  expect_usage_line({"--seed="}, "seed = ''");
+  expect_usage_line({"--max-evals="}, "max-evals = ''");
+  expect_usage_line({"--n="}, "n = '': empty grid");
+  expect_usage_line({"--models="}, "models = '': empty list");
+  expect_usage_line({"--rel-tol="}, "rel-tol = ''");
+  expect_usage_line({"--guided-start="}, "guided-start = '': expected true or false");
+  expect_usage_line({"--walltime="}, "walltime = ''");
+  expect_usage_line({"--output="}, "output = ''");
+  expect_usage_line({"--shard="}, "shard = ''");
+  expect_usage_line({"--dry-run="}, "dry-run = '': expected true or false",
+                    {"--dry-run alone is true"});
+  expect_usage_line({"--config="}, "config = '': expected the path of a configuration file");
+  EXPECT_EQ(config_text(parse({"--gen-models="})), config_text(parse(option("gen-models", ""))));
+  EXPECT_TRUE(parse({"--gen-n="}).study.grid.gen_n.empty());
+}
+
+// Every integer key refuses a '+' sign and, on the command line, spaces around the digits; the
+// INI reader drops the spaces around every value, so `key =  5 ` is key = 5 there.
+TEST(ValueErrors, IntegersTakeNoSignAndNoSpaces) {
+  for (const char* key : {"trials", "seed", "max-evals", "sphere-starts", "near-origin-starts",
+                          "screen-points", "min-total-sphere-starts", "budget-check"}) {
+    const std::string k = key;
+    const std::string value = k == "budget-check" ? "2" : "5";
+    SCOPED_TRACE(k);
+    for (const std::string& bad :
+         {"+" + value, " " + value, value + " ", value + ".0", "0x" + value}) {
+      expect_usage_line(option(k, bad), k + " = '" + bad + "': expected");
+      const TempFile ini(k + " = " + bad + "\n");
+      if (bad.front() == ' ' || bad.back() == ' ') {
+        // Trimmed by the INI reader: the same as the plain value.
+        EXPECT_EQ(config_text(parse({ini.path()})), config_text(parse(option(k, value))));
+      } else {
+        expect_usage_line({ini.path()}, ini.path() + ":1: " + k + " = '" + bad + "'");
+      }
+    }
+  }
+  // The grids take no sign either (their items are trimmed: `n = 10, 20` is a list).
+  expect_usage_line({"--n=+5"}, "n = '+5': not an integer");
+  expect_usage_line({"--layers=+2"}, "layers = '+2'");
+}
+
+// Every key refuses a bad value with one line that starts with the key as written: `--key=` on
+// the command line gives "key = '…'", and the file's "<file>:<line>: key = '…'".
+TEST(ValueErrors, EveryMessageStartsWithTheKey) {
+  const std::vector<std::pair<std::string, std::string>> bad{{"experiments", "train"},
+                                                             {"models", "cnn"},
+                                                             {"gen-models", "bert"},
+                                                             {"n", "x"},
+                                                             {"d", "0"},
+                                                             {"gen-n", "x"},
+                                                             {"gen-d", "0"},
+                                                             {"k", "0D"},
+                                                             {"N", "-1"},
+                                                             {"layers", "65"},
+                                                             {"activation", "sigmoid"},
+                                                             {"rf-sampling", "partial"},
+                                                             {"trials", "0"},
+                                                             {"seed", "-1"},
+                                                             {"positions", "some"},
+                                                             {"words", "0"},
+                                                             {"words-fraction", "2"},
+                                                             {"word-sets", "best"},
+                                                             {"training", "pretrain"},
+                                                             {"objective", "mse"},
+                                                             {"data", "glove.h5"},
+                                                             {"save-witness", "maybe"},
+                                                             {"purpose", "map"},
+                                                             {"max-evals", "0"},
+                                                             {"rel-tol", "1"},
+                                                             {"sphere-starts", "-1"},
+                                                             {"near-origin-starts", "x"},
+                                                             {"guided-start", "maybe"},
+                                                             {"screen-points", "100001"},
+                                                             {"min-total-sphere-starts", "Auto"},
+                                                             {"upper-bound", "2"},
+                                                             {"budget-check", "1"},
+                                                             {"output", ""},
+                                                             {"overwrite", "maybe"},
+                                                             {"dry-run", "maybe"},
+                                                             {"walltime", "-1"},
+                                                             {"shard", "2/2"},
+                                                             {"progress", "0"}};
+  for (const auto& [key, value] : bad) {
+    const std::string start = key + " = '" + value + "'";
+    expect_usage_line(option(key, value), start);
+    const TempFile ini("# line 1\n" + key + " = " + value + "\n");
+    expect_usage_line({ini.path()}, ini.path() + ":2: " + start);
+  }
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ inline auto parse(const std::vector<std::string>& args) {
   return parse_run_options(argv.argc(), argv.argv());
 }
 
-/// `--key=value`; an empty value as a separate argument, since boost refuses `--key=`.
+/// `--key=value`; an empty value as a separate argument (`--key=` means the same).
 inline std::vector<std::string> option(const std::string& key, const std::string& value) {
   if (value.empty()) return {"--" + key, ""};
   return {"--" + key + "=" + value};
@@ -124,6 +124,19 @@ inline void expect_usage_error(const std::vector<std::string>& args,
   SCOPED_TRACE("run" + shown);
   const std::string message = usage_error(args);
   EXPECT_FALSE(message.empty());
+  EXPECT_FALSE(contains(message, "\n")) << message;
+  for (const auto& part : parts) EXPECT_TRUE(contains(message, part)) << message;
+}
+
+/// Expects `args` to be refused with one line that starts with `start` (the key as written, or
+/// "<file>:<line>: " and the key) and contains every one of `parts`.
+inline void expect_usage_line(const std::vector<std::string>& args, const std::string& start,
+                              const std::vector<std::string>& parts = {}) {
+  std::string shown;
+  for (const auto& arg : args) shown += " " + arg;
+  SCOPED_TRACE("run" + shown);
+  const std::string message = usage_error(args);
+  EXPECT_EQ(message.rfind(start, 0), 0u) << "does not start with '" << start << "': " << message;
   EXPECT_FALSE(contains(message, "\n")) << message;
   for (const auto& part : parts) EXPECT_TRUE(contains(message, part)) << message;
 }

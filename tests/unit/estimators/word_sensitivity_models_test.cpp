@@ -129,7 +129,8 @@ TEST(WordSensitivityModels, FewPositionsGetAtLeastTheMinimumTotalOfSphereStarts)
   EXPECT_EQ(parse_min_total_sphere_starts("auto"), -1);
   EXPECT_EQ(parse_min_total_sphere_starts("12"), 12);
   EXPECT_EQ(min_total_sphere_starts_text(-1), "auto");
-  for (const char* bad : {"", "-1", "x", "3.5", "100001", "12 "}) {
+  // Digits only, as every integer key: no sign, no spaces.
+  for (const char* bad : {"", "-1", "x", "3.5", "100001", "12 ", " 12", "+12", "0x10"}) {
     EXPECT_THROW((void)parse_min_total_sphere_starts(bad), std::invalid_argument) << bad;
   }
 }

@@ -211,6 +211,15 @@ TEST(RfMarginal, DriverConfigReachesRfOnlyAndTheCanonicalText) {
   EXPECT_EQ(model_spec(rf_task, config).sampling, RfSampling::marginal);
   EXPECT_EQ(model_spec(raf_task, config).sampling, RfSampling::full);
   EXPECT_NE(canonical_text(config).find("rf-sampling = marginal\n"), std::string::npos);
+  // Without rf among the models the study runs, marginal changes no task: the text is full's,
+  // so that the two resume each other.
+  config.grid.models = {"raf"};
+  config.grid.gen_models = {"rf"};  // of the gen experiment, which this study does not run
+  EXPECT_FALSE(has_marginal_sampler_model(config));
+  EXPECT_EQ(canonical_text(config).find("rf-sampling"), std::string::npos);
+  config.grid.experiments = {Experiment::ws, Experiment::gen};
+  EXPECT_TRUE(has_marginal_sampler_model(config));
+  EXPECT_NE(canonical_text(config).find("rf-sampling = marginal\n"), std::string::npos);
 }
 
 }  // namespace
