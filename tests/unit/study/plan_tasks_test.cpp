@@ -174,7 +174,9 @@ TEST(PlanTasks, TrialsSplitIntoBatchesKeepEveryTasksStreams) {
       EXPECT_EQ(tasks[i].task_id, i);  // task ids are the file's own
       EXPECT_GE(tasks[i].trial, first);
       EXPECT_LT(tasks[i].trial, first + count);
-      if (!select.empty()) EXPECT_TRUE(batch.grid.select.contains(tasks[i]));
+      if (!select.empty()) {
+        EXPECT_TRUE(batch.grid.select.contains(tasks[i]));
+      }
     }
     for (const auto& [key, entity] : entities(tasks)) {
       ASSERT_EQ(at_once.count(key), 1U) << key;
