@@ -53,6 +53,11 @@
 # checkpointed (rerun to continue); otherwise the first failing study's code (the others still
 # ran and the report covers what exists).
 set -euo pipefail
+CALLER=$PWD
+# Written by `cmake --install` (cmake/InstallScripts.cmake): the installed share/wordsens; empty in
+# a checkout. An installed copy runs the installed wordsens and writes results and reports
+# relative to the directory it was called from, not into the installation.
+WORDSENS_INSTALLED_HOME=""
 cd "$(dirname "$0")/.."
 # shellcheck source=jobs/mpi_step.sh
 source jobs/mpi_step.sh
@@ -194,8 +199,14 @@ if [ -n "$only" ]; then
 fi
 [ ${#selected[@]} -gt 0 ] || die "no study selected"
 
-# The executable: WORDSENS_BIN, or the release build (built here when missing).
-BIN=${WORDSENS_BIN:-$REPO/build/release/src/wordsens}
+# The executable: WORDSENS_BIN, the installed one, or the release build (built here when missing).
+default_bin=$REPO/build/release/src/wordsens
+if [ -n "$WORDSENS_INSTALLED_HOME" ]; then
+  default_bin=$WORDSENS_INSTALLED_HOME/../../bin/wordsens
+  [[ $results == /* ]] || results=$CALLER/$results
+  [[ $report == /* ]] || report=$CALLER/$report
+fi
+BIN=${WORDSENS_BIN:-$default_bin}
 if [ ! -x "$BIN" ]; then
   [ -z "${WORDSENS_BIN:-}" ] || die "WORDSENS_BIN=$WORDSENS_BIN is not an executable"
   echo "reproduce_paper: building $BIN" >&2
