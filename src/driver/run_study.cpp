@@ -1,6 +1,5 @@
 #include "driver/run_study.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -59,19 +58,23 @@ void store(io::ResultsFile& file, const TaskOutput& out) {
 }
 
 // Rank 0: the shard's tasks not yet done, most expensive first (ties in task order: the long
-// tasks must not straggle at the end), with their estimated costs.
+// tasks must not straggle at the end), with their estimated seconds and grid points (the ETA's
+// groups).
 void queue_tasks(const RunOptions& options, const std::vector<TaskSpec>& tasks,
                  const io::ResultsFile& file, parallel::ScheduleOptions& schedule) {
   std::vector<std::uint32_t> todo;
+  std::vector<double> seconds;
   for (const TaskSpec& t : tasks) {
-    if (options.shard.contains(t.task_id) && !file.is_done(t.task_id)) todo.push_back(t.task_id);
+    if (options.shard.contains(t.task_id) && !file.is_done(t.task_id)) {
+      todo.push_back(t.task_id);
+      seconds.push_back(estimated_seconds(t, options.study));
+    }
   }
-  std::vector<double> cost(tasks.size(), 0.0);
-  for (const auto id : todo) cost[id] = estimated_cost(tasks[id], options.study);
-  std::stable_sort(todo.begin(), todo.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return cost[a] > cost[b]; });
-  schedule.queue = todo;
-  for (const auto id : todo) schedule.costs.push_back(cost[id]);
+  for (const std::size_t i : parallel::longest_first(seconds)) {
+    schedule.queue.push_back(todo[i]);
+    schedule.costs.push_back(seconds[i]);
+    schedule.groups.push_back(tasks[todo[i]].point_id);
+  }
 }
 
 void log_plan(std::ostream& log, const RunOptions& options, const std::vector<TaskSpec>& tasks,

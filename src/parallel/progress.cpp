@@ -2,9 +2,38 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <functional>
+#include <queue>
 
 namespace wordsens::parallel {
+namespace {
+
+// When `ranks` ranks, busy for `busy` more seconds (the others free now), take the `waiting`
+// tasks in order, each the next as soon as it is free: the time until the last one ends.
+double list_schedule_end(const std::vector<double>& busy, const std::vector<double>& waiting,
+                         std::size_t ranks) {
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at(busy.begin(),
+                                                                           busy.end());
+  double end = 0;
+  for (const double b : busy) end = std::max(end, b);
+  while (free_at.size() < std::max<std::size_t>(ranks, 1)) free_at.push(0.0);
+  for (const double seconds : waiting) {
+    const double finish = free_at.top() + seconds;
+    free_at.pop();
+    free_at.push(finish);
+    end = std::max(end, finish);
+  }
+  return end;
+}
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -20,53 +49,114 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-Progress::Progress(std::size_t total, double total_cost, double interval_seconds, std::FILE* out)
-    : total_(total),
-      total_cost_(total_cost),
+Progress::Progress(std::vector<PlannedTask> queue, int ranks, double interval_seconds,
+                   std::FILE* out, ProgressClock clock)
+    : queue_(std::move(queue)),
+      started_(queue_.size(), 0),
+      ranks_(std::max(ranks, 1)),
       interval_(interval_seconds),
       out_(out),
       tty_(isatty(fileno(out)) != 0),
-      start_(std::chrono::steady_clock::now()),
+      clock_(clock ? std::move(clock) : ProgressClock(steady_seconds)),
+      start_(clock_()),
       last_line_(start_),
       last_bar_(start_) {}
 
-void Progress::task_done(double cost) {
+double Progress::now() const { return clock_(); }
+
+void Progress::task_started(std::size_t index) {
+  if (index >= queue_.size() || started_[index]) return;
+  started_[index] = 1;
+  in_flight_[index] = now();
+  while (first_waiting_ < queue_.size() && started_[first_waiting_]) ++first_waiting_;
+}
+
+void Progress::task_done(std::size_t index) {
   ++done_;
-  done_cost_ += cost;
+  const auto it = in_flight_.find(index);
+  if (it == in_flight_.end()) return;
+  const double measured = now() - it->second;
+  in_flight_.erase(it);
+  const PlannedTask& task = queue_[index];
+  // A task priced at nothing, or timed at nothing, says nothing about the rate.
+  if (task.seconds > 0 && measured > 0) {
+    GroupTimes& g = groups_[task.group];
+    g.predicted += task.seconds;
+    g.measured += measured;
+    ++g.count;
+  }
+}
+
+void Progress::task_failed(std::size_t index) { in_flight_.erase(index); }
+
+double Progress::eta_seconds() const {
+  // The study's rate (log scale): the mean over the points with finished tasks, with the
+  // calibration's rate 1 (log 0) counted as kCalibrationPoints more points.
+  double sum_log = 0;
+  for (const auto& [group, times] : groups_) sum_log += std::log(times.measured / times.predicted);
+  const double study = sum_log / (static_cast<double>(groups_.size()) + kCalibrationPoints);
+  std::uint32_t cached_group = 0;
+  double cached_rate = -1;
+  const auto rate = [&](std::uint32_t group) {
+    if (cached_rate >= 0 && group == cached_group) return cached_rate;
+    double log_rate = study;
+    if (const auto it = groups_.find(group); it != groups_.end()) {
+      const GroupTimes& own = it->second;
+      const double weight = own.count / (own.count + kPointPriorTasks);
+      log_rate += weight * (std::log(own.measured / own.predicted) - study);
+    }
+    cached_group = group;
+    cached_rate = std::exp(log_rate);
+    return cached_rate;
+  };
+
+  const double t = now();
+  std::vector<double> busy;
+  busy.reserve(in_flight_.size());
+  for (const auto& [index, since] : in_flight_) {
+    const PlannedTask& task = queue_[index];
+    busy.push_back(std::max(0.0, rate(task.group) * task.seconds - (t - since)));
+  }
+  std::vector<double> waiting;
+  if (handing_out_) {
+    waiting.reserve(queue_.size() - first_waiting_);
+    for (std::size_t i = first_waiting_; i < queue_.size(); ++i) {
+      if (!started_[i]) waiting.push_back(rate(queue_[i].group) * queue_[i].seconds);
+    }
+  }
+  return list_schedule_end(busy, waiting, std::max(static_cast<std::size_t>(ranks_), busy.size()));
 }
 
 std::string Progress::status_line() const {
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double fraction = total_ == 0 ? 1.0 : static_cast<double>(done_) / total_;
-  const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
-  // Remaining time from the cost already done per second: robust to mixed task sizes.
-  const double eta =
-      done_cost_ > 0 ? elapsed * (total_cost_ - done_cost_) / done_cost_ : std::nan("");
+  const double seconds = elapsed();
+  const std::size_t total = queue_.size();
+  const double fraction = total == 0 ? 1.0 : static_cast<double>(done_) / total;
+  const double rate = seconds > 0 ? static_cast<double>(done_) / seconds : 0.0;
   char buffer[160];
   std::snprintf(buffer, sizeof buffer,
-                "progress: %zu/%zu tasks (%.1f%%), %.2f tasks/s, elapsed %s, ETA %s", done_, total_,
-                100.0 * fraction, rate, format_duration(elapsed).c_str(),
-                done_ == total_ ? "0s" : format_duration(eta).c_str());
+                "progress: %zu/%zu tasks (%.1f%%), %.2f tasks/s, elapsed %s, ETA %s", done_, total,
+                100.0 * fraction, rate, format_duration(seconds).c_str(),
+                done_ >= total ? "0s" : format_duration(eta_seconds()).c_str());
   return buffer;
 }
 
 void Progress::tick() {
-  const auto now = std::chrono::steady_clock::now();
+  const double t = now();
   if (tty_) {
-    if (std::chrono::duration<double>(now - last_bar_).count() >= 0.2) {
-      last_bar_ = now;
+    if (t - last_bar_ >= 0.2) {
+      last_bar_ = t;
       const int width = 30;
+      const std::size_t total = queue_.size();
       const int filled =
-          total_ == 0 ? width : static_cast<int>(width * static_cast<double>(done_) / total_);
+          total == 0 ? width : static_cast<int>(width * static_cast<double>(done_) / total);
       std::fprintf(out_, "\r[%-*s] %s\x1b[K", width, std::string(filled, '#').c_str(),
                    status_line().c_str());
       std::fflush(out_);
     }
     return;
   }
-  if (std::chrono::duration<double>(now - last_line_).count() >= interval_) {
-    last_line_ = now;
+  if (t - last_line_ >= interval_) {
+    last_line_ = t;
     std::fprintf(out_, "%s\n", status_line().c_str());
     std::fflush(out_);
   }

@@ -1,5 +1,6 @@
 #include "parallel/scheduler.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -79,14 +80,14 @@ ScheduleResult run_worker(const Transport& ranks, const ComputeFn& compute) {
 ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const SinkFn& sink,
                         const ScheduleOptions& options) {
   const auto& queue = options.queue;
-  std::unordered_map<std::uint32_t, double> cost_of;
-  double total_cost = 0;
+  std::unordered_map<std::uint32_t, std::size_t> position_of;  // task id → index in the queue
+  std::vector<PlannedTask> planned(queue.size());
   for (std::size_t i = 0; i < queue.size(); ++i) {
-    const double c = i < options.costs.size() ? options.costs[i] : 1.0;
-    cost_of[queue[i]] = c;
-    total_cost += c;
+    position_of[queue[i]] = i;
+    planned[i].seconds = i < options.costs.size() ? options.costs[i] : 1.0;
+    planned[i].group = i < options.groups.size() ? options.groups[i] : queue[i];
   }
-  Progress progress(queue.size(), total_cost, options.progress_interval);
+  Progress progress(std::move(planned), ranks.size(), options.progress_interval);
   const auto start = std::chrono::steady_clock::now();
 
   enum class Mode { running, draining, aborting } mode = Mode::running;
@@ -96,12 +97,14 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
     if (!failed) result.failure = message;
     failed = true;
     if (mode == Mode::running) mode = Mode::draining;
+    progress.stop_handing_out();
   };
   auto escalate = [&](int request) {
     if (request == static_cast<int>(StopRequest::interrupt)) {
       mode = Mode::aborting;
     } else if (request == static_cast<int>(StopRequest::checkpoint) && mode == Mode::running) {
       mode = Mode::draining;
+      progress.stop_handing_out();
     }
   };
   result.per_rank.assign(static_cast<std::size_t>(ranks.size()), 0);
@@ -110,9 +113,10 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
       sink(task_id, bytes);
       ++result.completed;
       ++result.per_rank[static_cast<std::size_t>(rank)];
-      progress.task_done(cost_of[task_id]);
+      progress.task_done(position_of[task_id]);
     } catch (const std::exception& e) {
       fail(std::string("storing the result of task ") + std::to_string(task_id) + ": " + e.what());
+      progress.task_failed(position_of[task_id]);
     }
   };
 
@@ -135,6 +139,7 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
         slot.reset();
       } else if (m->tag == kTagFailure) {
         fail(std::string(m->bytes.begin(), m->bytes.end()));
+        if (slot) progress.task_failed(position_of[*slot]);
         slot.reset();
       } else if (m->tag == kTagSignal) {
         escalate(read_value<int>(m->bytes));
@@ -146,6 +151,7 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
         deliver(0, done->task_id, done->bytes);
       } else {
         fail(done->error);
+        progress.task_failed(position_of[done->task_id]);
       }
     }
     // Read after collecting results and right before the hand-out: a stop requested by a task
@@ -153,10 +159,14 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
     escalate(static_cast<int>(stop_requested()));
     if (mode == Mode::aborting) break;
     if (mode == Mode::running) {
-      if (!local.busy() && next < queue.size()) local.submit(queue[next++]);
+      if (!local.busy() && next < queue.size()) {
+        progress.task_started(next);
+        local.submit(queue[next++]);
+      }
       for (std::size_t w = 1; w < assigned.size() && next < queue.size(); ++w) {
         if (!assigned[w]) {
           assigned[w] = queue[next];
+          progress.task_started(next);
           send_value<std::uint32_t>(ranks, static_cast<int>(w), kTagTask, queue[next++]);
           active = true;
         }
@@ -191,6 +201,14 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
 }
 
 }  // namespace
+
+std::vector<std::size_t> longest_first(std::span<const double> costs) {
+  std::vector<std::size_t> order(costs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+  return order;
+}
 
 ScheduleResult run_schedule(const Transport& ranks, const ComputeFn& compute, const SinkFn& sink,
                             const ScheduleOptions& options) {

@@ -11,6 +11,7 @@
 // returns the same outcome.
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,13 @@ namespace wordsens::parallel {
 using SinkFn = std::function<void(std::uint32_t task_id, const std::vector<std::uint8_t>& bytes)>;
 
 struct ScheduleOptions {
-  /// Rank 0: the task ids to run, most expensive first, and their estimated costs.
+  /// Rank 0: the task ids to run, most expensive first (longest_first), their estimated seconds
+  /// on one rank (the cost model's: they price the progress line's ETA) and their groups (grid
+  /// points: the ETA learns the cost model's error point by point). Missing costs count as 1 s;
+  /// without groups each task is a group of its own.
   std::vector<std::uint32_t> queue;
   std::vector<double> costs;
+  std::vector<std::uint32_t> groups;
   /// Seconds since the run began at which no more tasks are handed out (≤ 0: none).
   double walltime_seconds = 0;
   /// Seconds already elapsed when the scheduler starts (set-up time counts toward walltime).
@@ -43,6 +48,10 @@ struct ScheduleResult {
   std::vector<std::size_t> per_rank;  // rank 0: tasks completed by each rank (rank 0 included)
   bool abandoned_compute = false;     // a task was still running when the rank stopped
 };
+
+/// The order in which to hand out tasks of these estimated costs: most expensive first, ties in
+/// the given order (the long tasks must not straggle at the end). Positions into `costs`.
+[[nodiscard]] std::vector<std::size_t> longest_first(std::span<const double> costs);
 
 /// Runs the queue; every rank calls it. `sink` is used on rank 0 only; if it throws, the run
 /// stops like a failed task (the message says so).
