@@ -28,7 +28,10 @@ double evaluation_cost(const TaskSpec& t) {
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
   const ModelKind kind = model_kind(t.model);
   if (kind == ModelKind::rf) return 4.0 * k * d / kRfBatchedSpeedup;
-  if (kind == ModelKind::drf) return 4.0 * (k * d + (L - 1.0) * k * k);
+  if (kind == ModelKind::drf) {
+    const double weights = k * d + (L - 1.0) * k * k;
+    return 4.0 * weights / (8.0 * weights <= kDrfCacheBytes ? kCachedDrfSpeedup : 1.0);
+  }
   // raf, raf_relu: the batched objective's 8n·d + d² + 2n² multiply–adds per point, in
   // matrix–matrix products (models/attention_batch.hpp).
   return 2.0 * (8.0 * n * d + d * d + 2.0 * n * n) / kBatchedSpeedup;

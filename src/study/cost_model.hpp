@@ -47,6 +47,12 @@ inline constexpr double kBatchedSpeedup = 3.5;
 /// while cached): calibrated on ws rf, k = D, first word, with the bound, at n = 150, d = 768
 /// (245 s), n = 50, d = 768 (44 s) and n = 150, d = 192 (8.6 s), one rank.
 inline constexpr double kRfBatchedSpeedup = 3.0;
+/// drf's evaluation is matrix–vector products over its layers: at the mix's rate when they come
+/// from memory, about this much faster when they stay in the last-level cache (measured: the
+/// default study's drf at d = 64, L = 2, k = 256 and 512, 0.48 s and 3.7 s a task against 2.65 s
+/// and 19 s priced at the mix's rate; `wordsens ws --model drf --n 64 --d 64 --k 512 --layers 2
+/// --positions all --max-evals 200 --trials 2 --seed 1`).
+inline constexpr double kCachedDrfSpeedup = 5.0;
 #else
 /// The same for the x86-64 (SSE2) baseline build (measured 1.4-3.2 Gflop/s on the calibration
 /// tasks; dense products ≈ 15 Gflop/s).
@@ -54,7 +60,11 @@ inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
 inline constexpr double kDenseSpeedup = 6.0;
 inline constexpr double kBatchedSpeedup = 1.75;   // scaled like the v3 value (not measured)
 inline constexpr double kRfBatchedSpeedup = 1.5;  // likewise
+inline constexpr double kCachedDrfSpeedup = 5.0;  // likewise
 #endif
+/// drf layers up to this many bytes (8·(k·d + (L − 1)·k²)) count as cached: half the 32 MiB
+/// last-level cache of the calibration machine, which two ranks share.
+inline constexpr double kDrfCacheBytes = 16.0 * 1024 * 1024;
 
 /// Number of word positions a task's estimator examines.
 [[nodiscard]] Index positions_examined(const TaskSpec& task, const StudyConfig& config);
