@@ -400,6 +400,17 @@ extension_options() {
 extension_output() {
   echo "$results/$1${seed:+.seed-$seed}.look-$2-trials-$3-$(($3 + $4)).h5"
 }
+# read_extension LOOK LINE: one line of `wordsens-report --next-batch` as the run of LOOK that
+# makes it, in name, first, count, open (the claims asking for it), cfg (empty when the study is
+# not selected), out and the array opts; the local run and the Slurm judge step run exactly this.
+read_extension() {
+  local cap select
+  IFS=$'\t' read -r name first count cap select open <<<"$2"
+  cfg=$(config_of "$name")
+  out=$(extension_output "$name" "$1" "$first" "$count")
+  # shellcheck disable=SC2207
+  opts=($(extension_options "$name" "$first" "$count" "$cap" "$select"))
+}
 # may_extend: whether any selected study can take more trials than its first batch (a tiny run
 # only with --max-trials; otherwise --max-trials or a config's max-trials key).
 may_extend() {
@@ -454,12 +465,9 @@ if [ "$slurm" -eq 1 ]; then
     fi
     if [ -n "$batch" ]; then
       next=$((judge_look + 1))
-      while IFS=$'\t' read -r name first count cap select open; do
-        cfg=$(config_of "$name")
+      while read -r line; do
+        read_extension "$next" "$line"
         [ -n "$cfg" ] || continue
-        out=$(extension_output "$name" "$next" "$first" "$count")
-        # shellcheck disable=SC2207
-        opts=($(extension_options "$name" "$first" "$count" "$cap" "$select"))
         id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
           --ntasks-per-node="$ranks" --job-name="wordsens-$name-look-$next" \
           --output="$logs/%x-%j.out" jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
@@ -617,12 +625,9 @@ while [ "$extend" -eq 1 ] && [ "$status" -eq 0 ] && [ "$look" -lt 64 ]; do
   }
   [ -n "$batch" ] || break
   look=$((look + 1))
-  while IFS=$'\t' read -r name first count cap select open; do
-    cfg=$(config_of "$name")
+  while read -r line; do
+    read_extension "$look" "$line"
     [ -n "$cfg" ] || continue
-    out=$(extension_output "$name" "$look" "$first" "$count")
-    # shellcheck disable=SC2207
-    opts=($(extension_options "$name" "$first" "$count" "$cap" "$select"))
     echo "reproduce_paper: look $look: $name: trials $first … $((first + count - 1)) for" \
       "$open -> $out"
     timed_run "$look" "$name" "$cfg" "$out" "${opts[@]}"

@@ -196,12 +196,12 @@ def judged_rows(studies: list, where: str = "in this file") -> tuple:
     return rows, labels, checks
 
 
-def _looks_text(row: Row, study: StudyData | None) -> str:
+def _looks_text(record: dict, study: StudyData | None) -> str:
+    """The look a row's record was read at ("look 2 of 3 (10 trials)"), empty with one look."""
     plan = study.plan if study is not None else None
-    trials = row.record()["trials"] if row.kind != rules.INTEGRITY else 0
     if plan is None or not plan.schedule or plan.looks <= 1:
         return ""
-    return sequential.looks_text(plan, int(trials))
+    return sequential.looks_text(plan, int(record["trials"]))
 
 
 def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
@@ -210,8 +210,10 @@ def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
     in their order). `where`: how an absent claim's reason names the files ("in this file")."""
     rows, labels, checks = judged_rows(studies, where)
     by_label = {s.label: s for s in studies}
-    records = [{**r.record(), "looks": _looks_text(r, by_label.get(lab)), STUDY: lab}
-               for r, lab in zip(rows, labels)]
+    records = []
+    for r, lab in zip(rows, labels):
+        rec = r.record()
+        records.append({**rec, "looks": _looks_text(rec, by_label.get(lab)), STUDY: lab})
     table = pd.DataFrame(records + checks)
     if table.empty:
         return pd.DataFrame(columns=COLUMNS)

@@ -384,16 +384,23 @@ def test_a_replicate_with_another_seed_extends_a_finished_study(tmp_path):
     assert (ws["count"] == 4).all()  # 2 trials from each seed, pooled
 
 
-def test_slurm_mode_submits_arrays_merges_and_a_final_report(tmp_path, tiny):
+def fake_slurm(tmp_path):
+    """(the stand-in sbatch's job log, the environment that puts it first on the PATH and runs
+    each job's ranks with mpirun -n 1)."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     shutil.copy(os.path.join(HERE, "fake_sbatch.py"), bindir / "sbatch")
     (bindir / "sbatch").chmod(0o755)
     log = tmp_path / "sbatch.log"
-    res, rep = tmp_path / "results", tmp_path / "report"
     extra = dict(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_SBATCH_LOG=str(log),
                  FAKE_SBATCH_OUT=str(tmp_path), WORDSENS_LAUNCHER="mpirun",
                  WORDSENS_MPIRUN_ARGS="--oversubscribe -n 1")
+    return log, extra
+
+
+def test_slurm_mode_submits_arrays_merges_and_a_final_report(tmp_path, tiny):
+    log, extra = fake_slurm(tmp_path)
+    res, rep = tmp_path / "results", tmp_path / "report"
     only = "paper_ws,paper_gen,glove_brown"
     args = ["--slurm", "--tiny", "--ranks", 1, "--shards", 2, "--only", only, "--results", res,
             "--report", rep]
@@ -439,15 +446,8 @@ def test_slurm_mode_submits_arrays_merges_and_a_final_report(tmp_path, tiny):
 
 
 def test_slurm_trials_until_decided_judges_between_looks(tmp_path, adaptive):
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    shutil.copy(os.path.join(HERE, "fake_sbatch.py"), bindir / "sbatch")
-    (bindir / "sbatch").chmod(0o755)
-    log = tmp_path / "sbatch.log"
+    log, extra = fake_slurm(tmp_path)
     res, rep = tmp_path / "results", tmp_path / "report"
-    extra = dict(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_SBATCH_LOG=str(log),
-                 FAKE_SBATCH_OUT=str(tmp_path), WORDSENS_LAUNCHER="mpirun",
-                 WORDSENS_MPIRUN_ARGS="--oversubscribe -n 1")
     p = script("--slurm", "--ranks", 1, *ADAPTIVE, "--results", res, "--report", rep, **extra)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     # (the stand-in logs a job when it ends, so the jobs a judge step queues come first: sorted
