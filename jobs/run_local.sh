@@ -36,10 +36,10 @@ case "$RANKS" in
     ;;
 esac
 
-bash jobs/install_deps.sh
-cmake --preset release >/dev/null
-# The job runs the `wordsens` binary only (the report is Python): the unit tests and their
-# GoogleTest binaries are jobs/test_all.sh's to build.
+bash jobs/install_deps.sh run
+# The job runs the `wordsens` binary only (the report is Python): the unit tests, their
+# GoogleTest binaries and their packages are jobs/test_all.sh's (its own build, preset ci).
+cmake --preset release -DWORDSENS_BUILD_TESTS=OFF >/dev/null
 cmake --build --preset release -j "$(nproc)" --target wordsens
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,21 +1,23 @@
 #include "estimators/min_norm_head.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/symmetric_eigen.hpp"
 
 namespace wordsens {
 
 GramSolver::GramSolver(const Eigen::MatrixXd& K, const char* name) : K_(K) {
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(K);
-  if (eig.info() != Eigen::Success) {
+  auto eig = symmetric_eigen(K);
+  if (!eig.converged) {
     throw std::runtime_error(std::string(name) + ": symmetric eigendecomposition did not converge");
   }
-  eigenvalues_ = eig.eigenvalues();  // ascending
-  eigenvectors_ = eig.eigenvectors();
+  eigenvalues_ = std::move(eig.values);  // ascending
+  eigenvectors_ = std::move(eig.vectors);
   const double lambda_min = eigenvalues_(0);
   const double lambda_max = eigenvalues_(eigenvalues_.size() - 1);
   condition_ = lambda_min > 0.0 ? lambda_max / lambda_min : std::numeric_limits<double>::infinity();

@@ -1,6 +1,5 @@
 #include "models/attention.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "core/gaussian.hpp"
+#include "core/symmetric_eigen.hpp"
 #include "models/attention_batch.hpp"
 #include "models/relu_floor.hpp"
 #include "models/word_set.hpp"
@@ -142,9 +142,9 @@ std::optional<Vector> AttentionFeatures::guided_direction(const Matrix& X,
 const Vector& AttentionFeatures::symmetric_top_eigenvector() const {
   const std::lock_guard<std::mutex> lock(eigen_mutex_);
   if (!symmetric_top_) {
-    const Matrix symmetric = 0.5 * (W_ + W_.transpose());
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(symmetric);
-    symmetric_top_ = eig.eigenvectors().col(spec_.d - 1);
+    // Column-major, as the solver always took it (the row-major one rounds differently).
+    const Eigen::MatrixXd symmetric = 0.5 * (W_ + W_.transpose());
+    symmetric_top_ = symmetric_eigen(symmetric).vectors.col(spec_.d - 1);
   }
   return *symmetric_top_;
 }

@@ -12,10 +12,10 @@
 // term. For k = 115200, d = 768 the terms are ≈ 1e-8 relative, so the bound stays tight.
 #include "models/block_norm.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 
+#include "core/symmetric_eigen.hpp"
 #include "models/float_gram.hpp"
 #include "models/spectral_certificate.hpp"
 
@@ -36,12 +36,12 @@ BlockSpectrum column_block_spectrum(const GaussianMatrix& V, Index rows, Index c
     G.selfadjointView<Eigen::Lower>().rankUpdate(chunk.topRows(h).transpose());
     frobenius2 += chunk.topRows(h).squaredNorm();
   }
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(G, Eigen::ComputeEigenvectors);
-  const double lambda_hat = std::max(0.0, eig.eigenvalues()(cols - 1));
+  const auto eig = symmetric_eigen(G);
+  const double lambda_hat = std::max(0.0, eig.values(cols - 1));
 
   BlockSpectrum out;
   out.norm_estimate = std::sqrt(lambda_hat);
-  out.top_right_vector = eig.eigenvectors().col(cols - 1);
+  out.top_right_vector = eig.vectors.col(cols - 1);
   out.norm_upper = norm_bound_from_double_gram(std::move(G), rows, frobenius2);
   return out;
 }

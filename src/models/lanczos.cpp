@@ -1,6 +1,7 @@
 #include "models/lanczos.hpp"
 
-#include <Eigen/Eigenvalues>
+#include "core/symmetric_eigen.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -70,10 +71,9 @@ LanczosResult lanczos_top_eigen(const SymmetricOperator& apply, Index dim, const
     if (exhausted || last || j < 32 || j % 4 == 3) {
       Eigen::VectorXd diag = Eigen::Map<const Eigen::VectorXd>(alpha.data(), j + 1);
       Eigen::VectorXd sub = Eigen::Map<const Eigen::VectorXd>(beta.data(), j);
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig;
-      eig.computeFromTridiagonal(diag, sub, Eigen::ComputeEigenvectors);
-      const double theta = eig.eigenvalues()(j);
-      const auto s = eig.eigenvectors().col(j);
+      const auto eig = tridiagonal_eigen(diag, sub);
+      const double theta = eig.values(j);
+      const auto s = eig.vectors.col(j);
       const double r = b * std::abs(s(j)) + dropped;
       if (exhausted || last || (!breakdown && r <= options.relative_tolerance * std::abs(theta))) {
         result.ritz_value = theta;

@@ -1,7 +1,6 @@
 #include "models/rf_marginal.hpp"
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/symmetric_eigen.hpp"
 #include "models/activation.hpp"
 #include "models/rf_evaluator.hpp"
 #include "models/rounding.hpp"
@@ -89,14 +89,14 @@ MarginalRandomFeatures::MarginalRandomFeatures(ModelSpec spec, WeightKey key,
     set.factor = llt.matrixL();
     set.triangular = true;
   } else {
-    const Eigen::SelfAdjointEigenSolver<Matrix> eig(G);
-    if (eig.info() != Eigen::Success) {
+    const auto eig = symmetric_eigen_row_major(G);
+    if (!eig.converged) {
       throw std::runtime_error(
           "rf marginal sampling: eigendecomposition of the residual "
           "covariance did not converge");
     }
-    const Vector root = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
-    set.factor = eig.eigenvectors() * root.asDiagonal() * eig.eigenvectors().transpose();
+    const Vector root = eig.values.cwiseMax(0.0).cwiseSqrt();
+    set.factor = eig.vectors * root.asDiagonal() * eig.vectors.transpose();
     set.triangular = false;
   }
   sample_set_ = std::move(set);

@@ -222,13 +222,19 @@ std::vector<std::string> parse_name_list(const std::string& key, const std::stri
 
 std::string join_grid(const std::vector<Index>& values) {
   std::string out;
-  for (const Index v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
+  for (const Index v : values) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(v);
+  }
   return out;
 }
 
 std::string join_grid(const std::vector<KItem>& values) {
   std::string out;
-  for (const auto& k : values) out += (out.empty() ? "" : ",") + k.to_string();
+  for (const auto& k : values) {
+    if (!out.empty()) out += ',';
+    out += k.to_string();
+  }
   return out;
 }
 
