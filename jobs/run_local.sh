@@ -36,11 +36,22 @@ case "$RANKS" in
     ;;
 esac
 
+# Each phase's wall time goes to the last line (a fresh machine's first run is mostly packages
+# and the build: docs/PERFORMANCE.md "First run on a fresh machine").
+phase_start=$SECONDS
+phases=""
+phase_done() {
+  phases+="${phases:+, }$1 $((SECONDS - phase_start)) s"
+  phase_start=$SECONDS
+}
+
 bash jobs/install_deps.sh run
+phase_done packages
 # The job runs the `wordsens` binary only (the report is Python): the unit tests, their
 # GoogleTest binaries and their packages are jobs/test_all.sh's (its own build, preset ci).
 cmake --preset release -DWORDSENS_BUILD_TESTS=OFF >/dev/null
 cmake --build --preset release -j "$(nproc)" --target wordsens
+phase_done build
 
 if [ "$(id -u)" -eq 0 ]; then
   # Open MPI refuses to start as root without both of these.
@@ -54,6 +65,7 @@ echo "run_local: mpirun -n $RANKS wordsens run $CONFIG --output $OUTPUT"
 wordsens_mpi_step mpirun --oversubscribe -n "$RANKS" -- \
   build/release/src/wordsens run "$CONFIG" --output "$OUTPUT"
 rc=$WORDSENS_RC
+phase_done study
 if [ "$rc" -ne 0 ]; then
   echo "run_local: wordsens run exited with $rc (3: checkpointed, rerun to resume)" >&2
   exit "$rc"
@@ -62,7 +74,9 @@ fi
 if [ -x analysis/wordsens-report ]; then
   mkdir -p "$REPORT"
   analysis/wordsens-report "$OUTPUT" -o "$REPORT"
+  phase_done report
   echo "run_local: results in $OUTPUT, report in $REPORT/"
 else
   echo "run_local: results in $OUTPUT (analysis/wordsens-report not found: no report)"
 fi
+echo "run_local: wall time $SECONDS s ($phases)"
