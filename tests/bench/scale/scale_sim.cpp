@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <numeric>
 #include <optional>
@@ -111,6 +112,14 @@ struct Limit {
   double mean_seconds = 0, root_tasks_per_second = 0, root_ranks = 0;
 };
 
+// The machine's 1-minute load average: other work on the two cores slows rank 0 down.
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string first;
+  in >> first;
+  return first.empty() ? "?" : first;
+}
+
 std::string fixed(double value, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, value);
@@ -164,10 +173,13 @@ int main(int argc, char** argv) {
                 << row.throughput.tasks << " tasks that take no time in "
                 << fixed(row.throughput.wall, 2) << " s); real tasks load it "
                 << fixed(100 * row.root_load, 1) << " %; timed run compressed "
-                << fixed(row.compression, 1) << "x: hand-out "
-                << fixed(row.timed.handout_median_ms, 2) << " ms median, "
+                << fixed(row.compression, 1) << "x: " << row.timed.handouts << " hand-outs, "
+                << fixed(row.timed.handout_median_ms, 2) << " ms median ("
+                << fixed(row.timed.to_root_median_ms, 2) << " ms a record to rank 0, "
+                << fixed(row.timed.from_root_median_ms, 2) << " ms rank 0 to the next task), "
                 << fixed(row.timed.handout_p99_ms, 2) << " ms p99, workers idle "
-                << fixed(100 * row.timed.idle_fraction, 1) << " %" << std::endl;
+                << fixed(100 * row.timed.idle_fraction, 1) << " %; load average " << load_average()
+                << std::endl;
       rows.push_back(row);
     }
     // R ranks finish R / mean tasks a second: beyond root × mean ranks they finish faster than

@@ -55,8 +55,13 @@ TEST_F(ScaleSim, SixtyFourRanksComputeEveryTaskOnceAndStoreEveryRecord) {
   const Figures f = run_checked(timed);
   EXPECT_EQ(f.tasks, 300U);
   EXPECT_EQ(f.records, 300U);  // one /ws row a task
-  // 300 tasks on 64 ranks: most workers run several, so there are hand-outs to measure.
+  // 300 tasks on 64 ranks: a hand-out for each task of a worker (rank 0 computes a few itself),
+  // most workers run several, so both legs of a hand-out after a task are measured.
+  EXPECT_GT(f.handouts, 250U);
+  EXPECT_LT(f.handouts, 300U);
   EXPECT_GT(f.handout_median_ms, 0);
+  EXPECT_GT(f.to_root_median_ms, 0);
+  EXPECT_GT(f.from_root_median_ms, 0);
   EXPECT_TRUE(std::isfinite(f.handout_p99_ms));
   EXPECT_GE(f.handout_p99_ms, f.handout_median_ms);
   EXPECT_GT(f.wall, 1.0);  // at least the longest task, compressed to 1.5 s

@@ -18,13 +18,21 @@ std::optional<parallel::Message> SimulatedRank::try_receive(int source) const {
   }
   if (!message) return message;
   if (rank() == 0) {
-    log_->received.push_back(Clock::now());
+    log_->received.emplace_back(Clock::now(), message->source);
   } else {
     log_->arrivals.push_back(Clock::now());
     computing_ = true;
     log_->compute_until.store(0);
   }
   return message;
+}
+
+int SimulatedRank::broadcast(int value) const {
+  const int result = inner_.broadcast(value);
+  // The first broadcast tells the workers that rank 0 has opened the file: from then on they
+  // wait for tasks.
+  if (log_->ready == Clock::time_point{}) log_->ready = Clock::now();
+  return result;
 }
 
 void SimulatedRank::send(int dest, int tag, const std::vector<std::uint8_t>& bytes) const {

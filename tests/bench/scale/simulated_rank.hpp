@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "parallel/transport.hpp"
@@ -21,9 +22,11 @@ using Clock = std::chrono::steady_clock;
 /// rank's main thread writes arrivals and received; they are read after the run.
 struct RankLog {
   std::vector<Clock::time_point> compute_start, compute_end;
-  std::vector<std::uint32_t> task_ids;      // the tasks this rank computed, in order
+  std::vector<std::uint32_t> task_ids;  // the tasks this rank computed, in order
+  Clock::time_point ready{};            // a worker: when the start broadcast let it ask for tasks
   std::vector<Clock::time_point> arrivals;  // a worker: each message from rank 0 (tasks, stop)
-  std::vector<Clock::time_point> received;  // rank 0: each message from a worker (records)
+  /// Rank 0: each message from a worker (its records), with the worker's rank.
+  std::vector<std::pair<Clock::time_point, int>> received;
   /// When the task being computed ends (Clock ticks since its epoch), 0 until its computation
   /// starts.
   std::atomic<std::int64_t> compute_until{0};
@@ -37,7 +40,7 @@ class SimulatedRank final : public parallel::Transport {
   [[nodiscard]] int size() const override { return inner_.size(); }
   [[nodiscard]] std::optional<parallel::Message> try_receive(int source) const override;
   void send(int dest, int tag, const std::vector<std::uint8_t>& bytes) const override;
-  [[nodiscard]] int broadcast(int value) const override { return inner_.broadcast(value); }
+  [[nodiscard]] int broadcast(int value) const override;
 
  private:
   void wait() const;

@@ -77,9 +77,20 @@ SimulationRun simulate(const Simulation& simulation) {
 Figures figures_of(const SimulationRun& run, std::size_t records) {
   Figures f;
   f.records = records;
+  if (run.logs.empty()) return f;
   std::optional<Clock::time_point> first, last;
+  auto extend = [&](Clock::time_point t) {
+    if (!last || t > *last) last = t;
+  };
+  // When rank 0 received each worker's records, in order: the k-th is the worker's k-th task's.
+  std::vector<std::vector<Clock::time_point>> stored(run.logs.size());
+  for (const auto& [t, source] : run.logs[0]->received) {
+    stored.at(static_cast<std::size_t>(source)).push_back(t);
+    extend(t);
+  }
+  for (const auto& t : run.logs[0]->compute_end) extend(t);  // rank 0 stores its own at once
   double busy = 0;
-  std::vector<double> handout_ms;
+  std::vector<double> handout, to_root, from_root;  // milliseconds
   for (std::size_t r = 0; r < run.logs.size(); ++r) {
     const RankLog& log = *run.logs[r];
     f.tasks += log.task_ids.size();
@@ -87,25 +98,25 @@ Figures figures_of(const SimulationRun& run, std::size_t records) {
       if (!first || log.compute_start[i] < *first) first = log.compute_start[i];
       busy += seconds_between(log.compute_start[i], log.compute_end[i]);
     }
-    // Rank 0 stores its own records right after computing them, the others' as they arrive
-    // (only rank 0 receives).
-    auto extend = [&](const std::vector<Clock::time_point>& times) {
-      for (const auto& t : times) {
-        if (!last || t > *last) last = t;
-      }
-    };
-    if (r == 0) extend(log.compute_end);
-    extend(log.received);
-    // A worker's k-th message from rank 0 (k ≥ 1) is its next task after its (k−1)-th task.
-    for (std::size_t k = 1; r > 0 && k < log.compute_end.size(); ++k) {
-      handout_ms.push_back(1e3 * seconds_between(log.compute_end[k - 1], log.arrivals[k]));
+    if (r == 0) continue;
+    // A worker's k-th message from rank 0 is its (k+1)-th task while k < its tasks (then the
+    // stop): the first after the start, each next one after the previous task's end.
+    for (std::size_t k = 0; k < log.compute_end.size(); ++k) {
+      const Clock::time_point asked = k == 0 ? log.ready : log.compute_end[k - 1];
+      handout.push_back(1e3 * seconds_between(asked, log.arrivals[k]));
+      if (k == 0 || stored[r].size() < k) continue;
+      to_root.push_back(1e3 * seconds_between(asked, stored[r][k - 1]));
+      from_root.push_back(1e3 * seconds_between(stored[r][k - 1], log.arrivals[k]));
     }
   }
+  for (auto* values : {&handout, &to_root, &from_root}) std::sort(values->begin(), values->end());
+  f.handouts = handout.size();
+  f.handout_median_ms = quantile(handout, 0.5);
+  f.handout_p99_ms = quantile(handout, 0.99);
+  f.to_root_median_ms = quantile(to_root, 0.5);
+  f.from_root_median_ms = quantile(from_root, 0.5);
   if (!first || !last) return f;
   f.wall = seconds_between(*first, *last);
-  std::sort(handout_ms.begin(), handout_ms.end());
-  f.handout_median_ms = quantile(handout_ms, 0.5);
-  f.handout_p99_ms = quantile(handout_ms, 0.99);
   if (f.wall > 0) {
     f.idle_fraction = 1 - busy / (static_cast<double>(run.logs.size()) * f.wall);
     f.tasks_per_second = static_cast<double>(f.tasks) / f.wall;

@@ -37,9 +37,15 @@ struct Figures {
   std::size_t tasks = 0;    // tasks computed
   std::size_t records = 0;  // rows in the file's /ws and /gen
   double wall = 0;          // first computation's start to the last record at rank 0
-  /// A worker's wait from the end of a task to the arrival of its next task id (workers only:
-  /// rank 0 hands its own compute thread its next task in-process), in milliseconds.
+  /// Hand-out latency, in milliseconds: a worker's wait for a task id, from the end of its
+  /// previous task or, for its first, from the start (workers only: rank 0 hands its own compute
+  /// thread its tasks in-process). `hand-outs` counts them.
   double handout_median_ms = 0, handout_p99_ms = 0;
+  std::size_t handouts = 0;
+  /// The medians of its two legs after a task: the record's way to rank 0 (the worker's poll,
+  /// rank 0's poll), and rank 0's way to the next task id (storing the records before it, the
+  /// hand-out, the worker's wake-up).
+  double to_root_median_ms = 0, from_root_median_ms = 0;
   /// 1 − (busy seconds of every rank) / (ranks × wall).
   double idle_fraction = 0;
   double tasks_per_second = 0, records_per_second = 0;  // over `wall`
