@@ -255,7 +255,8 @@ hms() {
   else printf '%ds' "$s"; fi
 }
 
-# plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s" from the dry-run.
+# plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s useful_ranks limit"
+# from the dry-run (limit: what caps useful_ranks, `tasks` or `rank0`).
 # plan NAME CONFIG [OPTION…]: the same for the run with these options (default: the first batch's).
 plan() {
   local name=$1 cfg=$2 extra=() out
@@ -290,12 +291,17 @@ if [ "$dry" -eq 1 ]; then
   tot_tasks=0 tot_core=0 tot_wall=0 tot_more=0 tot_more_core=0
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
-    read -r tasks points core wall mem nshards swall <<<"$(plan "$name" "$cfg")"
+    read -r tasks points core wall mem nshards swall useful limit <<<"$(plan "$name" "$cfg")"
     how="one run"
     if [ "$slurm" -eq 1 ]; then
       how="one job"
       [ "$nshards" -le 1 ] || how="array of $nshards shards + merge, $(hms "$swall") per shard"
     fi
+    # More ranks than this only wait: for tasks, or on rank 0 storing the records.
+    by="its task count"
+    [ "$limit" = tasks ] || by="rank 0 storing the records"
+    how+="; uses at most $useful ranks ($by)"
+    [ "$ranks" -le "$useful" ] || how+=", fewer than the $ranks given"
     note=""
     data=$(embeddings_of "$cfg")
     [ -z "$data" ] || [ "$tiny" -eq 1 ] || [ -f "$data" ] ||

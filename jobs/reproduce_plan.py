@@ -5,7 +5,8 @@ core-hours, memory per rank, and how many Slurm shards a study is worth.
         [--slurm-hours H]
 
 prints one tab-separated line: tasks, points, 1-core seconds, wall seconds on R ranks, largest
-memory per rank (bytes), shards (1: one job; more: a job array), wall seconds per shard job.
+memory per rank (bytes), shards (1: one job; more: a job array), wall seconds per shard job,
+the most ranks one job can use and what limits it (`tasks` or `rank0`, see useful_ranks).
 
 Wall time: the binary's own scheduling model (longest task first onto the least loaded rank;
 src/study/cost_model.cpp, predicted_wall_seconds) over the per-task times of its dry-run table
@@ -37,6 +38,13 @@ import re
 import sys
 
 MB = 1e6
+# Rank 0 stores every record in the results file (an HDF5 append and two flushes a record), so
+# it can take at most this many finished tasks a second: the least of the paper configurations'
+# throughputs measured with tasks that take no time on 256 and 1024 simulated ranks (479 tasks/s,
+# paper_ws_drf on 1024; 479-924 over all), rounded down, by `build/ci/tests/bench/scale_sim`
+# (docs/PERFORMANCE.md, "Scale"; 2-core development machine shared with other work, ci build,
+# local disk: a parallel file system's slower flushes lower it).
+ROOT_TASKS_PER_SECOND = 450.0
 BASE = 30 * MB  # the process itself: binary, libraries, small buffers (without MPI)
 
 ROW = re.compile(r"^\s*(\d+)\s+(ws|gen)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
@@ -124,6 +132,19 @@ def shards(core_seconds: float, tasks: int, ranks: int, job_seconds: float) -> i
     return max(1, min(need, tasks))
 
 
+def useful_ranks(tasks: int, core_seconds: float, shards: int = 1) -> tuple:
+    """The most ranks one job of the study can keep busy, and what limits it: 'tasks' (a job of
+    T tasks has work for T ranks at most) or 'rank0' (R ranks finish R / mean-task-seconds tasks
+    a second; beyond ROOT_TASKS_PER_SECOND x mean-task-seconds ranks, they finish faster than rank
+    0 stores them and the extra ranks wait on it)."""
+    per_job = math.ceil(tasks / max(1, shards))
+    mean = core_seconds / tasks if tasks else 0.0
+    by_root = ROOT_TASKS_PER_SECOND * mean
+    if not math.isfinite(by_root) or by_root >= per_job:
+        return per_job, "tasks"
+    return max(1, math.floor(by_root)), "rank0"
+
+
 def plan(text: str, ranks: int, sampling: str, job_hours: float, forced: int | None = None
          ) -> tuple:
     dry = parse_dry_run(text)
@@ -136,8 +157,9 @@ def plan(text: str, ranks: int, sampling: str, job_hours: float, forced: int | N
     # per_task is in task-id order (grid points in order, their trials consecutive).
     shard_wall = max(wall_seconds(per_task[i::n_shards], ranks) for i in range(n_shards))
     mem = max(memory_bytes(p, sampling) for p in pts)
+    useful, limit = useful_ranks(len(per_task), core, n_shards)
     return (len(per_task), len(pts), core, wall_seconds(per_task, ranks), mem, n_shards,
-            shard_wall)
+            shard_wall, useful, limit)
 
 
 def main(argv=None) -> int:

@@ -181,7 +181,9 @@ StudyOutcome run_study(const RunOptions& options, const StudyInputs& inputs,
       if (static_cast<long long>(id) == failing_task) {
         throw std::runtime_error("injected failure (WORDSENS_TEST_FAIL_TASK)");
       }
-      return encode(run_task(inputs.tasks.at(id), options.study, inputs.data));
+      const TaskSpec& task = inputs.tasks.at(id);
+      return encode(inputs.compute ? inputs.compute(task)
+                                   : run_task(task, options.study, inputs.data));
     } catch (const std::exception& e) {
       throw std::runtime_error(describe(inputs.tasks.at(id)) + " failed: " + e.what());
     }

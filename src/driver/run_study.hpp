@@ -13,6 +13,7 @@
 #include "driver/run_options.hpp"
 #include "parallel/transport.hpp"
 #include "study/task.hpp"
+#include "study/task_output.hpp"
 
 namespace wordsens {
 
@@ -22,6 +23,11 @@ struct StudyInputs {
   /// Rank 0, when it creates or resumes the file: the input files' fingerprints
   /// (io::RunProvenance::input_fingerprints). May throw io::InputError.
   std::function<std::string()> input_fingerprints;
+  /// What computes a task; empty: run_task on `data` (what `wordsens run` does). The scale
+  /// simulation (tests/bench/scale) puts a stand-in here that sleeps for the task's measured time
+  /// and returns records of the real shape, so that everything after the computation (encoding,
+  /// the scheduler, rank 0's sink and the HDF5 appends) runs as in a real run.
+  std::function<TaskOutput(const TaskSpec&)> compute = {};
 };
 
 /// How a run ended: the same on every rank.

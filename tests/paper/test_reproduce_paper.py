@@ -11,6 +11,7 @@
   local run's bit for bit, and a second submission skips the finished studies.
 """
 import json
+import math
 import os
 import re
 import shutil
@@ -512,6 +513,35 @@ def test_plan_memory_model_fits_the_measured_peaks():
     for p, sampling, rss in measured:
         est = rp.memory_bytes(p, sampling)
         assert abs(est - rss) <= 0.15 * rss, (p, sampling, est, rss)
+
+
+def test_plan_useful_ranks_are_capped_by_the_task_count_or_rank_0():
+    sys.path.insert(0, os.path.join(ROOT, "jobs"))
+    import reproduce_plan as rp
+
+    root = rp.ROOT_TASKS_PER_SECOND
+    # 300 tasks of 2.8 s: rank 0 would keep up with root x 2.8 ranks, far more than 300
+    assert rp.useful_ranks(300, 300 * 2.8) == (300, "tasks")
+    # 10^6 tasks of 0.1 s: R ranks finish R / 0.1 tasks a second, rank 0 stores `root`
+    assert rp.useful_ranks(10**6, 10**6 * 0.1) == (math.floor(root * 0.1), "rank0")
+    # a job array: the tasks of one shard job
+    assert rp.useful_ranks(1680, 1680 * 600.0, shards=5) == (336, "tasks")
+    # the same through plan(): its last two columns, from the binary's dry-run
+    p = subprocess.run([BIN, "run", CONFIG["regime_map"], "--dry-run"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    row = rp.plan(p.stdout, 1024, "full", 4.0)
+    assert row[0] == 300 and row[-2:] == (300, "tasks"), row
+    short = rp.plan(p.stdout.replace("      227      1m11s", "      227         1s"), 1024,
+                    "full", 4.0)
+    assert short[-2:] == rp.useful_ranks(short[0], short[2]), short
+    # and in reproduce_paper.sh --dry-run's plan column, with a warning past it
+    out = script("--dry-run", "--ranks", 1024, "--only", "regime_map")
+    assert out.returncode == 0, out.stderr
+    line = " ".join(dry_rows(out.stdout)["regime_map"])
+    assert "uses at most 300 ranks (its task count), fewer than the 1024 given" in line, line
+    few = " ".join(dry_rows(script("--dry-run", "--ranks", 4, "--only", "regime_map").stdout)
+                   ["regime_map"])
+    assert "uses at most 300 ranks (its task count)" in few and "fewer than" not in few, few
 
 
 def test_plan_shards():

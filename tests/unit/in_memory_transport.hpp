@@ -1,10 +1,13 @@
 #pragma once
-// Ranks as threads of one process, for the tests of the scheduler and the driver: the same
-// Transport the MPI session gives, with each rank's messages in a queue in memory. A group of R
-// ranks is one InMemoryNetwork; each thread talks through its own InMemoryTransport.
+// Ranks as threads of one process, for the tests of the scheduler and the driver and the scale
+// simulation (tests/bench/scale): the same Transport the MPI session gives, with each rank's
+// messages in a queue in memory. A group of R ranks is one InMemoryNetwork; each thread talks
+// through its own InMemoryTransport.
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -15,12 +18,24 @@ namespace wordsens::testing {
 
 class InMemoryNetwork {
  public:
-  explicit InMemoryNetwork(int ranks) : inboxes_(static_cast<std::size_t>(ranks)) {}
+  explicit InMemoryNetwork(int ranks)
+      : inboxes_(static_cast<std::size_t>(ranks)),
+        arrived_(std::make_unique<std::condition_variable[]>(static_cast<std::size_t>(ranks))) {}
   [[nodiscard]] int size() const { return static_cast<int>(inboxes_.size()); }
 
   void post(int source, int dest, int tag, const std::vector<std::uint8_t>& bytes) {
     const std::lock_guard lock(mutex_);
     inboxes_.at(static_cast<std::size_t>(dest)).push_back({source, tag, bytes});
+    arrived_[static_cast<std::size_t>(dest)].notify_one();
+  }
+
+  // Waits until `rank`'s inbox holds a message or `deadline` passes. The scheduler polls (as it
+  // must over MPI); a simulation of a thousand ranks as threads on a few cores lets its idle
+  // ranks sleep here instead, or their polling would starve rank 0.
+  void wait_for_message(int rank, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    const auto r = static_cast<std::size_t>(rank);
+    arrived_[r].wait_until(lock, deadline, [&] { return !inboxes_.at(r).empty(); });
   }
 
   // The oldest message in `rank`'s inbox from `source` (kAnySource: any).
@@ -54,6 +69,7 @@ class InMemoryNetwork {
   std::mutex mutex_;
   std::condition_variable published_;
   std::vector<std::deque<parallel::Message>> inboxes_;
+  std::unique_ptr<std::condition_variable[]> arrived_;  // one per inbox: a post wakes its rank
   std::vector<std::optional<int>> broadcasts_;
 };
 
