@@ -1,6 +1,7 @@
 # Precompiled headers. Eigen's <Eigen/Core> alone takes ~3 s of every translation unit's 3-10 s
 # at -march=x86-64-v3 (its AVX headers), Boost.Program_options ~2.6 s and GoogleTest ~1.8 s: parsed
-# once into a precompiled header, the `wordsens` build takes about half the CPU time. The code
+# once into a precompiled header, the `wordsens` build takes about a quarter less time (280 s to
+# 204 s on 2 cores, docs/PERFORMANCE.md "First run on a fresh machine"). The code
 # generated is the same (a precompiled header is the same text, parsed earlier). Off with
 # -DWORDSENS_PCH=OFF (e.g. for a compiler or a cache tool that does not handle them).
 option(WORDSENS_PCH "Precompile the heavy third-party headers (Eigen, Boost, GoogleTest)" ON)
