@@ -1,12 +1,11 @@
 #include "scale/task_durations.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include "study/cost_model.hpp"
+#include "unit/task_timings_csv.hpp"
 
 namespace wordsens::scale {
 namespace {
@@ -14,14 +13,6 @@ namespace {
 // The columns that name a grid point, in the fixtures' header spelling.
 const std::vector<std::string> kPointColumns = {"experiment", "model",  "n",     "d",
                                                 "k",          "layers", "words", "N"};
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> fields;
-  std::stringstream in(line);
-  std::string field;
-  while (std::getline(in, field, ',')) fields.push_back(field);
-  return fields;
-}
 
 std::string point_key(const TaskSpec& t) {
   const std::vector<std::string> values = {to_string(t.experiment), t.model,
@@ -42,29 +33,13 @@ struct Recorded {
 
 std::vector<double> recorded_seconds(const std::vector<TaskSpec>& tasks,
                                      const std::string& timings_csv) {
-  std::ifstream in(timings_csv);
-  if (!in) throw std::runtime_error("cannot read " + timings_csv);
+  const testing::TaskTimingsCsv csv(timings_csv);
   std::map<std::string, std::vector<Recorded>> by_point;
-  std::vector<std::string> header;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> fields = split(line);
-    if (header.empty()) {
-      header = fields;
-      continue;
-    }
-    auto column = [&](const std::string& name) -> const std::string& {
-      const auto it = std::find(header.begin(), header.end(), name);
-      if (it == header.end() || static_cast<std::size_t>(it - header.begin()) >= fields.size()) {
-        throw std::runtime_error(timings_csv + ": no column " + name);
-      }
-      return fields[static_cast<std::size_t>(it - header.begin())];
-    };
+  for (std::size_t row = 0; row < csv.size(); ++row) {
     std::string key;
-    for (const auto& name : kPointColumns) key += column(name) + ",";
-    by_point[key].push_back(
-        {static_cast<std::uint32_t>(std::stoul(column("trial"))), std::stod(column("seconds"))});
+    for (const auto& name : kPointColumns) key += csv.at(row, name) + ",";
+    by_point[key].push_back({static_cast<std::uint32_t>(std::stoul(csv.at(row, "trial"))),
+                             std::stod(csv.at(row, "seconds"))});
   }
   for (auto& [key, rows] : by_point) {
     std::sort(rows.begin(), rows.end(),

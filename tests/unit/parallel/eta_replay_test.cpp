@@ -33,15 +33,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "parallel/progress.hpp"
 #include "parallel/scheduler.hpp"
 #include "study/cost_model.hpp"
+#include "unit/task_timings_csv.hpp"
 
 namespace wordsens::parallel {
 namespace {
@@ -56,30 +55,13 @@ std::vector<RecordedTask> read_timings(const std::string& name) {
   const auto path = (std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "fixtures" /
                      "task_timings" / (name + ".csv"))
                         .lexically_normal();
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
+  const testing::TaskTimingsCsv csv(path.string());
   std::vector<RecordedTask> tasks;
-  std::vector<std::string> header;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
-    std::stringstream row(line);
-    for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-    if (header.empty()) {
-      header = fields;
-      continue;
-    }
-    const auto column = [&](const std::string& key) {
-      for (std::size_t i = 0; i < header.size(); ++i) {
-        if (header[i] == key) return fields.at(i);
-      }
-      throw std::runtime_error(path.string() + ": no column " + key);
-    };
+  for (std::size_t row = 0; row < csv.size(); ++row) {
     RecordedTask task;
-    task.point = static_cast<std::uint32_t>(std::stoul(column("point_id")));
-    task.predicted = std::stod(column("predicted_gflop")) * 1e9 / kEffectiveFlopsPerSecond;
-    task.seconds = std::stod(column("seconds"));
+    task.point = static_cast<std::uint32_t>(std::stoul(csv.at(row, "point_id")));
+    task.predicted = std::stod(csv.at(row, "predicted_gflop")) * 1e9 / kEffectiveFlopsPerSecond;
+    task.seconds = std::stod(csv.at(row, "seconds"));
     tasks.push_back(task);
   }
   return tasks;
