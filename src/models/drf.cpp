@@ -8,6 +8,7 @@
 
 #include "core/gaussian.hpp"
 #include "models/activation.hpp"
+#include "models/hidden_layers.hpp"
 #include "models/lanczos.hpp"
 #include "models/rounding.hpp"
 #include "models/spectral_certificate.hpp"
@@ -18,9 +19,9 @@ namespace {
 
 class DrfEvaluator final : public PositionEvaluator {
  public:
-  DrfEvaluator(Activation act, const std::vector<Matrix>& layers, Index position, Vector a1,
-               Matrix B)
-      : act_(act), layers_(layers), position_(position), a1_(std::move(a1)), B_(std::move(B)) {
+  DrfEvaluator(Activation act, const std::vector<Matrix>& layers, Index position, Index d,
+               Vector a1)
+      : act_(act), layers_(layers), position_(position), d_(d), a1_(std::move(a1)) {
     z_.resize(layers_.size());
     h_.resize(layers_.size());
     forward_from(a1_);
@@ -32,7 +33,7 @@ class DrfEvaluator final : public PositionEvaluator {
   // O(k·d) for the first layer, O(k²) per further layer.
   void features_at(const Vector& delta, Vector& out) override {
     Vector z1 = a1_;
-    z1.noalias() += B_ * delta;
+    z1.noalias() += block() * delta;
     forward_from(z1);
     out = h_.back();
   }
@@ -44,10 +45,15 @@ class DrfEvaluator final : public PositionEvaluator {
       multiply_by_derivative(act_, z_[l], g);
       if (l > 0) g = layers_[l].transpose() * g;
     }
-    grad.noalias() = B_.transpose() * g;
+    grad.noalias() = block().transpose() * g;
   }
 
  private:
+  // B = V_1's column block of word i, read in place (a group holds many evaluators at once).
+  [[nodiscard]] Matrix::ConstColsBlockXpr block() const {
+    return layers_[0].middleCols(position_ * d_, d_);
+  }
+
   void forward_from(const Vector& z1) {
     z_[0] = z1;
     activate(act_, z_[0], h_[0]);
@@ -60,9 +66,72 @@ class DrfEvaluator final : public PositionEvaluator {
   Activation act_;
   const std::vector<Matrix>& layers_;  // owned by the model, which outlives its evaluators
   Index position_;
+  Index d_;
   Vector a1_;  // V_1 vec(X)
-  Matrix B_;   // V_1's column block of word i
   std::vector<Vector> z_, h_;
+  Vector base_;
+};
+
+// The positions of one sample searched together: the points of every slot go through the hidden
+// layers in one GEMM per layer (each k × k layer read once per call instead of once per point,
+// which made drf's search memory-bound), the first layer slot by slot (its own k × d block).
+class DrfPositionGroup final : public PositionGroup {
+ public:
+  DrfPositionGroup(std::vector<std::unique_ptr<PositionEvaluator>> evaluators, Activation act,
+                   const std::vector<Matrix>& layers, std::vector<Index> positions, Index d,
+                   Vector a1)
+      : PositionGroup(std::move(evaluators)),
+        first_(layers.front()),
+        hidden_(act, std::span<const Matrix>(layers).subspan(1)),
+        positions_(std::move(positions)),
+        d_(d),
+        a1_(std::move(a1)) {
+    base_ = hidden_.forward(Matrix(a1_)).col(0);
+  }
+
+  void sensitivity_objective(std::span<const Index> slots, const Matrix& deltas, Vector& values,
+                             Matrix* grads) override {
+    if (static_cast<Index>(slots.size()) != deltas.cols()) {
+      throw std::invalid_argument("position group: one slot per column expected");
+    }
+    Matrix Z1(first_.rows(), deltas.cols());
+    for_each_run(slots, [&](Index slot, Index c0, Index width) {
+      Z1.middleCols(c0, width).noalias() = block(slot) * deltas.middleCols(c0, width);
+    });
+    Z1.colwise() += a1_;
+    Matrix& R = hidden_.forward(std::move(Z1));  // φ(X^i(Δ_b)) − φ(X), column b
+    R.colwise() -= base_;
+    values = R.colwise().squaredNorm().transpose();
+    if (grads == nullptr) return;
+    Matrix G = 2.0 * R;  // ∂f/∂φ
+    hidden_.backward(G);
+    grads->resize(deltas.rows(), deltas.cols());
+    for_each_run(slots, [&](Index slot, Index c0, Index width) {
+      grads->middleCols(c0, width).noalias() = block(slot).transpose() * G.middleCols(c0, width);
+    });
+  }
+
+ private:
+  [[nodiscard]] Matrix::ConstColsBlockXpr block(Index slot) const {
+    return first_.middleCols(positions_.at(static_cast<std::size_t>(slot)) * d_, d_);
+  }
+  // Calls f(slot, first column, width) for each run of equal slots (the search lays out a
+  // slot's points side by side, so a run is usually all of a slot's points in the call).
+  template <typename F>
+  static void for_each_run(std::span<const Index> slots, F&& f) {
+    for (std::size_t c0 = 0; c0 < slots.size();) {
+      std::size_t c1 = c0 + 1;
+      while (c1 < slots.size() && slots[c1] == slots[c0]) ++c1;
+      f(slots[c0], static_cast<Index>(c0), static_cast<Index>(c1 - c0));
+      c0 = c1;
+    }
+  }
+
+  const Matrix& first_;  // V_1, owned by the model
+  HiddenLayerBatch hidden_;
+  std::vector<Index> positions_;
+  Index d_;
+  Vector a1_;
   Vector base_;
 };
 
@@ -137,10 +206,21 @@ std::unique_ptr<PositionEvaluator> DeepRandomFeatures::at_position(const Matrix&
     throw std::out_of_range("drf: word position " + std::to_string(position) + " outside [0, " +
                             std::to_string(spec_.n) + ")");
   }
-  Vector a1 = first_preactivation(X);
-  Matrix B = layers_[0].middleCols(position * spec_.d, spec_.d);
-  return std::make_unique<DrfEvaluator>(spec_.activation, layers_, position, std::move(a1),
-                                        std::move(B));
+  return std::make_unique<DrfEvaluator>(spec_.activation, layers_, position, spec_.d,
+                                        first_preactivation(X));
+}
+
+std::unique_ptr<PositionGroup> DeepRandomFeatures::at_positions(
+    const Matrix& X, std::span<const Index> positions) const {
+  std::vector<std::unique_ptr<PositionEvaluator>> evaluators;
+  for (const Index position : positions) evaluators.push_back(at_position(X, position));
+  return std::make_unique<DrfPositionGroup>(std::move(evaluators), spec_.activation, layers_,
+                                            std::vector<Index>(positions.begin(), positions.end()),
+                                            spec_.d, first_preactivation(X));
+}
+
+Index DeepRandomFeatures::positions_per_group(Index points, Index per_position) const {
+  return std::max<Index>(1, (points + per_position - 1) / std::max<Index>(per_position, 1));
 }
 
 std::optional<Vector> DeepRandomFeatures::guided_direction(const Matrix& X, Index position) const {

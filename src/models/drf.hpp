@@ -54,6 +54,12 @@ class DeepRandomFeatures final : public FeatureMap {
   /// Precomputes a_1 = V_1 vec(X); each evaluation then costs O(k·d + (L−1)·k²).
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override;
+  /// The positions' evaluators, whose batched objective runs the points of all of them through
+  /// each hidden layer at once.
+  [[nodiscard]] std::unique_ptr<PositionGroup> at_positions(
+      const Matrix& X, std::span<const Index> positions) const override;
+  /// Enough positions that a call has about `points` points (`per_position` each).
+  [[nodiscard]] Index positions_per_group(Index points, Index per_position) const override;
   [[nodiscard]] bool moves_several_words() const override { return true; }
   /// a_1 = V_1 vec(X) and V_1's blocks of the set's words: O(m·k·d + (L−1)·k²) per point.
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(

@@ -1,7 +1,7 @@
 // Evaluators of several changed words: rf/drf's first-layer one and attention's from-scratch
-// reference (the incremental attention evaluator is attention_word_set.cpp). Both compute each
-// point on its own (no batching across points): the first-layer one is cheap at the sizes the
-// multi-word study runs, and the reference is the plain path the tests compare with.
+// reference (the incremental attention evaluator is attention_word_set.cpp). The first-layer one
+// runs a call's points together (GEMMs, models/hidden_layers.hpp); the reference computes each
+// point on its own, the plain path the tests compare with.
 #include "models/word_set.hpp"
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/activation.hpp"
+#include "models/hidden_layers.hpp"
 
 namespace wordsens {
 
@@ -35,7 +35,7 @@ class FirstLayerWordSet final : public WordSetEvaluator {
  public:
   FirstLayerWordSet(Activation act, std::span<const Matrix> hidden, std::vector<Index> positions,
                     Vector a1, std::vector<Matrix> blocks)
-      : act_(act), hidden_(hidden), positions_(std::move(positions)), a1_(std::move(a1)) {
+      : layers_(act, hidden), positions_(std::move(positions)), a1_(std::move(a1)) {
     if (blocks.size() != positions_.size() || blocks.empty()) {
       throw std::invalid_argument("word set: one first-layer block per position is needed");
     }
@@ -46,10 +46,7 @@ class FirstLayerWordSet final : public WordSetEvaluator {
     for (std::size_t j = 0; j < blocks.size(); ++j) {
       B_.middleCols(static_cast<Index>(j) * d, d) = blocks[j];
     }
-    Z_.resize(hidden_.size() + 1);
-    H_.resize(hidden_.size() + 1);
-    forward(Matrix(a1_));
-    base_ = H_.back().col(0);
+    base_ = layers_.forward(Matrix(a1_)).col(0);
   }
   [[nodiscard]] std::span<const Index> positions() const override { return positions_; }
   [[nodiscard]] const Vector& base_features() const override { return base_; }
@@ -62,39 +59,20 @@ class FirstLayerWordSet final : public WordSetEvaluator {
     }
     Matrix Z1 = B_ * deltas;
     Z1.colwise() += a1_;
-    forward(std::move(Z1));
-    Matrix& R = H_.back();  // φ(X^M(Δ_b)) − φ(X), column b
+    Matrix& R = layers_.forward(std::move(Z1));  // φ(X^M(Δ_b)) − φ(X), column b
     R.colwise() -= base_;
     values = R.colwise().squaredNorm().transpose();
     if (grads == nullptr) return;
-    // G_L = 2(φ' − φ) ⊙ ϕ'(Z_L), G_{l−1} = (V_lᵀ G_l) ⊙ ϕ'(Z_{l−1}), ∇_Δ = Bᵀ G_1.
-    Matrix G = 2.0 * R;
-    for (std::size_t l = Z_.size(); l-- > 0;) {
-      multiply_by_derivative(act_, Z_[l], G);
-      if (l > 0) G = hidden_[l - 1].transpose() * G;
-    }
-    grads->noalias() = B_.transpose() * G;
+    Matrix G = 2.0 * R;  // ∂f/∂φ
+    layers_.backward(G);
+    grads->noalias() = B_.transpose() * G;  // ∇_Δ = Bᵀ G_1
   }
 
  private:
-  // Z_0 = Z1, H_l = ϕ(Z_l), Z_l = V_l H_{l−1}: one column per point.
-  void forward(Matrix Z1) {
-    Z_[0] = std::move(Z1);
-    H_[0] = Z_[0];
-    activate_in_place(act_, H_[0]);
-    for (std::size_t l = 1; l < Z_.size(); ++l) {
-      Z_[l].noalias() = hidden_[l - 1] * H_[l - 1];
-      H_[l] = Z_[l];
-      activate_in_place(act_, H_[l]);
-    }
-  }
-
-  Activation act_;
-  std::span<const Matrix> hidden_;
+  HiddenLayerBatch layers_;
   std::vector<Index> positions_;
   Vector a1_;
   Matrix B_;
-  std::vector<Matrix> Z_, H_;
   Vector base_;
 };
 

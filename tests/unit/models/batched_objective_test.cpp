@@ -1,7 +1,8 @@
 // The batched word-sensitivity objective (PositionEvaluator::sensitivity_objective) against the
 // plain computation: f(Δ) = ‖φ(X^i(Δ)) − φ(X)‖² from scratch, and ∇f against the single-point
 // pullback and against central differences of the batched f itself. rf and raf override the
-// default (GEMMs; raf never forms φ'), so these are the checks of their fast paths.
+// default (GEMMs; raf never forms φ'), and drf's position group runs its hidden layers as GEMMs,
+// so these are the checks of their fast paths.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -132,9 +133,9 @@ TEST_P(BatchedObjective, SingleWordText) {
   }
 }
 
-// A group of positions (raf: one call over the sample's shared products; other models: one call
-// per position) gives for each column what that position's own evaluator gives, whatever the
-// order of the columns.
+// A group of positions (raf: one call over the sample's shared products; drf: one GEMM per
+// hidden layer for all the columns; rf: one call per position) gives for each column what that
+// position's own evaluator gives, whatever the order of the columns.
 TEST_P(BatchedObjective, PositionGroupEqualsEachPositionsOwnEvaluator) {
   const ModelSpec spec = GetParam().spec;
   const auto model = make_feature_map(spec, {6, 2});
