@@ -10,7 +10,7 @@
 namespace wordsens::cli {
 namespace {
 
-// Core counts for which --dry-run predicts the wall time (the scheduler's longest-first order).
+// Core counts for which --dry-run predicts the wall time (longest-first list scheduling).
 constexpr int kPredictedCores[] = {1, 2, 4, 16, 64};
 
 std::string format_flops(double flops) {

@@ -57,23 +57,25 @@ void store(io::ResultsFile& file, const TaskOutput& out) {
   }
 }
 
-// Rank 0: the shard's tasks not yet done, most expensive first (ties in task order: the long
-// tasks must not straggle at the end), with their estimated seconds and grid points (the ETA's
-// groups).
+// Rank 0: the shard's tasks not yet done, the most expensive of each grid point first, then the
+// rest most expensive first (ties in task order: the long tasks must not straggle at the end;
+// parallel::one_per_group_then_longest_first says why), with their estimated seconds and grid
+// points (the ETA's groups).
 void queue_tasks(const RunOptions& options, const std::vector<TaskSpec>& tasks,
                  const io::ResultsFile& file, parallel::ScheduleOptions& schedule) {
-  std::vector<std::uint32_t> todo;
+  std::vector<std::uint32_t> todo, points;
   std::vector<double> seconds;
   for (const TaskSpec& t : tasks) {
     if (options.shard.contains(t.task_id) && !file.is_done(t.task_id)) {
       todo.push_back(t.task_id);
+      points.push_back(t.point_id);
       seconds.push_back(estimated_seconds(t, options.study));
     }
   }
-  for (const std::size_t i : parallel::longest_first(seconds)) {
+  for (const std::size_t i : parallel::one_per_group_then_longest_first(seconds, points)) {
     schedule.queue.push_back(todo[i]);
     schedule.costs.push_back(seconds[i]);
-    schedule.groups.push_back(tasks[todo[i]].point_id);
+    schedule.groups.push_back(points[i]);
   }
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // The driver of `wordsens run`, called on every rank: rank 0 creates or resumes the results
-// file, the tasks still to do go out over the ranks most expensive first (parallel/scheduler.hpp),
-// rank 0 appends each record as it arrives and writes the summaries at the end. The command line
-// parses and checks the options, starts MPI and calls it; the tests call it with ranks that are
-// threads of one process.
+// file, the tasks still to do go out over the ranks in the scheduler's order
+// (parallel/scheduler.hpp), rank 0 appends each record as it arrives and writes the summaries at
+// the end. The command line parses and checks the options, starts MPI and calls it; the tests call
+// it with ranks that are threads of one process.
 #include <functional>
 #include <ostream>
 #include <string>

@@ -11,10 +11,10 @@
 // rate, weighed against the study's by its number of finished tasks; a point not yet run gets the
 // study's rate, the mean over the finished points (log scale) shrunk toward the cost model's
 // calibration (rate 1) as if that were kCalibrationPoints more points. The ETA is then the time
-// at which the last of these tasks ends when the ranks take them in queue order (longest first)
-// as they become free: it counts the ranks working at once and the straggling last tasks. Rates
-// from finished tasks are not biased by the work in flight, as done-cost / elapsed is when the
-// expensive tasks run first.
+// at which the last of these tasks ends when the ranks take them in queue order (the driver's: one
+// task of every point, then longest first) as they become free: it counts the ranks working at once
+// and the straggling last tasks. Rates from finished tasks are not biased by the work in flight, as
+// done-cost / elapsed is when the expensive tasks run first.
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -37,7 +37,7 @@ struct PlannedTask {
 class Progress {
  public:
   /// The cost model's calibration counts as the measured rates of this many grid points.
-  static constexpr double kCalibrationPoints = 2.0;
+  static constexpr double kCalibrationPoints = 3.0;
   /// A point's own rate after n finished tasks weighs n / (n + this) against the study's rate.
   static constexpr double kPointPriorTasks = 1.0;
 

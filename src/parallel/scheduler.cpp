@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "parallel/progress.hpp"
 #include "parallel/stop.hpp"
@@ -208,6 +210,20 @@ std::vector<std::size_t> longest_first(std::span<const double> costs) {
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
   return order;
+}
+
+std::vector<std::size_t> one_per_group_then_longest_first(std::span<const double> costs,
+                                                          std::span<const std::uint32_t> groups) {
+  if (groups.size() != costs.size()) {
+    throw std::invalid_argument("hand-out order: one group per task expected");
+  }
+  std::vector<std::size_t> first, rest;
+  std::unordered_set<std::uint32_t> seen;
+  for (const std::size_t i : longest_first(costs)) {
+    (seen.insert(groups[i]).second ? first : rest).push_back(i);
+  }
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
 }
 
 ScheduleResult run_schedule(const Transport& ranks, const ComputeFn& compute, const SinkFn& sink,

@@ -1,6 +1,6 @@
 #pragma once
 // The dynamic task queue over the ranks (parallel/transport.hpp: MPI in a run). Rank 0 hands out
-// task ids, most expensive first, to every rank including itself (its own compute thread: no core
+// task ids in queue order, to every rank including itself (its own compute thread: no core
 // idles as a pure coordinator), and passes each record to `sink` as it arrives. Works with any
 // number of ranks ≥ 1. Only the main thread of each rank uses the transport.
 //
@@ -24,10 +24,10 @@ namespace wordsens::parallel {
 using SinkFn = std::function<void(std::uint32_t task_id, const std::vector<std::uint8_t>& bytes)>;
 
 struct ScheduleOptions {
-  /// Rank 0: the task ids to run, most expensive first (longest_first), their estimated seconds
-  /// on one rank (the cost model's: they price the progress line's ETA) and their groups (grid
-  /// points: the ETA learns the cost model's error point by point). Missing costs count as 1 s;
-  /// without groups each task is a group of its own.
+  /// Rank 0: the task ids to run, in hand-out order (the driver: one_per_group_then_longest_first),
+  /// their estimated seconds on one rank (the cost model's: they price the progress line's ETA) and
+  /// their groups (grid points: the ETA learns the cost model's error point by point). Missing
+  /// costs count as 1 s; without groups each task is a group of its own.
   std::vector<std::uint32_t> queue;
   std::vector<double> costs;
   std::vector<std::uint32_t> groups;
@@ -52,6 +52,14 @@ struct ScheduleResult {
 /// The order in which to hand out tasks of these estimated costs: most expensive first, ties in
 /// the given order (the long tasks must not straggle at the end). Positions into `costs`.
 [[nodiscard]] std::vector<std::size_t> longest_first(std::span<const double> costs);
+
+/// The driver's order: the most expensive task of every group (grid point) first, longest first,
+/// then the others longest first. The cost model errs point by point (2-3x on some points, not on
+/// others), so the progress line's ETA can only price a point right once one of its tasks has
+/// run: this way every point has run one early, while the makespan stays that of longest first
+/// (the last tasks are still the shortest). `groups` has one entry per cost.
+[[nodiscard]] std::vector<std::size_t> one_per_group_then_longest_first(
+    std::span<const double> costs, std::span<const std::uint32_t> groups);
 
 /// Runs the queue; every rank calls it. `sink` is used on rank 0 only; if it throws, the run
 /// stops like a failed task (the message says so).

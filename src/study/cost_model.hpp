@@ -47,11 +47,13 @@ inline constexpr double kBatchedSpeedup = 3.5;
 /// while cached): calibrated on ws rf, k = D, first word, with the bound, at n = 150, d = 768
 /// (245 s), n = 50, d = 768 (44 s) and n = 150, d = 192 (8.6 s), one rank.
 inline constexpr double kRfBatchedSpeedup = 3.0;
-/// drf's evaluation is matrix–vector products over its layers: at the mix's rate when they come
-/// from memory, about this much faster when they stay in the last-level cache (measured: the
-/// default study's drf at d = 64, L = 2, k = 256 and 512, 0.48 s and 3.7 s a task against 2.65 s
-/// and 19 s priced at the mix's rate; `wordsens ws --model drf --n 64 --d 64 --k 512 --layers 2
-/// --positions all --max-evals 200 --trials 2 --seed 1`).
+/// drf's evaluation: the first layer's k × d block of the word, then the k × k layers as GEMMs
+/// over the points of a group of positions (models/drf.cpp). At the mix's rate when the layers
+/// come from memory, about this much faster when they stay in the last-level cache (measured on
+/// 2 ranks: the default study's drf at d = 64, L = 2, k = 256 and 512, 0.52 s and 3.3 s a task
+/// against 2.65 s and 19 s priced at the mix's rate; one rank: `wordsens ws --model drf --n 64
+/// --d 64 --k 512 --layers 2 --positions all --max-evals 200 --trials 2 --seed 1`, 2.6 s a
+/// trial, 3.7 s before the GEMMs).
 inline constexpr double kCachedDrfSpeedup = 5.0;
 #else
 /// The same for the x86-64 (SSE2) baseline build (measured 1.4-3.2 Gflop/s on the calibration
@@ -81,7 +83,9 @@ inline constexpr double kDrfCacheBytes = 16.0 * 1024 * 1024;
 [[nodiscard]] double estimated_seconds(const TaskSpec& task, const StudyConfig& config);
 
 /// Wall time of tasks of the given durations on `cores` ranks that each take the most expensive
-/// remaining task when free (the scheduler's order): greedy longest-first list scheduling.
+/// remaining task when free: greedy longest-first list scheduling. The driver first hands out one
+/// task of every grid point (parallel/scheduler.hpp); the last tasks are the shortest either way,
+/// so the makespan is about the same.
 [[nodiscard]] double predicted_wall_seconds(std::span<const double> task_seconds, int cores);
 
 }  // namespace wordsens
