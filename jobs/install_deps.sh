@@ -2,19 +2,23 @@
 # Installs exactly the Debian packages wordsens needs that are missing. Safe to run twice.
 # Without root it installs nothing and prints the one apt-get command to run.
 #
-#   bash jobs/install_deps.sh [run|all]
-#     run  what the main job needs: the compiler and libraries of the `wordsens` binary, Open MPI
-#          and the report's Python (jobs/run_local.sh); on a fresh machine the fewer packages
-#          are a good part of a fast first run
-#     all  (default) everything: adds the test frameworks, clang-format, the Python packaging
-#          tools and npm (jobs/test_all.sh, the real-text dataset, cmake --install)
+#   bash jobs/install_deps.sh [build|report|run|all]
+#     build   the compiler, CMake and the libraries of the `wordsens` binary, with Open MPI
+#     report  the report's Python (h5py, numpy, scipy, pandas, matplotlib)
+#     run     build + report: what the main job needs (jobs/run_local.sh installs the report's
+#             part in the background while it builds: on a fresh machine that part is mostly
+#             unpacking and byte-compiling Python, about half the package time)
+#     all     (default) everything: adds the test frameworks, clang-format, the Python packaging
+#             tools and npm (jobs/test_all.sh, the real-text dataset, cmake --install)
 set -euo pipefail
 
 PROFILE=${1:-all}
-RUN_PACKAGES=(
+BUILD_PACKAGES=(
   build-essential cmake git
   libopenmpi-dev openmpi-bin
   libeigen3-dev libhdf5-dev zlib1g-dev libboost-program-options-dev librandom123-dev
+)
+REPORT_PACKAGES=(
   python3 python3-h5py python3-numpy python3-scipy python3-pandas python3-matplotlib
 )
 TEST_PACKAGES=(
@@ -23,10 +27,12 @@ TEST_PACKAGES=(
   python3-pytest python3-venv python3-setuptools python3-wheel python3-pip
 )
 case "$PROFILE" in
-  run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
-  all) PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+  report) PACKAGES=("${REPORT_PACKAGES[@]}") ;;
+  run) PACKAGES=("${BUILD_PACKAGES[@]}" "${REPORT_PACKAGES[@]}") ;;
+  all) PACKAGES=("${BUILD_PACKAGES[@]}" "${REPORT_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
   *)
-    echo "install_deps: unknown profile '$PROFILE' (expected run or all)" >&2
+    echo "install_deps: unknown profile '$PROFILE' (expected build, report, run or all)" >&2
     exit 2
     ;;
 esac

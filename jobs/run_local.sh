@@ -45,8 +45,47 @@ phase_done() {
   phase_start=$SECONDS
 }
 
-bash jobs/install_deps.sh run
+# As root, the report's Python packages install in the background while the binary builds and
+# the study runs (a fresh machine spends about half its package time unpacking and byte-compiling
+# them, on one core; the build needs none of them); the report waits for them. Without root,
+# install_deps.sh names every missing package at once and stops here.
+report_packages=""
+if [ "$(id -u)" -eq 0 ]; then
+  bash jobs/install_deps.sh build
+  report_packages_log=$(mktemp "${TMPDIR:-/tmp}/wordsens-report-packages.XXXXXX")
+  # USR1 ignored: it checkpoints the study, it must not end apt-get (bash already makes a
+  # background job of a script ignore INT).
+  (
+    trap '' USR1
+    exec bash jobs/install_deps.sh report
+  ) >"$report_packages_log" 2>&1 &
+  report_packages=$!
+  # Whatever ends this script (a failed build included) lets the install finish first: dpkg is
+  # never left half done or holding its lock behind the user's back.
+  trap 'if [ -n "$report_packages" ]; then wait "$report_packages" || true; rm -f "$report_packages_log"; fi' EXIT
+else
+  bash jobs/install_deps.sh run
+fi
 phase_done packages
+# The report's packages: waits for the background install (its output goes to the terminal).
+wait_for_report_packages() {
+  [ -n "$report_packages" ] || return 0
+  local rc
+  while :; do
+    rc=0
+    wait "$report_packages" || rc=$?
+    # A USR1 (mpi_step.sh's trap) interrupts `wait` with a status above 128: wait again.
+    if [ "$rc" -gt 128 ] && kill -0 "$report_packages" 2>/dev/null; then continue; fi
+    break
+  done
+  cat "$report_packages_log"
+  rm -f "$report_packages_log"
+  report_packages=""
+  if [ "$rc" -ne 0 ]; then
+    echo "run_local: installing the report's packages failed (exit $rc; output above)" >&2
+    exit "$rc"
+  fi
+}
 # The job runs the `wordsens` binary only (the report is Python): the unit tests, their
 # GoogleTest binaries and their packages are jobs/test_all.sh's (its own build, preset ci).
 cmake --preset release -DWORDSENS_BUILD_TESTS=OFF >/dev/null
@@ -67,9 +106,12 @@ wordsens_mpi_step mpirun --oversubscribe -n "$RANKS" -- \
 rc=$WORDSENS_RC
 phase_done study
 if [ "$rc" -ne 0 ]; then
+  wait_for_report_packages
   echo "run_local: wordsens run exited with $rc (3: checkpointed, rerun to resume)" >&2
   exit "$rc"
 fi
+wait_for_report_packages
+phase_done "report packages"
 
 if [ -x analysis/wordsens-report ]; then
   mkdir -p "$REPORT"
