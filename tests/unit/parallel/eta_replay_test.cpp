@@ -11,8 +11,8 @@
 //
 // What the replay shows (the test prints the table):
 //   ETA error (ETA / time left - 1)   at 10 %   25 %   50 %   75 %   90 % of the predicted cost
-//   quick       old (done/elapsed)      -11%   -10%   -17%   -15%   -24%
-//               new                     -10%   -12%   -15%   -17%   -25%
+//   quick       old (done/elapsed)       +2%    -2%   -20%   -23%   -35%
+//               new                      +6%    +4%    -3%    -4%   -17%
 //   paper_ws    old                     +84%   +51%   +28%   +25%    +6%
 //               new                     +21%    -3%    -2%    -2%    -6%
 //   regime_map  old                     +28%    -9%    -1%   +35%   +33%
