@@ -41,7 +41,14 @@ debootstrap --variant=minbase bookworm "$ROOT_DIR" "$MIRROR" >"$ROOT_DIR.deboots
 }
 for m in proc sys dev dev/pts; do mount --bind "/$m" "$ROOT_DIR/$m"; done
 cp /etc/resolv.conf "$ROOT_DIR/etc/resolv.conf"
-# git is not in a minimal root; the clone is made outside (a user's clone comes with git too).
+# The user cloned the repository, so their machine has git: the root gets it before the clock
+# starts (untimed), and the clone is made from outside (this checkout is not inside the root).
+chroot "$ROOT_DIR" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+  /bin/bash -c 'apt-get update -q && apt-get install -y -q --no-install-recommends git' \
+  >"$ROOT_DIR.git.log" 2>&1 || {
+  echo "first_run_fresh: installing git in the root failed; see $ROOT_DIR.git.log" >&2
+  exit 1
+}
 git clone -q "$CHECKOUT" "$ROOT_DIR/root/wordsens"
 
 echo "first_run_fresh: bash jobs/run_local.sh in a fresh bookworm root ($(nproc) cores)"
