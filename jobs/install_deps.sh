@@ -14,7 +14,7 @@ set -euo pipefail
 
 PROFILE=${1:-all}
 BUILD_PACKAGES=(
-  build-essential cmake git
+  build-essential cmake ninja-build git
   libopenmpi-dev openmpi-bin
   libeigen3-dev libhdf5-dev zlib1g-dev libboost-program-options-dev librandom123-dev
 )

@@ -88,7 +88,7 @@ wait_for_report_packages() {
 }
 # The job runs the `wordsens` binary only (the report is Python): the unit tests, their
 # GoogleTest binaries and their packages are jobs/test_all.sh's (its own build, preset ci).
-cmake --preset release -DWORDSENS_BUILD_TESTS=OFF >/dev/null
+bash jobs/configure.sh release -DWORDSENS_BUILD_TESTS=OFF >/dev/null
 cmake --build --preset release -j "$(nproc)" --target wordsens
 phase_done build
 
