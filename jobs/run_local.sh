@@ -54,10 +54,12 @@ if [ "$(id -u)" -eq 0 ]; then
   bash jobs/install_deps.sh build
   report_packages_log=$(mktemp "${TMPDIR:-/tmp}/wordsens-report-packages.XXXXXX")
   # USR1 ignored: it checkpoints the study, it must not end apt-get (bash already makes a
-  # background job of a script ignore INT).
+  # background job of a script ignore INT). At the lowest CPU and I/O priority: the build and the
+  # study come first, the install fills their idle moments (a link, the last compilations, the
+  # ranks' start).
   (
     trap '' USR1
-    exec bash jobs/install_deps.sh report
+    exec nice -n 19 ionice -c 3 bash jobs/install_deps.sh report
   ) >"$report_packages_log" 2>&1 &
   report_packages=$!
   # Whatever ends this script (a failed build included) lets the install finish first: dpkg is
