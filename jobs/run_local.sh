@@ -57,9 +57,12 @@ if [ "$(id -u)" -eq 0 ]; then
   # background job of a script ignore INT). At the lowest CPU and I/O priority: the build and the
   # study come first, the install fills their idle moments (a link, the last compilations, the
   # ranks' start).
+  low_priority=(nice -n 19)
+  # Some containers refuse the idle I/O class: then the CPU priority alone.
+  if ionice -c 3 true 2>/dev/null; then low_priority+=(ionice -c 3); fi
   (
     trap '' USR1
-    exec nice -n 19 ionice -c 3 bash jobs/install_deps.sh report
+    exec "${low_priority[@]}" bash jobs/install_deps.sh report
   ) >"$report_packages_log" 2>&1 &
   report_packages=$!
   # Whatever ends this script (a failed build included) lets the install finish first: dpkg is
@@ -85,8 +88,8 @@ wait_for_report_packages() {
   report_packages=""
   if [ "$rc" -ne 0 ]; then
     echo "run_local: installing the report's packages failed (exit $rc; output above)" >&2
-    exit "$rc"
   fi
+  return "$rc"
 }
 # The job runs the `wordsens` binary only (the report is Python): the unit tests, their
 # GoogleTest binaries and their packages are jobs/test_all.sh's (its own build, preset ci).
@@ -108,7 +111,8 @@ wordsens_mpi_step mpirun --oversubscribe -n "$RANKS" -- \
 rc=$WORDSENS_RC
 phase_done study
 if [ "$rc" -ne 0 ]; then
-  wait_for_report_packages
+  # The driver's exit code stays the script's, whatever the install did.
+  wait_for_report_packages || true
   echo "run_local: wordsens run exited with $rc (3: checkpointed, rerun to resume)" >&2
   exit "$rc"
 fi
