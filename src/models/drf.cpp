@@ -99,12 +99,9 @@ class DrfPositionGroup final : public PositionGroup {
       Z1.middleCols(c0, width).noalias() = block(slot) * deltas.middleCols(c0, width);
     });
     Z1.colwise() += a1_;
-    Matrix& R = hidden_.forward(std::move(Z1));  // φ(X^i(Δ_b)) − φ(X), column b
-    R.colwise() -= base_;
-    values = R.colwise().squaredNorm().transpose();
+    Matrix G;  // ∂f/∂Z_1
+    hidden_.sensitivity_objective(std::move(Z1), base_, values, grads != nullptr ? &G : nullptr);
     if (grads == nullptr) return;
-    Matrix G = 2.0 * R;  // ∂f/∂φ
-    hidden_.backward(G);
     grads->resize(deltas.rows(), deltas.cols());
     for_each_run(slots, [&](Index slot, Index c0, Index width) {
       grads->middleCols(c0, width).noalias() = block(slot).transpose() * G.middleCols(c0, width);

@@ -28,4 +28,14 @@ void HiddenLayerBatch::backward(Matrix& G) const {
   }
 }
 
+void HiddenLayerBatch::sensitivity_objective(Matrix first, const Vector& base, Vector& values,
+                                             Matrix* gradient) {
+  Matrix& R = forward(std::move(first));  // φ(Δ_b) − base, column b
+  R.colwise() -= base;
+  values = R.colwise().squaredNorm().transpose();
+  if (gradient == nullptr) return;
+  *gradient = 2.0 * R;  // ∂f/∂φ
+  backward(*gradient);
+}
+
 }  // namespace wordsens

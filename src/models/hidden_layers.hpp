@@ -23,6 +23,10 @@ class HiddenLayerBatch {
   /// G ← ∂⟨G, H_L⟩/∂Z_1 at the points of the latest forward: G_L = G ⊙ ϕ'(Z_L),
   /// G_{l−1} = (V_lᵀ G_l) ⊙ ϕ'(Z_{l−1}).
   void backward(Matrix& G) const;
+  /// The word-sensitivity objective f = ‖φ − base‖² at each column of `first` (Z_1): values(b),
+  /// and when `gradient` is not null, ∂f/∂Z_1 there (the caller pulls it back through its first
+  /// layer).
+  void sensitivity_objective(Matrix first, const Vector& base, Vector& values, Matrix* gradient);
 
  private:
   Activation act_;

@@ -59,12 +59,9 @@ class FirstLayerWordSet final : public WordSetEvaluator {
     }
     Matrix Z1 = B_ * deltas;
     Z1.colwise() += a1_;
-    Matrix& R = layers_.forward(std::move(Z1));  // φ(X^M(Δ_b)) − φ(X), column b
-    R.colwise() -= base_;
-    values = R.colwise().squaredNorm().transpose();
+    Matrix G;  // ∂f/∂Z_1
+    layers_.sensitivity_objective(std::move(Z1), base_, values, grads != nullptr ? &G : nullptr);
     if (grads == nullptr) return;
-    Matrix G = 2.0 * R;  // ∂f/∂φ
-    layers_.backward(G);
     grads->noalias() = B_.transpose() * G;  // ∇_Δ = Bᵀ G_1
   }
 
