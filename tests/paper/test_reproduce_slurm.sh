@@ -78,7 +78,7 @@ trap 'exit 130' INT TERM
 
 env "$mark" bash "$slurm_tests/start_slurm.sh" "$work/slurm"
 export SLURM_CONF="$work/slurm/slurm.conf"
-state() { timeout 10 scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
+state() { timeout 10 scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2 || true; }
 
 log "submitting three tiny studies"
 out=$(env "$mark" WORDSENS_BIN="$bin" WORDSENS_SBATCH_ARGS="--time=10" \

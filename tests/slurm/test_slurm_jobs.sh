@@ -7,7 +7,7 @@
 # Needs root (the daemons run as root) and installs slurmctld slurmd slurm-client munge when
 # missing; exits 77 (ctest: skipped) when not root or when the packages cannot be installed.
 # Usage: test_slurm_jobs.sh WORDSENS_BINARY        (KEEP=1 keeps the temp dir for inspection)
-set -euo pipefail
+set -Eeuo pipefail  # -E: the ERR trap below also sees failures inside functions
 
 SKIP=77
 bin=${1:?usage: test_slurm_jobs.sh WORDSENS_BINARY}
@@ -89,9 +89,16 @@ dump_logs() {
   done
 }
 
+# A command that ends the test through `set -e` (not through fail) is named in the log.
+failed_command=""
+trap 'failed_command="line $LINENO: $BASH_COMMAND"' ERR
+
 cleanup() {
   local rc=$?
   trap - EXIT
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne "$SKIP" ] && [ -n "$failed_command" ]; then
+    log "FAIL: exit $rc after a failed command ($failed_command)"
+  fi
   [ "$rc" -eq 0 ] || [ "$rc" -eq "$SKIP" ] || dump_logs
   if [ -f "$work/slurm/pids" ]; then
     if ! bash "$here/stop_slurm.sh" "$work/slurm"; then
@@ -123,9 +130,11 @@ env "$mark" bash "$here/start_slurm.sh" "$work/slurm"
 export SLURM_CONF="$work/slurm/slurm.conf"
 
 # ---------------------------------------------------------------- helpers
-# State of a job (or of the first element of an array job) from slurmctld's memory.
-job_state() { timeout 10 scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
-job_field() { timeout 10 scontrol -o show job "$1" 2>/dev/null | grep -o "$2=[^ ]*" | head -n 1 | cut -d= -f2; }
+# State of a job (or of the first element of an array job) from slurmctld's memory; empty when
+# slurmctld does not answer in time (it may not on a loaded machine, or for an instant while it
+# requeues the job): the callers poll again, and `set -e` must not end the test there silently.
+job_state() { timeout 10 scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2 || true; }
+job_field() { timeout 10 scontrol -o show job "$1" 2>/dev/null | grep -o "$2=[^ ]*" | head -n 1 | cut -d= -f2 || true; }
 
 # Bounded wait until job $1 reaches state $2; fails at once on a terminal state other than $2.
 wait_state() {
