@@ -40,6 +40,15 @@ std::optional<ComputeResult> ComputeThread::poll() {
   return result;
 }
 
+void ComputeThread::wait_for_result(std::chrono::microseconds timeout) const {
+  if (!busy_) {
+    std::this_thread::sleep_for(timeout);
+    return;
+  }
+  std::unique_lock lock(state_->mutex);
+  state_->finished.wait_for(lock, timeout, [&] { return state_->result.has_value(); });
+}
+
 void ComputeThread::loop(std::shared_ptr<State> state, ComputeFn compute) {
   for (;;) {
     std::uint32_t task_id = 0;
@@ -61,8 +70,11 @@ void ComputeThread::loop(std::shared_ptr<State> state, ComputeFn compute) {
       result.ok = false;
       result.error = "unknown exception";
     }
-    const std::lock_guard lock(state->mutex);
-    state->result = std::move(result);
+    {
+      const std::lock_guard lock(state->mutex);
+      state->result = std::move(result);
+    }
+    state->finished.notify_all();
   }
 }
 

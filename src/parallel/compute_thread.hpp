@@ -2,6 +2,7 @@
 // The thread that computes tasks on every rank, while the main thread talks MPI. One task at a
 // time through a mailbox. The state is shared with the thread, so the owner may abandon a busy
 // thread (TERM: in-flight tasks are dropped) without waiting for it.
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -36,11 +37,15 @@ class ComputeThread {
   [[nodiscard]] std::optional<ComputeResult> poll();
   /// A task was submitted and its result not yet collected.
   [[nodiscard]] bool busy() const { return busy_; }
+  /// Returns when the task in hand has finished or `timeout` has passed (an idle thread: after
+  /// `timeout`), so that the owner, polling other things in between, sees its own result at once.
+  void wait_for_result(std::chrono::microseconds timeout) const;
 
  private:
   struct State {
     std::mutex mutex;
-    std::condition_variable wake;
+    std::condition_variable wake;      // a job or quit for the thread
+    std::condition_variable finished;  // a result for the owner
     std::optional<std::uint32_t> job;
     std::optional<ComputeResult> result;
     bool quit = false;

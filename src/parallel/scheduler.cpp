@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "parallel/poll_pause.hpp"
 #include "parallel/progress.hpp"
 #include "parallel/stop.hpp"
 
@@ -23,12 +24,6 @@ constexpr int kTagAbort = 3;
 constexpr int kTagResult = 11;
 constexpr int kTagFailure = 12;
 constexpr int kTagSignal = 13;
-
-// The MPI thread of each rank sleeps this long between polls: a blocking receive would spin a
-// core that the compute thread needs (Open MPI busy-waits). 200 µs keeps the hand-out latency
-// small against millisecond tasks (1 ms left workers idle ~40% on 5-20 ms tasks) for a few
-// percent of one core.
-constexpr auto kPollPause = std::chrono::microseconds(200);
 
 template <typename T>
 void send_value(const Transport& ranks, int dest, int tag, T value) {
@@ -75,7 +70,11 @@ ScheduleResult run_worker(const Transport& ranks, const ComputeFn& compute) {
         return result;
       }
     }
-    if (!active) std::this_thread::sleep_for(kPollPause);
+    // While its task runs, a worker only waits for a stop, and the task's end wakes it; idle, it
+    // waits for the task that rank 0 is about to send.
+    if (!active) {
+      thread.wait_for_result(thread.busy() ? PollPause::kLongest : PollPause::kShortest);
+    }
   }
 }
 
@@ -124,6 +123,14 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
 
   ComputeThread local(compute);
   std::vector<std::optional<std::uint32_t>> assigned(static_cast<std::size_t>(ranks.size()));
+  // When each rank got its task in hand: the tasks' times set the pause between polls.
+  std::vector<std::chrono::steady_clock::time_point> handed_out(assigned.size());
+  PollPause poll;
+  auto took = [&](int rank) {
+    poll.task_took(std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                 handed_out[static_cast<std::size_t>(rank)])
+                       .count());
+  };
   std::size_t next = 0;
   for (;;) {
     bool active = false;
@@ -137,7 +144,10 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
       active = true;
       auto& slot = assigned[static_cast<std::size_t>(m->source)];
       if (m->tag == kTagResult) {
-        if (slot) deliver(m->source, *slot, m->bytes);
+        if (slot) {
+          took(m->source);
+          deliver(m->source, *slot, m->bytes);
+        }
         slot.reset();
       } else if (m->tag == kTagFailure) {
         fail(std::string(m->bytes.begin(), m->bytes.end()));
@@ -150,6 +160,7 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
     if (auto done = local.poll()) {
       active = true;
       if (done->ok) {
+        took(0);
         deliver(0, done->task_id, done->bytes);
       } else {
         fail(done->error);
@@ -164,10 +175,12 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
       if (!local.busy() && next < queue.size()) {
         progress.task_started(next);
         local.submit(queue[next++]);
+        handed_out[0] = std::chrono::steady_clock::now();
       }
       for (std::size_t w = 1; w < assigned.size() && next < queue.size(); ++w) {
         if (!assigned[w]) {
           assigned[w] = queue[next];
+          handed_out[w] = std::chrono::steady_clock::now();
           progress.task_started(next);
           send_value<std::uint32_t>(ranks, static_cast<int>(w), kTagTask, queue[next++]);
           active = true;
@@ -178,7 +191,7 @@ ScheduleResult run_root(const Transport& ranks, const ComputeFn& compute, const 
     for (const auto& slot : assigned) in_flight = in_flight || slot.has_value();
     if (!in_flight && (mode != Mode::running || next == queue.size())) break;
     if (options.progress) progress.tick();
-    if (!active) std::this_thread::sleep_for(kPollPause);
+    if (!active) local.wait_for_result(poll.pause());
   }
 
   if (mode == Mode::aborting) {
