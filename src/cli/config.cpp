@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "cli/ini_text.hpp"
+#include "cli/key_table.hpp"
 #include "cli/option_values.hpp"
 #include "cli/renamed_options.hpp"
 #include "cli/search_options.hpp"
@@ -48,6 +49,10 @@ struct Raw {
   bool help = false;
 };
 
+// The two groups of keys, as --help and the configuration reference title them.
+constexpr const char* kStudyCaption = "Study (INI keys; --key=value on the command line wins)";
+constexpr const char* kRunCaption = "Run (not part of the configuration compared on resume)";
+
 // Keys of the command line only: refused in a configuration file.
 const std::set<std::string> kCommandLineOnly{"help", "config"};
 
@@ -57,90 +62,131 @@ po::typed_value<std::string>* switch_value(std::string* target) {
   return po::value(target)->implicit_value("true", "")->value_name("[=true|false]");
 }
 
-po::options_description describe_options(Raw& r) {
+// Every key of `wordsens run`, in two groups; each key's format goes to `formats` when given.
+po::options_description describe_options(
+    Raw& r, KeyFormats* formats = nullptr,
+    std::vector<std::pair<std::string, po::options_description>>* groups = nullptr) {
   const StudyConfig defaults;
   // clang-format off
-  po::options_description study("Study (INI keys; --key=value on the command line wins)");
-  study.add_options()
+  po::options_description study(kStudyCaption);
+  KeyTable(study, formats)
       ("experiments", po::value(&r.experiments)->default_value("ws"),
+       {"comma list: ws, gen", "experiments = ws,gen"},
        "experiments to run: ws (word sensitivity), gen (trained head after a one-word change)")
       ("models", po::value(&r.models)->default_value("rf,drf,raf,raf_relu"),
+       {"comma list: rf, drf, raf, raf_relu", "models = rf,raf"},
        "models: rf, drf, raf, raf_relu (comma list)")
       ("gen-models", po::value(&r.gen_models)->default_value(""),
+       {"comma list of models; empty: models", "experiments = ws,gen\ngen-models = rf,raf"},
        "models of the gen experiment (comma list; empty: the same as models)")
-      ("n", po::value(&r.n)->default_value("10,20,40"),
+      ("n", po::value(&r.n)->default_value("10,20,40"), {"integer grid", "n = 8:64:log4"},
        "words per text: list (10,20,50) or range lo:hi:logM | lo:hi:linM | lo:hi:stepS")
-      ("d", po::value(&r.d)->default_value("8"), "embedding dimension (grid, as n)")
+      ("d", po::value(&r.d)->default_value("8"),
+       {"integer grid", "d = 64,128"},
+       "embedding dimension (grid, as n)")
       ("gen-n", po::value(&r.gen_n)->default_value(""),
+       {"integer grid; empty: n", "experiments = gen\ngen-n = 16,24,32"},
        "words per text for the gen experiment (grid, as n; empty: the same as n)")
       ("gen-d", po::value(&r.gen_d)->default_value(""),
+       {"integer grid; empty: d", "experiments = gen\ngen-d = 16"},
        "embedding dimension for the gen experiment (grid; empty: the same as d)")
       ("k", po::value(&r.k)->default_value("1.0D"),
+       {"width grid: multiples of D = n*d, integers or ranges", "k = 0.125D"},
        "rf/drf width: multiples of D = n*d (1.0D, 0.5D) and/or integers or ranges")
-      ("N", po::value(&r.N)->default_value("20"), "gen training-set sizes (grid; N < p)")
-      ("layers", po::value(&r.layers)->default_value("2"), "drf depth L (grid)")
+      ("N", po::value(&r.N)->default_value("20"),
+       {"integer grid", "N = 20,40"},
+       "gen training-set sizes (grid; N < p)")
+      ("layers", po::value(&r.layers)->default_value("2"),
+       {"integer grid", "layers = 2,4"},
+       "drf depth L (grid)")
       ("activation", po::value(&r.activation)->default_value("relu"),
+       {"relu or tanh", "activation = tanh"},
        "rf/drf activation: relu or tanh")
       ("rf-sampling", po::value(&r.rf_sampling)->default_value("full"),
+       {"full or marginal", "rf-sampling = marginal"},
        "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
        "residuals for the task's texts; same law of every result; S_upper then bounds the "
        "examined positions only); ignored without rf in the study")
       ("trials", po::value(&r.trials)->default_value(std::to_string(defaults.grid.trials)),
+       {"integer >= 1", "trials = 20"},
        "independent trials per grid point")
       ("first-trial", po::value(&r.first_trial)->default_value("0"),
+       {"integer >= 0", "trials = 20\nfirst-trial = 20\nmax-trials = 40"},
        "index of the first trial run (an extension of a study by more trials: trials "
        "first-trial ... first-trial + trials - 1, the same texts and weights as those trials of "
        "the study run at once; needs max-trials)")
       ("max-trials", po::value(&r.max_trials)->default_value("0"),
+       {"integer >= 0", "max-trials = 100"},
        "the most trials per point the study may reach by extensions (0: none planned); fixes "
        "the random streams of every trial and the number of looks the report corrects for")
       ("select", po::value(&r.select)->default_value(""),
+       {"selectors: axis:value lists separated by ;", "select = model:raf;model:rf,n:20"},
        "grid points run (empty: all): selectors separated by ';', each a ','-list of axis:value "
        "(axes experiment, model, n, d, N, L, m), e.g. model:raf,d:384;model:rf,d:768")
-      ("seed", po::value(&r.seed)->default_value("1"), "master seed, 0 ... 4294967295")
+      ("seed", po::value(&r.seed)->default_value("1"),
+       {"integer in [0, 4294967295]", "seed = 7"},
+       "master seed, 0 ... 4294967295")
       ("positions", po::value(&r.positions)->default_value("all"),
+       {"all, first or random:m", "positions = random:4"},
        "word positions examined: all, first or random:m")
-      ("words", po::value(&r.words)->default_value("1"),
+      ("words", po::value(&r.words)->default_value("1"), {"integer grid", "words = 1,2,4"},
        "ws: numbers m of words changed at once (grid, as n; 1: the word sensitivity S, m >= 2: "
        "S_m); each m <= n")
       ("words-fraction", po::value(&r.words_fraction)->default_value(""),
+       {"comma list of fractions in (0, 1]", "words-fraction = 0.1,0.25"},
        "ws: fractions f in (0, 1] adding m = ceil(f*n) at each n (comma list; holds m/n fixed "
        "while n grows)")
       ("word-sets", po::value(&r.word_sets)->default_value("first"),
+       {"first, random:r or greedy", "words = 1,2\nword-sets = random:8"},
        "ws with m >= 2: the word sets examined: first (words 0..m-1), random:r (r random "
        "m-sets) or greedy (grown from the best single word)")
       ("training", po::value(&r.training)->default_value("finetune,retrain"),
+       {"comma list: finetune, retrain", "training = finetune"},
        "gen training modes: finetune, retrain")
       ("objective", po::value(&r.objective)->default_value("loss,align"),
+       {"comma list: loss, align", "objective = loss"},
        "gen Delta objectives: loss, align")
       ("data", po::value(&r.data)->default_value("synthetic"),
+       {"synthetic or embeddings:PATH", "data = embeddings:glove_brown.h5"},
        "data source: synthetic or embeddings:<path>")
       ("save-witness", switch_value(&r.save_witness),
+       {"switch: true or false", "save-witness = true"},
        "store per task the witness (i*, Delta*), the sample X and small weights")
       ("purpose", po::value(&r.purpose)->default_value("claims"),
+       {"claims or descriptive", "purpose = descriptive"},
        "claims (the report judges the paper's claims on the study) or descriptive (a map, like "
        "the regime map: the report shows its rows as a breakdown only)");
-  add_search_options(study, r.search, /*ws_options=*/true);
-  po::options_description run("Run (not part of the configuration compared on resume)");
-  run.add_options()
-      ("help,h", po::bool_switch(&r.help), "print this help")
+  add_search_options(study, r.search, /*ws_options=*/true, formats);
+  po::options_description run(kRunCaption);
+  KeyTable(run, formats)
+      ("help,h", po::bool_switch(&r.help),
+       {"switch (command line only)", "--help"},
+       "print this help")
       ("config", po::value(&r.config)->value_name("FILE"),
+       {"path (command line only)", "--config=jobs/configs/quick.ini"},
        "the configuration file (INI); the same as giving FILE as the first argument")
       ("output,o", po::value(&r.output)->default_value("results.h5"),
+       {"path", "output = results/paper_ws.h5"},
        "results file (HDF5); an existing file of the same configuration is resumed, by the "
        "build that computed it only (software_version, git_sha, build; another is refused)")
-      ("overwrite", switch_value(&r.overwrite), "start over, replacing an existing output")
-      ("dry-run", switch_value(&r.dry_run),
+      ("overwrite", switch_value(&r.overwrite),
+       {"switch: true or false", "overwrite = true"},
+       "start over, replacing an existing output")
+      ("dry-run", switch_value(&r.dry_run), {"switch: true or false", "dry-run = true"},
        "print the task table and estimated cost, touch no file")
-      ("walltime", po::value(&r.walltime)->default_value("0"),
+      ("walltime", po::value(&r.walltime)->default_value("0"), {"seconds >= 0", "walltime = 14100"},
        "seconds after which no task is handed out (then exit 3); 0: none")
-      ("shard", po::value(&r.shard)->default_value("0/1"),
+      ("shard", po::value(&r.shard)->default_value("0/1"), {"i/N with 0 <= i < N", "shard = 2/8"},
        "i/N: run only tasks whose index = i (mod N) (job arrays; merge the files)")
-      ("progress", po::value(&r.progress)->default_value("10"),
+      ("progress", po::value(&r.progress)->default_value("10"), {"seconds > 0", "progress = 60"},
        "seconds between progress lines on stderr");
   // clang-format on
   po::options_description all;
   all.add(study).add(run);
+  if (groups != nullptr) {
+    groups->emplace_back(kStudyCaption, study);
+    groups->emplace_back(kRunCaption, run);
+  }
   return all;
 }
 
@@ -446,6 +492,47 @@ std::string run_help_text() {
          "4 interrupted (TERM/INT).\n\n"
       << describe_options(r);
   return out.str();
+}
+
+std::string config_reference() {
+  Raw r;
+  KeyFormats formats;
+  std::vector<std::pair<std::string, po::options_description>> groups;
+  static_cast<void>(describe_options(r, &formats, &groups));
+  std::ostringstream out;
+  out << "# Configuration reference\n\n"
+         "Every key of `wordsens run`, generated from the keys' declarations in the source (a "
+         "test\n"
+         "fails when this file differs; `build/ci/tests/docs/config_reference > docs/CONFIG.md`\n"
+         "writes it again). The study's design and its outputs are in [METHOD.md](METHOD.md).\n\n"
+         "A configuration is a text file of `key = value` lines, at most "
+      << (kMaxConfigBytes >> 20)
+      << " MiB. The keys are the\n"
+         "long option names below; `#` starts a comment, and so does `;` at the start of a line; "
+         "there\n"
+         "are no `[sections]` (a line `[study]` is refused); spaces around a value are dropped. "
+         "Every\n"
+         "key except `help` and `config` may be written in the file or on the command line as\n"
+         "`--key=value`, and the command line wins. A switch takes `true` or `false` in the file, "
+         "and\n"
+         "is given alone (`--dry-run`) or as `--dry-run=true|false` on the command line. A grid is "
+         "a\n"
+         "comma list (`10,20,50`) or a range `lo:hi:logM` (M points spaced evenly in log), "
+         "`lo:hi:linM`\n"
+         "or `lo:hi:stepS`. An example of more than one line shows the keys it needs beside it.\n\n"
+         "The study's keys make up the configuration that a results file stores and that a resume\n"
+         "must match; the run's keys do not.\n";
+  for (const auto& [caption, keys] : groups) {
+    out << "\n## " << caption << "\n\n" << key_reference_table(keys, formats);
+  }
+  return out.str();
+}
+
+KeyFormats run_key_formats() {
+  Raw r;
+  KeyFormats formats;
+  static_cast<void>(describe_options(r, &formats));
+  return formats;
 }
 
 std::vector<TaskSpec> plan_of_config_text(const std::string& text) {

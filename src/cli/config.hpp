@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/key_format.hpp"
 #include "data/data_source.hpp"
 #include "driver/run_options.hpp"
 
@@ -33,6 +34,13 @@ void install_task_planner();
 
 /// `wordsens run --help`: every option with its default and meaning.
 [[nodiscard]] std::string run_help_text();
+
+/// docs/CONFIG.md: every key of `wordsens run` with its type, default, example and meaning, in
+/// Markdown, generated from the keys' declarations.
+[[nodiscard]] std::string config_reference();
+
+/// Each key's type and example, as declared (config_reference's columns).
+[[nodiscard]] KeyFormats run_key_formats();
 
 /// The data source named by `data` (config_data_source.cpp: the one switch between sources),
 /// checked against every one of `tasks` (e.g. enough long-enough texts, finite tokens) and, for

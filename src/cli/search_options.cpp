@@ -40,30 +40,40 @@ SearchOptionValues::SearchOptionValues() {
   budget_check = std::to_string(defaults.search.budget_check);
 }
 
-void add_search_options(po::options_description& options, SearchOptionValues& v, bool ws_options) {
+void add_search_options(po::options_description& options, SearchOptionValues& v, bool ws_options,
+                        KeyFormats* formats) {
   // clang-format off
-  options.add_options()
+  KeyTable(options, formats)
       ("max-evals", po::value(&v.max_evals)->default_value(v.max_evals),
+       {"integer >= 1", "max-evals = 400"},
        "ascent budget: objective evaluations per start (>= 1)")
       ("rel-tol", po::value(&v.rel_tol)->default_value(v.rel_tol),
+       {"number in [0, 1)", "rel-tol = 1e-6"},
        "an ascent stops when its relative progress stays below this, in [0, 1)")
       ("sphere-starts", po::value(&v.sphere_starts)->default_value(v.sphere_starts),
+       {"integer >= 0", "sphere-starts = 4"},
        "ascents per position from random points on the sphere |Delta| = sqrt(d)")
       ("near-origin-starts", po::value(&v.near_origin_starts)->default_value(v.near_origin_starts),
+       {"integer >= 0", "near-origin-starts = 2"},
        "ascents per position from 0.1*N(0, I) near the origin")
       ("guided-start", po::value(&v.guided_start)->default_value(v.guided_start),
+       {"true or false", "guided-start = false"},
        "also climb from the directions the model's weights suggest (true|false)");
   if (!ws_options) return;
-  options.add_options()
+  KeyTable(options, formats)
       ("screen-points", po::value(&v.screen_points)->default_value(v.screen_points),
+       {"integer >= 0", "screen-points = 64"},
        "ws: random sphere points per position ranked by f alone to pick the sphere starts")
       ("min-total-sphere-starts", po::value(&v.min_total_sphere_starts)
            ->default_value(v.min_total_sphere_starts),
+       {"integer >= 0, or auto", "min-total-sphere-starts = 16"},
        "ws: at least this many sphere ascents in all, spread over the examined positions "
        "(positions = first gets this many); auto: 32 for raf and raf_relu, 0 for rf and drf")
       ("upper-bound", po::value(&v.upper_bound)->default_value(v.upper_bound),
+       {"true or false", "upper-bound = false"},
        "ws: compute the certified upper bound S_upper where the model has one (true|false)")
       ("budget-check", po::value(&v.budget_check)->default_value(v.budget_check),
+       {"0, or an integer in [2, 16]", "budget-check = 4"},
        "ws: 0 off; f in 2..16: trial 0 of every one-word grid point reruns its search with f times the "
        "evaluations and starts, seeded with the plain search's points (S_budget_check >= S)");
   // clang-format on

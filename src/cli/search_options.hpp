@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <string>
 
+#include "cli/key_table.hpp"
 #include "study/study.hpp"
 
 namespace wordsens::cli {
@@ -17,9 +18,10 @@ struct SearchOptionValues {
 };
 
 /// Adds --max-evals --rel-tol --sphere-starts --near-origin-starts --guided-start, and with
-/// `ws_options` also --screen-points --min-total-sphere-starts --upper-bound --budget-check.
+/// `ws_options` also --screen-points --min-total-sphere-starts --upper-bound --budget-check; each
+/// key's format goes to `formats` when given (the configuration reference).
 void add_search_options(boost::program_options::options_description& options,
-                        SearchOptionValues& values, bool ws_options);
+                        SearchOptionValues& values, bool ws_options, KeyFormats* formats = nullptr);
 
 /// Parses the values, checks ranges and spellings and copies them into `study`; throws
 /// std::invalid_argument with one line starting with the key ("max-evals = '0': expected …").

@@ -1,0 +1,34 @@
+#pragma once
+// The one declaration of a key of `wordsens run`: boost's option (name, value, default, meaning)
+// together with what the configuration reference (docs/CONFIG.md) shows besides: the form of
+// its values and an example. The parser and the reference read the same declaration, so a key
+// cannot be added, renamed or given another default without the reference following.
+#include <boost/program_options.hpp>
+
+#include <string>
+
+#include "cli/key_format.hpp"
+
+namespace wordsens::cli {
+
+/// Adds keys to a group of options, recording each key's format in `formats` (when not null).
+class KeyTable {
+ public:
+  KeyTable(boost::program_options::options_description& group, KeyFormats* formats)
+      : group_(group), formats_(formats) {}
+
+  /// `name` as boost spells it ("output,o"); `value` is owned by the group from then on.
+  KeyTable& operator()(const char* name, const boost::program_options::value_semantic* value,
+                       KeyFormat format, const char* meaning);
+
+ private:
+  boost::program_options::options_description& group_;
+  KeyFormats* formats_;
+};
+
+/// The Markdown reference of these groups: for each group its caption and a table of its keys
+/// (key, type, default, example, meaning). Throws std::logic_error for a key without a format.
+[[nodiscard]] std::string key_reference_table(
+    const boost::program_options::options_description& group, const KeyFormats& formats);
+
+}  // namespace wordsens::cli

@@ -1,0 +1,51 @@
+// The configuration reference: every key of `wordsens run` has a type and an example in its
+// declaration, and every example is accepted as it stands (the rest at their defaults).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/config.hpp"
+#include "unit/cli/parse_helper.hpp"
+
+namespace wordsens::cli {
+namespace {
+
+TEST(ConfigReference, EveryExampleIsAccepted) {
+  const auto formats = run_key_formats();
+  ASSERT_GT(formats.size(), 40U);
+  for (const auto& [key, format] : formats) {
+    SCOPED_TRACE(key + ": " + format.example);
+    EXPECT_FALSE(format.type.empty());
+    ASSERT_FALSE(format.example.empty());
+    if (format.example.rfind("--", 0) == 0) {
+      if (key == "config") continue;  // names a file of the source tree: checked below
+      EXPECT_NO_THROW(static_cast<void>(testing::parse({format.example})));
+    } else {
+      EXPECT_NE(format.example.find(key + " = "), std::string::npos)
+          << "the example does not use its key";
+      const testing::TempFile ini(format.example + "\n");
+      EXPECT_NO_THROW(static_cast<void>(testing::parse({ini.path()})));
+    }
+  }
+}
+
+TEST(ConfigReference, TheConfigExampleNamesAConfigurationOfTheSourceTree) {
+  const auto formats = run_key_formats();
+  const std::string example = formats.at("config").example;
+  const std::string prefix = "--config=";
+  ASSERT_EQ(example.rfind(prefix, 0), 0U);
+  const std::filesystem::path source = std::filesystem::path(__FILE__).parent_path() / "../../..";
+  EXPECT_TRUE(std::filesystem::is_regular_file(source / example.substr(prefix.size())));
+}
+
+TEST(ConfigReference, EveryKeyOfTheHelpIsInTheReference) {
+  const std::string reference = config_reference();
+  for (const auto& [key, format] : run_key_formats()) {
+    EXPECT_NE(reference.find("| `" + key + "` |"), std::string::npos) << key;
+  }
+}
+
+}  // namespace
+}  // namespace wordsens::cli
