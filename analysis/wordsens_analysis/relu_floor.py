@@ -1,4 +1,4 @@
-"""The floor under row-normalised ReLU attention, in numpy (the twin of src/models/relu_floor.cpp).
+"""The floor under row-normalised ReLU attention, in numpy (the twin of src/models/attention/relu_floor.cpp).
 
 Move word i so that, among the other words, only one (l*) keeps a positive score in row i: the
 scores s_il = x_i'ᵀ(W x_l)/√d are linear in the new word x_i', so "only l* positive" is n − 1 sign

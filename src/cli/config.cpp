@@ -24,8 +24,8 @@
 #include "estimators/positions.hpp"
 #include "io/file_kind.hpp"
 #include "io/results_file.hpp"
-#include "models/drf.hpp"
-#include "models/model_kind.hpp"
+#include "models/drf/drf.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace po = boost::program_options;
 

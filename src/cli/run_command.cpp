@@ -15,8 +15,8 @@
 #include "core/printable.hpp"
 #include "driver/run_study.hpp"
 #include "io/errors.hpp"
-#include "models/drf.hpp"
-#include "models/model_kind.hpp"
+#include "models/drf/drf.hpp"
+#include "models/shared/model_kind.hpp"
 #include "parallel/mpi_session.hpp"
 #include "parallel/stop.hpp"
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "cli/renamed_options.hpp"
-#include "models/model_kind.hpp"
+#include "models/shared/model_kind.hpp"
 #include "study/grid_spec.hpp"
 
 namespace wordsens::cli {

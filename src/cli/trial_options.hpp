@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cli/search_options.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 #include "study/study.hpp"
 
 namespace wordsens::cli {

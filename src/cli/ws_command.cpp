@@ -21,7 +21,7 @@
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 #include "study/study.hpp"
 
 namespace wordsens::cli {

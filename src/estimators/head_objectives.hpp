@@ -6,7 +6,7 @@
 //  * align: v = u / ‖u‖²,               target = −1, with u = φ(X) (finetune) or P⊥φ(X) (retrain).
 #include "core/types.hpp"
 #include "estimators/ball_ascent.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 

@@ -6,7 +6,7 @@
 #include <span>
 
 #include "core/types.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 

@@ -15,7 +15,7 @@
 #include "core/types.hpp"
 #include "estimators/ball_ascent.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 

@@ -9,7 +9,7 @@
 #include "data/gen_problem.hpp"
 #include "estimators/ball_ascent.hpp"
 #include "estimators/positions.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 

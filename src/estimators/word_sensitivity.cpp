@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/gaussian.hpp"
-#include "models/model_kind.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens {
 namespace {

@@ -11,7 +11,7 @@
 #include "core/types.hpp"
 #include "estimators/ball_ascent.hpp"
 #include "estimators/positions.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 

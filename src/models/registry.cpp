@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "models/attention.hpp"
-#include "models/drf.hpp"
-#include "models/feature_map.hpp"
-#include "models/model_kind.hpp"
-#include "models/rf.hpp"
-#include "models/rf_marginal.hpp"
+#include "models/attention/attention.hpp"
+#include "models/drf/drf.hpp"
+#include "models/rf/rf.hpp"
+#include "models/rf/rf_marginal.hpp"
+#include "models/shared/feature_map.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "core/cpu_features.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/float_gram.hpp"
-#include "models/model_kind.hpp"
+#include "models/bounds/float_gram.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens {
 
@@ -33,7 +33,7 @@ double evaluation_cost(const TaskSpec& t) {
     return 4.0 * weights / (8.0 * weights <= kDrfCacheBytes ? kCachedDrfSpeedup : 1.0);
   }
   // raf, raf_relu: the batched objective's 8n·d + d² + 2n² multiply–adds per point, in
-  // matrix–matrix products (models/attention_batch.hpp).
+  // matrix–matrix products (models/attention/attention_batch.hpp).
   return 2.0 * (8.0 * n * d + d * d + 2.0 * n * n) / kBatchedSpeedup;
 }
 
@@ -169,9 +169,10 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
   return search;
 }
 
-// Flops of one objective + gradient evaluation with s words changed at once (models/word_set.cpp):
-// rf and drf move the first layer by Σ_j B_j δ_j and pull back through the m blocks; attention
-// updates the s changed rows and columns of the scores and every row's normalisation.
+// Flops of one objective + gradient evaluation with s words changed at once
+// (models/shared/word_set.cpp): rf and drf move the first layer by Σ_j B_j δ_j and pull back
+// through the m blocks; attention updates the s changed rows and columns of the scores and every
+// row's normalisation.
 double set_evaluation_cost(const TaskSpec& t, double s) {
   const double n = static_cast<double>(t.n), d = static_cast<double>(t.d),
                k = static_cast<double>(t.k), L = static_cast<double>(t.layers);
@@ -181,9 +182,9 @@ double set_evaluation_cost(const TaskSpec& t, double s) {
   const ModelKind kind = model_kind(t.model);
   if (kind == ModelKind::rf) return 4.0 * k * d * s / 2.0;
   if (kind == ModelKind::drf) return 4.0 * (k * d * s + (L - 1.0) * k * k);
-  // Attention: matrix–matrix products over the call's points (models/attention_word_set.cpp)
-  // at about half the dense rate (measured: `ws --model raf --n 250 --d 256 --words 4|16`,
-  // 15–25 Gflop/s in these terms).
+  // Attention: matrix–matrix products over the call's points
+  // (models/attention/attention_word_set.cpp) at about half the dense rate (measured: `ws --model
+  // raf --n 250 --d 256 --words 4|16`, 15–25 Gflop/s in these terms).
   return 2.0 * (8.0 * n * d * s + 2.0 * d * d * s + 2.0 * n * n) / (kDenseSpeedup / 2.0);
 }
 

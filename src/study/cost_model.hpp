@@ -48,7 +48,7 @@ inline constexpr double kBatchedSpeedup = 3.5;
 /// (245 s), n = 50, d = 768 (44 s) and n = 150, d = 192 (8.6 s), one rank.
 inline constexpr double kRfBatchedSpeedup = 3.0;
 /// drf's evaluation: the first layer's k × d block of the word, then the k × k layers as GEMMs
-/// over the points of a group of positions (models/drf.cpp). At the mix's rate when the layers
+/// over the points of a group of positions (models/drf/drf.cpp). At the mix's rate when the layers
 /// come from memory, about this much faster when they stay in the last-level cache (measured on
 /// 2 ranks: the default study's drf at d = 64, L = 2, k = 256 and 512, 0.52 s and 3.3 s a task
 /// against 2.65 s and 19 s priced at the mix's rate; one rank: `wordsens ws --model drf --n 64

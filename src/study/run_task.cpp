@@ -8,10 +8,10 @@
 #include "estimators/multi_word.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/attention.hpp"
-#include "models/drf.hpp"
-#include "models/feature_map.hpp"
-#include "models/rf.hpp"
+#include "models/attention/attention.hpp"
+#include "models/drf/drf.hpp"
+#include "models/rf/rf.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

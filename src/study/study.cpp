@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "models/model_kind.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens {
 

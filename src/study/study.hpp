@@ -15,7 +15,7 @@
 #include "estimators/positions.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 #include "study/grid_spec.hpp"
 #include "study/point_selection.hpp"
 #include "study/task.hpp"

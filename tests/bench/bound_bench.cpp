@@ -1,16 +1,16 @@
-// Certified sensitivity bounds (S_upper): rf's single-precision route (models/float_gram.hpp) and
-// its column-block pass, against the double Gram + eigensolver route of every word's spectrum
-// (what rf computed for every word before); drf's layer-by-layer bound. Counters: GFLOPS of the
-// Gram matrices (rows·cols² per word, the symmetric rank-update count), the generation of the
-// normals included in the time.
+// Certified sensitivity bounds (S_upper): rf's single-precision route
+// (models/bounds/float_gram.hpp) and its column-block pass, against the double Gram + eigensolver
+// route of every word's spectrum (what rf computed for every word before); drf's layer-by-layer
+// bound. Counters: GFLOPS of the Gram matrices (rows·cols² per word, the symmetric rank-update
+// count), the generation of the normals included in the time.
 #include <benchmark/benchmark.h>
 
 #include "core/gaussian.hpp"
 #include "data/synthetic.hpp"
-#include "models/block_norm.hpp"
-#include "models/drf.hpp"
-#include "models/float_gram.hpp"
-#include "models/rf.hpp"
+#include "models/bounds/block_norm.hpp"
+#include "models/bounds/float_gram.hpp"
+#include "models/drf/drf.hpp"
+#include "models/rf/rf.hpp"
 
 namespace wordsens {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "core/gaussian.hpp"
 #include "data/synthetic.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "data/synthetic.hpp"
-#include "models/feature_map.hpp"
-#include "models/rf.hpp"
-#include "models/rf_marginal.hpp"
+#include "models/rf/rf.hpp"
+#include "models/rf/rf_marginal.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "core/gaussian.hpp"
 #include "data/synthetic.hpp"
-#include "models/attention.hpp"
-#include "models/word_set.hpp"
+#include "models/attention/attention.hpp"
+#include "models/attention/attention_word_set.hpp"
 
 namespace wordsens {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens::testing {
 

@@ -11,7 +11,7 @@
 #include "estimators/head_objectives.hpp"
 #include "estimators/min_norm_head.hpp"
 #include "estimators/trained_head.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "data/synthetic.hpp"
 #include "estimators/trained_head.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "core/gaussian.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens::testing {
 

@@ -11,7 +11,7 @@
 #include "data/synthetic.hpp"
 #include "disc_search.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

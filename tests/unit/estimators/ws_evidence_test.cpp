@@ -9,7 +9,7 @@
 
 #include "data/synthetic.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 #include "test_models.hpp"
 
 namespace wordsens {

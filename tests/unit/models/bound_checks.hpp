@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model_cases.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens::testing {
 

@@ -1,4 +1,4 @@
-// The Cholesky certificate of λ_max (models/spectral_certificate.hpp) against long-double
+// The Cholesky certificate of λ_max (models/bounds/spectral_certificate.hpp) against long-double
 // eigenvalues of the very matrix it is given, on spectra chosen to defeat the Lanczos estimate
 // (clusters, a top eigenvector orthogonal to the start vector, negative definite, zero), and the
 // norm bounds built on it against long-double singular values.
@@ -13,7 +13,7 @@
 
 #include "bound_checks.hpp"
 #include "model_cases.hpp"
-#include "models/spectral_certificate.hpp"
+#include "models/bounds/spectral_certificate.hpp"
 
 namespace wordsens {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "model_cases.hpp"
-#include "models/drf.hpp"
+#include "models/drf/drf.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,5 +1,5 @@
-// The certified bound of drf, U = max_i ‖V_{1,i}‖₂·√d·∏_{l≥2}‖V_l‖₂ (models/drf.hpp): it holds at
-// random and adversarial perturbations and at the estimator's witness for ReLU and tanh, L = 1,
+// The certified bound of drf, U = max_i ‖V_{1,i}‖₂·√d·∏_{l≥2}‖V_l‖₂ (models/drf/drf.hpp): it holds
+// at random and adversarial perturbations and at the estimator's witness for ReLU and tanh, L = 1,
 // 2, 3 (≥ 100 instances), each factor is above its long-double norm and within 1e-8 of it (a
 // bound 1% too small fails here), recompute_plain agrees, and U/‖φ(X)‖ decays like 1/√n at k = D.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include "data/synthetic.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "model_cases.hpp"
-#include "models/drf.hpp"
+#include "models/drf/drf.hpp"
 
 namespace wordsens {
 namespace {
@@ -115,7 +115,7 @@ TEST(DrfSensitivityBound, RecomputePlainMatchesFeaturesAndTheBound) {
 }
 
 TEST(DrfSensitivityBound, DecaysLikeOneOverRootNAtKEqualsD) {
-  // S_upper = U/‖φ(X)‖ ≈ √(2/n)·(1 + √(d/k))·(2√2)^{L−1} (models/drf.hpp). At k = D the factor
+  // S_upper = U/‖φ(X)‖ ≈ √(2/n)·(1 + √(d/k))·(2√2)^{L−1} (models/drf/drf.hpp). At k = D the factor
   // 1 + √(d/k) = 1 + 1/√n still falls between n = 10 and 40 (local slope ≈ −0.09), so the raw
   // slope is ≈ −0.59 there and tends to −1/2; divided by that factor, S_upper·√n is flat. The raw
   // slope check applied to S_upper·√n (a quantity that does not decay) must fail.

@@ -1,5 +1,5 @@
-// The single-precision Gram bound (models/float_gram.hpp): its kernel's errors stay within the
-// entrywise bound the analysis assumes (checked against the exact Gram matrix of the rounded
+// The single-precision Gram bound (models/bounds/float_gram.hpp): its kernel's errors stay within
+// the entrywise bound the analysis assumes (checked against the exact Gram matrix of the rounded
 // entries in long double), the certified norm is above the long-double singular value and within
 // the predicted slack, the rounding terms are necessary (a matrix whose rounded Gram matrix
 // underestimates its norm), and the chunking is invisible.
@@ -10,7 +10,7 @@
 
 #include "bound_checks.hpp"
 #include "model_cases.hpp"
-#include "models/float_gram.hpp"
+#include "models/bounds/float_gram.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,11 +1,11 @@
-#include "models/model_kind.hpp"
+#include "models/shared/model_kind.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 
 namespace wordsens {
 namespace {

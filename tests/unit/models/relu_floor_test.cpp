@@ -1,5 +1,5 @@
-// The floor starts of row-normalised ReLU attention (models/relu_floor.hpp): the move leaves
-// exactly one other word with a positive score in the word's row, stays in the ball, gives a
+// The floor starts of row-normalised ReLU attention (models/attention/relu_floor.hpp): the move
+// leaves exactly one other word with a positive score in the word's row, stays in the ball, gives a
 // sensitivity of the order of a word at every n < d, and the search never ends below it.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 
 #include "data/synthetic.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/attention.hpp"
-#include "models/relu_floor.hpp"
+#include "models/attention/attention.hpp"
+#include "models/attention/relu_floor.hpp"
 
 namespace wordsens {
 namespace {

@@ -14,10 +14,10 @@
 #include "data/synthetic.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "model_cases.hpp"
-#include "models/block_norm.hpp"
-#include "models/rf.hpp"
-#include "models/rf_marginal.hpp"
-#include "models/rounding.hpp"
+#include "models/bounds/block_norm.hpp"
+#include "models/bounds/rounding.hpp"
+#include "models/rf/rf.hpp"
+#include "models/rf/rf_marginal.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,4 +1,4 @@
-// rf's exact marginal sampler for several samples (gen mode, models/rf_marginal.hpp): the joint
+// rf's exact marginal sampler for several samples (gen mode, models/rf/rf_marginal.hpp): the joint
 // law of the preactivations of all samples and of V_P matches the full sampler's (exact moments,
 // also when the residual covariance is singular), the trained head's D1 and E have the full
 // sampler's distribution (two-sample KS tests, with a wrong law the test must reject), the
@@ -19,8 +19,8 @@
 #include "data/synthetic.hpp"
 #include "estimators/trained_head.hpp"
 #include "model_cases.hpp"
-#include "models/rf.hpp"
-#include "models/rf_marginal.hpp"
+#include "models/rf/rf.hpp"
+#include "models/rf/rf_marginal.hpp"
 
 namespace wordsens {
 namespace {

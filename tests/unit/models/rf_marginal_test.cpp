@@ -1,4 +1,4 @@
-// rf's exact marginal sampler (models/rf_marginal.hpp): the law of (a, V_P) matches the full
+// rf's exact marginal sampler (models/rf/rf_marginal.hpp): the law of (a, V_P) matches the full
 // sampler's (exact moments, bitwise blocks), S has the same distribution (two-sample KS test),
 // the marginal map is self-consistent (evaluator vs scratch, FD gradient) and reproducible.
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 
 #include "estimators/word_sensitivity.hpp"
 #include "model_cases.hpp"
-#include "models/rf.hpp"
-#include "models/rf_marginal.hpp"
+#include "models/rf/rf.hpp"
+#include "models/rf/rf_marginal.hpp"
 #include "study/study.hpp"
 
 namespace wordsens {

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "model_cases.hpp"
-#include "models/lanczos.hpp"
-#include "models/rf.hpp"
+#include "models/bounds/lanczos.hpp"
+#include "models/rf/rf.hpp"
 
 namespace wordsens {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "model_cases.hpp"
-#include "models/attention.hpp"
+#include "models/attention/attention.hpp"
 
 namespace wordsens {
 namespace {

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "core/gaussian.hpp"
-#include "models/attention.hpp"
-#include "models/drf.hpp"
-#include "models/rf.hpp"
+#include "models/attention/attention.hpp"
+#include "models/drf/drf.hpp"
+#include "models/rf/rf.hpp"
 
 namespace wordsens {
 namespace {

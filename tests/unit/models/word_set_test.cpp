@@ -9,8 +9,9 @@
 #include <string>
 
 #include "model_cases.hpp"
-#include "models/attention.hpp"
-#include "models/word_set.hpp"
+#include "models/attention/attention.hpp"
+#include "models/attention/attention_word_set.hpp"
+#include "models/shared/word_set.hpp"
 
 namespace wordsens {
 namespace {

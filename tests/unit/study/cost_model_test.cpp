@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/cpu_features.hpp"
-#include "models/float_gram.hpp"
+#include "models/bounds/float_gram.hpp"
 #include "study/cost_model.hpp"
 #include "study/study.hpp"
 

@@ -10,7 +10,7 @@
 #include "data/data_source.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
-#include "models/feature_map.hpp"
+#include "models/shared/feature_map.hpp"
 #include "study/cost_model.hpp"
 #include "study/run_task.hpp"
 #include "study/study.hpp"

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "models/model_kind.hpp"
+#include "models/shared/model_kind.hpp"
 #include "study/study.hpp"
 
 namespace wordsens {

@@ -1,0 +1,96 @@
+// Attention's evaluator of several changed words from scratch (raf, raf_relu): φ(X^M(Δ))
+// recomputed for each point on its own, the plain path that the incremental evaluator
+// (attention_word_set.cpp) is tested and benchmarked against.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "models/attention/attention_word_set.hpp"
+
+namespace wordsens {
+namespace {
+
+class ScratchAttentionWordSet final : public WordSetEvaluator {
+ public:
+  ScratchAttentionWordSet(const Matrix& X, const Matrix& W, AttentionKind kind,
+                          std::vector<Index> positions)
+      : X_(X), W_(W), kind_(kind), positions_(std::move(positions)) {
+    base_ = AttentionFeatures::features_with(X_, W_, kind_);
+  }
+  [[nodiscard]] std::span<const Index> positions() const override { return positions_; }
+  [[nodiscard]] const Vector& base_features() const override { return base_; }
+
+  // O(n²·d + n·d²) per point: Y = A X', A = rownorm(S), S = X' W X'ᵀ/√d, and back again.
+  void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) override {
+    const Index n = X_.rows(), d = X_.cols(), m = static_cast<Index>(positions_.size());
+    if (deltas.rows() != m * d) {
+      throw std::invalid_argument("word set: points have " + std::to_string(deltas.rows()) +
+                                  " coordinates, expected " + std::to_string(m * d));
+    }
+    const double c = 1.0 / std::sqrt(static_cast<double>(d));
+    const Eigen::Map<const Matrix> Y0(base_.data(), n, d);
+    values.resize(deltas.cols());
+    if (grads != nullptr) grads->resize(m * d, deltas.cols());
+    for (Index b = 0; b < deltas.cols(); ++b) {
+      Xp_ = X_;
+      for (Index j = 0; j < m; ++j) {
+        Xp_.row(positions_[static_cast<std::size_t>(j)]) +=
+            deltas.col(b).segment(j * d, d).transpose();
+      }
+      XW_.noalias() = Xp_ * W_;
+      S_.noalias() = c * (XW_ * Xp_.transpose());
+      A_ = normalise_scores(S_, kind_);
+      R_.noalias() = A_ * Xp_;
+      R_ -= Y0;
+      values(b) = R_.squaredNorm();
+      if (grads == nullptr) continue;
+      const Matrix C = 2.0 * R_;              // ∂f/∂Y
+      dX_.noalias() = A_.transpose() * C;     // through Y = A X'
+      const Matrix dA = C * Xp_.transpose();  // ∂f/∂A
+      Matrix dS(n, n);
+      for (Index r = 0; r < n; ++r) {
+        if (kind_ == AttentionKind::softmax) {
+          // A_r = softmax(S_r): ∂S_rl = A_rl (∂A_rl − Σ_q A_rq ∂A_rq).
+          const double mean = A_.row(r).dot(dA.row(r));
+          dS.row(r) = A_.row(r).cwiseProduct((dA.row(r).array() - mean).matrix());
+        } else {
+          // A_r = ReLU(S_r)/Σ ReLU(S_r) (zero row when the sum is 0: no gradient there):
+          // ∂S_rl = [S_rl > 0] (∂A_rl − Σ_q A_rq ∂A_rq) / Σ_q ReLU(S_rq).
+          const double sum = S_.row(r).cwiseMax(0.0).sum();
+          if (!(sum > 0.0)) {
+            dS.row(r).setZero();
+            continue;
+          }
+          const double mean = A_.row(r).dot(dA.row(r));
+          dS.row(r) =
+              (S_.row(r).array() > 0.0).select((dA.row(r).array() - mean) / sum, 0.0).matrix();
+        }
+      }
+      // S = c X' W X'ᵀ: ∂X' += c (∂S X' Wᵀ + ∂Sᵀ X' W).
+      dX_.noalias() += c * (dS * (Xp_ * W_.transpose()));
+      dX_.noalias() += c * (dS.transpose() * XW_);
+      for (Index j = 0; j < m; ++j) {
+        grads->col(b).segment(j * d, d) =
+            dX_.row(positions_[static_cast<std::size_t>(j)]).transpose();
+      }
+    }
+  }
+
+ private:
+  Matrix X_, W_;
+  AttentionKind kind_;
+  std::vector<Index> positions_;
+  Vector base_;
+  Matrix Xp_, XW_, S_, A_, R_, dX_;
+};
+
+}  // namespace
+
+std::unique_ptr<WordSetEvaluator> make_attention_word_set_from_scratch(
+    const Matrix& X, const Matrix& W, AttentionKind kind, std::vector<Index> positions) {
+  check_word_set(positions, X.rows());
+  return std::make_unique<ScratchAttentionWordSet>(X, W, kind, std::move(positions));
+}
+
+}  // namespace wordsens

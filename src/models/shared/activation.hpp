@@ -1,0 +1,48 @@
+#pragma once
+// The pointwise nonlinearity ϕ of rf and drf (docs/METHOD.md §2) and its derivative. Both are
+// 1-Lipschitz, which the rf upper bound relies on.
+#include <cmath>
+
+#include "core/types.hpp"
+#include "models/shared/feature_map.hpp"
+
+namespace wordsens {
+
+/// out ← ϕ(z) entrywise.
+inline void activate(Activation act, const Vector& z, Vector& out) {
+  if (act == Activation::relu) {
+    out = z.cwiseMax(0.0);
+  } else {
+    out = z.array().tanh().matrix();
+  }
+}
+
+/// Z ← ϕ(Z) entrywise, for a block of preactivations.
+inline void activate_in_place(Activation act, Matrix& Z) {
+  if (act == Activation::relu) {
+    Z = Z.cwiseMax(0.0);
+  } else {
+    Z = Z.array().tanh().matrix();
+  }
+}
+
+/// g ← g ⊙ ϕ'(z) entrywise. ReLU'(0) is taken as 0 (a subgradient; z = 0 exactly has
+/// probability 0 for random weights).
+inline void multiply_by_derivative(Activation act, const Vector& z, Vector& g) {
+  if (act == Activation::relu) {
+    g = (z.array() > 0.0).select(g, 0.0);
+  } else {
+    g.array() *= 1.0 - z.array().tanh().square();
+  }
+}
+
+/// G ← G ⊙ ϕ'(Z) entrywise, for a block of points (one per column).
+inline void multiply_by_derivative(Activation act, const Matrix& Z, Matrix& G) {
+  if (act == Activation::relu) {
+    G = (Z.array() > 0.0).select(G, 0.0);
+  } else {
+    G.array() *= 1.0 - Z.array().tanh().square();
+  }
+}
+
+}  // namespace wordsens

@@ -1,0 +1,122 @@
+#include "models/shared/feature_map.hpp"
+
+#include <stdexcept>
+
+namespace wordsens {
+
+void PositionEvaluator::sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) {
+  const Vector& phi = base_features();
+  values.resize(deltas.cols());
+  if (grads != nullptr) grads->resize(deltas.rows(), deltas.cols());
+  phi_scratch_.resize(phi.size());
+  Vector delta(deltas.rows());
+  for (Index b = 0; b < deltas.cols(); ++b) {
+    delta = deltas.col(b);
+    features_at(delta, phi_scratch_);
+    if (grads == nullptr) {
+      values(b) = (phi_scratch_ - phi).squaredNorm();
+      continue;
+    }
+    // The cotangent 2(φ' − φ) in place; scaling by 2 and by 1/4 is exact, so f is the same
+    // number as ‖φ' − φ‖².
+    residual_scratch_ = 2.0 * (phi_scratch_ - phi);
+    pullback(residual_scratch_, grad_scratch_);
+    grads->col(b) = grad_scratch_;
+    values(b) = 0.25 * residual_scratch_.squaredNorm();
+  }
+}
+
+void PositionGroup::sensitivity_objective(std::span<const Index> slots, const Matrix& deltas,
+                                          Vector& values, Matrix* grads) {
+  if (static_cast<Index>(slots.size()) != deltas.cols()) {
+    throw std::invalid_argument("position group: one slot per column expected");
+  }
+  values.resize(deltas.cols());
+  if (grads != nullptr) grads->resize(deltas.rows(), deltas.cols());
+  Vector slot_values;
+  Matrix slot_grads;
+  for (Index slot = 0; slot < size(); ++slot) {
+    std::vector<Index> mine;
+    for (Index c = 0; c < deltas.cols(); ++c) {
+      if (slots[static_cast<std::size_t>(c)] == slot) mine.push_back(c);
+    }
+    if (mine.empty()) continue;
+    const Matrix slot_deltas = deltas(Eigen::all, mine);
+    evaluator(slot).sensitivity_objective(slot_deltas, slot_values,
+                                          grads != nullptr ? &slot_grads : nullptr);
+    for (std::size_t m = 0; m < mine.size(); ++m) {
+      values(mine[m]) = slot_values(static_cast<Index>(m));
+      if (grads != nullptr) grads->col(mine[m]) = slot_grads.col(static_cast<Index>(m));
+    }
+  }
+}
+
+std::unique_ptr<PositionGroup> FeatureMap::at_positions(const Matrix& X,
+                                                        std::span<const Index> positions) const {
+  std::vector<std::unique_ptr<PositionEvaluator>> evaluators;
+  evaluators.reserve(positions.size());
+  for (const Index position : positions) evaluators.push_back(at_position(X, position));
+  return std::make_unique<PositionGroup>(std::move(evaluators));
+}
+
+Index FeatureMap::positions_per_group(Index /*points*/, Index /*per_position*/) const { return 1; }
+
+std::optional<Vector> FeatureMap::guided_direction(const Matrix& /*X*/, Index /*position*/) const {
+  return std::nullopt;
+}
+
+std::vector<Vector> FeatureMap::guided_points(const Matrix& /*X*/, Index /*position*/) const {
+  return {};
+}
+
+std::vector<Vector> FeatureMap::guided_directions(const Matrix& X, Index position) const {
+  if (auto direction = guided_direction(X, position)) return {std::move(*direction)};
+  return {};
+}
+
+std::optional<SensitivityBound> FeatureMap::sensitivity_upper_bound(const Matrix& /*X*/) const {
+  return std::nullopt;
+}
+
+std::unique_ptr<WordSetEvaluator> FeatureMap::at_word_set(
+    const Matrix& /*X*/, std::span<const Index> /*positions*/) const {
+  throw std::invalid_argument(spec().name +
+                              ": several changed words (--words > 1) are not available for this "
+                              "model or sampler");
+}
+
+std::optional<SensitivityBound> FeatureMap::word_set_upper_bound(
+    const Matrix& /*X*/, std::span<const std::vector<Index>> /*sets*/) const {
+  return std::nullopt;
+}
+
+PlainRecomputation FeatureMap::recompute_plain(std::span<const Matrix> samples,
+                                               bool want_bound) const {
+  PlainRecomputation out;
+  out.features.reserve(samples.size());
+  for (const Matrix& X : samples) out.features.push_back(features(X));
+  if (want_bound && !samples.empty()) out.bound = sensitivity_upper_bound(samples.front());
+  return out;
+}
+
+Matrix FeatureMap::feature_matrix(std::span<const Matrix> samples) const {
+  Matrix phi(static_cast<Index>(samples.size()), feature_dim());
+  for (std::size_t m = 0; m < samples.size(); ++m) {
+    phi.row(static_cast<Index>(m)) = features(samples[m]).transpose();
+  }
+  return phi;
+}
+
+Matrix FeatureMap::gram(std::span<const Matrix> samples) const {
+  const Matrix phi = feature_matrix(samples);
+  // Symmetric rank update (SYRK): half the flops of a general product, exactly symmetric.
+  Matrix K = Matrix::Zero(phi.rows(), phi.rows());
+  K.selfadjointView<Eigen::Lower>().rankUpdate(phi);
+  return K.selfadjointView<Eigen::Lower>();
+}
+
+Matrix FeatureMap::transpose_apply(std::span<const Matrix> samples, const Matrix& C) const {
+  return feature_matrix(samples).transpose() * C;
+}
+
+}  // namespace wordsens

@@ -1,0 +1,46 @@
+#include "models/shared/model_kind.hpp"
+
+#include <array>
+#include <stdexcept>
+
+namespace wordsens {
+namespace {
+
+constexpr std::array<ModelTraits, 4> kModels{{
+    {ModelKind::rf, "rf", false, false, true},
+    {ModelKind::drf, "drf", false, true, false},
+    {ModelKind::raf, "raf", true, false, false},
+    {ModelKind::raf_relu, "raf_relu", true, false, false},
+}};
+
+}  // namespace
+
+std::span<const ModelTraits> all_models() { return kModels; }
+
+std::optional<ModelKind> find_model(std::string_view name) {
+  for (const ModelTraits& t : kModels) {
+    if (t.name == name) return t.kind;
+  }
+  return std::nullopt;
+}
+
+ModelKind model_kind(std::string_view name) {
+  if (const auto kind = find_model(name)) return *kind;
+  throw std::invalid_argument("unknown model '" + std::string(name) +
+                              "' (known: " + known_model_list() + ")");
+}
+
+const ModelTraits& traits(ModelKind kind) { return kModels[static_cast<std::size_t>(kind)]; }
+
+const ModelTraits& model_traits(std::string_view name) { return traits(model_kind(name)); }
+
+std::string known_model_list(std::string_view separator) {
+  std::string list;
+  for (const ModelTraits& t : kModels) {
+    if (!list.empty()) list += separator;
+    list += t.name;
+  }
+  return list;
+}
+
+}  // namespace wordsens
