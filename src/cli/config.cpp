@@ -499,33 +499,7 @@ std::string config_reference() {
   KeyFormats formats;
   std::vector<std::pair<std::string, po::options_description>> groups;
   static_cast<void>(describe_options(r, &formats, &groups));
-  std::ostringstream out;
-  out << "# Configuration reference\n\n"
-         "Every key of `wordsens run`, generated from the keys' declarations in the source (a "
-         "test\n"
-         "fails when this file differs; `build/ci/tests/docs/config_reference > docs/CONFIG.md`\n"
-         "writes it again). The study's design and its outputs are in [METHOD.md](METHOD.md).\n\n"
-         "A configuration is a text file of `key = value` lines, at most "
-      << (kMaxConfigBytes >> 20)
-      << " MiB. The keys are the\n"
-         "long option names below; `#` starts a comment, and so does `;` at the start of a line; "
-         "there\n"
-         "are no `[sections]` (a line `[study]` is refused); spaces around a value are dropped. "
-         "Every\n"
-         "key except `help` and `config` may be written in the file or on the command line as\n"
-         "`--key=value`, and the command line wins. A switch takes `true` or `false` in the file, "
-         "and\n"
-         "is given alone (`--dry-run`) or as `--dry-run=true|false` on the command line. A grid is "
-         "a\n"
-         "comma list (`10,20,50`) or a range `lo:hi:logM` (M points spaced evenly in log), "
-         "`lo:hi:linM`\n"
-         "or `lo:hi:stepS`. An example of more than one line shows the keys it needs beside it.\n\n"
-         "The study's keys make up the configuration that a results file stores and that a resume\n"
-         "must match; the run's keys do not.\n";
-  for (const auto& [caption, keys] : groups) {
-    out << "\n## " << caption << "\n\n" << key_reference_table(keys, formats);
-  }
-  return out.str();
+  return key_reference_page(groups, formats, kMaxConfigBytes >> 20);
 }
 
 KeyFormats run_key_formats() {

@@ -52,10 +52,7 @@ std::string code_cell(const std::string& text) {
 std::string default_text(const po::option_description& option) {
   boost::any value;
   if (!option.semantic()->apply_default(value)) {
-    return option.semantic()->max_tokens() == 0 ||
-                   option.format_parameter().find("true|false") != std::string::npos
-               ? "`false`"
-               : "(none)";
+    return option.format_parameter().find("true|false") != std::string::npos ? "`false`" : "(none)";
   }
   if (const auto* text = boost::any_cast<std::string>(&value)) {
     return text->empty() ? "(empty)" : "`" + cell(*text) + "`";
@@ -79,6 +76,35 @@ std::string key_reference_table(const po::options_description& group, const KeyF
     out << "| `" << option->long_name() << "` | " << cell(found->second.type) << " | "
         << default_text(*option) << " | " << code_cell(found->second.example) << " | "
         << cell(option->description()) << " |\n";
+  }
+  return out.str();
+}
+
+std::string key_reference_page(
+    const std::vector<std::pair<std::string, po::options_description>>& groups,
+    const KeyFormats& formats, std::size_t max_config_mib) {
+  std::ostringstream out;
+  out << R"(# Configuration reference
+
+Every key of `wordsens run`, generated from the keys' declarations in the source (a test
+fails when this file differs; `build/ci/tests/docs/config_reference > docs/CONFIG.md`
+writes it again). The study's design and its outputs are in [METHOD.md](METHOD.md).
+
+A configuration is a text file of `key = value` lines, at most )"
+      << max_config_mib << R"( MiB. The keys are the
+long option names below; `#` starts a comment, and so does `;` at the start of a line; there
+are no `[sections]` (a line `[study]` is refused); spaces around a value are dropped. Every
+key except `help` and `config` may be written in the file or on the command line as
+`--key=value`, and the command line wins. A switch takes `true` or `false` in the file, and
+is given alone (`--dry-run`) or as `--dry-run=true|false` on the command line. A grid is a
+comma list (`10,20,50`) or a range `lo:hi:logM` (M points spaced evenly in log), `lo:hi:linM`
+or `lo:hi:stepS`. An example of more than one line shows the keys it needs beside it.
+
+The study's keys make up the configuration that a results file stores and that a resume
+must match; the run's keys do not.
+)";
+  for (const auto& [caption, keys] : groups) {
+    out << "\n## " << caption << "\n\n" << key_reference_table(keys, formats);
   }
   return out.str();
 }

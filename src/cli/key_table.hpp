@@ -5,7 +5,10 @@
 // cannot be added, renamed or given another default without the reference following.
 #include <boost/program_options.hpp>
 
+#include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/key_format.hpp"
 
@@ -30,5 +33,11 @@ class KeyTable {
 /// (key, type, default, example, meaning). Throws std::logic_error for a key without a format.
 [[nodiscard]] std::string key_reference_table(
     const boost::program_options::options_description& group, const KeyFormats& formats);
+
+/// docs/CONFIG.md: the configuration file's rules (at most `max_config_mib` MiB), then a table
+/// per group of keys, titled with its caption.
+[[nodiscard]] std::string key_reference_page(
+    const std::vector<std::pair<std::string, boost::program_options::options_description>>& groups,
+    const KeyFormats& formats, std::size_t max_config_mib);
 
 }  // namespace wordsens::cli
