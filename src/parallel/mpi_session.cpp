@@ -6,7 +6,6 @@
 
 #include <csignal>
 #include <cstdlib>
-
 #include <stdexcept>
 
 namespace wordsens::parallel {
@@ -18,6 +17,18 @@ void die_with_launcher() {
   if (getppid() == 1) std::_Exit(137);
 }
 
+namespace {
+
+bool under_a_launcher() {
+  // mpirun sets OMPI_COMM_WORLD_SIZE; srun sets PMIX_RANK (pmix) or PMI_RANK (pmi2).
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 MpiSession::MpiSession(int* argc, char*** argv) {
   // Without mpirun or srun, Open MPI starts a singleton by forking an `orted` server that binds
   // itself to a core; on a fully loaded machine that fork was seen to hang in sched_setaffinity
@@ -25,10 +36,11 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   // here), so run it isolated; the parameter only affects singletons, and a value the user set
   // wins.
   setenv("OMPI_MCA_ess_singleton_isolated", "1", /*overwrite=*/0);
+  if (!under_a_launcher()) session_directory_ = SessionDirectory::create();
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   if (provided < MPI_THREAD_FUNNELED) {
-    MPI_Finalize();
+    finalize();
     throw std::runtime_error("the MPI library does not support MPI_THREAD_FUNNELED");
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -41,6 +53,7 @@ void MpiSession::finalize() {
   if (finalized_) return;
   finalized_ = true;
   MPI_Finalize();
+  session_directory_.remove();
 }
 
 int MpiSession::broadcast(int value) const {

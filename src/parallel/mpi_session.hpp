@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "parallel/session_directory.hpp"
 #include "parallel/transport.hpp"
 
 namespace wordsens::parallel {
@@ -20,7 +21,7 @@ class MpiSession final : public Transport {
  public:
   /// MPI_Init_thread(FUNNELED); throws std::runtime_error when the library cannot provide it.
   MpiSession(int* argc, char*** argv);
-  ~MpiSession();  // MPI_Finalize
+  ~MpiSession();  // MPI_Finalize, then removes a singleton's own session directory
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 
@@ -37,6 +38,7 @@ class MpiSession final : public Transport {
   int rank_ = 0;
   int size_ = 1;
   bool finalized_ = false;
+  SessionDirectory session_directory_;  // a singleton's own; none under mpirun or srun
 };
 
 }  // namespace wordsens::parallel

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Who may write an output: one writer at a time (the second told who the first is), a new
 file appears whole or not at all, stale temporaries are cleaned, --overwrite replaces only a
-wordsens results file, and an output name too long is bad input.
+wordsens results file, an output name too long is bad input, and runs without mpirun side by
+side do not share Open MPI's session directory.
 
 usage: writers.py WORDSENS CASE
 """
@@ -9,11 +10,12 @@ import fcntl
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
 
-from faults_lib import (LIMIT, check, digest, main, write_embeddings)
+from faults_lib import (LIMIT, Failure, check, digest, main, write_embeddings)
 
 
 def two_writers_new_output(case):
@@ -240,10 +242,58 @@ def merge_writes_whole(case):
     check(re.search(r"\.tmp-\d+$", " ".join(os.listdir(case.dir))) is None, "temporaries left")
 
 
+def singletons_side_by_side(case):
+    """Runs started without mpirun, side by side (one failed now and then in MPI_Init, "A call to
+    mkdir was unable to create the desired directory": Open MPI's singletons all build their
+    session tree in the same <tmp>/ompi.<host>.<uid>/jf.0, and the first to end removes it under
+    the others). Each singleton now keeps its tree in a directory of its own under TMPDIR: eight
+    runs at once succeed even with the shared place unusable (a file where Open MPI's directory
+    goes), hold the reference's records, and leave nothing in TMPDIR; what a killed run left there
+    is removed by the next run on that host (and only that: not a live process's directory, not
+    another host's, whose pids mean nothing here)."""
+    config = case.small_config(trials=10)
+    _, reference = case.reference(config)
+    tmp = case.path("tmp")
+    os.mkdir(tmp)
+    blocker = os.path.join(tmp, f"ompi.{socket.gethostname().split('.')[0]}.{os.getuid()}")
+    with open(blocker, "w", encoding="utf-8") as f:
+        f.write("not a directory\n")
+    host = socket.gethostname()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = {name: os.path.join(tmp, name) for name in (
+        f"wordsens-mpi.{host}.{gone.pid}.aaaaaa",            # a killed run's: removed
+        f"wordsens-mpi.{host}.{os.getpid()}.bbbbbb",         # a live process's: kept
+        f"wordsens-mpi.other-{host}.{gone.pid}.cccccc")}     # another host's: kept
+    for path in left.values():
+        os.makedirs(os.path.join(path, "ompi.x.0", "jf.0", "1", "0"))
+    env = dict(os.environ, TMPDIR=tmp)
+    env.pop("OMPI_MCA_orte_tmpdir_base", None)
+    runs = []
+    for i in range(8):
+        out = case.path(f"side{i}.h5")
+        args = [case.wordsens, "run", config, "--output", out, "--progress", "60"]
+        runs.append((out, args, subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL,
+                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                 text=True, errors="replace")))
+    for out, args, p in runs:
+        try:
+            _, err = p.communicate(timeout=LIMIT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise Failure(f"hung: '{' '.join(args)}' did not end within {LIMIT} s") from None
+        check(p.returncode == 0, f"a run beside seven others failed: exit {p.returncode}\n"
+                                 f"{err.strip()[:1500]}")
+        case.same_records(out, reference)
+    expected = sorted([os.path.basename(blocker), *list(left)[1:]])
+    check(sorted(os.listdir(tmp)) == expected,
+          f"TMPDIR holds {sorted(os.listdir(tmp))} after the runs, not {expected}")
+
+
 CASES = {f.__name__: f for f in (two_writers_new_output, second_writer_while_running,
                                  stale_temporaries, overwrite_only_results,
                                  overwrite_through_symlink, long_output_name,
-                                 merge_writes_whole)}
+                                 merge_writes_whole, singletons_side_by_side)}
 
 if __name__ == "__main__":
     sys.exit(main(CASES))
