@@ -4,13 +4,11 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "estimators/multi_word.hpp"
 #include "estimators/trained_head.hpp"
 #include "estimators/word_sensitivity.hpp"
-#include "models/attention/attention.hpp"
-#include "models/drf/drf.hpp"
-#include "models/rf/rf.hpp"
 #include "models/shared/feature_map.hpp"
 
 namespace wordsens {
@@ -28,18 +26,8 @@ TaskArray delta_array(const Vector& delta, Index position) {
 // The model's weights, when small enough to store (--save-witness), so that anyone can
 // recompute a result without this code's random number generator.
 void add_weights(const FeatureMap& model, std::vector<TaskArray>& arrays) {
-  if (const auto* rf = dynamic_cast<const RandomFeatures*>(&model)) {
-    const Index k = model.spec().k, D = model.spec().n * model.spec().d;
-    if (k * D <= kMaxStoredWeights) arrays.push_back({"V", -1, rf->weights().window(0, 0, k, D)});
-  } else if (const auto* drf = dynamic_cast<const DeepRandomFeatures*>(&model)) {
-    Index total = 0;
-    for (const Matrix& V : drf->layers()) total += V.size();
-    if (total > kMaxStoredWeights) return;
-    for (std::size_t l = 0; l < drf->layers().size(); ++l) {
-      arrays.push_back({"V" + std::to_string(l + 1), -1, drf->layers()[l]});
-    }
-  } else if (const auto* raf = dynamic_cast<const AttentionFeatures*>(&model)) {
-    if (raf->W().size() <= kMaxStoredWeights) arrays.push_back({"W", -1, raf->W()});
+  for (FeatureMap::NamedWeights& w : model.stored_weights(kMaxStoredWeights)) {
+    arrays.push_back({std::move(w.name), -1, std::move(w.values)});
   }
 }
 

@@ -172,4 +172,9 @@ std::vector<Vector> AttentionFeatures::guided_points(const Matrix& X, Index posi
   return relu_floor_starts(X, products->XWt, *gram, products->S, position, kReluFloorCandidates);
 }
 
+std::vector<FeatureMap::NamedWeights> AttentionFeatures::stored_weights(Index max_entries) const {
+  if (W_.size() > max_entries) return {};
+  return {{"W", W_}};
+}
+
 }  // namespace wordsens

@@ -59,6 +59,8 @@ class AttentionFeatures final : public FeatureMap {
   [[nodiscard]] std::vector<Vector> guided_points(const Matrix& X, Index position) const override;
 
   [[nodiscard]] const Matrix& W() const { return W_; }
+  /// W (d × d).
+  [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override;
   [[nodiscard]] AttentionKind kind() const { return kind_; }
   /// φ(X) for an explicit W (tests construct W to produce huge scores).
   [[nodiscard]] static Vector features_with(const Matrix& X, const Matrix& W, AttentionKind kind);

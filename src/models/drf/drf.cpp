@@ -294,4 +294,15 @@ std::optional<SensitivityBound> DeepRandomFeatures::sensitivity_upper_bound(cons
   return SensitivityBound{rounding::up(value), BoundScope::all_positions};
 }
 
+std::vector<FeatureMap::NamedWeights> DeepRandomFeatures::stored_weights(Index max_entries) const {
+  Index total = 0;
+  for (const Matrix& V : layers_) total += V.size();
+  if (total > max_entries) return {};
+  std::vector<NamedWeights> weights;
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    weights.push_back({"V" + std::to_string(l + 1), layers_[l]});
+  }
+  return weights;
+}
+
 }  // namespace wordsens

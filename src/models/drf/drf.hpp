@@ -84,6 +84,8 @@ class DeepRandomFeatures final : public FeatureMap {
   [[nodiscard]] const NormBounds& norm_bounds() const;
 
   [[nodiscard]] const std::vector<Matrix>& layers() const { return layers_; }
+  /// V1 … VL, or none when all of them together exceed `max_entries`.
+  [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override;
 
  private:
   void check_sample(const Matrix& X) const;

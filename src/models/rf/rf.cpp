@@ -255,4 +255,10 @@ Matrix RandomFeatures::transpose_apply(std::span<const Matrix> samples, const Ma
   return theta;
 }
 
+std::vector<FeatureMap::NamedWeights> RandomFeatures::stored_weights(Index max_entries) const {
+  const Index D = spec_.n * spec_.d;
+  if (spec_.k * D > max_entries) return {};
+  return {{"V", V_.window(0, 0, spec_.k, D)}};
+}
+
 }  // namespace wordsens

@@ -62,6 +62,9 @@ class RandomFeatures final : public FeatureMap {
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
                                        const Matrix& C) const override;
 
+  /// V (k × D), generated whole.
+  [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override;
+
   /// The weights (for tests: any window of V).
   [[nodiscard]] const GaussianMatrix& weights() const { return V_; }
   /// V vec(X), streamed by column blocks of V (a pass over all of V: k·D normals, each 512 × d

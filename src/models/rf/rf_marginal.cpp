@@ -356,4 +356,9 @@ Matrix MarginalRandomFeatures::transpose_apply(std::span<const Matrix> samples,
   return theta;
 }
 
+std::vector<FeatureMap::NamedWeights> MarginalRandomFeatures::stored_weights(
+    Index /*max_entries*/) const {
+  return {};
+}
+
 }  // namespace wordsens

@@ -91,6 +91,10 @@ class MarginalRandomFeatures final : public FeatureMap {
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
                                        const Matrix& C) const override;
 
+  /// None: this sampler never draws V, only the examined words' blocks and a residual, which
+  /// do not determine φ of another text.
+  [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override;
+
   [[nodiscard]] const std::vector<Index>& positions() const { return positions_; }
   [[nodiscard]] bool has_sample_set() const { return sample_set_.has_value(); }
   /// A[:, s] for the sample X (cached for the latest X, like RandomFeatures::preactivation).

@@ -204,6 +204,16 @@ class FeatureMap {
   [[nodiscard]] virtual Matrix transpose_apply(std::span<const Matrix> samples,
                                                const Matrix& C) const;
 
+  /// A weight matrix under the name the results file gives it ("V", "V1", "W").
+  struct NamedWeights {
+    std::string name;
+    Matrix values;
+  };
+  /// The weights as stored with a witness (--save-witness), so that anyone can recompute a
+  /// result without this code's generator: every matrix the features depend on, or none when
+  /// they hold more than `max_entries` numbers in all. Each model answers for itself.
+  [[nodiscard]] virtual std::vector<NamedWeights> stored_weights(Index max_entries) const = 0;
+
   /// Φ itself (N × p), densely. For tests and small problems.
   [[nodiscard]] Matrix feature_matrix(std::span<const Matrix> samples) const;
 };

@@ -64,6 +64,10 @@ class TanhFeatureMap final : public FeatureMap {
     return SensitivityBound{worst * std::sqrt(static_cast<double>(X.cols())),
                             BoundScope::all_positions};
   }
+  [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override {
+    if (M_.size() > max_entries) return {};
+    return {{"M", M_}};
+  }
 
  private:
   ModelSpec spec_;

@@ -47,6 +47,9 @@ class CorruptedModel final : public FeatureMap {
                                                                Index position) const override {
     return std::make_unique<CorruptedEvaluator>(inner_.at_position(X, position), error_);
   }
+  [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override {
+    return inner_.stored_weights(max_entries);
+  }
 
  private:
   const FeatureMap& inner_;
@@ -189,6 +192,9 @@ class ForwardingModel : public FeatureMap {
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override {
     return inner_.at_position(X, position);
+  }
+  [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override {
+    return inner_.stored_weights(max_entries);
   }
   // The floor's starting points are part of the search every variant below keeps.
   [[nodiscard]] std::vector<Vector> guided_points(const Matrix& X, Index position) const override {

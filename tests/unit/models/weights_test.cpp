@@ -4,11 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "core/gaussian.hpp"
+#include "model_cases.hpp"
 #include "models/attention/attention.hpp"
 #include "models/drf/drf.hpp"
 #include "models/rf/rf.hpp"
+#include "models/rf/rf_marginal.hpp"
 
 namespace wordsens {
 namespace {
@@ -51,6 +56,57 @@ TEST(Weights, EmpiricalVarianceMatches) {
   const double variance = V.squaredNorm() / static_cast<double>(V.size());
   const double se = std::sqrt(2.0 / static_cast<double>(V.size())) / D;
   EXPECT_NEAR(variance, 1.0 / D, 5 * se);
+}
+
+// What --save-witness stores: each model names the matrices it drew, in the order drawn, and
+// stores them all or none.
+TEST(StoredWeights, AreTheDrawnMatricesUnderTheirNames) {
+  const WeightKey key{12, 34};
+  const Index n = 3, d = 4, k = 9, D = n * d;
+  const RandomFeatures rf({"rf", n, d, k, 1, Activation::relu}, key);
+  const auto rf_weights = rf.stored_weights(k * D);
+  ASSERT_EQ(rf_weights.size(), 1U);
+  EXPECT_EQ(rf_weights[0].name, "V");
+  EXPECT_EQ(rf_weights[0].values, rf.weights().window(0, 0, k, D));
+
+  const DeepRandomFeatures drf({"drf", n, d, k, 3, Activation::relu}, key);
+  const auto drf_weights = drf.stored_weights(k * D + 2 * k * k);
+  ASSERT_EQ(drf_weights.size(), 3U);
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(drf_weights[l].name, "V" + std::to_string(l + 1));
+    EXPECT_EQ(drf_weights[l].values, drf.layers()[l]);
+  }
+
+  const AttentionFeatures raf({"raf", n, d, 0, 1, Activation::relu}, key, AttentionKind::relu);
+  const auto raf_weights = raf.stored_weights(d * d);
+  ASSERT_EQ(raf_weights.size(), 1U);
+  EXPECT_EQ(raf_weights[0].name, "W");
+  EXPECT_EQ(raf_weights[0].values, raf.W());
+}
+
+class StoredWeightsOfEveryModel : public ::testing::TestWithParam<testing::ModelCase> {};
+
+TEST_P(StoredWeightsOfEveryModel, AllOrNoneAtTheLimit) {
+  const auto model = make_feature_map(GetParam().spec, {5, 6});
+  const auto all = model->stored_weights(std::numeric_limits<Index>::max());
+  ASSERT_FALSE(all.empty()) << "a model that stores no weights for its witness";
+  Index total = 0;
+  for (const auto& w : all) total += w.values.size();
+  EXPECT_EQ(model->stored_weights(total).size(), all.size());
+  EXPECT_TRUE(model->stored_weights(total - 1).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, StoredWeightsOfEveryModel,
+                         ::testing::ValuesIn(testing::all_model_cases()), testing::case_name);
+
+// The marginal sampler never draws V: nothing it holds determines another text's features.
+TEST(StoredWeights, MarginalSamplerStoresNone) {
+  const Index n = 5, d = 3, k = 20;
+  ModelSpec spec{"rf", n, d, k, 1, Activation::relu};
+  spec.sampling = RfSampling::marginal;
+  const std::vector<Index> positions{0, 2};
+  const auto model = make_feature_map(spec, {5, 6}, positions);
+  EXPECT_TRUE(model->stored_weights(std::numeric_limits<Index>::max()).empty());
 }
 
 }  // namespace
