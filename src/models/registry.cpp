@@ -1,14 +1,18 @@
-// make_feature_map and known_models (feature_map.hpp): the one place that maps model kinds
-// (model_kind.hpp) to classes and validates sizes.
+// make_feature_map, known_models (feature_map.hpp) and model_costs (model_costs.hpp): the one
+// place that maps model kinds (model_kind.hpp) to classes and validates sizes.
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "models/attention/attention.hpp"
+#include "models/attention/attention_costs.hpp"
 #include "models/drf/drf.hpp"
+#include "models/drf/drf_costs.hpp"
 #include "models/rf/rf.hpp"
+#include "models/rf/rf_costs.hpp"
 #include "models/rf/rf_marginal.hpp"
 #include "models/shared/feature_map.hpp"
+#include "models/shared/model_costs.hpp"
 #include "models/shared/model_kind.hpp"
 
 namespace wordsens {
@@ -82,6 +86,26 @@ std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey ke
                                              std::span<const Index> positions,
                                              std::span<const Matrix* const> samples) {
   return build(spec, key, &positions, &samples);
+}
+
+const ModelCosts& model_costs(ModelKind kind) {
+  // Evaluations per ascent start measured with `wordsens ws --trials 1 --seed 1`
+  // (docs/PERFORMANCE.md), as (evaluations / positions − 64 screened) / 4 starts: raf 63-82
+  // (n = 10-50, d = 192-384), raf_relu 131-206.
+  static const RfCosts rf;
+  static const DrfCosts drf;
+  static const AttentionCosts raf(80.0), raf_relu(180.0);
+  switch (kind) {
+    case ModelKind::rf:
+      return rf;
+    case ModelKind::drf:
+      return drf;
+    case ModelKind::raf:
+      return raf;
+    case ModelKind::raf_relu:
+      return raf_relu;
+  }
+  throw std::logic_error("model_costs: a model kind without costs");
 }
 
 }  // namespace wordsens

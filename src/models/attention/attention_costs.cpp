@@ -1,0 +1,69 @@
+#include "models/attention/attention_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wordsens {
+
+// The batched objective's 8n·d + d² + 2n² multiply–adds per point, in matrix–matrix products
+// (attention_batch.hpp).
+double AttentionCosts::evaluation(const CostShape& s) const {
+  const double n = s.n, d = s.d;
+  return 2.0 * (8.0 * n * d + d * d + 2.0 * n * n) / kBatchedSpeedup;
+}
+
+double AttentionCosts::features(const CostShape& s) const {
+  return 2.0 * (s.n * s.n * s.d + s.n * s.d * s.d);
+}
+
+double AttentionCosts::weights(const CostShape& s) const { return generation_cost() * s.d * s.d; }
+
+// The leave-one-out sums T = E X (2·n²·d, dense) and φ once (4·(n·d + d²)).
+double AttentionCosts::position_setup(const CostShape& s) const {
+  const double n = s.n, d = s.d;
+  return 2.0 * n * n * d / kDenseSpeedup + 4.0 * (n * d + d * d);
+}
+
+// The products shared by all positions, X W, X Wᵀ (4·n·d²) and the scores X W Xᵀ (2·n²·d),
+// dense.
+double AttentionCosts::sample_setup(const CostShape& s) const {
+  const double n = s.n, d = s.d;
+  return (4.0 * n * d * d + 2.0 * n * n * d) / kDenseSpeedup;
+}
+
+// The s changed rows and columns of the scores and every row's normalisation, in matrix–matrix
+// products over the call's points (attention_word_set.cpp) at about half the dense rate
+// (measured: `ws --model raf --n 250 --d 256 --words 4|16`, 15–25 Gflop/s in these terms).
+double AttentionCosts::set_evaluation(const CostShape& s, double words) const {
+  const double n = s.n, d = s.d;
+  return 2.0 * (8.0 * n * d * words + 2.0 * d * d * words + 2.0 * n * n) / (kDenseSpeedup / 2.0);
+}
+
+// The unperturbed scores and features once, dense.
+double AttentionCosts::set_setup(const CostShape& s, const CostOptions& /*o*/,
+                                 double /*words*/) const {
+  const double n = s.n, d = s.d;
+  return 2.0 * (2.0 * n * n * d + 2.0 * n * d * d) / kDenseSpeedup;
+}
+
+// 8·n·d + 3·d² multiply–adds; the matrix–vector products read W (d × d) at every point: from
+// the core's own cache while it fits there, at about twice the mix's rate (measured: quick.ini's
+// gen raf at d = 128, 0.41-0.47 of the price without this factor; paper_gen's d = 768 is the
+// calibration).
+double AttentionCosts::single_point_evaluation(const CostShape& s) const {
+  const double n = s.n, d = s.d;
+  const double cached = 8.0 * d * d <= kPerCoreCacheBytes ? kCachedAttentionSpeedup : 1.0;
+  return 2.0 * (8.0 * n * d + 3.0 * d * d) / cached;
+}
+
+// Measured on paper_gen.ini (5 trials, d = 768, n = 40, 120): raf 97–124 per start (the loss
+// objective's ascents are the long ones); raf_relu: not measured, priced like raf.
+double AttentionCosts::gen_evaluations_per_start() const { return 110.0; }
+
+// The joint ascents take longer as the set grows (measured with multiword.ini and `ws --words
+// m`: raf 82, 129, 210, 240 evaluations per start at m = 2, 4, 8, 16, against 80 for one word).
+double AttentionCosts::multi_word_growth(double words) const {
+  return std::pow(std::max(1.0, words / 2.0), 0.6);
+}
+
+}  // namespace wordsens

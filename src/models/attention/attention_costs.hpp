@@ -1,0 +1,48 @@
+#pragma once
+// The attention models' prices (models/shared/model_costs.hpp): raf and raf_relu evaluate alike
+// and differ in how long their ascents run.
+#include "models/shared/model_costs.hpp"
+
+namespace wordsens {
+
+#if defined(__AVX2__) && defined(__FMA__)
+/// How much faster than the mix raf's batched word-sensitivity objective runs, with both cores
+/// busy (two ranks share the caches the GEMMs repack their operands through: a raf task at
+/// n = 250, d = 768 takes 30–35 s alone and 50 s next to another rank). Calibrated on
+/// paper_ws.ini (210 raf and raf_relu tasks) on 2 ranks: 20 min 19 s measured, 18 min 52 s
+/// predicted.
+inline constexpr double kBatchedSpeedup = 3.5;
+#else
+inline constexpr double kBatchedSpeedup = 1.75;  // scaled like the v3 value (not measured)
+#endif
+/// gen's single-point evaluations with W in the per-core (L2) cache: see
+/// AttentionCosts::single_point_evaluation.
+inline constexpr double kPerCoreCacheBytes = 1024.0 * 1024.0;
+inline constexpr double kCachedAttentionSpeedup = 2.2;
+
+class AttentionCosts final : public ModelCosts {
+ public:
+  /// `ws_evaluations_per_start`: the typical count of the model's ascents.
+  explicit AttentionCosts(double ws_evaluations_per_start)
+      : ws_evaluations_per_start_(ws_evaluations_per_start) {}
+
+  [[nodiscard]] double evaluation(const CostShape& s) const override;
+  [[nodiscard]] double features(const CostShape& s) const override;
+  [[nodiscard]] double weights(const CostShape& s) const override;
+  [[nodiscard]] double position_setup(const CostShape& s) const override;
+  [[nodiscard]] double sample_setup(const CostShape& s) const override;
+  [[nodiscard]] double set_evaluation(const CostShape& s, double words) const override;
+  [[nodiscard]] double set_setup(const CostShape& s, const CostOptions& o,
+                                 double words) const override;
+  [[nodiscard]] double single_point_evaluation(const CostShape& s) const override;
+  [[nodiscard]] double ws_evaluations_per_start() const override {
+    return ws_evaluations_per_start_;
+  }
+  [[nodiscard]] double gen_evaluations_per_start() const override;
+  [[nodiscard]] double multi_word_growth(double words) const override;
+
+ private:
+  double ws_evaluations_per_start_;
+};
+
+}  // namespace wordsens

@@ -1,0 +1,50 @@
+#include "models/drf/drf_costs.hpp"
+
+namespace wordsens {
+
+double DrfCosts::evaluation(const CostShape& s) const {
+  const double weights = s.k * s.d + (s.L - 1.0) * s.k * s.k;
+  return 4.0 * weights / (8.0 * weights <= kDrfCacheBytes ? kCachedDrfSpeedup : 1.0);
+}
+
+double DrfCosts::features(const CostShape& s) const {
+  return 2.0 * (s.k * s.n * s.d + (s.L - 1.0) * s.k * s.k);
+}
+
+double DrfCosts::weights(const CostShape& s) const {
+  return generation_cost() * (s.k * s.n * s.d + (s.L - 1.0) * s.k * s.k);
+}
+
+// The word's first-layer column block generated (and its product).
+double DrfCosts::position_setup(const CostShape& s) const {
+  return (generation_cost() + 2.0) * s.k * s.d;
+}
+
+double DrfCosts::sample_setup(const CostShape& /*s*/) const { return 0.0; }
+
+// The first layer moved by Σ_j B_j δ_j, then the deeper layers, and back.
+double DrfCosts::set_evaluation(const CostShape& s, double words) const {
+  return 4.0 * (s.k * s.d * words + (s.L - 1.0) * s.k * s.k);
+}
+
+// The set's column blocks drawn and, for the guided start, each block's spectrum (k·d², dense).
+double DrfCosts::set_setup(const CostShape& s, const CostOptions& o, double words) const {
+  const double k = s.k, d = s.d;
+  const double guided = o.guided_start ? words * k * d * d / kDenseSpeedup : 0.0;
+  return (generation_cost() + 2.0) * k * d * words + guided;
+}
+
+// The first layer's block forward and back, and the deeper layers.
+double DrfCosts::single_point_evaluation(const CostShape& s) const {
+  return 4.0 * (s.k * s.d + (s.L - 1.0) * s.k * s.k);
+}
+
+// Measured like rf's (RfCosts::ws_evaluations_per_start): 165-181 at L = 2, 4.
+double DrfCosts::ws_evaluations_per_start() const { return 175.0; }
+
+// Not measured: priced like raf.
+double DrfCosts::gen_evaluations_per_start() const { return 110.0; }
+
+double DrfCosts::multi_word_growth(double /*words*/) const { return 1.0; }
+
+}  // namespace wordsens

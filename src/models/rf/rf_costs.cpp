@@ -1,0 +1,93 @@
+#include "models/rf/rf_costs.hpp"
+
+#include "models/bounds/float_gram.hpp"
+
+namespace wordsens {
+
+double float_gram_speedup() {
+  return FloatGram::wide_kernel_available() ? kFloatGramSpeedupAvx512 : kFloatGramSpeedup;
+}
+
+double RfCosts::evaluation(const CostShape& s) const { return 4.0 * s.k * s.d / kRfBatchedSpeedup; }
+
+double RfCosts::features(const CostShape& s) const { return 2.0 * s.k * s.n * s.d; }
+
+double RfCosts::weights(const CostShape& s) const { return generation_cost() * s.k * s.n * s.d; }
+
+// The word's column block generated (and its product).
+double RfCosts::position_setup(const CostShape& s) const {
+  return (generation_cost() + 2.0) * s.k * s.d;
+}
+
+double RfCosts::sample_setup(const CostShape& /*s*/) const { return 0.0; }
+
+// The k × m·d block is read twice per round of points (forward and back), not fused like the
+// single word's (measured: n = 150, d = 128, m = 8: 12 ms per evaluation, about twice the mix's
+// rate).
+double RfCosts::set_evaluation(const CostShape& s, double words) const {
+  return 4.0 * s.k * s.d * words / 2.0;
+}
+
+// The set's column blocks drawn and, for the guided start, each block's spectrum (k·d², dense);
+// the certified bound of the set: its blocks generated again and their single-precision Gram at
+// float_gram_speedup() times the dense rate.
+double RfCosts::set_setup(const CostShape& s, const CostOptions& o, double words) const {
+  const double k = s.k, d = s.d;
+  const double bound = o.upper_bound
+                           ? generation_cost() * k * d * words +
+                                 k * words * d * words * d / (float_gram_speedup() * kDenseSpeedup)
+                           : 0.0;
+  const double guided = o.guided_start ? words * k * d * d / kDenseSpeedup : 0.0;
+  return (generation_cost() + 2.0) * k * d * words + guided + bound;
+}
+
+// V_i forward and back.
+double RfCosts::single_point_evaluation(const CostShape& s) const { return 4.0 * s.k * s.d; }
+
+// Measured with `wordsens ws --trials 1 --seed 1` (docs/PERFORMANCE.md), as (evaluations /
+// positions − 64 screened) / 4 starts: 163-280 (n = 20-40, d = 64-192).
+double RfCosts::ws_evaluations_per_start() const { return 250.0; }
+
+// Measured on paper_gen.ini (5 trials, d = 768, n = 40, 120): 49–63 per start.
+double RfCosts::gen_evaluations_per_start() const { return 55.0; }
+
+// rf's joint ascents stay near its single-word count (180–220, multiword.ini).
+double RfCosts::multi_word_growth(double /*words*/) const { return 1.0; }
+
+// Full sampler: two passes over V (a = V vec(X) for the search; then the certification's plain
+// φ(X), φ(X') with, when S_upper is asked for, every word's single-precision Gram V_iᵀV_i, n·k·d²
+// flops at float_gram_speedup() times the dense double rate), and the double spectrum of the
+// first examined word for the guided start (k·d²). Marginal sampler: only the examined words'
+// blocks V_i are drawn (counted in the set-up) and a = Σ_i V_i x_i plus a Gaussian residual: no
+// pass over the k × D matrix.
+double RfCosts::ws_outside_search(const CostShape& s, const CostOptions& o,
+                                  double positions) const {
+  const double n = s.n, d = s.d, k = s.k;
+  if (o.marginal_sampler) return positions * 2.0 * (k * d);
+  const double passes = 2.0 * weights(s) + 3.0 * features(s) / kDenseSpeedup;
+  const double bound = o.upper_bound ? n * k * d * d / (float_gram_speedup() * kDenseSpeedup) : 0.0;
+  const double guided = o.guided_start ? k * d * d / kDenseSpeedup : 0.0;
+  return passes + bound + guided;
+}
+
+// V generated again by each pass: a = V vec(X), then φ(X) and φ(X^M(Δ*)) from scratch for the
+// certification.
+double RfCosts::multi_word_outside_search(const CostShape& s) const {
+  return weights(s) * 3.0 + 3.0 * features(s) / kDenseSpeedup;
+}
+
+// Full sampler: V streamed twice (gram and transpose_apply). Marginal sampler: per pass over the
+// k rows (gram and transpose_apply), R_b = F Z_b (M²·k) and X_P V_Pᵀ (2·M·|P|·d·k), the rank
+// update (M²·k, gram only), and once the residual covariance (M²·(D − |P|·d)) and its Cholesky
+// factor (M³/3), then the head's (N³/3); normals: k·(M + |P|·d) per pass.
+double RfCosts::gen_outside_search(const CostShape& s, const CostOptions& o, double N, double p,
+                                   double positions) const {
+  if (!o.marginal_sampler) return dense_gen(s, N, p, 2.0);
+  const double M = N + 1.0, k = s.k, d = s.d, D = s.n * s.d;
+  const double normals = 2.0 * k * (N + 1.0 + positions * d);
+  const double dense = 2.0 * (M * M * k + 2.0 * M * positions * d * k) + M * M * k +
+                       M * M * (D - positions * d) + M * M * M / 3.0;
+  return generation_cost() * normals + dense / kDenseSpeedup + (N * N * N / 3.0) / kDenseSpeedup;
+}
+
+}  // namespace wordsens

@@ -1,0 +1,31 @@
+#include "models/shared/model_costs.hpp"
+
+#include "core/cpu_features.hpp"
+
+namespace wordsens {
+
+double generation_cost() { return cpu_has_avx512f() ? kGenerationCostAvx512 : kGenerationCost; }
+
+// The weights once, then φ three times (the certification's φ(X) and φ(X^M(Δ*))), dense.
+double ModelCosts::multi_word_outside_search(const CostShape& s) const {
+  return weights(s) * 1.0 + 3.0 * features(s) / kDenseSpeedup;
+}
+
+double ModelCosts::ws_outside_search(const CostShape& s, const CostOptions& /*o*/,
+                                     double /*positions*/) const {
+  return weights(s) + features(s);
+}
+
+double ModelCosts::gen_outside_search(const CostShape& s, const CostOptions& /*o*/, double N,
+                                      double p, double /*positions*/) const {
+  return dense_gen(s, N, p, 1.0);
+}
+
+// Gram, features and head: dense matrix products, which run kDenseSpeedup times faster than the
+// estimator's memory-bound matrix–vector mix, at the share kGenDenseShare of that rate.
+double ModelCosts::dense_gen(const CostShape& s, double N, double p, double passes) const {
+  return passes * weights(s) + ((N + 1.0) * passes * features(s) + N * N * p + N * N * N / 3.0) /
+                                   (kGenDenseShare * kDenseSpeedup);
+}
+
+}  // namespace wordsens

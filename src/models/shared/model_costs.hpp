@@ -1,0 +1,103 @@
+#pragma once
+// What a model's work costs, in floating-point operations (a Philox normal counts as
+// generation_cost() flops): each model family answers for its own evaluations, set-ups and
+// weights (rf/rf_costs.hpp, drf/drf_costs.hpp, attention/attention_costs.hpp, with their
+// calibration), and study/cost_model.cpp assembles them into a task's cost and its seconds with
+// no branch on a model. The machine's rates, which every family prices against, are here.
+#include "core/types.hpp"
+#include "models/shared/model_kind.hpp"
+
+namespace wordsens {
+
+/// Flops one Philox normal counts as, Box–Muller and the pass's product included (Philox on 8
+/// AVX2 lanes: about 1.9 ns a normal generated, 3 ns with rf's column-block pass; calibrated with
+/// the rf points of cost_model_test.cpp).
+inline constexpr double kGenerationCost = 9.0;
+/// The same where the CPU has AVX-512 (Philox on 16 lanes: 1.5 ns a normal generated).
+inline constexpr double kGenerationCostAvx512 = 7.5;
+
+/// kGenerationCost or kGenerationCostAvx512, for the CPU running this process.
+[[nodiscard]] double generation_cost();
+
+#if defined(__AVX2__) && defined(__FMA__)
+/// Sustained flops per second of one core on this code's mix of memory-bound matrix-vector work,
+/// x86-64-v3 build (calibrated: study/cost_model.cpp).
+inline constexpr double kEffectiveFlopsPerSecond = 3.2e9;
+/// How much faster dense matrix–matrix products (gen's Gram, features, heads) run than that mix:
+/// ≈ 40 Gflop/s (bench_wordsens BM_RfGram*, BM_Raf*Phase) against the mix's rate.
+inline constexpr double kDenseSpeedup = 12.0;
+#else
+/// The same for the x86-64 (SSE2) baseline build (measured 1.4-3.2 Gflop/s on the calibration
+/// tasks; dense products ≈ 15 Gflop/s).
+inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
+inline constexpr double kDenseSpeedup = 6.0;
+#endif
+
+/// gen's dense phase with the whole feature matrix (attention; rf with the full sampler; drf):
+/// the N+1 texts' features one text at a time, the (N+1) × p matrix assembled, its Gram and the
+/// head. Measured on paper_gen.ini (raf, 5 trials, idle): about 0.3 of the dense rate (≈ 12
+/// Gflop/s at n = 40 and 120, d = 768, where the products alone run at ≈ 40).
+inline constexpr double kGenDenseShare = 0.3;
+
+/// A task's sizes, as the cost formulas use them.
+struct CostShape {
+  double n = 0, d = 0, k = 0;  // k: 0 for attention
+  double L = 1;                // drf's depth
+};
+
+/// What of the search configuration changes a model's costs.
+struct CostOptions {
+  bool upper_bound = false;       // rf: the certified bound (every word's Gram)
+  bool guided_start = false;      // the guided start's spectra
+  bool marginal_sampler = false;  // rf-sampling = marginal
+};
+
+/// One model's prices (flops), each measured against the complexities of docs/METHOD.md §4.
+class ModelCosts {
+ public:
+  virtual ~ModelCosts() = default;
+
+  /// One batched objective + gradient evaluation at one position (ws, one word).
+  [[nodiscard]] virtual double evaluation(const CostShape& s) const = 0;
+  /// φ(X) for one sample.
+  [[nodiscard]] virtual double features(const CostShape& s) const = 0;
+  /// Generating the weights once.
+  [[nodiscard]] virtual double weights(const CostShape& s) const = 0;
+  /// The position evaluator's set-up, per examined position.
+  [[nodiscard]] virtual double position_setup(const CostShape& s) const = 0;
+  /// Once per sample: products all positions share.
+  [[nodiscard]] virtual double sample_setup(const CostShape& s) const = 0;
+  /// One objective + gradient evaluation with `words` words changed at once.
+  [[nodiscard]] virtual double set_evaluation(const CostShape& s, double words) const = 0;
+  /// The set-up of one word set of `words` words (and its certified bound, if any).
+  [[nodiscard]] virtual double set_setup(const CostShape& s, const CostOptions& o,
+                                         double words) const = 0;
+  /// One objective + gradient evaluation of gen's head searches (one point at a time).
+  [[nodiscard]] virtual double single_point_evaluation(const CostShape& s) const = 0;
+  /// Typical evaluations per ascent start of ws's search and of gen's (before max-evals caps
+  /// them).
+  [[nodiscard]] virtual double ws_evaluations_per_start() const = 0;
+  [[nodiscard]] virtual double gen_evaluations_per_start() const = 0;
+  /// How much longer the joint ascents of `words` changed words run than one word's.
+  [[nodiscard]] virtual double multi_word_growth(double words) const = 0;
+
+  /// A ws task with one changed word apart from its search (weights, φ, certification), over
+  /// `positions` examined positions.
+  [[nodiscard]] virtual double ws_outside_search(const CostShape& s, const CostOptions& o,
+                                                 double positions) const;
+  /// A ws task with m ≥ 2 changed words apart from its searches.
+  [[nodiscard]] virtual double multi_word_outside_search(const CostShape& s) const;
+  /// A gen task apart from its searches: weights, the N + 1 texts' features, the Gram matrix of
+  /// feature dimension p and the head.
+  [[nodiscard]] virtual double gen_outside_search(const CostShape& s, const CostOptions& o,
+                                                  double N, double p, double positions) const;
+
+ protected:
+  /// gen's dense phase when the features are computed `passes` times.
+  [[nodiscard]] double dense_gen(const CostShape& s, double N, double p, double passes) const;
+};
+
+/// The prices of the model `kind` (models/registry.cpp).
+[[nodiscard]] const ModelCosts& model_costs(ModelKind kind);
+
+}  // namespace wordsens

@@ -1,0 +1,54 @@
+// Every model of the catalogue prices its own work (models/shared/model_costs.hpp): a model
+// without costs, or with a price that is not a positive finite number of flops, fails here
+// instead of being priced as another model by the cost model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/shared/model_costs.hpp"
+#include "models/shared/model_kind.hpp"
+
+namespace wordsens {
+namespace {
+
+bool positive_finite(double flops) { return std::isfinite(flops) && flops > 0.0; }
+
+TEST(ModelCosts, EveryModelPricesEveryStep) {
+  for (const ModelTraits& t : all_models()) {
+    const ModelCosts& costs = model_costs(t.kind);
+    const CostShape shape{32, 64, t.attention ? 0.0 : 512.0, t.deep ? 3.0 : 1.0};
+    for (const bool bound : {false, true}) {
+      const CostOptions options{bound, true, t.marginal_sampler};
+      EXPECT_TRUE(positive_finite(costs.set_setup(shape, options, 4.0))) << t.name;
+      EXPECT_TRUE(positive_finite(costs.ws_outside_search(shape, options, 5.0))) << t.name;
+      EXPECT_TRUE(positive_finite(costs.gen_outside_search(shape, options, 20.0, 512.0, 5.0)))
+          << t.name;
+    }
+    EXPECT_TRUE(positive_finite(costs.evaluation(shape))) << t.name;
+    EXPECT_TRUE(positive_finite(costs.features(shape))) << t.name;
+    EXPECT_TRUE(positive_finite(costs.weights(shape))) << t.name;
+    EXPECT_TRUE(positive_finite(costs.position_setup(shape))) << t.name;
+    EXPECT_GE(costs.sample_setup(shape), 0.0) << t.name;
+    EXPECT_TRUE(positive_finite(costs.set_evaluation(shape, 4.0))) << t.name;
+    EXPECT_TRUE(positive_finite(costs.single_point_evaluation(shape))) << t.name;
+    EXPECT_TRUE(positive_finite(costs.multi_word_outside_search(shape))) << t.name;
+    EXPECT_TRUE(positive_finite(costs.ws_evaluations_per_start())) << t.name;
+    EXPECT_TRUE(positive_finite(costs.gen_evaluations_per_start())) << t.name;
+    EXPECT_GE(costs.multi_word_growth(8.0), 1.0) << t.name;
+  }
+}
+
+// The prices grow with the work: a longer text never costs less, nor do more words changed.
+TEST(ModelCosts, GrowWithTheTextAndTheWords) {
+  for (const ModelTraits& t : all_models()) {
+    const ModelCosts& costs = model_costs(t.kind);
+    const double k = t.attention ? 0.0 : 256.0;
+    const CostShape short_text{16, 64, k, 2}, long_text{64, 64, k, 2};
+    EXPECT_LE(costs.features(short_text), costs.features(long_text)) << t.name;
+    EXPECT_LE(costs.evaluation(short_text), costs.evaluation(long_text)) << t.name;
+    EXPECT_LT(costs.set_evaluation(long_text, 2.0), costs.set_evaluation(long_text, 8.0)) << t.name;
+  }
+}
+
+}  // namespace
+}  // namespace wordsens
