@@ -15,8 +15,7 @@
 #include "core/printable.hpp"
 #include "driver/run_study.hpp"
 #include "io/errors.hpp"
-#include "models/drf/drf.hpp"
-#include "models/shared/model_kind.hpp"
+#include "models/shared/feature_map.hpp"
 #include "parallel/mpi_session.hpp"
 #include "parallel/stop.hpp"
 
@@ -48,12 +47,7 @@ bool launcher_rank_is_zero() {
 
 void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& study) {
   for (const TaskSpec& t : tasks) {
-    if (model_traits(t.model).deep && DeepRandomFeatures::weight_bytes(model_spec(t, study)) >
-                                          DeepRandomFeatures::kMaxWeightBytes) {
-      throw UsageError("drf at n=" + std::to_string(t.n) + ", d=" + std::to_string(t.d) +
-                       ", k=" + std::to_string(t.k) + ", L=" + std::to_string(t.layers) +
-                       " needs more than 8 GiB of weights");
-    }
+    if (const auto problem = model_size_problem(model_spec(t, study))) throw UsageError(*problem);
   }
 }
 

@@ -88,6 +88,18 @@ std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey ke
   return build(spec, key, &positions, &samples);
 }
 
+std::optional<std::string> model_size_problem(const ModelSpec& spec) {
+  switch (model_kind(spec.name)) {
+    case ModelKind::drf:
+      return DeepRandomFeatures::size_problem(spec);
+    case ModelKind::rf:
+    case ModelKind::raf:
+    case ModelKind::raf_relu:
+      return std::nullopt;  // their weights are generated in blocks or are d × d
+  }
+  return std::nullopt;
+}
+
 const ModelCosts& model_costs(ModelKind kind) {
   // Evaluations per ascent start measured with `wordsens ws --trials 1 --seed 1`
   // (docs/PERFORMANCE.md), as (evaluations / positions − 64 screened) / 4 starts: raf 63-82

@@ -140,6 +140,13 @@ double DeepRandomFeatures::weight_bytes(const ModelSpec& spec) {
   return 8.0 * (k * D + static_cast<double>(spec.layers - 1) * k * k);
 }
 
+std::optional<std::string> DeepRandomFeatures::size_problem(const ModelSpec& spec) {
+  if (weight_bytes(spec) <= kMaxWeightBytes) return std::nullopt;
+  return "drf at n=" + std::to_string(spec.n) + ", d=" + std::to_string(spec.d) +
+         ", k=" + std::to_string(spec.k) + ", L=" + std::to_string(spec.layers) +
+         " needs more than 8 GiB of weights";
+}
+
 DeepRandomFeatures::DeepRandomFeatures(ModelSpec spec, WeightKey key)
     : spec_(std::move(spec)), key_(key) {
   if (spec_.layers < 1) throw std::invalid_argument("drf: layers must be >= 1");

@@ -45,6 +45,8 @@ class DeepRandomFeatures final : public FeatureMap {
 
   /// Bytes the layers take: 8·(k·D + (L−1)·k²).
   [[nodiscard]] static double weight_bytes(const ModelSpec& spec);
+  /// "drf at n=…, d=…, k=…, L=… needs more than 8 GiB of weights" above kMaxWeightBytes.
+  [[nodiscard]] static std::optional<std::string> size_problem(const ModelSpec& spec);
 
   DeepRandomFeatures(ModelSpec spec, WeightKey key);
 

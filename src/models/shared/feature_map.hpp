@@ -218,6 +218,11 @@ class FeatureMap {
   [[nodiscard]] Matrix feature_matrix(std::span<const Matrix> samples) const;
 };
 
+/// Why the model of `spec` cannot be built at that size on any machine (drf's layers above
+/// their memory limit), in one line for a study's plan; nothing when it can. Checked for every
+/// task before a run starts, so that a study does not fail at its largest point hours in.
+[[nodiscard]] std::optional<std::string> model_size_problem(const ModelSpec& spec);
+
 /// Builds a model by name; throws std::invalid_argument with a one-line message for an unknown
 /// name or sizes the model cannot take (e.g. drf layers that do not fit in memory).
 [[nodiscard]] std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key);

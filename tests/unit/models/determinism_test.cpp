@@ -72,6 +72,20 @@ TEST(Registry, RejectsBadNamesAndSizes) {
   EXPECT_NO_THROW((void)make_feature_map({"rf", 200, 200, 40000, 1, Activation::relu}, {1, 1}));
 }
 
+// What `wordsens run` checks for every task before it starts: the model says when a size can
+// never be built, in a line naming the point.
+TEST(Registry, SaysWhichSizesCannotBeBuilt) {
+  const ModelSpec huge{"drf", 200, 768, 40000, 3, Activation::relu};
+  const auto problem = model_size_problem(huge);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_EQ(*problem, "drf at n=200, d=768, k=40000, L=3 needs more than 8 GiB of weights");
+  EXPECT_FALSE(model_size_problem({"drf", 20, 64, 512, 3, Activation::relu}).has_value());
+  for (const char* name : {"rf", "raf", "raf_relu"}) {
+    EXPECT_FALSE(model_size_problem({name, 200, 768, 40000, 1, Activation::relu}).has_value())
+        << name;
+  }
+}
+
 TEST(Registry, RejectsSamplesOfTheWrongShape) {
   for (const auto& c : testing::all_model_cases()) {
     const auto model = make_feature_map(c.spec, {1, 1});
