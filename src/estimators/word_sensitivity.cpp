@@ -348,7 +348,7 @@ int min_total_sphere_starts(const WsOptions& options, const std::string& model) 
   if (options.min_total_sphere_starts >= 0) return options.min_total_sphere_starts;
   // Only the known models have traits; a feature map of the tests takes no minimum.
   const auto kind = find_model(model);
-  return kind && traits(*kind).attention ? kMinTotalSphereStartsAttention : 0;
+  return kind ? traits(*kind).min_total_sphere_starts : 0;
 }
 
 int sphere_starts_per_position(const WsOptions& options, const std::string& model,

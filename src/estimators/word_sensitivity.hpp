@@ -21,11 +21,8 @@ struct WsOptions {
   int sphere_starts = 2;   // random points on the sphere ‖Δ‖ = √d: the best …
   int screen_points = 64;  // … of this many random sphere points (by f, no gradient)
   // … and at least this many sphere ascents in all, spread over the examined positions; −1 (auto):
-  // kMinTotalSphereStartsAttention for raf / raf_relu, 0 for rf / drf. Attention's f_i has many
-  // local maxima: with few positions (positions = first) two ascents often stop at a poor one
-  // (raf, n = 250, d = 768: below a single plain random-start ascent in 3 of 10 instances). rf's
-  // guided start (top singular vector of V_i) already finds the top basin (32 starts change S by
-  // < 1e-4 relative at n = 40, d = 64), and each of its evaluations reads all of V_i (k·d).
+  // the model's own minimum (ModelTraits::min_total_sphere_starts: 32 for raf and raf_relu, 0 for
+  // rf and drf).
   int min_total_sphere_starts = -1;
   int near_origin_starts = 1;    // 0.1·N(0, I)
   bool guided_start = true;      // the model's suggested direction, scaled to the sphere
@@ -51,10 +48,6 @@ struct WsResult {
   double stationarity = 0.0;  // r·‖projected ∇f‖ / f at the witness (0 at a KKT point)
 };
 
-/// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
-/// function of (model, X, options, master seed, task id).
-inline constexpr int kMinTotalSphereStartsAttention = 32;
-
 /// "auto" → −1, "0" … "100000" → that number (digits only: no sign, no spaces); throws
 /// std::invalid_argument otherwise.
 [[nodiscard]] int parse_min_total_sphere_starts(const std::string& text);
@@ -69,6 +62,8 @@ inline constexpr int kMinTotalSphereStartsAttention = 32;
 [[nodiscard]] int sphere_starts_per_position(const WsOptions& options, const std::string& model,
                                              Index positions);
 
+/// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
+/// function of (model, X, options, master seed, task id).
 [[nodiscard]] WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
                                                  const WsOptions& options,
                                                  std::uint32_t master_seed, std::uint32_t task_id);

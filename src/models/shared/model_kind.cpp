@@ -7,10 +7,10 @@ namespace wordsens {
 namespace {
 
 constexpr std::array<ModelTraits, 4> kModels{{
-    {ModelKind::rf, "rf", false, false, true},
-    {ModelKind::drf, "drf", false, true, false},
-    {ModelKind::raf, "raf", true, false, false},
-    {ModelKind::raf_relu, "raf_relu", true, false, false},
+    {ModelKind::rf, "rf", false, false, true, 0},
+    {ModelKind::drf, "drf", false, true, false, 0},
+    {ModelKind::raf, "raf", true, false, false, 32},
+    {ModelKind::raf_relu, "raf_relu", true, false, false, 32},
 }};
 
 }  // namespace

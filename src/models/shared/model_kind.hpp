@@ -23,6 +23,13 @@ struct ModelTraits {
   bool deep;
   /// rf: its weights may be drawn by the marginal sampler (rf-sampling = marginal).
   bool marginal_sampler;
+  /// The sphere ascents a ws search runs at least, in all, spread over the examined positions
+  /// (min-total-sphere-starts = auto). Attention's f_i has many local maxima: with few positions
+  /// (positions = first) two ascents often stop at a poor one (raf, n = 250, d = 768: below a
+  /// single plain random-start ascent in 3 of 10 instances), hence 32. rf's guided start (top
+  /// singular vector of V_i) already finds the top basin (32 starts change S by < 1e-4 relative
+  /// at n = 40, d = 64), and each of its evaluations reads all of V_i (k·d): none; drf alike.
+  int min_total_sphere_starts;
 };
 
 /// Every model, in the canonical order of studies and files: rf, drf, raf, raf_relu.
