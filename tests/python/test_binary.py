@@ -1,5 +1,6 @@
 """The real binary end to end: a tiny `wordsens run`, then the reader and the report on it."""
 import os
+import re
 import subprocess
 import warnings
 
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import REPORT
 
-from wordsens_analysis import read_results
+from wordsens_analysis import names, read_results
 from wordsens_analysis.witness import CHECK_COLUMNS, check_witnesses
 
 BIN = os.environ.get("WORDSENS_BIN")
@@ -310,3 +311,43 @@ def test_file_summaries_match_the_python_statistics(tiny_run):
         for s in ("count", "mean", "std", "sem", "median", "q05", "q95"):
             np.testing.assert_allclose(both[s].astype(float), both[f"{s}_file"].astype(float),
                                        rtol=1e-12, err_msg=f"{value} {s}")
+
+
+def catalogue_models():
+    """The models the binary knows, from its own refusal of an unknown one (never a list kept
+    here: a model added to the C++ catalogue is checked below without touching this file)."""
+    p = subprocess.run([BIN, "run", "--models", "no_such_model", "--dry-run"], capture_output=True,
+                       text=True, timeout=60, env=env())
+    match = re.search(r"expected one of ([\w,]+)\)", p.stderr)
+    assert p.returncode == 2 and match, p.stderr
+    return match.group(1).split(",")
+
+
+def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
+    """Each model wordsens knows has what the analysis needs of it: a plot style of its own, its
+    weights in the file with its witness (stored_weights), and a numpy twin that recomputes its
+    S from them (witness.py). A model added to the C++ catalogue without one of these fails here,
+    where it would otherwise be drawn in black, or its witness check silently skipped."""
+    from wordsens_analysis.plots import MODEL_STYLE
+
+    models = catalogue_models()
+    assert {"rf", "drf", "raf", "raf_relu"} <= set(models)
+    assert [m for m in models if m not in MODEL_STYLE] == []
+    (tmp_path / "all.ini").write_text(
+        f"experiments = ws\nmodels = {','.join(models)}\nn = 5\nd = 3\nk = 1.0D\nlayers = 2\n"
+        "trials = 1\nmax-evals = 40\n")
+    out = tmp_path / "all.h5"
+    p = subprocess.run([BIN, "run", str(tmp_path / "all.ini"), "--output", str(out),
+                        "--save-witness"], capture_output=True, text=True, timeout=300,
+                       env=env(), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    res = read_results(out)
+    by_model = {w.model: w for w in res.witnesses}
+    assert sorted(by_model) == sorted(models)
+    for model, w in by_model.items():
+        weights = set(w.arrays) - {names.WITNESS_X, names.WITNESS_DELTA,
+                                   names.WITNESS_DELTA_WORDS}
+        assert weights, f"{model}: no weights stored with its witness"
+    checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+    assert sorted(checks["model"]) == sorted(models), "a model without a numpy twin"
+    assert (checks["rel_diff"] <= 1e-9).all(), checks
