@@ -8,7 +8,7 @@ double generation_cost() { return cpu_has_avx512f() ? kGenerationCostAvx512 : kG
 
 // The weights once, then φ three times (the certification's φ(X) and φ(X^M(Δ*))), dense.
 double ModelCosts::multi_word_outside_search(const CostShape& s) const {
-  return weights(s) * 1.0 + 3.0 * features(s) / kDenseSpeedup;
+  return weights(s) + 3.0 * features(s) / kDenseSpeedup;
 }
 
 double ModelCosts::ws_outside_search(const CostShape& s, const CostOptions& /*o*/,
