@@ -41,8 +41,10 @@ bool process_is_gone(const std::string& digits) {
 // only our own directories are ours to remove.
 void remove_abandoned(const std::string& tmp, const std::string& host) {
   const std::string mine = std::string(kPrefix) + host + ".";
+  // Every step with an error code: a sweep that cannot read the directory must not stop a run.
   std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(tmp, ec)) {
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     if (name.rfind(mine, 0) != 0) continue;
     const std::string rest = name.substr(mine.size());  // <pid>.XXXXXX
