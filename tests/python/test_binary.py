@@ -34,11 +34,16 @@ def env():
     return e
 
 
-def run(tmp, *args):
+def run_study(tmp, config, *args, timeout=300):
+    """`wordsens run CONFIG ARGS…` in the directory `tmp`, which must succeed."""
     assert os.access(BIN, os.X_OK), f"WORDSENS_BIN={BIN} is not an executable (build wordsens)"
-    p = subprocess.run([BIN, "run", str(tmp / "tiny.ini"), *args], capture_output=True, text=True,
-                       timeout=300, env=env(), cwd=tmp)
+    p = subprocess.run([BIN, "run", str(config), *args], capture_output=True, text=True,
+                       timeout=timeout, env=env(), cwd=tmp)
     assert p.returncode == 0, f"wordsens run {args} failed ({p.returncode}): {p.stderr[-2000:]}"
+
+
+def run(tmp, *args):
+    run_study(tmp, tmp / "tiny.ini", *args)
 
 
 @pytest.fixture(scope="module")
@@ -126,11 +131,8 @@ def test_default_study_decides_every_primary_claim(tmp_path):
     from test_report import HEADLINE
 
     out = tmp_path / "quick.h5"
-    assert os.access(BIN, os.X_OK), f"WORDSENS_BIN={BIN} is not an executable (build wordsens)"
-    p = subprocess.run([BIN, "run", os.path.join(ROOT, "jobs", "configs", "quick.ini"),
-                        "--output", str(out), "--progress", "600"], capture_output=True,
-                       text=True, timeout=1200, env=env(), cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-2000:]
+    run_study(tmp_path, os.path.join(ROOT, "jobs", "configs", "quick.ini"), "--output", str(out),
+              "--progress", "600", timeout=1200)
     p = subprocess.run(["/usr/bin/python3", REPORT, str(out), "-o", str(tmp_path / "rep")],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
@@ -161,10 +163,7 @@ def test_witnesses_of_several_words_are_recomputed_in_numpy(tmp_path):
         "experiments = ws\nmodels = rf,drf,raf,raf_relu\nn = 6\nd = 3\nk = 1.0D\n"
         "words = 1,2,3\nword-sets = random:2\ntrials = 2\nmax-evals = 60\n")
     out = tmp_path / "words.h5"
-    p = subprocess.run([BIN, "run", str(tmp_path / "words.ini"), "--output", str(out),
-                        "--save-witness"], capture_output=True, text=True, timeout=300,
-                       env=env(), cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-2000:]
+    run_study(tmp_path, tmp_path / "words.ini", "--output", str(out), "--save-witness")
     res = read_results(out)
     several = [w for w in res.witnesses if w.words]
     assert len(several) == 4 * 2 * 2  # models × m ∈ {2, 3} × trials
@@ -192,11 +191,8 @@ def test_multiword_config_judges_every_group_of_its_claims(tmp_path):
     from conftest import ROOT
 
     out = tmp_path / "multiword.h5"
-    assert os.access(BIN, os.X_OK), f"WORDSENS_BIN={BIN} is not an executable (build wordsens)"
-    p = subprocess.run([BIN, "run", os.path.join(ROOT, "jobs", "configs", "multiword.ini"),
-                        "--trials", "10", "--output", str(out), "--progress", "600"],
-                       capture_output=True, text=True, timeout=900, env=env(), cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-2000:]
+    run_study(tmp_path, os.path.join(ROOT, "jobs", "configs", "multiword.ini"), "--trials", "10",
+              "--output", str(out), "--progress", "600", timeout=900)
     res = read_results(out)
     assert set(res.multi_word["words"]) == {2, 4, 8} and (res.ws["words"] == 1).all()
     p = subprocess.run(["/usr/bin/python3", REPORT, str(out), "-o", str(tmp_path / "rep")],
@@ -337,10 +333,7 @@ def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
         f"experiments = ws\nmodels = {','.join(models)}\nn = 5\nd = 3\nk = 1.0D\nlayers = 2\n"
         "trials = 1\nmax-evals = 40\n")
     out = tmp_path / "all.h5"
-    p = subprocess.run([BIN, "run", str(tmp_path / "all.ini"), "--output", str(out),
-                        "--save-witness"], capture_output=True, text=True, timeout=300,
-                       env=env(), cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-2000:]
+    run_study(tmp_path, tmp_path / "all.ini", "--output", str(out), "--save-witness")
     res = read_results(out)
     by_model = {w.model: w for w in res.witnesses}
     assert sorted(by_model) == sorted(models)
