@@ -411,6 +411,58 @@ def check_values(f: h5py.File, group: str, state: dict, problems: Problems) -> N
                            f"({names.VALID_TEXT[rule]})", bad)
 
 
+def row_crcs(sets: dict, group: str, rows: np.ndarray) -> np.ndarray:
+    """zlib's CRC-32 of each of `rows` (FORMAT.md, "Row checksums"): the stored bytes of the row
+    columns sorted by name (not row_crc32, not the offsets into flat arrays), then the row's
+    values of each flat array, the arrays sorted by name. -1 for a row that is cut short or
+    points outside a flat array (check_records reports those)."""
+    flats = sorted(_flat_rows(group, sets))
+    offsets = {offset for _, offset, _ in flats}
+    columns = sorted(n for n in sets if not n.endswith(names.VALUES_SUFFIX)
+                     and n not in offsets and n != names.ROW_CRC32)
+    data = [np.ascontiguousarray(sets[c][:]) for c in columns]
+    length = min(d.shape[0] for d in data)
+    # One matrix of the rows' column bytes: row r's bytes are its columns', in order.
+    matrix = np.concatenate([d[:length].view(np.uint8).reshape(length, -1) for d in data], axis=1)
+    spans = []
+    for values, offset, size in flats:
+        if any(c not in sets for c in (values, offset, *size)):
+            return np.full(rows.shape[0], -1, dtype=np.int64)
+        count = sets[size[0]][:].astype(np.int64)
+        if len(size) == 2:
+            count = count[:length] * sets[size[1]][:length].astype(np.int64)
+        spans.append((np.ascontiguousarray(sets[values][:]), sets[offset][:].astype(np.int64),
+                      count))
+    out = np.full(rows.shape[0], -1, dtype=np.int64)
+    for i, r in enumerate(rows.tolist()):
+        if r >= length or any(r >= o.shape[0] or r >= n.shape[0] for _, o, n in spans):
+            continue
+        crc = zlib.crc32(matrix[r].tobytes())
+        for values, o, n in spans:
+            first, size = int(o[r]), int(n[r])
+            if first < 0 or size < 0 or first > values.shape[0] - size:
+                break
+            crc = zlib.crc32(values[first:first + size].tobytes(), crc)
+        else:
+            out[i] = crc
+    return out
+
+
+def check_row_crcs(f: h5py.File, group: str, state: dict, problems: Problems) -> None:
+    """The rows of done tasks match their row checksums (format 1.6 on)."""
+    sets = _datasets(f, group)
+    if any(name not in sets for name in names.DATASETS[group]):
+        return  # a file without row checksums (1.5), or a column missing: reported as such
+    ids, stored = sets["task_id"][:], sets[names.ROW_CRC32][:].astype(np.int64)
+    rows = np.array([r for r, t in enumerate(ids.tolist())
+                     if r < stored.shape[0] and state.get(t, (False,))[0]], dtype=np.int64)
+    if rows.shape[0] == 0:
+        return
+    crcs = row_crcs(sets, group, rows)
+    bad = [f"row {r}" for r, c in zip(rows.tolist(), crcs.tolist()) if c >= 0 and c != stored[r]]
+    problems.tally(f"/{group} has rows that do not match their checksum {names.ROW_CRC32}", bad)
+
+
 def _cannot_open(e: Exception) -> str:
     text = str(e.args[0] if isinstance(e, KeyError) and e.args else e).strip()
     return f"cannot open its groups, datasets or attributes ({text or type(e).__name__})"
@@ -447,6 +499,8 @@ def check_file(f: h5py.File) -> list:
         if not problems.items:
             for group in names.VALID:
                 check_values(f, group, state, problems)
+            for group in names.RECORD_TABLES:
+                check_row_crcs(f, group, state, problems)
     except unreadable as e:
         problems.add(f"cannot check the tables ({str(e).strip() or type(e).__name__})")
     return problems.items

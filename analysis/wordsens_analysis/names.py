@@ -13,6 +13,10 @@ SUPPORTED_MAJOR = 1  # the reader understands format_version [1, *]
 # fixed-length, the root holds task_table_crc32, and the reader applies every damage rule of
 # `wordsens info --check` (damage.py); older files are read without these guarantees.
 CHECKED_MINOR = 5
+# From format 1.6 on, every row of /ws, /gen and /witness has a checksum (FORMAT.md, "Row
+# checksums"): chunks are one page, and a page zeroed with its Fletcher-32 checksum reads back.
+ROW_CRC_MINOR = 6
+ROW_CRC32 = "row_crc32"
 
 # Root attributes.
 ATTR_FILETYPE = "filetype"
@@ -86,11 +90,11 @@ DATASETS = {
     GROUP_TASKS: TASK_COLUMNS + ("words",),
     GROUP_WS: ("task_id", "S", "S_upper", "S_upper_scope", "cert_rel_err", "argmax_position",
                "phi_norm", "evaluations", "starts", "starts_at_budget", "stationarity",
-               "S_budget_check", "seconds")
+               "S_budget_check", "seconds", ROW_CRC32)
     + tuple(f"{r}{suffix}" for r in _WS_RAGGED
             for suffix in (RAGGED_OFFSET, RAGGED_LENGTH, RAGGED_VALUES)),
-    GROUP_GEN: GEN_COLUMNS + ("cert_rel_err", "witness_values"),
-    GROUP_WITNESS: WITNESS_COLUMNS + (WITNESS_VALUES,),
+    GROUP_GEN: GEN_COLUMNS + ("cert_rel_err", "witness_values", ROW_CRC32),
+    GROUP_WITNESS: WITNESS_COLUMNS + (WITNESS_VALUES, ROW_CRC32),
     GROUP_SUMMARY_WS: _POINT + ("count",)
     + tuple(f"{q}_{s}" for q in ("S", "S_upper") for s in _STATISTICS),
     GROUP_SUMMARY_GEN: _POINT + ("training", "objective", "count")

@@ -12,6 +12,7 @@
 #include "io/h5.hpp"
 #include "io/layout.hpp"
 #include "io/results_file.hpp"
+#include "io/row_crc.hpp"
 #include "io/schema.hpp"
 #include "io/tally.hpp"
 
@@ -148,6 +149,71 @@ void check_values(const h5::Handle& file, const char* group_name,
   }
 }
 
+// The rows of done tasks match their row checksums (format 1.6 on): a chunk zeroed whole with
+// its Fletcher-32 checksum reads back, but not as the values its rows were written with.
+void check_row_crcs(const h5::Handle& file, const Table& table,
+                    const std::unordered_map<std::uint32_t, const TaskSpec*>& done, Diagnosis& d) {
+  const h5::Handle group = h5::open_group(file, table.group);
+  if (!h5::exists(group, c::kRowCrc32)) return;  // consistency.cpp reports it missing
+  const auto stored = h5::read_all<std::uint32_t>(h5::open_dataset(group, c::kRowCrc32));
+  const auto ids = h5::read_all<std::uint32_t>(h5::open_dataset(group, c::kTaskId));
+  const RowCrcPlan plan = row_crc_plan(table);
+  struct Bytes {
+    std::vector<unsigned char> bytes;
+    std::size_t element = 0;
+    std::string_view at(std::size_t first, std::size_t count) const {
+      return {reinterpret_cast<const char*>(bytes.data()) + first * element, count * element};
+    }
+    std::size_t rows() const { return element == 0 ? 0 : bytes.size() / element; }
+  };
+  std::map<std::string, Bytes> columns;
+  for (const auto& name : plan.columns) {
+    Bytes& b = columns[name];
+    b.bytes = h5::read_stored_bytes(h5::open_dataset(group, name), b.element);
+  }
+  struct Flat {
+    Bytes values;
+    std::vector<std::int64_t> first, count;
+  };
+  std::map<std::string, Flat> flats;
+  for (const FlatArray* array : plan.flats) {
+    Flat& f = flats[array->values];
+    f.values.bytes =
+        h5::read_stored_bytes(h5::open_dataset(group, array->values), f.values.element);
+    f.first = h5::read_all<std::int64_t>(h5::open_dataset(group, array->offset));
+    if (array->length.empty()) {  // /witness: an array of rows × cols values
+      const auto rows = h5::read_all<std::int64_t>(h5::open_dataset(group, c::kRows));
+      const auto cols = h5::read_all<std::int64_t>(h5::open_dataset(group, c::kCols));
+      for (std::size_t i = 0; i < rows.size() && i < cols.size(); ++i)
+        f.count.push_back(rows[i] * cols[i]);
+    } else {
+      f.count = h5::read_all<std::int64_t>(h5::open_dataset(group, array->length));
+    }
+  }
+  Tally bad(std::string(table.group) + " has rows that do not match their checksum " +
+            c::kRowCrc32);
+  for (std::size_t row = 0; row < ids.size() && row < stored.size(); ++row) {
+    if (done.find(ids[row]) == done.end()) continue;
+    bool readable = true;  // a row past a column's end or outside its flat array is
+    for (const auto& [name, b] : columns) readable = readable && row < b.rows();
+    for (const auto& [name, f] : flats) {
+      readable = readable && row < f.first.size() && row < f.count.size() && f.first[row] >= 0 &&
+                 f.count[row] >= 0 &&
+                 f.first[row] <= static_cast<std::int64_t>(f.values.rows()) - f.count[row];
+    }
+    if (!readable) continue;  // consistency.cpp's to report
+    const std::uint32_t crc = row_crc32(
+        plan, [&](const std::string& name) { return columns.at(name).at(row, 1); },
+        [&](const FlatArray& array) {
+          const Flat& f = flats.at(array.values);
+          return f.values.at(static_cast<std::size_t>(f.first[row]),
+                             static_cast<std::size_t>(f.count[row]));
+        });
+    if (crc != stored[row]) bad.add("row " + std::to_string(row));
+  }
+  bad.report(d.problems);
+}
+
 std::string describe_difference(const TaskSpec& stored, const TaskSpec& planned) {
   const std::vector<std::tuple<const char*, std::string, std::string>> fields = {
       {c::kTaskId, std::to_string(stored.task_id), std::to_string(planned.task_id)},
@@ -246,6 +312,11 @@ void check_content(const h5::Handle& file, int minor, Diagnosis& d) {
     }
     check_values(file, schema::kWs, ws_schema(), done_tasks, d);
     check_values(file, schema::kGen, gen_schema(), done_tasks, d);
+    if (minor >= schema::kRowCrcMinor) {
+      for (const Table& table : tables()) {
+        if (has_row_crc(table)) check_row_crcs(file, table, done_tasks, d);
+      }
+    }
   } catch (const std::exception& e) {
     if (!d.damaged()) d.problems.push_back(std::string("cannot check the values: ") + e.what());
   }

@@ -151,7 +151,17 @@ void silence_errors() {
 Handle create_file(const std::string& path) {
   silence_errors();
   const Handle fapl = file_access(false);
-  return {check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id()), "H5Fcreate", path),
+  // Paged file space: every piece of metadata or raw data smaller than a page lies within one
+  // page, and larger ones start on a page. Together with chunks of at most a page (create_column)
+  // every rewrite of a chunk is the write of one page, which a SIGKILL cannot tear: Linux
+  // checks for a fatal signal between the pages of a write, never within one. A chunk of
+  // several pages rewritten in place could be left half new, half old, and fail its checksum
+  // together with every record it held.
+  const Handle fcpl(check(H5Pcreate(H5P_FILE_CREATE), "H5Pcreate", path), H5Pclose);
+  check(H5Pset_file_space_strategy(fcpl.id(), H5F_FSPACE_STRATEGY_PAGE, 0, 1),
+        "H5Pset_file_space_strategy", path);
+  check(H5Pset_file_space_page_size(fcpl.id(), kPageBytes), "H5Pset_file_space_page_size", path);
+  return {check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), fapl.id()), "H5Fcreate", path),
           H5Fclose};
 }
 
@@ -226,12 +236,16 @@ hid_t native_type<std::uint8_t>() {
   return H5T_NATIVE_UINT8;
 }
 
-Handle create_column(const Handle& loc, const std::string& name, hid_t type,
-                     std::uint64_t chunk_rows) {
+std::uint64_t page_chunk_rows(std::size_t element_bytes) {
+  return std::max<std::uint64_t>(
+      1, (kPageBytes - kChecksumBytes) / std::max<std::size_t>(element_bytes, 1));
+}
+
+Handle create_column(const Handle& loc, const std::string& name, hid_t type) {
   const std::string where = child_path(loc, name);
   const hsize_t initial = 0;
   const hsize_t maximum = H5S_UNLIMITED;
-  const hsize_t chunk = chunk_rows;
+  const hsize_t chunk = page_chunk_rows(H5Tget_size(type));
   const Handle space(check(H5Screate_simple(1, &initial, &maximum), "H5Screate_simple", where),
                      H5Sclose);
   const Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", where), H5Pclose);
@@ -427,6 +441,17 @@ std::vector<T> read_range(const Handle& dataset, std::uint64_t offset, std::uint
 template <typename T>
 std::vector<T> read_all(const Handle& dataset) {
   return read_range<T>(dataset, 0, length(dataset));
+}
+
+std::vector<unsigned char> read_stored_bytes(const Handle& dataset, std::size_t& element_bytes) {
+  const Handle type(check(H5Dget_type(dataset.id()), "H5Dget_type", path_of(dataset.id())),
+                    H5Tclose);
+  element_bytes = H5Tget_size(type.id());
+  const std::uint64_t rows = length(dataset);
+  std::vector<unsigned char> bytes(rows * element_bytes);
+  // The file's own type as the memory type: HDF5 converts nothing.
+  read_raw(dataset, 0, rows, type.id(), bytes.data());
+  return bytes;
 }
 
 #define WORDSENS_H5_INSTANTIATE(T)                                                    \

@@ -90,13 +90,19 @@ void delete_link(const Handle& loc, const std::string& name);
 template <typename T>
 hid_t native_type();  // double, int64, uint32, uint8
 
-/// `chunk_rows`: elements per chunk (the unit HDF5 reads, writes, allocates and checksums:
-/// every column has a Fletcher-32 checksum per chunk).
-Handle create_column(const Handle& loc, const std::string& name, hid_t type,
-                     std::uint64_t chunk_rows = 1024);
+/// The file-space page of the files create_file makes, and the bytes Fletcher-32 adds to a chunk.
+inline constexpr std::size_t kPageBytes = 4096;
+inline constexpr std::size_t kChecksumBytes = 4;
+
+/// Elements per chunk of a column: as many as fill one page with the chunk's checksum (the chunk
+/// is the unit HDF5 reads, writes, allocates and checksums; a write of one page is never torn).
+std::uint64_t page_chunk_rows(std::size_t element_bytes);
+
+/// A column: 1-D, unlimited, chunks of page_chunk_rows, a Fletcher-32 checksum per chunk.
+Handle create_column(const Handle& loc, const std::string& name, hid_t type);
 template <typename T>
-Handle create_column(const Handle& loc, const std::string& name, std::uint64_t chunk_rows = 1024) {
-  return create_column(loc, name, native_type<T>(), chunk_rows);
+Handle create_column(const Handle& loc, const std::string& name) {
+  return create_column(loc, name, native_type<T>());
 }
 /// A column of fixed-length strings of `length` bytes (NUL padded).
 Handle create_string_column(const Handle& loc, const std::string& name, std::size_t length);
@@ -126,6 +132,10 @@ std::vector<T> read_all(const Handle& dataset);
 /// Reads rows [offset, offset + count).
 template <typename T>
 std::vector<T> read_range(const Handle& dataset, std::uint64_t offset, std::uint64_t count);
+
+/// Every row as stored in the file, without conversion (little-endian numbers, NUL-padded
+/// strings); `element_bytes` receives the size of one element.
+std::vector<unsigned char> read_stored_bytes(const Handle& dataset, std::size_t& element_bytes);
 
 void append_strings(const Handle& dataset, const std::vector<std::string>& values);
 std::vector<std::string> read_strings(const Handle& dataset);

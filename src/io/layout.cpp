@@ -36,6 +36,16 @@ std::vector<Column> task_columns() {
       {c::kDone, Kind::u8, "flag", "1 once the task's rows are complete (the commit flag)"}};
 }
 
+// Last column of every record table (row_crc.hpp). It covers every value of the row, so it is
+// not reproducible when one of them is not (the wall-clock seconds): comparisons of records bit
+// for bit skip it, as they skip those.
+Column row_crc_column(bool reproducible) {
+  return {c::kRowCrc32, Kind::u32, "crc",
+          std::string("zlib CRC-32 of the row's values (FORMAT.md, \"Row checksums\")") +
+              (reproducible ? "" : "; not reproducible, as seconds is not"),
+          s::kRowCrcMinor};
+}
+
 template <typename Record>
 Table record_table(const char* group, const RecordSchema<Record>& schema,
                    std::vector<std::string> key, RowsPerTask rows, Experiment experiment) {
@@ -53,6 +63,9 @@ Table record_table(const char* group, const RecordSchema<Record>& schema,
     table.flats.push_back({field.values_dataset(), kind_of(field.type()), field.offset_column(),
                            field.length_column(), field.unit, field.meaning, field.since_minor});
   }
+  const bool reproducible = std::all_of(schema.scalars.begin(), schema.scalars.end(),
+                                        [](const auto& field) { return field.reproducible; });
+  table.columns.push_back(row_crc_column(reproducible));
   return table;
 }
 
@@ -64,7 +77,8 @@ Table witness_table() {
        {c::kPosition, Kind::i64, "position", "i* for delta, -1 otherwise"},
        {c::kRows, Kind::i64, "count", "rows of the array"},
        {c::kCols, Kind::i64, "count", "columns of the array"},
-       {c::kOffset, Kind::i64, "index", "first element of the array in values"}},
+       {c::kOffset, Kind::i64, "index", "first element of the array in values"},
+       row_crc_column(true)},
       {{c::kValues, Kind::f64, c::kOffset, "", "1", "the arrays, row-major, one after another"}},
       true,
       {c::kTaskId, c::kName},  // one array of each name per task
@@ -149,35 +163,16 @@ const Table& table(const char* group) {
 
 namespace {
 
-std::uint64_t bytes_of(Kind kind) {
+h5::Handle create_dataset(const h5::Handle& group, const std::string& name, Kind kind) {
   switch (kind) {
     case Kind::f64:
+      return h5::create_column<double>(group, name);
     case Kind::i64:
-      return 8;
+      return h5::create_column<std::int64_t>(group, name);
     case Kind::u32:
-      return 4;
+      return h5::create_column<std::uint32_t>(group, name);
     case Kind::u8:
-      return 1;
-    case Kind::str:
-      return s::kModelLength;
-    case Kind::name:
-      return s::kNameLength;
-  }
-  throw std::logic_error("unknown column kind");
-}
-
-h5::Handle create_dataset(const h5::Handle& group, const std::string& name, Kind kind,
-                          std::uint64_t rows) {
-  const std::uint64_t chunk = std::max<std::uint64_t>(rows, s::kMinChunkBytes / bytes_of(kind));
-  switch (kind) {
-    case Kind::f64:
-      return h5::create_column<double>(group, name, chunk);
-    case Kind::i64:
-      return h5::create_column<std::int64_t>(group, name, chunk);
-    case Kind::u32:
-      return h5::create_column<std::uint32_t>(group, name, chunk);
-    case Kind::u8:
-      return h5::create_column<std::uint8_t>(group, name, chunk);
+      return h5::create_column<std::uint8_t>(group, name);
     case Kind::str:
       return h5::create_string_column(group, name, s::kModelLength);
     case Kind::name:
@@ -233,12 +228,10 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   for (const auto& table : tables()) {
     const h5::Handle group = h5::create_group(file, table.group);
     for (const auto& column : table.columns) {
-      describe(create_dataset(group, column.name, column.kind, s::kChunkRows), column.unit,
-               column.meaning);
+      describe(create_dataset(group, column.name, column.kind), column.unit, column.meaning);
     }
     for (const auto& flat : table.flats) {
-      describe(create_dataset(group, flat.values, flat.kind, s::kValuesChunk), flat.unit,
-               flat.meaning);
+      describe(create_dataset(group, flat.values, flat.kind), flat.unit, flat.meaning);
     }
   }
 

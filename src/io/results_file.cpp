@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <filesystem>
 #include <map>
@@ -15,12 +16,17 @@
 #include "io/h5.hpp"
 #include "io/layout.hpp"
 #include "io/output_path.hpp"
+#include "io/row_crc.hpp"
 #include "io/schema.hpp"
 
 namespace wordsens::io {
 
 namespace c = schema::col;
 namespace fs = std::filesystem;
+
+// A row checksum covers the values as the file stores them, little-endian; the writer takes
+// them from memory.
+static_assert(std::endian::native == std::endian::little, "row checksums need little-endian");
 
 struct ResultsFile::Impl {
   std::string path;
@@ -37,6 +43,11 @@ struct ResultsFile::Impl {
   bool save_witness = false;
   bool sync = true;     // flush around each record (merge turns it off while it builds a file)
   bool broken = false;  // an append failed half-way: refuse further writes
+  // The row being appended: the stored bytes of each of its elements (by column or flat array
+  // name), from which its row checksum is computed; and the plan of each record table's checksum
+  // (none for a table without row_crc32: a file of format 1.5 resumed).
+  mutable std::map<std::string, std::string> row_bytes;
+  std::map<std::string, detail::RowCrcPlan> crc_plans;
 
   Impl() = default;
   Impl(const Impl&) = delete;
@@ -76,16 +87,45 @@ struct ResultsFile::Impl {
   template <typename T>
   void add(const char* group, const std::string& name, T value) const {
     h5::append(dataset(group, name), std::vector<T>{value});
+    row_bytes[name].assign(reinterpret_cast<const char*>(&value), sizeof value);
+  }
+  template <typename T>
+  void add_flat(const char* group, const std::string& name, const std::vector<T>& values) const {
+    if (!values.empty()) h5::append(dataset(group, name), values);
+    row_bytes[name].assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  }
+  void add_name(const char* group, const std::string& name, const std::string& value) const {
+    h5::append_strings(dataset(group, name), {value});
+    std::string stored = value;
+    stored.resize(schema::kNameLength, '\0');  // fixed length, NUL padded
+    row_bytes[name] = stored;
+  }
+  // Ends the row: its checksum from the bytes its elements were appended with.
+  void add_row_crc(const char* group) const {
+    const auto plan = crc_plans.find(group);
+    if (plan == crc_plans.end()) return;
+    const std::uint32_t crc = detail::row_crc32(
+        plan->second,
+        [&](const std::string& name) -> std::string_view { return row_bytes.at(name); },
+        [&](const detail::FlatArray& flat) -> std::string_view {
+          return row_bytes.at(flat.values);
+        });
+    add(group, c::kRowCrc32, crc);
+    row_bytes.clear();
   }
 
   void open_all() {
+    crc_plans.clear();
     for (const auto& table : detail::tables()) {
       std::vector<std::string> names;
       for (const auto& column : table.columns) names.push_back(column.name);
       for (const auto& flat : table.flats) names.push_back(flat.values);
       for (const auto& name : names) {
         const std::string key = std::string(table.group) + "/" + name;
+        // A file of format 1.5 (resumable) has no row checksums: its rows get none.
+        if (name == c::kRowCrc32 && !h5::exists(file, key)) continue;
         datasets.emplace(key, h5::open_dataset(file, key));
+        if (name == c::kRowCrc32) crc_plans.emplace(table.group, detail::row_crc_plan(table));
       }
     }
     tasks = detail::read_tasks(file);
@@ -122,25 +162,26 @@ struct ResultsFile::Impl {
   template <typename Record>
   void add_record(const char* group, const RecordSchema<Record>& schema,
                   const Record& record) const {
+    row_bytes.clear();
     for (const auto& field : schema.ragged) {
       std::visit(
           [&](auto member) {
             const auto& values = record.*member;
-            const h5::Handle& flat = dataset(group, field.values_dataset());
-            const auto offset = static_cast<std::int64_t>(h5::length(flat));
-            std::int64_t length = 0;
-            if (!values.empty() && (save_witness || !field.witness_only)) {
-              h5::append(flat, values);
-              length = static_cast<std::int64_t>(values.size());
-            }
+            const auto offset =
+                static_cast<std::int64_t>(h5::length(dataset(group, field.values_dataset())));
+            const bool stored = save_witness || !field.witness_only;
+            using Values = std::decay_t<decltype(values)>;
+            add_flat(group, field.values_dataset(), stored ? values : Values{});
             add(group, field.offset_column(), offset);
-            add(group, field.length_column(), length);
+            add(group, field.length_column(),
+                static_cast<std::int64_t>(stored ? values.size() : 0));
           },
           field.member);
     }
     for (const auto& field : schema.scalars) {
       std::visit([&](auto member) { add(group, field.name, record.*member); }, field.member);
     }
+    add_row_crc(group);
   }
 
   // The commit point of a task: its rows are on disk before its done flag is.
@@ -473,17 +514,19 @@ void ResultsFile::append_arrays(const std::vector<NamedArray>& arrays) {
   m.guarded([&] {
     const char* g = schema::kWitness;
     for (const auto& array : arrays) {
-      const h5::Handle& flat = m.dataset(g, c::kValues);
-      const auto offset = static_cast<std::int64_t>(h5::length(flat));
+      const auto offset = static_cast<std::int64_t>(h5::length(m.dataset(g, c::kValues)));
+      m.row_bytes.clear();
       // Matrix is row-major, so its storage is the row-major flattening FORMAT.md promises.
-      h5::append(flat, std::vector<double>(array.values.data(),
-                                           array.values.data() + array.values.size()));
+      m.add_flat(
+          g, c::kValues,
+          std::vector<double>(array.values.data(), array.values.data() + array.values.size()));
       m.add(g, c::kTaskId, array.task_id);
-      h5::append_strings(m.dataset(g, c::kName), {array.name});
+      m.add_name(g, c::kName, array.name);
       m.add(g, c::kPosition, array.position);
       m.add(g, c::kRows, static_cast<std::int64_t>(array.values.rows()));
       m.add(g, c::kCols, static_cast<std::int64_t>(array.values.cols()));
       m.add(g, c::kOffset, offset);
+      m.add_row_crc(g);
     }
   });
 }

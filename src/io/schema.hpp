@@ -10,16 +10,20 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 5;
+inline constexpr int kFormatMinor = 6;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
-// that no record of the file lacks the guarantee.
+// that no record of the file lacks the guarantee. A 1.5 file lacks only row_crc32 (1.6): the
+// rows appended to it get none, as its others have none.
 inline constexpr int kResumeMinor = 5;
 // The first minor version whose datasets all carry a Fletcher-32 checksum per chunk, whose
 // string attributes are fixed-length (none in HDF5's unchecked global heap), and whose root has
 // the task table's checksum (attr::kTaskTableCrc32).
 inline constexpr int kChecksumMinor = 5;
+// The first minor version whose record tables have a checksum per row (col::kRowCrc32): chunks
+// are one page from then on, and a page of zeros is a valid chunk; the row checksum sees it.
+inline constexpr int kRowCrcMinor = 6;
 
 // Root attributes (provenance).
 namespace attr {
@@ -99,15 +103,12 @@ inline constexpr const char* kValues = "values";
 inline constexpr const char* kCount = "count";  // int64
 inline constexpr std::array<const char*, 6> kStatistics = {"mean",   "std", "sem",
                                                            "median", "q05", "q95"};
+// zlib CRC-32 of a record row (row_crc.hpp), uint32; format 1.6 on.
+inline constexpr const char* kRowCrc32 = "row_crc32";
 }  // namespace col
 
-inline constexpr std::size_t kModelLength = 16;         // bytes of /tasks/model, /summary/*/model
-inline constexpr std::size_t kNameLength = 32;          // bytes of /witness/name (NUL padded)
-inline constexpr unsigned long long kChunkRows = 1024;  // chunk of the row columns
-inline constexpr unsigned long long kValuesChunk = 16384;  // chunk of the flat value arrays
-// Least bytes of a chunk (narrow columns get more rows): a zeroed 4 KB disk block then never
-// covers a whole chunk with its checksum, which would read as a valid chunk of zeros.
-inline constexpr unsigned long long kMinChunkBytes = 8192;
+inline constexpr std::size_t kModelLength = 16;  // bytes of /tasks/model, /summary/*/model
+inline constexpr std::size_t kNameLength = 32;   // bytes of /witness/name (NUL padded)
 
 // Configuration keys that legitimately differ between the shards of one job array; merge
 // ignores them when comparing config_text and drops them from the output's config_text.

@@ -89,6 +89,22 @@ def test_a_flipped_value_is_refused_naming_dataset_and_rows(clean, tmp_path):
     assert info(path).returncode == 1
 
 
+@pytest.mark.parametrize("dataset", ["gen/t1", "ws/position_S_values", "ws/row_crc32"])
+def test_a_page_of_zeros_over_a_chunk_is_refused_by_the_row_checksums(clean, tmp_path, dataset):
+    """A chunk is one page (format 1.6): zeroed with its Fletcher-32 checksum, it reads back as
+    zeros, which the rows' row_crc32 does not match, in a row column or a flat array."""
+    path = copy(clean, tmp_path)
+    with h5py.File(path, "r") as f:
+        assert f.attrs["format_version"][1] >= 6
+        at = f[dataset].id.get_chunk_info(0).byte_offset
+    with open(path, "r+b") as f:
+        f.seek(at - at % 4096)
+        f.write(bytes(4096))
+    with pytest.raises(DamagedFileError, match="do not match their checksum row_crc32"):
+        read_results(path)
+    assert info(path).returncode == 1
+
+
 def test_a_damaged_global_heap_is_refused_before_h5py_reads_it(clean, tmp_path):
     """Strings of files before 1.5 live in the global heap: h5py died of SIGSEGV on a flipped
     size there. Run in a child process, so that a crash is seen as a crash."""

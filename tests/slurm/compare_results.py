@@ -5,9 +5,9 @@ Usage: compare_results.py REFERENCE.h5 CANDIDATE.h5
 
 Records of /ws and /gen are keyed by (task_id[, training, objective]) and compared column by
 column, floats by their bit patterns (so NaN == NaN and -0.0 != 0.0), leaving out what may
-legitimately differ between runs: `seconds` (wall time) and the `<x>_offset` columns of ragged
-columns (where a row's values start in the flat array `<x>_values`, which depends on the order
-records arrived). Ragged values (witnesses, examined positions, per-position S) are compared row
+legitimately differ between runs: `seconds` (wall time), `row_crc32` (which covers it) and the
+`<x>_offset` columns of ragged columns (where a row's values start in the flat array
+`<x>_values`, which depends on the order records arrived). Ragged values (witnesses, examined positions, per-position S) are compared row
 by row instead. Also checks that the candidate has no duplicated record, that
 its task table equals the reference's and that every task is done.
 Exit 0 when identical, 1 with one line per difference otherwise.
@@ -17,7 +17,7 @@ import sys
 import h5py
 import numpy as np
 
-IGNORED = {"seconds"}
+IGNORED = {"seconds", "row_crc32"}
 
 
 def ragged_bases(columns):

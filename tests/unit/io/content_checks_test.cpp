@@ -135,6 +135,36 @@ TEST_F(ContentChecksTest, AFlippedValueIsNamedWithItsDatasetAndRows) {
   }
 }
 
+// A page of zeros over a whole chunk and its Fletcher-32 checksum reads back as zeros (chunks
+// are one page since 1.6); the row checksums see it, in a row column and in a flat array.
+TEST_F(ContentChecksTest, APageOfZerosOverAChunkIsFoundByTheRowChecksums) {
+  const auto tasks = make_tasks(3, 0);
+  const double in_column = 1234.5678125, in_flat = 8765.4321875;  // values easy to find
+  for (const double marker : {in_column, in_flat}) {
+    write(tasks, [&](WsRecord& r) {
+      r.phi_norm = in_column;
+      r.position_S = {in_flat};
+      r.examined = {0};
+    });
+    ASSERT_TRUE(check_results(path("r.h5")).problems.empty());
+    const std::string bytes(reinterpret_cast<const char*>(&marker), sizeof marker);
+    const std::size_t at = find(path("r.h5"), bytes);
+    ASSERT_NE(at, std::string::npos);
+    {
+      std::fstream f(path("r.h5"), std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(at - at % 4096));
+      const std::string zeros(4096, '\0');
+      f.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+    }
+    const Diagnosis d = check_results(path("r.h5"));
+    EXPECT_FALSE(names(d, "cannot be read back")) << "Fletcher-32 saw it:\n" << problems_of(d);
+    EXPECT_TRUE(names(d, "/ws has rows that do not match their checksum row_crc32"))
+        << problems_of(d);
+    EXPECT_THROW((void)read_results(path("r.h5")), DamagedFileError);
+    std::filesystem::remove(path("r.h5"));
+  }
+}
+
 TEST_F(ContentChecksTest, NoGlobalHeapInANewFile) {
   write(make_tasks(2, 1));
   EXPECT_EQ(find(path("r.h5"), "GCOL"), std::string::npos);
