@@ -1,10 +1,9 @@
 // The checksum of a record row (row_crc.hpp).
 #include "io/row_crc.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 
+#include "io/crc32.hpp"
 #include "io/schema.hpp"
 
 namespace wordsens::io::detail {
@@ -31,15 +30,10 @@ RowCrcPlan row_crc_plan(const Table& table) {
 std::uint32_t row_crc32(const RowCrcPlan& plan,
                         const std::function<std::string_view(const std::string&)>& column,
                         const std::function<std::string_view(const FlatArray&)>& flat) {
-  uLong crc = crc32_z(0, nullptr, 0);
-  const auto add = [&](std::string_view bytes) {
-    // zlib's crc32 of a null buffer returns the initial value, whatever the crc so far.
-    if (bytes.empty()) return;
-    crc = crc32_z(crc, reinterpret_cast<const Bytef*>(bytes.data()), bytes.size());
-  };
-  for (const auto& name : plan.columns) add(column(name));
-  for (const FlatArray* array : plan.flats) add(flat(*array));
-  return static_cast<std::uint32_t>(crc);
+  Crc32 crc;
+  for (const auto& name : plan.columns) crc.add(column(name));
+  for (const FlatArray* array : plan.flats) crc.add(flat(*array));
+  return crc.value();
 }
 
 }  // namespace wordsens::io::detail
