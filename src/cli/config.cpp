@@ -196,7 +196,7 @@ auto parse_keyed(const std::string& key, const std::string& text, const std::str
                  Parse parse) -> decltype(parse(text)) {
   try {
     return parse(text);
-  } catch (const std::invalid_argument&) {
+  } catch (const InputError&) {
     throw_bad_value(key, text, expected);
   }
 }
@@ -217,7 +217,7 @@ bool some_task_changes_several_words(const StudyConfig& s) {
       const auto words = words_at(s, n);
       if (!words.empty() && words.back() >= 2) return true;
     }
-  } catch (const std::invalid_argument&) {
+  } catch (const InputError&) {
     return true;  // m > n ≥ 1 (plan_tasks says so)
   }
   return false;
@@ -230,8 +230,7 @@ void resolve_words(const Raw& r, StudyConfig& s) {
   if (!r.words_fraction.empty())
     s.grid.words_fraction = parse_fraction_list("words-fraction", r.words_fraction);
   if (s.grid.words.empty() && s.grid.words_fraction.empty()) {
-    throw std::invalid_argument(
-        "words and words-fraction are both empty: no number of changed words");
+    throw InputError("words and words-fraction are both empty: no number of changed words");
   }
   s.search.word_sets =
       parse_keyed("word-sets", r.word_sets, "first, random:r (r >= 1) or greedy",
@@ -243,7 +242,7 @@ void resolve_words(const Raw& r, StudyConfig& s) {
       std::any_of(s.grid.models.begin(), s.grid.models.end(),
                   [](const auto& m) { return model_traits(m).marginal_sampler; });
   if (ws && marginal_sampler && s.rf_sampling == RfSampling::marginal) {
-    throw std::invalid_argument(
+    throw InputError(
         "rf-sampling = marginal cannot take words >= 2 (it draws single word blocks): use the "
         "full sampler");
   }
@@ -281,17 +280,13 @@ StudyConfig resolve_study(const Raw& r) {
   const auto max_trials =
       parse_integer_value("max-trials", r.max_trials, 0, StudyLimits::max_trials);
   if (first_trial > 0 && max_trials == 0) {
-    throw UsageError("first-trial = '" + r.first_trial +
+    throw InputError("first-trial = '" + r.first_trial +
                      "': needs max-trials (the study's largest trial count, which keys every "
                      "trial's random streams)");
   }
   s.grid.first_trial = static_cast<std::uint32_t>(first_trial);
   s.grid.max_trials = static_cast<std::uint32_t>(max_trials);
-  try {
-    s.grid.select = PointSelection::parse(r.select);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  s.grid.select = PointSelection::parse(r.select);
   s.seed = static_cast<std::uint32_t>(parse_integer_value("seed", r.seed, 0, 4294967295LL));
   s.search.positions =
       parse_keyed("positions", r.positions, "all, first or random:m (m >= 1)",
@@ -330,13 +325,13 @@ po::parsed_options file_options(const std::vector<IniEntry>& entries,
   for (const IniEntry& entry : entries) {
     const std::string at = where + ":" + std::to_string(entry.line) + ": ";
     if (const std::string renamed = renamed_key(entry.key); !renamed.empty()) {
-      throw UsageError(at + "key " + entry.key + " is now spelled " + renamed);
+      throw InputError(at + "key " + entry.key + " is now spelled " + renamed);
     }
     if (kCommandLineOnly.count(entry.key) != 0) {
-      throw UsageError(at + "'" + entry.key + "' is an option of the command line, not a key");
+      throw InputError(at + "'" + entry.key + "' is an option of the command line, not a key");
     }
     if (described.find_nothrow(entry.key, /*approx=*/false) == nullptr) {
-      throw UsageError(at + "unknown key '" + entry.key + "' (wordsens run --help lists the keys)");
+      throw InputError(at + "unknown key '" + entry.key + "' (wordsens run --help lists the keys)");
     }
     po::option option(entry.key, {entry.value});
     option.original_tokens = {entry.key, entry.value};
@@ -421,10 +416,10 @@ std::string read_config_file(const std::string& path) {
   const std::string name = "configuration file '" + path + "'";
   // O_NONBLOCK: opening a FIFO that no process writes would wait forever; it is refused below.
   const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (descriptor < 0) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
+  if (descriptor < 0) throw InputError("cannot read " + name + ": " + std::strerror(errno));
   const auto fail = [&](const std::string& message) {
     ::close(descriptor);
-    throw UsageError(message);
+    throw InputError(message);
   };
   struct stat status {};
   if (::fstat(descriptor, &status) != 0) fail("cannot read " + name + ": " + std::strerror(errno));
@@ -458,11 +453,11 @@ std::string read_config_file(const std::string& path) {
     if (control) {
       char code[8];
       std::snprintf(code, sizeof code, "0x%02x", byte);
-      throw UsageError(name + " is not a text file (byte " + code + (byte == 0x7f ? " (DEL)" : "") +
+      throw InputError(name + " is not a text file (byte " + code + (byte == 0x7f ? " (DEL)" : "") +
                        " on line " + std::to_string(line) + ")");
     }
     if (text.compare(i, bom.size(), bom) == 0) {
-      throw UsageError(name + " has an invisible byte-order mark (U+FEFF) on line " +
+      throw InputError(name + " has an invisible byte-order mark (U+FEFF) on line " +
                        std::to_string(line) + ": remove it");
     }
   }
@@ -547,7 +542,7 @@ RunOptions parse_run_options(int argc, char** argv) {
                     .run(),
                 vm);
     } catch (const po::error& e) {
-      throw UsageError(command_line_error(e));
+      throw InputError(command_line_error(e));
     }
     // --help is answered without reading the file (which may be the problem).
     const bool help = vm.count("help") != 0 && vm["help"].as<bool>();
@@ -563,10 +558,8 @@ RunOptions parse_run_options(int argc, char** argv) {
       po::store(parsed, vm);
     }
     po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  } catch (const std::invalid_argument& e) {  // a renamed option, a bad line of the file
-    throw UsageError(e.what());
+  } catch (const po::error& e) {  // boost's type, from reading the file's values
+    throw InputError(e.what());
   }
   options.help = r.help;
   if (options.help) return options;
@@ -574,8 +567,8 @@ RunOptions parse_run_options(int argc, char** argv) {
   try {
     options.study = resolve_study(r);
     resolve_run(r, options);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(located(e.what(), origin));
+  } catch (const InputError& e) {  // the same error, with the file and line of its key
+    throw InputError(located(e.what(), origin));
   }
   return options;
 }

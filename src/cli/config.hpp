@@ -4,23 +4,17 @@
 // can be checked without touching a file, so bad input fails with one line and exit code 2
 // before the results file is opened.
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/key_format.hpp"
+#include "core/errors.hpp"
 #include "data/data_source.hpp"
 #include "driver/run_options.hpp"
 
 namespace wordsens::cli {
 
-/// Bad command line or configuration: one-line message, exit code 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Parses argv of `wordsens run` (argv[0] is "run"). Throws UsageError (one line).
+/// Parses argv of `wordsens run` (argv[0] is "run"). Throws InputError (one line).
 [[nodiscard]] RunOptions parse_run_options(int argc, char** argv);
 
 /// The task table a stored configuration text (a results file's config_text) plans: the text
@@ -44,7 +38,7 @@ void install_task_planner();
 
 /// The data source named by `data` (config_data_source.cpp: the one switch between sources),
 /// checked against every one of `tasks` (e.g. enough long-enough texts, finite tokens) and, for
-/// a file, holding in memory just the sequences they use. Throws UsageError for an unusable
+/// a file, holding in memory just the sequences they use. Throws InputError for an unusable
 /// source.
 [[nodiscard]] std::unique_ptr<DataSource> make_data_source(const StudyConfig& study,
                                                            const std::vector<TaskSpec>& tasks);
@@ -54,7 +48,7 @@ void install_task_planner();
 
 /// The fingerprint of every input file, one line each: "<data> size=<bytes> mtime=<UTC>
 /// content=<hash of the datasets used>" (io::RunProvenance::input_fingerprints); "" for
-/// synthetic data. Reads each file whole. Throws UsageError when a file cannot be read.
+/// synthetic data. Reads each file whole. Throws InputError when a file cannot be read.
 [[nodiscard]] std::string input_fingerprints(const StudyConfig& study);
 
 }  // namespace wordsens::cli

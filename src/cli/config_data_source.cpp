@@ -2,7 +2,6 @@
 // that reads a file (`embeddings:<path>`) is opened here, through the io layer, and checked
 // against every task before the run starts.
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "cli/config.hpp"
@@ -21,22 +20,15 @@ bool is_embeddings(const StudyConfig& study) {
 // tasks use into memory: the computing threads never touch HDF5.
 std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
                                               const std::vector<TaskSpec>& tasks) {
-  const std::string& path = study.data.path;
-  try {
-    const auto file = io::EmbeddingsFile::open(path);
-    std::vector<TextUse> uses;
-    for (const TaskSpec& task : tasks) uses.push_back(text_use(task));
-    const EmbeddingsNeeds needs = embeddings_needs(file, study.seed, uses);
-    auto table =
-        std::make_shared<const EmbeddingsTable>(file.load(needs.sequences, needs.n, needs.d));
-    // NaN/Inf or all-zero tokens: refused now (exit 2), not when a task meets them mid-run.
-    check_token_values(*table, needs);
-    return std::make_unique<EmbeddingsDataSource>(std::move(table), study.seed);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  } catch (const std::runtime_error& e) {
-    throw UsageError("embeddings file " + path + ": " + e.what());
-  }
+  const auto file = io::EmbeddingsFile::open(study.data.path);
+  std::vector<TextUse> uses;
+  for (const TaskSpec& task : tasks) uses.push_back(text_use(task));
+  const EmbeddingsNeeds needs = embeddings_needs(file, study.seed, uses);
+  auto table =
+      std::make_shared<const EmbeddingsTable>(file.load(needs.sequences, needs.n, needs.d));
+  // NaN/Inf or all-zero tokens: refused now (exit 2), not when a task meets them mid-run.
+  check_token_values(*table, needs);
+  return std::make_unique<EmbeddingsDataSource>(std::move(table), study.seed);
 }
 
 }  // namespace
@@ -49,7 +41,7 @@ std::unique_ptr<DataSource> make_data_source(const StudyConfig& study,
     case DataSpec::Kind::embeddings:
       return embeddings_source(study, tasks);
   }
-  throw UsageError("data = '" + study.data.to_string() + "': unknown data source");
+  throw InputError("data = '" + study.data.to_string() + "': unknown data source");
 }
 
 std::vector<std::string> input_file_paths(const StudyConfig& study) {
@@ -59,14 +51,8 @@ std::vector<std::string> input_file_paths(const StudyConfig& study) {
 
 std::string input_fingerprints(const StudyConfig& study) {
   if (!is_embeddings(study)) return "";
-  const std::string& path = study.data.path;
-  try {
-    return study.data.to_string() + " " + io::EmbeddingsFile::open(path).fingerprint() + "\n";
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  } catch (const std::runtime_error& e) {
-    throw UsageError("embeddings file " + path + ": " + e.what());
-  }
+  return study.data.to_string() + " " + io::EmbeddingsFile::open(study.data.path).fingerprint() +
+         "\n";
 }
 
 }  // namespace wordsens::cli

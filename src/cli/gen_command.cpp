@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/trial_options.hpp"
+#include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/trained_head.hpp"
@@ -94,9 +95,9 @@ int gen_command(int argc, char** argv) {
     probe_spec.sampling = RfSampling::full;
     const auto probe = make_feature_map(probe_spec, {static_cast<std::uint32_t>(a.seed), 0});
     if (a.N >= probe->feature_dim()) {
-      throw std::invalid_argument("N ≥ p (N = " + std::to_string(a.N) +
-                                  ", p = " + std::to_string(probe->feature_dim()) +
-                                  "): the min-norm head needs fewer samples than features");
+      throw InputError("N ≥ p (N = " + std::to_string(a.N) +
+                       ", p = " + std::to_string(probe->feature_dim()) +
+                       "): the min-norm head needs fewer samples than features");
     }
   } catch (const std::exception& e) {  // boost's errors and ours: a usage error
     std::cerr << "wordsens gen: error: " << printable(e.what()) << " (see wordsens gen --help)\n";

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "io/build_provenance.hpp"
 #include "io/results_file.hpp"
@@ -148,27 +149,20 @@ int info_command(int argc, char** argv) {
     if (!columns.empty()) {
       const std::vector<std::string> groups{"/tasks", "/ws", "/gen", "/witness"};
       if (std::find(groups.begin(), groups.end(), columns) == groups.end()) {
-        throw std::invalid_argument("--columns takes /tasks, /ws, /gen or /witness, not '" +
-                                    columns + "'");
+        throw InputError("--columns takes /tasks, /ws, /gen or /witness, not '" + columns + "'");
       }
       std::cout << io::column_table_markdown(columns);
       return kExitOk;
     }
-    if (path.empty()) throw std::invalid_argument("no file given");
+    if (path.empty()) throw InputError("no file given");
   } catch (const std::exception& e) {
     std::cerr << "wordsens info: error: " << printable(e.what()) << " (see wordsens info --help)\n";
     return kExitUsage;
   }
-  try {
-    if (check) return print_check(path);
-    print(path, io::read_results(path, io::ReadOptions{false}), show_config);
-  } catch (const io::InputError& e) {
-    std::cerr << "wordsens info: error: " << printable(e.what()) << "\n";
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "wordsens info: error: " << printable(e.what()) << "\n";
-    return kExitFailure;
-  }
+  // A missing or foreign file (InputError) and a damaged one reach main's one mapping to exit
+  // codes.
+  if (check) return print_check(path);
+  print(path, io::read_results(path, io::ReadOptions{false}), show_config);
   return kExitOk;
 }
 

@@ -1,4 +1,5 @@
 #include "cli/ini_text.hpp"
+#include "core/errors.hpp"
 
 #include <map>
 #include <stdexcept>
@@ -28,19 +29,19 @@ std::vector<IniEntry> parse_ini_text(const std::string& text, const std::string&
     line = trim(line);
     if (line.empty() || line[0] == ';') continue;
     if (line.front() == '[') {
-      throw std::invalid_argument(at + "section header '" + line +
-                                  "': sections are not supported, write the keys without one");
+      throw InputError(at + "section header '" + line +
+                       "': sections are not supported, write the keys without one");
     }
     const auto equals = line.find('=');
     if (equals == std::string::npos) {
-      throw std::invalid_argument(at + "'" + line + "' is not a `key = value` line");
+      throw InputError(at + "'" + line + "' is not a `key = value` line");
     }
     IniEntry entry{trim(line.substr(0, equals)), trim(line.substr(equals + 1)), number};
-    if (entry.key.empty()) throw std::invalid_argument(at + "no key before '='");
+    if (entry.key.empty()) throw InputError(at + "no key before '='");
     const auto [previous, fresh] = first_line.emplace(entry.key, number);
     if (!fresh) {
-      throw std::invalid_argument(at + "key '" + entry.key + "' given twice (also on line " +
-                                  std::to_string(previous->second) + ")");
+      throw InputError(at + "key '" + entry.key + "' given twice (also on line " +
+                       std::to_string(previous->second) + ")");
     }
     entries.push_back(std::move(entry));
   }

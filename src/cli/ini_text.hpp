@@ -17,7 +17,7 @@ struct IniEntry {
 /// the line; spaces, tabs and a carriage return around the key and the value are dropped (so
 /// `trials =  5 ` is `trials` = `5`); the value may be empty. There are no sections: a
 /// `[name]` line is refused rather than silently renaming every key below it. Throws
-/// std::invalid_argument "<where>:<line>: …" for a section header, a line without '=', an empty
+/// InputError "<where>:<line>: …" for a section header, a line without '=', an empty
 /// key, or a key given twice.
 [[nodiscard]] std::vector<IniEntry> parse_ini_text(const std::string& text,
                                                    const std::string& where);

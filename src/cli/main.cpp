@@ -10,6 +10,7 @@
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/standard_streams.hpp"
+#include "core/errors.hpp"
 #include "core/memory_reuse.hpp"
 #include "core/printable.hpp"
 #include "wordsens/version.hpp"
@@ -31,7 +32,9 @@ void print_usage(std::ostream& out) {
          "  version      print the software version and git sha\n";
 }
 
-// The command's exit code; its errors are one line on stderr.
+// The command's exit code; its errors are one line on stderr. The one mapping of exceptions to
+// exit codes (README "Exit codes"): InputError 2, anything else (a damaged file, a failed
+// computation or write) 1.
 int dispatch(std::string_view command, int argc, char** argv) {
   using namespace wordsens::cli;
   try {
@@ -49,6 +52,10 @@ int dispatch(std::string_view command, int argc, char** argv) {
       print_usage(std::cout);
       return kExitOk;
     }
+  } catch (const wordsens::InputError& e) {  // bad input, whichever layer found it
+    std::cerr << "wordsens " << wordsens::printable(command)
+              << ": error: " << wordsens::printable(e.what()) << "\n";
+    return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << "wordsens " << wordsens::printable(command) << ": error: out of memory\n";
     return kExitFailure;

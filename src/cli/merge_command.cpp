@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "io/results_file.hpp"
 
@@ -50,12 +51,12 @@ int merge_command(int argc, char** argv) {
       return kExitOk;
     }
     po::notify(vm);
-    if (inputs.empty()) throw std::invalid_argument("no input files");
-    if (output.empty()) throw std::invalid_argument("the output file is missing (-o ALL.h5)");
+    if (inputs.empty()) throw InputError("no input files");
+    if (output.empty()) throw InputError("the output file is missing (-o ALL.h5)");
     for (const auto& input : inputs) {
       std::error_code error;
       if (std::filesystem::equivalent(input, output, error)) {
-        throw std::invalid_argument("the output " + output + " is also an input");
+        throw InputError("the output " + output + " is also an input");
       }
     }
   } catch (const std::exception& e) {
@@ -66,15 +67,8 @@ int merge_command(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i)
     command_line += (i == 0 ? "wordsens " : " ") + std::string(argv[i]);
-  try {
-    io::ResultsFile::merge(inputs, output, overwrite, command_line, allow_mixed_builds);
-  } catch (const io::InputError& e) {
-    std::cerr << "wordsens merge: error: " << printable(e.what()) << "\n";
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "wordsens merge: error: " << printable(e.what()) << "\n";
-    return kExitFailure;
-  }
+  // Refused inputs (InputError) and failures reach main's one mapping to exit codes.
+  io::ResultsFile::merge(inputs, output, overwrite, command_line, allow_mixed_builds);
   std::cout << "merged " << inputs.size() << " files into " << printable(output) << "\n";
   return kExitOk;
 }

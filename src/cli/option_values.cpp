@@ -1,4 +1,5 @@
 #include "cli/option_values.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +10,7 @@
 namespace wordsens::cli {
 
 void throw_bad_value(const std::string& key, const std::string& text, const std::string& expected) {
-  throw std::invalid_argument(key + " = '" + text + "': expected " + expected);
+  throw InputError(key + " = '" + text + "': expected " + expected);
 }
 
 long long parse_integer_value(const std::string& key, const std::string& text, long long lo,

@@ -9,7 +9,7 @@
 
 namespace wordsens::cli {
 
-/// "<key> = '<text>': expected <expected>" as a std::invalid_argument.
+/// "<key> = '<text>': expected <expected>" as an InputError.
 [[noreturn]] void throw_bad_value(const std::string& key, const std::string& text,
                                   const std::string& expected);
 

@@ -1,4 +1,5 @@
 #include "cli/renamed_options.hpp"
+#include "core/errors.hpp"
 
 #include <array>
 #include <stdexcept>
@@ -32,7 +33,7 @@ void reject_renamed_options(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) continue;
     if (const Renamed* r = find(arg.substr(2, arg.find('=') - 2))) {
-      throw std::invalid_argument("--" + std::string(r->old_name) + ": now spelled " + r->option);
+      throw InputError("--" + std::string(r->old_name) + ": now spelled " + r->option);
     }
   }
 }

@@ -7,7 +7,7 @@
 
 namespace wordsens::cli {
 
-/// Throws std::invalid_argument naming the new spelling when argv uses an old option name
+/// Throws InputError naming the new spelling when argv uses an old option name
 /// ("--origin-starts: now spelled --near-origin-starts").
 void reject_renamed_options(int argc, char** argv);
 

@@ -12,9 +12,9 @@
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/run_report.hpp"
+#include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "driver/run_study.hpp"
-#include "io/errors.hpp"
 #include "models/shared/feature_map.hpp"
 #include "parallel/mpi_session.hpp"
 #include "parallel/stop.hpp"
@@ -47,7 +47,7 @@ bool launcher_rank_is_zero() {
 
 void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& study) {
   for (const TaskSpec& t : tasks) {
-    if (const auto problem = model_size_problem(model_spec(t, study))) throw UsageError(*problem);
+    if (const auto problem = model_size_problem(model_spec(t, study))) throw InputError(*problem);
   }
 }
 
@@ -76,7 +76,7 @@ void check_output(const RunOptions& options) {
   for (const auto& [path, what] : inputs) {
     std::error_code error;
     if (path == options.output || std::filesystem::equivalent(path, options.output, error)) {
-      throw UsageError("the output " + options.output + " is the " + what + " of this run");
+      throw InputError("the output " + options.output + " is the " + what + " of this run");
     }
   }
 }
@@ -102,15 +102,11 @@ int run_command(int argc, char** argv) {
       if (print) std::cout << run_help_text();
       return kExitOk;
     }
-    try {
-      tasks = plan_tasks(options.study);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+    tasks = plan_tasks(options.study);
     check_model_sizes(tasks, options.study);
     data = make_data_source(options.study, tasks);
     if (!options.dry_run) check_output(options);
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     // Every rank finds the same error; rank 0 prints it. Under mpirun the first rank to exit
     // non-zero makes mpirun TERM the others: the other ranks wait so that rank 0 says why first,
     // and a TERM reaching rank 0 after that adds no "interrupted" line.
@@ -135,13 +131,8 @@ int run_command(int argc, char** argv) {
 
   parallel::MpiSession session(&argc, &argv);
   // Rank 0 reads the input files whole for their fingerprints, when it opens the output.
-  const StudyInputs inputs{tasks, *data, [&study = options.study] {
-                             try {
-                               return input_fingerprints(study);
-                             } catch (const UsageError& e) {
-                               throw io::InputError(e.what());
-                             }
-                           }};
+  const StudyInputs inputs{tasks, *data,
+                           [&study = options.study] { return input_fingerprints(study); }};
   const StudyOutcome outcome = run_study(options, inputs, session, std::cerr);
   const int code = exit_code(outcome.end);
   if (!outcome.started) {

@@ -1,4 +1,5 @@
 #include "cli/search_options.hpp"
+#include "core/errors.hpp"
 
 #include <limits>
 #include <stdexcept>
@@ -98,7 +99,7 @@ void apply_search_options(const SearchOptionValues& v, StudyConfig& study) {
       parse_integer_value("budget-check", v.budget_check, 0, kMaxBudgetCheck, budget_range));
   if (budget_check == 1) throw_bad_value("budget-check", v.budget_check, budget_range);
   if (sphere_starts + near_origin_starts == 0 && !guided_start) {
-    throw std::invalid_argument(
+    throw InputError(
         "sphere-starts = 0, near-origin-starts = 0, guided-start = false: no ascent start (set "
         "one of them)");
   }

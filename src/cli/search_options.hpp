@@ -24,7 +24,7 @@ void add_search_options(boost::program_options::options_description& options,
                         SearchOptionValues& values, bool ws_options, KeyFormats* formats = nullptr);
 
 /// Parses the values, checks ranges and spellings and copies them into `study`; throws
-/// std::invalid_argument with one line starting with the key ("max-evals = '0': expected …").
+/// InputError with one line starting with the key ("max-evals = '0': expected …").
 void apply_search_options(const SearchOptionValues& values, StudyConfig& study);
 
 }  // namespace wordsens::cli

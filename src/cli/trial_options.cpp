@@ -1,4 +1,5 @@
 #include "cli/trial_options.hpp"
+#include "core/errors.hpp"
 
 #include <cstdint>
 #include <iostream>
@@ -58,7 +59,7 @@ bool parse_command_line(int argc, char** argv, const po::options_description& op
 }
 
 void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument(message);
+  if (!ok) throw InputError(message);
 }
 
 ModelSpec checked_model_spec(const po::variables_map& vm, const TrialOptions& t) {

@@ -27,7 +27,7 @@ void add_trial_options(boost::program_options::options_description& options, Tri
                        const std::string& positions_help, bool ws_options);
 
 /// The search settings of the command line as a StudyConfig (positions and search options), for
-/// ws_options() and gen_options(). Throws std::invalid_argument with one line.
+/// ws_options() and gen_options(). Throws InputError with one line.
 [[nodiscard]] StudyConfig checked_search_settings(const TrialOptions& t);
 
 /// Parses argv into vm; prints the options and returns false for --help (the command then exits
@@ -36,11 +36,11 @@ void add_trial_options(boost::program_options::options_description& options, Tri
                                       const boost::program_options::options_description& options,
                                       boost::program_options::variables_map& vm);
 
-/// Throws std::invalid_argument(message) unless ok (the commands report it as a usage error).
+/// Throws InputError(message) unless ok (the commands report it as a usage error).
 void require(bool ok, const std::string& message);
 
 /// Checks the shared options (required ones present, ranges, spellings) and returns the model
-/// they describe (k resolved against D = n·d). Throws std::invalid_argument with one line.
+/// they describe (k resolved against D = n·d). Throws InputError with one line.
 [[nodiscard]] ModelSpec checked_model_spec(const boost::program_options::variables_map& vm,
                                            const TrialOptions& t);
 

@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/trial_options.hpp"
+#include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
@@ -154,7 +155,7 @@ int ws_command(int argc, char** argv) {
     if (words >= 2) {
       // --positions names the word sets; the single-word settings take their default.
       if (a.positions == "all") {
-        throw std::invalid_argument(
+        throw InputError(
             "--positions all cannot take --words >= 2 (every m-set of the words): use first, "
             "random:r or greedy");
       }
@@ -167,11 +168,10 @@ int ws_command(int argc, char** argv) {
       std::vector<Index> first_words(static_cast<std::size_t>(words));
       for (Index j = 0; j < words; ++j) first_words[static_cast<std::size_t>(j)] = j;
       if (!make_feature_map(spec, {0, 0}, first_words)->moves_several_words()) {
-        throw std::invalid_argument(spec.name +
-                                    (spec.sampling == RfSampling::marginal
-                                         ? " with the marginal sampler cannot take --words >= 2 "
-                                           "(it draws single word blocks)"
-                                         : " cannot take --words >= 2"));
+        throw InputError(spec.name + (spec.sampling == RfSampling::marginal
+                                          ? " with the marginal sampler cannot take --words >= 2 "
+                                            "(it draws single word blocks)"
+                                          : " cannot take --words >= 2"));
       }
     } else {
       study = checked_search_settings(a);

@@ -1,4 +1,5 @@
 #include "data/data_spec.hpp"
+#include "core/errors.hpp"
 
 #include <stdexcept>
 #include <string_view>
@@ -12,11 +13,10 @@ DataSpec DataSpec::parse(const std::string& text) {
   if (text == "synthetic") return {};
   if (text.rfind(kEmbeddingsPrefix, 0) == 0) {
     DataSpec spec{Kind::embeddings, text.substr(kEmbeddingsPrefix.size())};
-    if (spec.path.empty())
-      throw std::invalid_argument("data = '" + text + "': expected embeddings:<path>");
+    if (spec.path.empty()) throw InputError("data = '" + text + "': expected embeddings:<path>");
     return spec;
   }
-  throw std::invalid_argument("data = '" + text + "': expected synthetic or embeddings:<path>");
+  throw InputError("data = '" + text + "': expected synthetic or embeddings:<path>");
 }
 
 std::string DataSpec::to_string() const {

@@ -11,7 +11,7 @@ struct DataSpec {
   Kind kind = Kind::synthetic;
   std::string path;  // the embeddings file
 
-  /// "synthetic" or "embeddings:<path>" (a non-empty path); throws std::invalid_argument (one
+  /// "synthetic" or "embeddings:<path>" (a non-empty path); throws InputError (one
   /// line naming the key) otherwise.
   static DataSpec parse(const std::string& text);
   /// The spelling parse() reads, as the configuration text stores it.

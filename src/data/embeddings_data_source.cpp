@@ -1,4 +1,5 @@
 #include "data/embeddings_data_source.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -82,11 +83,11 @@ void check_token_values(const EmbeddingsSource& source, const EmbeddingsNeeds& n
         const std::string used =
             " (used with n = " + std::to_string(wn) + ", d = " + std::to_string(wd) + ")";
         if (finite[static_cast<std::size_t>(t)] < wd) {
-          throw std::invalid_argument(where + " has a NaN or infinite coordinate" + used);
+          throw InputError(where + " has a NaN or infinite coordinate" + used);
         }
         if (nonzero[static_cast<std::size_t>(t)] >= wd) {
-          throw std::invalid_argument(where + " is zero in its first " + std::to_string(wd) +
-                                      " coordinates and cannot be rescaled to norm sqrt(d)" + used);
+          throw InputError(where + " is zero in its first " + std::to_string(wd) +
+                           " coordinates and cannot be rescaled to norm sqrt(d)" + used);
         }
       }
     }

@@ -30,7 +30,7 @@ class EmbeddingsDataSource final : public DataSource {
 };
 
 /// What a study's tasks need from a source (one TextUse per task): the sequences any task uses
-/// (sorted) and the largest n and d. Throws std::invalid_argument (one line, from
+/// (sorted) and the largest n and d. Throws InputError (one line, from
 /// check_embeddings_support) when a grid point asks for d > width, n > max_len, or more texts than
 /// there are sequences of n tokens.
 struct EmbeddingsNeeds {
@@ -44,7 +44,7 @@ struct EmbeddingsNeeds {
                                                std::uint32_t master_seed,
                                                const std::vector<TextUse>& uses);
 
-/// Throws std::invalid_argument (one line) when a window some task uses holds a token with a
+/// Throws InputError (one line) when a window some task uses holds a token with a
 /// NaN or infinite coordinate, or a token that is zero in its first d coordinates (it cannot be
 /// rescaled to norm √d): the checks embeddings_sample() makes, done for every task before the
 /// run starts. Reads each used sequence once (its largest window).

@@ -1,4 +1,5 @@
 #include "data/embeddings_source.hpp"
+#include "core/errors.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -46,18 +47,17 @@ EmbeddingsTable::EmbeddingsTable(std::string name, Index max_length, Index width
       stored_d_(stored_d),
       tokens_(std::move(tokens)) {
   const std::string where = "embeddings table " + name_ + ": ";
-  if (labels_.size() != lengths_.size()) throw std::invalid_argument(where + "labels != lengths");
+  if (labels_.size() != lengths_.size()) throw InputError(where + "labels != lengths");
   if (stored_n_ < 0 || stored_n_ > max_length_ || stored_d_ < 0 || stored_d_ > width_) {
-    throw std::invalid_argument(where + "stored window exceeds the sequences");
+    throw InputError(where + "stored window exceeds the sequences");
   }
   if (tokens_.size() != stored.size() * static_cast<std::size_t>(stored_n_ * stored_d_)) {
-    throw std::invalid_argument(where + "token buffer does not match the stored window");
+    throw InputError(where + "token buffer does not match the stored window");
   }
   for (std::size_t i = 0; i < stored.size(); ++i) {
     const Index s = stored[i];
     if (s < 0 || s >= sequences() || slot_[static_cast<std::size_t>(s)] >= 0) {
-      throw std::invalid_argument(where + "stored sequence " + str(s) +
-                                  " is out of range or repeated");
+      throw InputError(where + "stored sequence " + str(s) + " is out of range or repeated");
     }
     slot_[static_cast<std::size_t>(s)] = static_cast<Index>(i);
   }
@@ -96,43 +96,43 @@ std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n) {
 void check_embeddings_support(const EmbeddingsSource& source, Index n, Index d, Index needed) {
   const std::string where = "embeddings file " + source.name() + ": ";
   if (d < 1 || d > source.width()) {
-    throw std::invalid_argument(where + "d = " + str(d) + " is not in [1, " + str(source.width()) +
-                                "] (the embedding width)");
+    throw InputError(where + "d = " + str(d) + " is not in [1, " + str(source.width()) +
+                     "] (the embedding width)");
   }
   if (n < 1 || n > source.max_length()) {
-    throw std::invalid_argument(where + "n = " + str(n) + " is not in [1, " +
-                                str(source.max_length()) + "] (the longest sequence)");
+    throw InputError(where + "n = " + str(n) + " is not in [1, " + str(source.max_length()) +
+                     "] (the longest sequence)");
   }
   const auto usable = static_cast<Index>(usable_sequences(source, n).size());
   if (usable < needed) {
-    throw std::invalid_argument(where + "only " + str(usable) + " sequences have at least n = " +
-                                str(n) + " tokens, but a trial needs " + str(needed));
+    throw InputError(where + "only " + str(usable) + " sequences have at least n = " + str(n) +
+                     " tokens, but a trial needs " + str(needed));
   }
 }
 
 Matrix embeddings_sample(const EmbeddingsSource& source, Index sequence, Index n, Index d) {
   const std::string where = "embeddings file " + source.name() + ": ";
   if (sequence < 0 || sequence >= source.sequences()) {
-    throw std::invalid_argument(where + "no sequence " + str(sequence));
+    throw InputError(where + "no sequence " + str(sequence));
   }
   if (d < 1 || d > source.width()) {
-    throw std::invalid_argument(where + "d = " + str(d) + " exceeds the embedding width " +
-                                str(source.width()));
+    throw InputError(where + "d = " + str(d) + " exceeds the embedding width " +
+                     str(source.width()));
   }
   if (n < 1 || n > source.length(sequence)) {
-    throw std::invalid_argument(where + "sequence " + str(sequence) + " has " +
-                                str(source.length(sequence)) + " tokens, fewer than n = " + str(n));
+    throw InputError(where + "sequence " + str(sequence) + " has " + str(source.length(sequence)) +
+                     " tokens, fewer than n = " + str(n));
   }
   Matrix X = source.raw_tokens(sequence, n, d);
   for (Index i = 0; i < X.rows(); ++i) {
     if (!X.row(i).allFinite()) {
-      throw std::invalid_argument(where + "token " + str(i) + " of sequence " + str(sequence) +
-                                  " has a NaN or infinite coordinate");
+      throw InputError(where + "token " + str(i) + " of sequence " + str(sequence) +
+                       " has a NaN or infinite coordinate");
     }
     if (X.row(i).squaredNorm() == 0.0) {
-      throw std::invalid_argument(where + "token " + str(i) + " of sequence " + str(sequence) +
-                                  " is zero in its first " + str(d) +
-                                  " coordinates and cannot be rescaled to norm sqrt(d)");
+      throw InputError(where + "token " + str(i) + " of sequence " + str(sequence) +
+                       " is zero in its first " + str(d) +
+                       " coordinates and cannot be rescaled to norm sqrt(d)");
     }
   }
   return normalise_rows(std::move(X));
@@ -143,9 +143,9 @@ std::vector<Index> select_sequences(const EmbeddingsSource& source, std::uint32_
   std::vector<Index> pool = usable_sequences(source, n);
   const auto size = static_cast<Index>(pool.size());
   if (count > size) {
-    throw std::invalid_argument("embeddings file " + source.name() + ": only " + str(size) +
-                                " sequences have at least n = " + str(n) +
-                                " tokens, but a trial needs " + str(count));
+    throw InputError("embeddings file " + source.name() + ": only " + str(size) +
+                     " sequences have at least n = " + str(n) + " tokens, but a trial needs " +
+                     str(count));
   }
   // Partial Fisher–Yates: step s swaps a uniform pick from [s, size) into place s, so the first
   // `count` entries do not depend on how many more are drawn (nested training sets).

@@ -48,7 +48,7 @@ class EmbeddingsSource {
 class EmbeddingsTable final : public EmbeddingsSource {
  public:
   /// `tokens` holds, for each entry of `stored` (sequence ids, any order), stored_n × stored_d
-  /// floats row-major, in the order of `stored`. Throws std::invalid_argument on inconsistent
+  /// floats row-major, in the order of `stored`. Throws InputError on inconsistent
   /// sizes.
   EmbeddingsTable(std::string name, Index max_length, Index width, std::vector<Index> lengths,
                   std::vector<double> labels, std::vector<Index> stored, Index stored_n,
@@ -76,18 +76,18 @@ class EmbeddingsTable final : public EmbeddingsSource {
 /// The sequences with at least n tokens, in storage order.
 [[nodiscard]] std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n);
 
-/// Throws std::invalid_argument (one line) unless every trial of a grid point (n, d) can be
+/// Throws InputError (one line) unless every trial of a grid point (n, d) can be
 /// served: 1 ≤ d ≤ width, 1 ≤ n ≤ max_length, and at least `needed` sequences (1 for WS,
 /// N + 1 for gen) with at least n tokens. Call it before planning tasks.
 void check_embeddings_support(const EmbeddingsSource& source, Index n, Index d, Index needed);
 
 /// X = the first n tokens and first d coordinates of `sequence`, rows rescaled to norm √d.
-/// Throws std::invalid_argument for an out-of-range request or a NaN/Inf or zero token.
+/// Throws InputError for an out-of-range request or a NaN/Inf or zero token.
 [[nodiscard]] Matrix embeddings_sample(const EmbeddingsSource& source, Index sequence, Index n,
                                        Index d);
 
 /// The first `count` positions of the trial's shuffle of usable_sequences(source, n): element 0
-/// is the test text, 1..count-1 the training texts. Throws std::invalid_argument when fewer than
+/// is the test text, 1..count-1 the training texts. Throws InputError when fewer than
 /// `count` sequences have n tokens.
 [[nodiscard]] std::vector<Index> select_sequences(const EmbeddingsSource& source,
                                                   std::uint32_t master_seed, std::uint32_t trial,

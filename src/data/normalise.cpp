@@ -1,4 +1,5 @@
 #include "data/normalise.hpp"
+#include "core/errors.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -11,8 +12,8 @@ Matrix normalise_rows(Matrix X) {
   for (Index i = 0; i < X.rows(); ++i) {
     const double norm = X.row(i).norm();
     if (!(norm > 0.0) || !std::isfinite(norm)) {
-      throw std::invalid_argument("cannot rescale token " + std::to_string(i) +
-                                  " to norm sqrt(d): its embedding is zero or not finite");
+      throw InputError("cannot rescale token " + std::to_string(i) +
+                       " to norm sqrt(d): its embedding is zero or not finite");
     }
     X.row(i) *= target / norm;
   }

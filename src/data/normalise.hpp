@@ -4,7 +4,7 @@
 namespace wordsens {
 
 /// Rescales every row to Euclidean norm √d (the paper's normalisation, docs/METHOD.md §1).
-/// A zero row cannot be rescaled: throws std::invalid_argument naming the row.
+/// A zero row cannot be rescaled: throws InputError naming the row.
 [[nodiscard]] Matrix normalise_rows(Matrix X);
 
 }  // namespace wordsens

@@ -6,9 +6,9 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "driver/run_outcome.hpp"
-#include "io/errors.hpp"
 #include "io/results_file.hpp"
 #include "parallel/scheduler.hpp"
 #include "parallel/stop.hpp"
@@ -19,7 +19,7 @@
 namespace wordsens {
 namespace {
 
-// Rank 0: the output file, created or resumed. io::InputError means bad input.
+// Rank 0: the output file, created or resumed. InputError means bad input.
 io::ResultsFile open_output(const RunOptions& options, const StudyInputs& inputs, int ranks) {
   const std::string text = config_text(options);
   const std::string fingerprints = inputs.input_fingerprints ? inputs.input_fingerprints() : "";
@@ -27,9 +27,9 @@ io::ResultsFile open_output(const RunOptions& options, const StudyInputs& inputs
   if (!options.overwrite && std::filesystem::exists(options.output, error)) {
     auto file = io::ResultsFile::open_for_resume(options.output, text, fingerprints);
     if (file.tasks().size() != inputs.tasks.size()) {
-      throw io::InputError(options.output + ": its task table has " +
-                           std::to_string(file.tasks().size()) + " tasks, the configuration " +
-                           std::to_string(inputs.tasks.size()));
+      throw InputError(options.output + ": its task table has " +
+                       std::to_string(file.tasks().size()) + " tasks, the configuration " +
+                       std::to_string(inputs.tasks.size()));
     }
     return file;
   }
@@ -148,7 +148,7 @@ StudyOutcome run_study(const RunOptions& options, const StudyInputs& inputs,
   if (ranks.is_root()) {
     try {
       file.emplace(open_output(options, inputs, ranks.size()));
-    } catch (const io::InputError& e) {
+    } catch (const InputError& e) {
       log << "wordsens run: error: " << printable(e.what()) << "\n";
       start = StudyEnd::bad_input;
     } catch (const std::exception& e) {

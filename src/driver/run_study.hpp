@@ -21,7 +21,7 @@ struct StudyInputs {
   const std::vector<TaskSpec>& tasks;  // plan_tasks(options.study), every rank
   const DataSource& data;
   /// Rank 0, when it creates or resumes the file: the input files' fingerprints
-  /// (io::RunProvenance::input_fingerprints). May throw io::InputError.
+  /// (io::RunProvenance::input_fingerprints). May throw InputError.
   std::function<std::string()> input_fingerprints;
   /// What computes a task; empty: run_task on `data` (what `wordsens run` does). The scale
   /// simulation (tests/bench/scale) puts a stand-in here that sleeps for the task's measured time

@@ -1,4 +1,5 @@
 #include "estimators/multi_word.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -21,8 +22,7 @@ constexpr const char* kRandomPrefix = "random:";
 constexpr std::uint32_t kSetStartMatrix = 0x80000000U;
 
 [[noreturn]] void bad_family(const std::string& text) {
-  throw std::invalid_argument("word sets must be first, random:r (r >= 1) or greedy, got '" + text +
-                              "'");
+  throw InputError("word sets must be first, random:r (r >= 1) or greedy, got '" + text + "'");
 }
 
 /// r random m-subsets of the n positions (estimators/positions.hpp), from Stream::positions with

@@ -25,7 +25,7 @@ struct WordSetFamily {
   Kind kind = Kind::first;
   Index count = 1;  // r for Kind::random
 
-  /// "first", "random:r" (r ≥ 1) or "greedy"; throws std::invalid_argument otherwise.
+  /// "first", "random:r" (r ≥ 1) or "greedy"; throws InputError otherwise.
   static WordSetFamily parse(const std::string& text);
   [[nodiscard]] std::string to_string() const;
 };

@@ -1,4 +1,5 @@
 #include "estimators/positions.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -13,8 +14,7 @@ namespace {
 constexpr const char* kRandomPrefix = "random:";
 
 [[noreturn]] void bad_positions(const std::string& text) {
-  throw std::invalid_argument("bad position set '" + text +
-                              "' (expected all, first or random:m with m >= 1)");
+  throw InputError("bad position set '" + text + "' (expected all, first or random:m with m >= 1)");
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ struct PositionSet {
   Kind kind = Kind::all;
   Index count = 0;  // m for Kind::random
 
-  /// Parses "all", "first" or "random:m" (m ≥ 1); throws std::invalid_argument otherwise.
+  /// Parses "all", "first" or "random:m" (m ≥ 1); throws InputError otherwise.
   static PositionSet parse(const std::string& text);
   [[nodiscard]] std::string to_string() const;
 

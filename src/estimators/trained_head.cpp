@@ -1,4 +1,5 @@
 #include "estimators/trained_head.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,13 +20,13 @@ std::string to_string(HeadObjective o) { return o == HeadObjective::loss ? "loss
 Training parse_training(const std::string& text) {
   if (text == "finetune") return Training::finetune;
   if (text == "retrain") return Training::retrain;
-  throw std::invalid_argument("unknown training mode '" + text + "' (expected finetune|retrain)");
+  throw InputError("unknown training mode '" + text + "' (expected finetune|retrain)");
 }
 
 HeadObjective parse_objective(const std::string& text) {
   if (text == "loss") return HeadObjective::loss;
   if (text == "align") return HeadObjective::align;
-  throw std::invalid_argument("unknown head objective '" + text + "' (expected loss|align)");
+  throw InputError("unknown head objective '" + text + "' (expected loss|align)");
 }
 
 std::unique_ptr<FeatureMap> make_gen_feature_map(const ModelSpec& spec, WeightKey key,

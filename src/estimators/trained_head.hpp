@@ -18,8 +18,8 @@ enum class HeadObjective { loss, align };
 
 [[nodiscard]] std::string to_string(Training t);
 [[nodiscard]] std::string to_string(HeadObjective o);
-[[nodiscard]] Training parse_training(const std::string& text);        // throws invalid_argument
-[[nodiscard]] HeadObjective parse_objective(const std::string& text);  // throws invalid_argument
+[[nodiscard]] Training parse_training(const std::string& text);        // throws InputError
+[[nodiscard]] HeadObjective parse_objective(const std::string& text);  // throws InputError
 
 /// The model for a gen task: make_feature_map with the positions the search will examine and
 /// the samples [train; test] in fit_heads' order (rf's marginal sampler draws its weights for

@@ -1,4 +1,5 @@
 #include "estimators/word_sensitivity.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <array>
@@ -334,8 +335,8 @@ int parse_min_total_sphere_starts(const std::string& text) {
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end || value < 0 || value > 100000) {
-    throw std::invalid_argument("min-total-sphere-starts = '" + text +
-                                "': expected auto or an integer in [0, 100000]");
+    throw InputError("min-total-sphere-starts = '" + text +
+                     "': expected auto or an integer in [0, 100000]");
   }
   return value;
 }

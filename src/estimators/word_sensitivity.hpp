@@ -49,7 +49,7 @@ struct WsResult {
 };
 
 /// "auto" → −1, "0" … "100000" → that number (digits only: no sign, no spaces); throws
-/// std::invalid_argument otherwise.
+/// InputError otherwise.
 [[nodiscard]] int parse_min_total_sphere_starts(const std::string& text);
 /// The inverse: "auto" for −1.
 [[nodiscard]] std::string min_total_sphere_starts_text(int value);

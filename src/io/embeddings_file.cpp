@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "io/file_kind.hpp"
 #include "io/h5.hpp"
 
@@ -64,8 +65,9 @@ struct EmbeddingsFile::Impl {
   std::vector<Index> lengths;
   std::vector<double> labels;
 
+  // An unusable input file is bad input (exit 2), whatever found it: a check here or HDF5.
   [[noreturn]] void fail(const std::string& what) const {
-    throw std::invalid_argument("embeddings file " + path + ": " + what);
+    throw InputError("embeddings file " + path + ": " + what);
   }
 
   // Opens dataset `name`, checking that it exists, has `rank` dimensions and element class
@@ -83,6 +85,8 @@ struct EmbeddingsFile::Impl {
     if (h5::type_class(set) != type) fail("/" + name + " must hold " + type_name);
     return set;
   }
+
+  void read_layout();
 };
 
 EmbeddingsFile EmbeddingsFile::open(const std::string& path) {
@@ -93,44 +97,53 @@ EmbeddingsFile EmbeddingsFile::open(const std::string& path) {
   if (!h5::is_hdf5(path)) impl->fail("is not an HDF5 file");
   try {
     impl->file = h5::open_file(path, h5::Access::read);
-  } catch (const std::runtime_error& e) {
+  } catch (const h5::Error& e) {
     impl->fail(std::string("cannot be opened (") + e.what() + ")");
   }
 
-  impl->tokens = impl->dataset(kTokens, 3, h5::TypeClass::floating, "floating-point numbers");
-  const auto dims = h5::shape(impl->tokens);
-  impl->sequences = static_cast<Index>(dims[0]);
-  impl->max_length = static_cast<Index>(dims[1]);
-  impl->width = static_cast<Index>(dims[2]);
-  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {
-    impl->fail("/tokens is empty (" + str(dims[0]) + " x " + str(dims[1]) + " x " + str(dims[2]) +
-               ")");
-  }
-
-  const h5::Handle lengths = impl->dataset(kLengths, 1, h5::TypeClass::integer, "integers");
-  const h5::Handle labels = impl->dataset(kLabels, 1, h5::TypeClass::integer, "integers");
-  for (const auto& [set, name] : {std::pair{&lengths, kLengths}, std::pair{&labels, kLabels}}) {
-    const auto rows = h5::shape(*set)[0];
-    if (rows != dims[0]) {
-      impl->fail("/" + std::string(name) + " has " + str(rows) + " entries but /tokens has " +
-                 str(dims[0]) + " sequences");
-    }
-  }
-
-  const auto raw_lengths = h5::read_all<std::int64_t>(lengths);
-  const auto raw_labels = h5::read_all<std::int64_t>(labels);
-  for (std::size_t s = 0; s < raw_lengths.size(); ++s) {
-    if (raw_lengths[s] < 0 || raw_lengths[s] > impl->max_length) {
-      impl->fail("/lengths[" + str(s) + "] = " + std::to_string(raw_lengths[s]) +
-                 " is not in [0, " + str(dims[1]) + "]");
-    }
-    if (raw_labels[s] != 1 && raw_labels[s] != -1) {
-      impl->fail("/labels[" + str(s) + "] = " + std::to_string(raw_labels[s]) + " is not +1 or -1");
-    }
-    impl->lengths.push_back(static_cast<Index>(raw_lengths[s]));
-    impl->labels.push_back(static_cast<double>(raw_labels[s]));
+  try {
+    impl->read_layout();
+  } catch (const h5::Error& e) {
+    impl->fail(e.what());
   }
   return EmbeddingsFile(std::move(impl));
+}
+
+// /tokens, /lengths and /labels: their shapes and types, and the lengths and labels checked.
+void EmbeddingsFile::Impl::read_layout() {
+  tokens = dataset(kTokens, 3, h5::TypeClass::floating, "floating-point numbers");
+  const auto dims = h5::shape(tokens);
+  sequences = static_cast<Index>(dims[0]);
+  max_length = static_cast<Index>(dims[1]);
+  width = static_cast<Index>(dims[2]);
+  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {
+    fail("/tokens is empty (" + str(dims[0]) + " x " + str(dims[1]) + " x " + str(dims[2]) + ")");
+  }
+
+  const h5::Handle length_set = dataset(kLengths, 1, h5::TypeClass::integer, "integers");
+  const h5::Handle label_set = dataset(kLabels, 1, h5::TypeClass::integer, "integers");
+  for (const auto& [set, name] :
+       {std::pair{&length_set, kLengths}, std::pair{&label_set, kLabels}}) {
+    const auto rows = h5::shape(*set)[0];
+    if (rows != dims[0]) {
+      fail("/" + std::string(name) + " has " + str(rows) + " entries but /tokens has " +
+           str(dims[0]) + " sequences");
+    }
+  }
+
+  const auto raw_lengths = h5::read_all<std::int64_t>(length_set);
+  const auto raw_labels = h5::read_all<std::int64_t>(label_set);
+  for (std::size_t s = 0; s < raw_lengths.size(); ++s) {
+    if (raw_lengths[s] < 0 || raw_lengths[s] > max_length) {
+      fail("/lengths[" + str(s) + "] = " + std::to_string(raw_lengths[s]) + " is not in [0, " +
+           str(dims[1]) + "]");
+    }
+    if (raw_labels[s] != 1 && raw_labels[s] != -1) {
+      fail("/labels[" + str(s) + "] = " + std::to_string(raw_labels[s]) + " is not +1 or -1");
+    }
+    lengths.push_back(static_cast<Index>(raw_lengths[s]));
+    labels.push_back(static_cast<double>(raw_labels[s]));
+  }
 }
 
 EmbeddingsFile::EmbeddingsFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -159,8 +172,12 @@ Matrix EmbeddingsFile::raw_tokens(Index sequence, Index n, Index d) const {
   }
   Matrix X(n, d);  // row-major n × d: exactly the memory layout of the (1, n, d) box
   if (n > 0 && d > 0) {
-    h5::read_box(impl_->tokens, {static_cast<std::uint64_t>(sequence), 0, 0},
-                 {1, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(d)}, X.data());
+    try {
+      h5::read_box(impl_->tokens, {static_cast<std::uint64_t>(sequence), 0, 0},
+                   {1, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(d)}, X.data());
+    } catch (const h5::Error& e) {
+      impl_->fail(e.what());
+    }
   }
   return X;
 }
@@ -203,7 +220,11 @@ std::string EmbeddingsFile::fingerprint() const {
   for (std::uint64_t first = 0; first < sequences; first += per_block) {
     const std::uint64_t count = std::min(per_block, sequences - first);
     block.resize(count * length * width);
-    h5::read_box(m.tokens, {first, 0, 0}, {count, length, width}, block.data());
+    try {
+      h5::read_box(m.tokens, {first, 0, 0}, {count, length, width}, block.data());
+    } catch (const h5::Error& e) {
+      m.fail(e.what());
+    }
     for (const double value : block) hash.add(value);
   }
   for (const Index value : m.lengths) hash.add(static_cast<std::uint64_t>(value));

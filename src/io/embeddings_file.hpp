@@ -18,7 +18,7 @@ namespace wordsens::io {
 
 class EmbeddingsFile final : public EmbeddingsSource {
  public:
-  /// Opens and validates `path`. Throws std::invalid_argument with a one-line message for a
+  /// Opens and validates `path`. Throws InputError with a one-line message for a
   /// missing or non-HDF5 file, a missing dataset, a wrong rank or element type, inconsistent
   /// sizes, a length outside [0, max_len], or a label other than ±1.
   [[nodiscard]] static EmbeddingsFile open(const std::string& path);
@@ -36,7 +36,7 @@ class EmbeddingsFile final : public EmbeddingsSource {
   [[nodiscard]] std::string name() const override;
 
   /// An in-memory table with every length and label and the first n tokens and d coordinates
-  /// of `stored` (sequence ids). Throws std::invalid_argument for an out-of-range request.
+  /// of `stored` (sequence ids). Throws InputError for an out-of-range request.
   [[nodiscard]] EmbeddingsTable load(const std::vector<Index>& stored, Index n, Index d) const;
 
   /// Number of sequences with at least n tokens.

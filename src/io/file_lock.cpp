@@ -11,7 +11,7 @@
 #include <ctime>
 #include <utility>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace wordsens::io {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "io/file_contents.hpp"
 #include "io/h5.hpp"
 #include "study/record_fields.hpp"

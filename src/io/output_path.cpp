@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "io/file_lock.hpp"
 #include "io/layout.hpp"
 

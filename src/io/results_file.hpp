@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "io/file_contents.hpp"
 
 namespace wordsens::io {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "models/attention/attention.hpp"
 #include "models/attention/attention_costs.hpp"
 #include "models/drf/drf.hpp"
@@ -19,7 +20,7 @@ namespace wordsens {
 namespace {
 
 void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument(message);
+  if (!ok) throw InputError(message);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "study/grid_spec.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -31,7 +32,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }
 
 [[noreturn]] void fail(const std::string& key, std::string_view text, const std::string& why) {
-  throw std::invalid_argument(key + " = '" + std::string(text) + "': " + why);
+  throw InputError(key + " = '" + std::string(text) + "': " + why);
 }
 
 // Strict: the whole string must be a decimal integer (no sign games, no trailing junk).

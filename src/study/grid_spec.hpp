@@ -15,13 +15,13 @@ namespace wordsens {
 ///   `lo:hi:linM`  M evenly spaced values from lo to hi, rounded;
 ///   `lo:hi:stepS` lo, lo+S, … up to hi.
 /// The result is sorted ascending and deduplicated. Every value must lie in [min, max].
-/// Throws std::invalid_argument with a one-line message (naming `key`) for malformed, empty or
+/// Throws InputError with a one-line message (naming `key`) for malformed, empty or
 /// out-of-range grids.
 [[nodiscard]] std::vector<Index> parse_int_grid(const std::string& key, const std::string& text,
                                                 Index min, Index max);
 
 /// Parses comma-separated fractions in (0, 1] (items trimmed as in a grid), sorted ascending
-/// and deduplicated. Throws std::invalid_argument (one line naming `key`) for an empty item or a
+/// and deduplicated. Throws InputError (one line naming `key`) for an empty item or a
 /// value outside (0, 1].
 [[nodiscard]] std::vector<double> parse_fraction_list(const std::string& key,
                                                       const std::string& text);
@@ -41,7 +41,7 @@ struct KItem {
 
 /// Parses a k grid: comma-separated items, each `<factor>D` (factor > 0) or an integer grid
 /// item as in parse_int_grid (numbers and ranges). Relative items come first (ascending
-/// factor), then absolute ones (ascending), deduplicated. Throws std::invalid_argument.
+/// factor), then absolute ones (ascending), deduplicated. Throws InputError.
 [[nodiscard]] std::vector<KItem> parse_k_grid(const std::string& text, Index max_k);
 
 /// Parses a comma-separated list of names, each of which must be in `allowed`; the result

@@ -1,4 +1,5 @@
 #include "study/point_selection.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -25,9 +26,9 @@ std::string trimmed(const std::string& text) {
 }
 
 [[noreturn]] void refuse(const std::string& selector, const std::string& why) {
-  throw std::invalid_argument("select: '" + selector + "': " + why +
-                              " (expected e.g. model:raf,d:384;model:rf,d:768; axes experiment, "
-                              "model, n, d, N, L, m)");
+  throw InputError("select: '" + selector + "': " + why +
+                   " (expected e.g. model:raf,d:384;model:rf,d:768; axes experiment, "
+                   "model, n, d, N, L, m)");
 }
 
 Index positive_integer(const std::string& selector, const std::string& axis,
@@ -59,7 +60,7 @@ PointSelector parse_selector(const std::string& text) {
     if (axis == "experiment") {
       try {
         set_once(s.experiment, parse_experiment(value), text, axis);
-      } catch (const std::invalid_argument& e) {
+      } catch (const InputError& e) {
         if (s.experiment) throw;
         refuse(text, e.what());
       }

@@ -28,7 +28,7 @@ struct PointSelector {
 
 class PointSelection {
  public:
-  /// Parses `text`; throws std::invalid_argument (one line starting with "select") on an
+  /// Parses `text`; throws InputError (one line starting with "select") on an
   /// unknown axis, a malformed value, an empty selector or an axis named twice.
   [[nodiscard]] static PointSelection parse(const std::string& text);
 

@@ -1,4 +1,5 @@
 #include "study/shard.hpp"
+#include "core/errors.hpp"
 
 #include <charconv>
 #include <stdexcept>
@@ -15,7 +16,7 @@ Shard Shard::parse(const std::string& text) {
   if (slash == std::string::npos || !number(0, slash, shard.index) ||
       !number(slash + 1, text.size(), shard.count) || shard.count == 0 ||
       shard.index >= shard.count) {
-    throw std::invalid_argument("shard = '" + text + "': expected i/N with 0 <= i < N");
+    throw InputError("shard = '" + text + "': expected i/N with 0 <= i < N");
   }
   return shard;
 }

@@ -12,7 +12,7 @@ struct Shard {
   std::uint32_t index = 0;
   std::uint32_t count = 1;
 
-  /// Parses "i/N" with 0 ≤ i < N; throws std::invalid_argument (one line) otherwise.
+  /// Parses "i/N" with 0 ≤ i < N; throws InputError (one line) otherwise.
   static Shard parse(const std::string& text);
   [[nodiscard]] bool contains(std::uint32_t task_index) const {
     return task_index % count == index;

@@ -1,4 +1,5 @@
 #include "study/study.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -45,9 +46,9 @@ std::vector<Index> words_at(const StudyConfig& config, Index n) {
   std::sort(words.begin(), words.end());
   words.erase(std::unique(words.begin(), words.end()), words.end());
   if (!words.empty() && words.back() > n) {
-    throw std::invalid_argument("words = " + std::to_string(words.back()) +
-                                " exceeds n = " + std::to_string(n) +
-                                " (a text has n words; use words-fraction to scale m with n)");
+    throw InputError("words = " + std::to_string(words.back()) +
+                     " exceeds n = " + std::to_string(n) +
+                     " (a text has n words; use words-fraction to scale m with n)");
   }
   return words;
 }
@@ -76,7 +77,7 @@ std::string to_string(Activation a) { return a == Activation::relu ? "relu" : "t
 Activation parse_activation(const std::string& text) {
   if (text == "relu") return Activation::relu;
   if (text == "tanh") return Activation::tanh;
-  throw std::invalid_argument("activation = '" + text + "': expected relu or tanh");
+  throw InputError("activation = '" + text + "': expected relu or tanh");
 }
 
 std::string describe(const TaskSpec& task) {
@@ -153,9 +154,9 @@ namespace {
 // Refuses a study of more than max_tasks tasks (`tasks` may be a lower bound of its count).
 void check_task_count(std::uint64_t tasks) {
   if (tasks > static_cast<std::uint64_t>(StudyLimits::max_tasks)) {
-    throw std::invalid_argument("the study has at least " + std::to_string(tasks) +
-                                " tasks, more than " + std::to_string(StudyLimits::max_tasks) +
-                                "; split it into several configurations");
+    throw InputError("the study has at least " + std::to_string(tasks) + " tasks, more than " +
+                     std::to_string(StudyLimits::max_tasks) +
+                     "; split it into several configurations");
   }
 }
 
@@ -204,17 +205,17 @@ std::vector<Index> widths_at(const StudyConfig& config, const TaskSpec& point) {
 void check_point(const TaskSpec& point) {
   const std::string at = "n=" + std::to_string(point.n) + ", d=" + std::to_string(point.d);
   if (point.n * point.d > StudyLimits::max_D) {
-    throw std::invalid_argument("n·d = " + std::to_string(point.n * point.d) + " (" + at +
-                                ") exceeds " + std::to_string(StudyLimits::max_D));
+    throw InputError("n·d = " + std::to_string(point.n * point.d) + " (" + at + ") exceeds " +
+                     std::to_string(StudyLimits::max_D));
   }
   if (point.k > StudyLimits::max_k) {
-    throw std::invalid_argument("k = " + std::to_string(point.k) + " at " + at + " exceeds " +
-                                std::to_string(StudyLimits::max_k));
+    throw InputError("k = " + std::to_string(point.k) + " at " + at + " exceeds " +
+                     std::to_string(StudyLimits::max_k));
   }
   const Index p = feature_dim(point);
   if (point.experiment == Experiment::gen && point.N >= p) {
     const bool attention = model_traits(point.model).attention;
-    throw std::invalid_argument(
+    throw InputError(
         "gen needs N < p (the minimum-norm head interpolates N points in p dimensions): N=" +
         std::to_string(point.N) + " >= p=" + std::to_string(p) + " for " + point.model + " at " +
         at + (attention ? "" : ", k=" + std::to_string(point.k)));
@@ -289,7 +290,7 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
   const StudyGrid& grid = config.grid;
   const std::uint64_t stride = trial_stride(grid);
   if (static_cast<std::uint64_t>(grid.first_trial) + grid.trials > stride) {
-    throw std::invalid_argument(
+    throw InputError(
         "max-trials = " + std::to_string(grid.max_trials) + ": below first-trial + trials = " +
         std::to_string(static_cast<std::uint64_t>(grid.first_trial) + grid.trials) +
         (grid.first_trial > 0 ? " (an extension by more trials needs the study's max-trials)"
@@ -297,15 +298,15 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
   }
   // The entities of the whole grid at the stride must be distinct 32-bit counters.
   if (points.size() * stride > std::uint64_t{1} << 32) {
-    throw std::invalid_argument("the grid's " + std::to_string(points.size()) + " points times " +
-                                std::to_string(stride) +
-                                " trials exceed the 2^32 random stream entities; lower "
-                                "max-trials or split the grid");
+    throw InputError("the grid's " + std::to_string(points.size()) + " points times " +
+                     std::to_string(stride) +
+                     " trials exceed the 2^32 random stream entities; lower "
+                     "max-trials or split the grid");
   }
   for (const PointSelector& s : grid.select.selectors()) {
     if (std::none_of(points.begin(), points.end(),
                      [&](const TaskSpec& p) { return s.matches(p); })) {
-      throw std::invalid_argument("select: '" + s.to_string() + "' matches no grid point");
+      throw InputError("select: '" + s.to_string() + "' matches no grid point");
     }
   }
   std::vector<TaskSpec> tasks;

@@ -120,7 +120,7 @@ inline constexpr int kMaxBudgetCheck = 16;
 [[nodiscard]] Index feature_dim(const TaskSpec& task);
 
 /// All tasks of the study in canonical order; task_id = index, point_id = index of the grid
-/// point. Throws std::invalid_argument (one line) when a grid point is invalid: N ≥ p for gen,
+/// point. Throws InputError (one line) when a grid point is invalid: N ≥ p for gen,
 /// n·d too large, too many tasks.
 [[nodiscard]] std::vector<TaskSpec> plan_tasks(const StudyConfig& config);
 
@@ -128,7 +128,7 @@ inline constexpr int kMaxBudgetCheck = 16;
 [[nodiscard]] std::string canonical_text(const StudyConfig& config);
 
 /// The numbers of changed words the ws tasks at n words run: `words` and ⌈f·n⌉ for each
-/// fraction f, ascending, without repeats. Throws std::invalid_argument when one exceeds n.
+/// fraction f, ascending, without repeats. Throws InputError when one exceeds n.
 [[nodiscard]] std::vector<Index> words_at(const StudyConfig& config, Index n);
 
 /// Whether the study runs any task with several changed words (then canonical_text names the
@@ -150,7 +150,7 @@ inline constexpr int kMaxBudgetCheck = 16;
 [[nodiscard]] ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config);
 
 [[nodiscard]] std::string to_string(Activation a);
-[[nodiscard]] Activation parse_activation(const std::string& text);  // throws invalid_argument
+[[nodiscard]] Activation parse_activation(const std::string& text);  // throws InputError
 
 /// One line describing a task, for logs and errors: "ws rf n=10 d=8 k=80 trial=3 (task 17)"
 /// (" m=4" after the sizes when it changes several words).

@@ -1,4 +1,5 @@
 #include "study/task.hpp"
+#include "core/errors.hpp"
 
 #include <stdexcept>
 
@@ -9,7 +10,7 @@ std::string to_string(Experiment e) { return e == Experiment::ws ? "ws" : "gen";
 Experiment parse_experiment(const std::string& text) {
   if (text == "ws") return Experiment::ws;
   if (text == "gen") return Experiment::gen;
-  throw std::invalid_argument("unknown experiment '" + text + "' (expected ws or gen)");
+  throw InputError("unknown experiment '" + text + "' (expected ws or gen)");
 }
 
 TextUse text_use(const TaskSpec& task) {

@@ -13,7 +13,7 @@ namespace wordsens {
 enum class Experiment : std::uint8_t { ws = 0, gen = 1 };
 
 [[nodiscard]] std::string to_string(Experiment e);
-[[nodiscard]] Experiment parse_experiment(const std::string& text);  // throws invalid_argument
+[[nodiscard]] Experiment parse_experiment(const std::string& text);  // throws InputError
 
 struct TaskSpec {
   std::uint32_t task_id = 0;   // stable: position in the planned task table

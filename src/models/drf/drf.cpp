@@ -1,4 +1,5 @@
 #include "models/drf/drf.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -149,13 +150,12 @@ std::optional<std::string> DeepRandomFeatures::size_problem(const ModelSpec& spe
 
 DeepRandomFeatures::DeepRandomFeatures(ModelSpec spec, WeightKey key)
     : spec_(std::move(spec)), key_(key) {
-  if (spec_.layers < 1) throw std::invalid_argument("drf: layers must be >= 1");
+  if (spec_.layers < 1) throw InputError("drf: layers must be >= 1");
   const double bytes = weight_bytes(spec_);
   if (bytes > kMaxWeightBytes) {
-    throw std::invalid_argument(
-        "drf: layers need 8*(k*D + (L-1)*k^2) = " + std::to_string(bytes / (1 << 30)) +
-        " GiB, above the " + std::to_string(kMaxWeightBytes / (1 << 30)) +
-        " GiB limit (reduce k, n, d or layers)");
+    throw InputError("drf: layers need 8*(k*D + (L-1)*k^2) = " + std::to_string(bytes / (1 << 30)) +
+                     " GiB, above the " + std::to_string(kMaxWeightBytes / (1 << 30)) +
+                     " GiB limit (reduce k, n, d or layers)");
   }
   const Index D = spec_.n * spec_.d;
   const Philox rng(key.master_seed, Stream::weights);

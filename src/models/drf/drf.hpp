@@ -40,7 +40,7 @@ namespace wordsens {
 
 class DeepRandomFeatures final : public FeatureMap {
  public:
-  /// 8 GiB: above this, the constructor throws std::invalid_argument.
+  /// 8 GiB: above this, the constructor throws InputError.
   static constexpr double kMaxWeightBytes = 8.0 * 1024 * 1024 * 1024;
 
   /// Bytes the layers take: 8·(k·D + (L−1)·k²).

@@ -223,7 +223,7 @@ class FeatureMap {
 /// task before a run starts, so that a study does not fail at its largest point hours in.
 [[nodiscard]] std::optional<std::string> model_size_problem(const ModelSpec& spec);
 
-/// Builds a model by name; throws std::invalid_argument with a one-line message for an unknown
+/// Builds a model by name; throws InputError with a one-line message for an unknown
 /// name or sizes the model cannot take (e.g. drf layers that do not fit in memory).
 [[nodiscard]] std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key);
 

@@ -1,4 +1,5 @@
 #include "models/shared/model_kind.hpp"
+#include "core/errors.hpp"
 
 #include <array>
 #include <stdexcept>
@@ -26,8 +27,7 @@ std::optional<ModelKind> find_model(std::string_view name) {
 
 ModelKind model_kind(std::string_view name) {
   if (const auto kind = find_model(name)) return *kind;
-  throw std::invalid_argument("unknown model '" + std::string(name) +
-                              "' (known: " + known_model_list() + ")");
+  throw InputError("unknown model '" + std::string(name) + "' (known: " + known_model_list() + ")");
 }
 
 const ModelTraits& traits(ModelKind kind) { return kModels[static_cast<std::size_t>(kind)]; }

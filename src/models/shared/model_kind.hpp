@@ -38,7 +38,7 @@ struct ModelTraits {
 /// The kind called `name`, or nothing for an unknown name.
 [[nodiscard]] std::optional<ModelKind> find_model(std::string_view name);
 
-/// The kind called `name`; std::invalid_argument naming the known models for an unknown name.
+/// The kind called `name`; InputError naming the known models for an unknown name.
 [[nodiscard]] ModelKind model_kind(std::string_view name);
 
 [[nodiscard]] const ModelTraits& traits(ModelKind kind);

@@ -1,5 +1,5 @@
 // The limits of the search options (cli/search_options.cpp), enforced in `wordsens run` with a
-// one-line UsageError naming the option.
+// one-line InputError naming the option.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,4 +1,4 @@
-// Bad values of the study and run keys: each is refused with a one-line UsageError that names
+// Bad values of the study and run keys: each is refused with a one-line InputError that names
 // the key or the value, before any file is touched.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the tests of `wordsens run`'s parser: argv from strings, scratch INI files, and the
-// message of the UsageError a command line is refused with.
+// message of the InputError a command line is refused with.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -100,15 +100,15 @@ inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-/// The message of the UsageError `args` are refused with; a test failure (and "") when parsing
+/// The message of the InputError `args` are refused with; a test failure (and "") when parsing
 /// succeeds or throws anything else, since every bad input must end in exit code 2.
 inline std::string usage_error(const std::vector<std::string>& args) {
   try {
     (void)parse(args);
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     return e.what();
   } catch (const std::exception& e) {
-    ADD_FAILURE() << "not a UsageError: " << e.what();
+    ADD_FAILURE() << "not an InputError: " << e.what();
     return "";
   }
   ADD_FAILURE() << "accepted";

@@ -1,5 +1,6 @@
 // The `data` key, parsed once: synthetic or embeddings:<path>, and nothing else.
 #include "data/data_spec.hpp"
+#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,7 +26,7 @@ TEST(DataSpec, AnythingElseIsAOneLineErrorNamingTheKey) {
     try {
       (void)DataSpec::parse(bad);
       FAIL() << bad;
-    } catch (const std::invalid_argument& e) {
+    } catch (const InputError& e) {
       const std::string what = e.what();
       EXPECT_EQ(what.rfind("data = '" + std::string(bad) + "': expected ", 0), 0U) << what;
       EXPECT_EQ(what.find('\n'), std::string::npos);

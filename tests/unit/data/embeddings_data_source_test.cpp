@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "data/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
 #include "unit/embeddings_fixture.hpp"
@@ -35,8 +36,8 @@ TEST(EmbeddingsTable, LoadedWindowEqualsTheFile) {
   EXPECT_EQ(embeddings_sample(table, 0, 7, 4), embeddings_sample(file, 0, 7, 4));
   EXPECT_THROW((void)table.raw_tokens(1, 2, 2), std::logic_error);   // not loaded
   EXPECT_THROW((void)table.raw_tokens(0, 11, 2), std::logic_error);  // beyond the window
-  EXPECT_THROW((void)file.load({0, 0}, 2, 2), std::invalid_argument);
-  EXPECT_THROW((void)file.load({6}, 2, 2), std::invalid_argument);
+  EXPECT_THROW((void)file.load({0, 0}, 2, 2), InputError);
+  EXPECT_THROW((void)file.load({6}, 2, 2), InputError);
 }
 
 TEST(EmbeddingsDataSource, GenProblemHasDisjointTextsAndFileLabels) {
@@ -57,7 +58,7 @@ TEST(EmbeddingsDataSource, GenProblemHasDisjointTextsAndFileLabels) {
     EXPECT_EQ(std::set<Index>(chosen.begin(), chosen.end()).size(), 4u);
   }
   // Only 4 sequences have 9 tokens: N = 4 needs 5.
-  EXPECT_THROW((void)data.gen_problem(9, 5, 4, 0), std::invalid_argument);
+  EXPECT_THROW((void)data.gen_problem(9, 5, 4, 0), InputError);
 }
 
 TEST(EmbeddingsDataSource, NeedsCoverEveryUseAndCheckTheGrid) {
@@ -82,9 +83,9 @@ TEST(EmbeddingsDataSource, NeedsCoverEveryUseAndCheckTheGrid) {
   EXPECT_EQ(a.train_labels, b.train_labels);
 
   EXPECT_THROW((void)embeddings_needs(file, 8, {ws_use(4, 9, 0)}),
-               std::invalid_argument);  // d > width
+               InputError);  // d > width
   EXPECT_THROW((void)embeddings_needs(file, 8, {gen_use(12, 2, 3, 0)}),
-               std::invalid_argument);  // 3 sequences of 12 tokens, gen needs 4
+               InputError);  // 3 sequences of 12 tokens, gen needs 4
   EXPECT_NO_THROW((void)embeddings_needs(file, 8, {gen_use(12, 2, 2, 0)}));
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "data/embeddings_source.hpp"
 
 namespace wordsens {
@@ -52,7 +53,7 @@ TEST(EmbeddingsSelection, DeterministicDistinctAndUsable) {
   // Every usable sequence when all are asked for; the short ones never.
   const auto all = select_sequences(source, 7, 3, 15, 40);
   EXPECT_EQ(std::set<Index>(all.begin(), all.end()).size(), 40u);
-  EXPECT_THROW((void)select_sequences(source, 7, 3, 15, 41), std::invalid_argument);
+  EXPECT_THROW((void)select_sequences(source, 7, 3, 15, 41), InputError);
   EXPECT_NO_THROW((void)select_sequences(source, 7, 3, 8, 50));
 }
 

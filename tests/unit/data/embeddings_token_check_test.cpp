@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "data/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
 #include "unit/embeddings_fixture.hpp"
@@ -25,7 +26,7 @@ bool refused(const EmbeddingsSource& source, Index sequence, Index n, Index d) {
   try {
     check_token_values(source, needs);
     return false;
-  } catch (const std::invalid_argument&) {
+  } catch (const InputError&) {
     return true;
   }
 }
@@ -34,7 +35,7 @@ bool sample_refused(const EmbeddingsSource& source, Index sequence, Index n, Ind
   try {
     (void)embeddings_sample(source, sequence, n, d);
     return false;
-  } catch (const std::invalid_argument&) {
+  } catch (const InputError&) {
     return true;
   }
 }
@@ -68,7 +69,7 @@ TEST(TokenCheck, PlantedValuesOnlyInsideTheirWindows) {
   // Several windows of one sequence: any bad one refuses.
   EmbeddingsNeeds needs;
   needs.windows[1] = {{3, 4}, {4, 5}, {4, 2}};
-  EXPECT_THROW(check_token_values(file, needs), std::invalid_argument);
+  EXPECT_THROW(check_token_values(file, needs), InputError);
 }
 
 TEST(TokenCheck, NeedsListEveryWindowTheTasksUse) {

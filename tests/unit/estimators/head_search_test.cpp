@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/errors.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/head_objectives.hpp"
 #include "estimators/min_norm_head.hpp"
@@ -64,8 +65,8 @@ TEST(HeadObjectives, ParsersRoundTripAndRejectUnknownNames) {
   for (const auto o : {HeadObjective::loss, HeadObjective::align}) {
     EXPECT_EQ(parse_objective(to_string(o)), o);
   }
-  EXPECT_THROW((void)parse_training("fine-tune"), std::invalid_argument);
-  EXPECT_THROW((void)parse_objective("l2"), std::invalid_argument);
+  EXPECT_THROW((void)parse_training("fine-tune"), InputError);
+  EXPECT_THROW((void)parse_objective("l2"), InputError);
 }
 
 TEST(SyntheticGenProblem, TestIsSampleZeroTrainingIsOneToNLabelsAreSigns) {

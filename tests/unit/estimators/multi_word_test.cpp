@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
 #include "models/shared/feature_map.hpp"
@@ -162,7 +163,7 @@ TEST(MultiWord, BadInputIsRefusedWithOneLine) {
   EXPECT_THROW((void)estimate_multi_word_sensitivity(*model, X, options_for(5, "first"), 2, 6),
                std::invalid_argument);
   for (const std::string bad : {"all", "random:0", "random:x", "greedy:2", ""}) {
-    EXPECT_THROW((void)WordSetFamily::parse(bad), std::invalid_argument) << bad;
+    EXPECT_THROW((void)WordSetFamily::parse(bad), InputError) << bad;
   }
   EXPECT_EQ(WordSetFamily::parse("random:7").to_string(), "random:7");
 }

@@ -1,4 +1,5 @@
 #include "estimators/positions.hpp"
+#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +22,7 @@ TEST(PositionSet, ParseAndPrintRoundTrip) {
 TEST(PositionSet, RejectsMalformedText) {
   for (const std::string text : {"", "All", "last", "random", "random:", "random:0", "random:-2",
                                  "random:3x", "random: 3", "random:1.5", "first "}) {
-    EXPECT_THROW((void)PositionSet::parse(text), std::invalid_argument) << "'" << text << "'";
+    EXPECT_THROW((void)PositionSet::parse(text), InputError) << "'" << text << "'";
   }
 }
 

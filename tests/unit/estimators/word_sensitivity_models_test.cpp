@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "data/synthetic.hpp"
 #include "disc_search.hpp"
 #include "estimators/word_sensitivity.hpp"
@@ -131,7 +132,7 @@ TEST(WordSensitivityModels, FewPositionsGetAtLeastTheMinimumTotalOfSphereStarts)
   EXPECT_EQ(min_total_sphere_starts_text(-1), "auto");
   // Digits only, as every integer key: no sign, no spaces.
   for (const char* bad : {"", "-1", "x", "3.5", "100001", "12 ", " 12", "+12", "0x10"}) {
-    EXPECT_THROW((void)parse_min_total_sphere_starts(bad), std::invalid_argument) << bad;
+    EXPECT_THROW((void)parse_min_total_sphere_starts(bad), InputError) << bad;
   }
 }
 

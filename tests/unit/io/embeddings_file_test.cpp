@@ -2,6 +2,7 @@
 // tests/fixtures/embeddings (make_fixtures.py says what each one breaks): one test per validation
 // rule, and exact values.
 #include "io/embeddings_file.hpp"
+#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,12 +17,12 @@ namespace {
 
 std::string fixture(const std::string& name) { return testing::embeddings_fixture(name); }
 
-// Expects open(fixture) to throw std::invalid_argument whose one-line message contains `part`.
+// Expects open(fixture) to throw InputError whose one-line message contains `part`.
 void expect_open_error(const std::string& name, const std::string& part) {
   try {
     (void)io::EmbeddingsFile::open(fixture(name));
     ADD_FAILURE() << name << ": opened without error";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find(part), std::string::npos) << name << ": " << message;
     EXPECT_NE(message.find(name), std::string::npos) << "message names the file: " << message;
@@ -60,9 +61,9 @@ TEST(EmbeddingsFile, RawTokensAreTheTopLeftWindowOfTheSequence) {
   for (Index t = 0; t < 4; ++t) {
     for (Index c = 0; c < 3; ++c) EXPECT_DOUBLE_EQ(X(t, c), stored(2, t, c)) << t << "," << c;
   }
-  EXPECT_THROW((void)file.raw_tokens(6, 1, 1), std::invalid_argument);
-  EXPECT_THROW((void)file.raw_tokens(0, 13, 1), std::invalid_argument);
-  EXPECT_THROW((void)file.raw_tokens(0, 1, 9), std::invalid_argument);
+  EXPECT_THROW((void)file.raw_tokens(6, 1, 1), InputError);
+  EXPECT_THROW((void)file.raw_tokens(0, 13, 1), InputError);
+  EXPECT_THROW((void)file.raw_tokens(0, 1, 9), InputError);
 }
 
 TEST(EmbeddingsFile, SampleRescalesRowsToSqrtD) {
@@ -86,24 +87,24 @@ TEST(EmbeddingsFile, NanInfAndZeroAreReportedOnlyWhenUsed) {
   try {
     (void)embeddings_sample(file, 3, 11, 3);
     ADD_FAILURE() << "NaN not reported";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("token 10 of sequence 3 has a NaN"), std::string::npos)
         << e.what();
   }
   // Sequence 5 has +Inf at token 0, coordinate 7.
   EXPECT_NO_THROW((void)embeddings_sample(file, 5, 9, 7));
-  EXPECT_THROW((void)embeddings_sample(file, 5, 1, 8), std::invalid_argument);
+  EXPECT_THROW((void)embeddings_sample(file, 5, 1, 8), InputError);
   // Sequence 1, token 3 is zero in its first 4 coordinates.
   EXPECT_NO_THROW((void)embeddings_sample(file, 1, 12, 5));
-  EXPECT_THROW((void)embeddings_sample(file, 1, 4, 4), std::invalid_argument);
+  EXPECT_THROW((void)embeddings_sample(file, 1, 4, 4), InputError);
 }
 
 TEST(EmbeddingsFile, SampleRejectsTooLongNAndTooWideD) {
   const auto file = io::EmbeddingsFile::open(fixture("good.h5"));
-  EXPECT_THROW((void)embeddings_sample(file, 2, 6, 4), std::invalid_argument);  // length 5
+  EXPECT_THROW((void)embeddings_sample(file, 2, 6, 4), InputError);  // length 5
   EXPECT_NO_THROW((void)embeddings_sample(file, 2, 5, 4));
-  EXPECT_THROW((void)embeddings_sample(file, 0, 4, 9), std::invalid_argument);  // width 8
-  EXPECT_THROW((void)embeddings_sample(file, 4, 1, 1), std::invalid_argument);  // length 0
+  EXPECT_THROW((void)embeddings_sample(file, 0, 4, 9), InputError);  // width 8
+  EXPECT_THROW((void)embeddings_sample(file, 4, 1, 1), InputError);  // length 0
 }
 
 TEST(EmbeddingsFile, SupportCheckNamesTheShortfall) {
@@ -112,14 +113,14 @@ TEST(EmbeddingsFile, SupportCheckNamesTheShortfall) {
   try {
     check_embeddings_support(file, 12, 8, 4);
     ADD_FAILURE() << "too few sequences not reported";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("only 3 sequences have at least n = 12 tokens"),
               std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(check_embeddings_support(file, 5, 9, 1), std::invalid_argument);   // d > width
-  EXPECT_THROW(check_embeddings_support(file, 13, 8, 1), std::invalid_argument);  // n > max_len
-  EXPECT_THROW(check_embeddings_support(file, 0, 8, 1), std::invalid_argument);
+  EXPECT_THROW(check_embeddings_support(file, 5, 9, 1), InputError);   // d > width
+  EXPECT_THROW(check_embeddings_support(file, 13, 8, 1), InputError);  // n > max_len
+  EXPECT_THROW(check_embeddings_support(file, 0, 8, 1), InputError);
 }
 
 TEST(EmbeddingsFile, MissingFile) { expect_open_error("does_not_exist.h5", "does not exist"); }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "io/embeddings_file.hpp"
 
 namespace wordsens {
@@ -37,12 +38,12 @@ class Scratch {
   fs::path path_;
 };
 
-// open(path) throws std::invalid_argument, one line, naming the path and containing `part`.
+// open(path) throws InputError, one line, naming the path and containing `part`.
 void expect_refused(const std::string& path, const std::string& part) {
   try {
     (void)io::EmbeddingsFile::open(path);
     ADD_FAILURE() << path << ": opened without error";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("embeddings file " + path + ": " + part), std::string::npos) << message;
     EXPECT_EQ(message.find("does not exist"), std::string::npos) << message;
@@ -79,7 +80,7 @@ TEST(EmbeddingsSpecialPath, DanglingLinkSaysSo) {
   try {
     (void)io::EmbeddingsFile::open(scratch.at("link.h5"));
     ADD_FAILURE() << "opened without error";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("is a symbolic link to a file that does not exist"),
               std::string::npos)
         << e.what();

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "core/errors.hpp"
 #include "model_cases.hpp"
 #include "models/drf/drf.hpp"
 
@@ -53,7 +54,7 @@ void expect_rejected(const ModelSpec& spec, const std::string& fragment) {
   try {
     (void)make_feature_map(spec, {1, 1});
     ADD_FAILURE() << "accepted " << spec.name;
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
   }
 }

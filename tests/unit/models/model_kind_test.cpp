@@ -1,4 +1,5 @@
 #include "models/shared/model_kind.hpp"
+#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -30,10 +31,10 @@ TEST(ModelKind, AnUnknownNameIsRefusedNamingTheKnownOnes) {
   try {
     (void)model_kind("attention");
     FAIL() << "an unknown name was accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), "unknown model 'attention' (known: rf, drf, raf, raf_relu)");
   }
-  EXPECT_THROW((void)model_traits("raf-relu"), std::invalid_argument);
+  EXPECT_THROW((void)model_traits("raf-relu"), InputError);
 }
 
 // The traits say what the maps the registry builds do: attention maps have n·d features and no
@@ -53,7 +54,7 @@ TEST(ModelKind, TraitsAgreeWithTheMapsTheRegistryBuilds) {
       const Index positions[] = {0};
       EXPECT_NO_THROW((void)make_feature_map(spec, WeightKey{1, 0}, positions)) << t.name;
     } else {
-      EXPECT_THROW((void)make_feature_map(spec, WeightKey{1, 0}), std::invalid_argument) << t.name;
+      EXPECT_THROW((void)make_feature_map(spec, WeightKey{1, 0}), InputError) << t.name;
     }
   }
   EXPECT_TRUE(traits(ModelKind::drf).deep);

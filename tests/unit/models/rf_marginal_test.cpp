@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "model_cases.hpp"
 #include "models/rf/rf.hpp"
@@ -181,10 +182,10 @@ TEST(RfMarginal, RefusesWhatItCannotGive) {
   EXPECT_THROW((void)model.gram(samples), std::logic_error);
   EXPECT_THROW((void)model.transpose_apply(samples, Matrix::Ones(2, 1)), std::logic_error);
   // The factory: marginal needs positions, applies to rf only, and positions must be valid.
-  EXPECT_THROW((void)make_feature_map(rf_spec(n, d, k), {1, 1}), std::invalid_argument);
+  EXPECT_THROW((void)make_feature_map(rf_spec(n, d, k), {1, 1}), InputError);
   ModelSpec raf{"raf", n, d, 0, 1, Activation::relu};
   raf.sampling = RfSampling::marginal;
-  EXPECT_THROW((void)make_feature_map(raf, {1, 1}, P), std::invalid_argument);
+  EXPECT_THROW((void)make_feature_map(raf, {1, 1}, P), InputError);
   const std::vector<Index> bad{1, 1}, outside{4}, none;
   EXPECT_THROW((void)make_feature_map(rf_spec(n, d, k), {1, 1}, bad), std::invalid_argument);
   EXPECT_THROW((void)make_feature_map(rf_spec(n, d, k), {1, 1}, outside), std::invalid_argument);

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "study/grid_spec.hpp"
 
 namespace wordsens {
@@ -42,7 +43,7 @@ TEST(IntGrid, MalformedAndEmptyGridsAreRejected) {
                           "abc",        "10x",         "1.5",         "10:20",      "10:20:log",
                           "10:20:log0", "10:20:lin-1", "10:20:cube3", "20:10:lin3", "0:10:log3",
                           "10:20:lin1", "10:20:step0", "a:b:lin2",    "1:2:3:4",    "--5"}) {
-    EXPECT_THROW((void)parse_int_grid("n", bad, 1, 1000), std::invalid_argument) << bad;
+    EXPECT_THROW((void)parse_int_grid("n", bad, 1, 1000), InputError) << bad;
   }
 }
 
@@ -55,7 +56,7 @@ TEST(IntGrid, AStepRangeOfTooManyPointsIsRefusedBeforeItIsExpanded) {
     try {
       (void)parse_int_grid("n", huge, 1, 1000);
       FAIL() << huge;
-    } catch (const std::invalid_argument& e) {
+    } catch (const InputError& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("too many points"), std::string::npos) << what;
       EXPECT_EQ(what.find('\n'), std::string::npos);
@@ -63,28 +64,28 @@ TEST(IntGrid, AStepRangeOfTooManyPointsIsRefusedBeforeItIsExpanded) {
   }
   // 808 points up to the largest long long: the loop stops there (v + 1 would overflow).
   EXPECT_THROW((void)parse_int_grid("n", "9223372036854775000:9223372036854775807:step1", 1, 1000),
-               std::invalid_argument);  // out of range, not a hang
+               InputError);  // out of range, not a hang
   // A lin range across the whole long long (hi − lo overflows): its points, then out of range.
   EXPECT_THROW((void)parse_int_grid("n", "-9000000000000000000:9000000000000000000:lin3", 1, 1000),
-               std::invalid_argument);
+               InputError);
   // 100000 points is the most one range gives.
   EXPECT_EQ(parse_int_grid("n", "1:100000:step1", 1, 100000).size(), 100000U);
-  EXPECT_THROW((void)parse_int_grid("n", "1:100001:step1", 1, 200000), std::invalid_argument);
+  EXPECT_THROW((void)parse_int_grid("n", "1:100001:step1", 1, 200000), InputError);
   EXPECT_THROW((void)parse_int_grid("n",
                                     "-9223372036854775807:9223372036854775807:"
                                     "step184467440737095516",
                                     1, 1000),
-               std::invalid_argument);  // 101 points, all but a few below min
+               InputError);  // 101 points, all but a few below min
 }
 
 TEST(IntGrid, OutOfRangeValuesAreRejectedWithTheKeyInTheMessage) {
-  EXPECT_THROW((void)parse_int_grid("n", "0", 1, 1000), std::invalid_argument);
-  EXPECT_THROW((void)parse_int_grid("n", "-3", 1, 1000), std::invalid_argument);
-  EXPECT_THROW((void)parse_int_grid("n", "10:2000:log3", 1, 1000), std::invalid_argument);
+  EXPECT_THROW((void)parse_int_grid("n", "0", 1, 1000), InputError);
+  EXPECT_THROW((void)parse_int_grid("n", "-3", 1, 1000), InputError);
+  EXPECT_THROW((void)parse_int_grid("n", "10:2000:log3", 1, 1000), InputError);
   try {
     (void)parse_int_grid("d", "5000", 1, 1000);
     FAIL();
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("d = '5000'"), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos);
@@ -109,18 +110,18 @@ TEST(KGrid, RelativeAndAbsoluteItems) {
 
 TEST(KGrid, MalformedItemsAreRejected) {
   for (const char* bad : {"", "D", "0D", "-1D", "xD", "1.0DD", "1e7D", "0", "abc", "1.5"}) {
-    EXPECT_THROW((void)parse_k_grid(bad, 1 << 30), std::invalid_argument) << bad;
+    EXPECT_THROW((void)parse_k_grid(bad, 1 << 30), InputError) << bad;
   }
-  EXPECT_THROW((void)parse_k_grid("2000", 1000), std::invalid_argument);
+  EXPECT_THROW((void)parse_k_grid("2000", 1000), InputError);
 }
 
 TEST(NameList, CanonicalOrderAndUnknownNames) {
   const std::vector<std::string> allowed{"rf", "drf", "raf", "raf_relu"};
   EXPECT_EQ(parse_name_list("models", "raf,rf,raf", allowed),
             (std::vector<std::string>{"rf", "raf"}));
-  EXPECT_THROW((void)parse_name_list("models", "rf,transformer", allowed), std::invalid_argument);
-  EXPECT_THROW((void)parse_name_list("models", "", allowed), std::invalid_argument);
-  EXPECT_THROW((void)parse_name_list("models", "rf,", allowed), std::invalid_argument);
+  EXPECT_THROW((void)parse_name_list("models", "rf,transformer", allowed), InputError);
+  EXPECT_THROW((void)parse_name_list("models", "", allowed), InputError);
+  EXPECT_THROW((void)parse_name_list("models", "rf,", allowed), InputError);
 }
 
 TEST(FormatDouble, RoundTrips) {

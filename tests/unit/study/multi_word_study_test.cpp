@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "data/data_source.hpp"
 #include "data/synthetic.hpp"
 #include "estimators/multi_word.hpp"
@@ -77,7 +78,7 @@ TEST(MultiWordStudy, MoreWordsThanTheTextHasAreRefused) {
   try {
     (void)plan_tasks(c);
     FAIL() << "m = 6 > n = 4 was planned";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("words = 6 exceeds n = 4"), std::string::npos) << e.what();
   }
   c.grid.experiments = {Experiment::gen};  // words apply to ws only

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "models/shared/model_kind.hpp"
 #include "study/study.hpp"
 
@@ -126,7 +127,7 @@ TEST(PlanTasks, AGridTooLargeToBuildIsRefusedBeforeItIsBuilt) {
   try {
     (void)plan_tasks(c);
     FAIL() << "planned";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("tasks, more than 10000000"), std::string::npos) << what;
   }
@@ -215,7 +216,7 @@ TEST(PlanTasks, BadExtensionsAreRefusedWithOneLine) {
     try {
       (void)plan_tasks(c);
       ADD_FAILURE() << "planned, expected: " << words;
-    } catch (const std::invalid_argument& e) {
+    } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
       EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
     }
@@ -229,7 +230,7 @@ TEST(PlanTasks, BadExtensionsAreRefusedWithOneLine) {
   c.grid.select = PointSelection::parse("model:raf,d:4");
   refused(c, "matches no grid point");
   for (const char* bad : {"model", "d:x", "q:1", "d:1,d:2", ";", "n:0", "experiment:both"}) {
-    EXPECT_THROW((void)PointSelection::parse(bad), std::invalid_argument) << bad;
+    EXPECT_THROW((void)PointSelection::parse(bad), InputError) << bad;
   }
 }
 

@@ -1,4 +1,5 @@
 #include "study/shard.hpp"
+#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +20,7 @@ TEST(Shard, PartitionIsDisjointAndCovering) {
     for (const int h : hits) EXPECT_EQ(h, 1);
   }
   for (const char* bad : {"", "1", "2/2", "0/0", "-1/2", "a/b", "1/2/3", "1/", "/2"}) {
-    EXPECT_THROW((void)Shard::parse(bad), std::invalid_argument) << bad;
+    EXPECT_THROW((void)Shard::parse(bad), InputError) << bad;
   }
   EXPECT_EQ(Shard::parse("3/8").to_string(), "3/8");
 }

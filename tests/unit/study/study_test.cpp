@@ -3,6 +3,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "study/study.hpp"
 
 namespace wordsens {
@@ -87,12 +88,12 @@ TEST(Study, GenNeedsFewerSamplesThanFeatures) {
   c.grid.n = {4};
   c.grid.d = {3};
   c.grid.N = {12};  // p = D = 12
-  EXPECT_THROW((void)plan_tasks(c), std::invalid_argument);
+  EXPECT_THROW((void)plan_tasks(c), InputError);
   c.grid.N = {11};
   EXPECT_EQ(plan_tasks(c).size(), 1u);
   c.grid.models = {"rf"};
   c.grid.k = parse_k_grid("11", 100);
-  EXPECT_THROW((void)plan_tasks(c), std::invalid_argument);
+  EXPECT_THROW((void)plan_tasks(c), InputError);
 }
 
 }  // namespace
