@@ -1,8 +1,9 @@
 #include "cli/ini_text.hpp"
-#include "core/errors.hpp"
 
 #include <map>
 #include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wordsens::cli {
 namespace {

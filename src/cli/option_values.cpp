@@ -1,11 +1,12 @@
 #include "cli/option_values.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
 #include <system_error>
+
+#include "core/errors.hpp"
 
 namespace wordsens::cli {
 

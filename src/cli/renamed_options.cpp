@@ -1,8 +1,9 @@
 #include "cli/renamed_options.hpp"
-#include "core/errors.hpp"
 
 #include <array>
 #include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wordsens::cli {
 namespace {

@@ -1,10 +1,10 @@
 #include "cli/search_options.hpp"
-#include "core/errors.hpp"
 
 #include <limits>
 #include <stdexcept>
 
 #include "cli/option_values.hpp"
+#include "core/errors.hpp"
 #include "estimators/word_sensitivity.hpp"
 
 namespace wordsens::cli {

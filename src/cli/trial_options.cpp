@@ -1,5 +1,4 @@
 #include "cli/trial_options.hpp"
-#include "core/errors.hpp"
 
 #include <cstdint>
 #include <iostream>
@@ -7,6 +6,7 @@
 #include <stdexcept>
 
 #include "cli/renamed_options.hpp"
+#include "core/errors.hpp"
 #include "models/shared/model_kind.hpp"
 #include "study/grid_spec.hpp"
 

@@ -1,8 +1,9 @@
 #include "data/data_spec.hpp"
-#include "core/errors.hpp"
 
 #include <stdexcept>
 #include <string_view>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 namespace {

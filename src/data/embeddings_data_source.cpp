@@ -1,5 +1,4 @@
 #include "data/embeddings_data_source.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +7,8 @@
 #include <string>
 #include <tuple>
 #include <utility>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 

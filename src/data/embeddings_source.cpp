@@ -1,11 +1,11 @@
 #include "data/embeddings_source.hpp"
-#include "core/errors.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "core/errors.hpp"
 #include "core/philox.hpp"
 #include "data/normalise.hpp"
 

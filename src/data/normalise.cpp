@@ -1,9 +1,10 @@
 #include "data/normalise.hpp"
-#include "core/errors.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 

@@ -1,5 +1,4 @@
 #include "estimators/multi_word.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -10,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "core/errors.hpp"
 #include "core/gaussian.hpp"
 #include "estimators/positions.hpp"
 

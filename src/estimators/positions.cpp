@@ -1,11 +1,11 @@
 #include "estimators/positions.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <numeric>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "core/gaussian.hpp"
 
 namespace wordsens {

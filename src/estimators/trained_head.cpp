@@ -1,5 +1,4 @@
 #include "estimators/trained_head.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "core/gaussian.hpp"
 #include "estimators/head_objectives.hpp"
 #include "estimators/min_norm_head.hpp"

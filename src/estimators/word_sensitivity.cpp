@@ -1,5 +1,4 @@
 #include "estimators/word_sensitivity.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <array>
@@ -15,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "core/gaussian.hpp"
 #include "models/shared/model_kind.hpp"
 

@@ -1,5 +1,4 @@
 #include "study/grid_spec.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,6 +6,8 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string_view>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,9 +1,10 @@
 #include "study/point_selection.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 namespace {

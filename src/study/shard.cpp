@@ -1,8 +1,9 @@
 #include "study/shard.hpp"
-#include "core/errors.hpp"
 
 #include <charconv>
 #include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 

@@ -1,11 +1,11 @@
 #include "study/study.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "models/shared/model_kind.hpp"
 
 namespace wordsens {

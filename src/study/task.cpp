@@ -1,7 +1,8 @@
 #include "study/task.hpp"
-#include "core/errors.hpp"
 
 #include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 

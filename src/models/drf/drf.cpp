@@ -1,5 +1,4 @@
 #include "models/drf/drf.hpp"
-#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "core/gaussian.hpp"
 #include "models/bounds/lanczos.hpp"
 #include "models/bounds/rounding.hpp"

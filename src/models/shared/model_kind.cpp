@@ -1,8 +1,9 @@
 #include "models/shared/model_kind.hpp"
-#include "core/errors.hpp"
 
 #include <array>
 #include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 namespace {

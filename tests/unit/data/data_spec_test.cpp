@@ -1,11 +1,12 @@
 // The `data` key, parsed once: synthetic or embeddings:<path>, and nothing else.
 #include "data/data_spec.hpp"
-#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 namespace {

@@ -1,11 +1,12 @@
 #include "estimators/positions.hpp"
-#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 namespace {

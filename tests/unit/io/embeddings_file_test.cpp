@@ -2,7 +2,6 @@
 // tests/fixtures/embeddings (make_fixtures.py says what each one breaks): one test per validation
 // rule, and exact values.
 #include "io/embeddings_file.hpp"
-#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "unit/embeddings_fixture.hpp"
 
 namespace wordsens {

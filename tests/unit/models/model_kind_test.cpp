@@ -1,11 +1,11 @@
 #include "models/shared/model_kind.hpp"
-#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "models/shared/feature_map.hpp"
 
 namespace wordsens {

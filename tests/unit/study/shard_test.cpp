@@ -1,11 +1,12 @@
 #include "study/shard.hpp"
-#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "core/errors.hpp"
 
 namespace wordsens {
 namespace {
