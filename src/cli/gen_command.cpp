@@ -82,9 +82,9 @@ int gen_command(int argc, char** argv) {
     if (!parse_command_line(argc, argv, options, vm)) return kExitOk;  // --help
     spec = checked_model_spec(vm, a);
     for (const char* name : {"N", "training", "objective"}) {
-      require(vm.count(name) > 0, std::string("missing required option --") + name);
+      require_input(vm.count(name) > 0, std::string("missing required option --") + name);
     }
-    require(a.N >= 1, "--N must be at least 1");
+    require_input(a.N >= 1, "--N must be at least 1");
     StudyConfig study = checked_search_settings(a);
     study.search.trainings = {parse_training(a.training)};
     study.search.objectives = {parse_objective(a.objective)};

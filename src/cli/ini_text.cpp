@@ -1,7 +1,6 @@
 #include "cli/ini_text.hpp"
 
 #include <map>
-#include <stdexcept>
 
 #include "core/errors.hpp"
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <stdexcept>
 #include <system_error>
 
 #include "core/errors.hpp"

@@ -1,7 +1,6 @@
 #include "cli/renamed_options.hpp"
 
 #include <array>
-#include <stdexcept>
 
 #include "core/errors.hpp"
 

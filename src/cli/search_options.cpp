@@ -1,7 +1,6 @@
 #include "cli/search_options.hpp"
 
 #include <limits>
-#include <stdexcept>
 
 #include "cli/option_values.hpp"
 #include "core/errors.hpp"

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
-#include <stdexcept>
 
 #include "cli/renamed_options.hpp"
 #include "core/errors.hpp"
@@ -58,30 +57,27 @@ bool parse_command_line(int argc, char** argv, const po::options_description& op
   return true;
 }
 
-void require(bool ok, const std::string& message) {
-  if (!ok) throw InputError(message);
-}
-
 ModelSpec checked_model_spec(const po::variables_map& vm, const TrialOptions& t) {
   for (const char* name : {"model", "n", "d"}) {
-    require(vm.count(name) > 0, std::string("missing required option --") + name);
+    require_input(vm.count(name) > 0, std::string("missing required option --") + name);
   }
-  require(t.n >= 1 && t.d >= 1, "--n and --d must be at least 1");
-  require(t.n * t.d <= std::numeric_limits<std::int32_t>::max(), "n*d is too large");
-  require(t.trials >= 1 && t.trials <= std::numeric_limits<std::uint32_t>::max(),
-          "--trials must be in 1 .. 2^32-1");
-  require(t.seed >= 0 && t.seed <= std::numeric_limits<std::uint32_t>::max(),
-          "--seed must be in 0 .. 2^32-1");
-  require(t.layers >= 1 && t.layers <= 1000, "--layers must be in 1 .. 1000");
-  require(t.format == "text" || t.format == "csv", "--format must be text or csv");
-  require(t.activation == "relu" || t.activation == "tanh", "--activation must be relu or tanh");
-  require(t.rf_sampling == "full" || t.rf_sampling == "marginal",
-          "--rf-sampling must be full or marginal");
+  require_input(t.n >= 1 && t.d >= 1, "--n and --d must be at least 1");
+  require_input(t.n * t.d <= std::numeric_limits<std::int32_t>::max(), "n*d is too large");
+  require_input(t.trials >= 1 && t.trials <= std::numeric_limits<std::uint32_t>::max(),
+                "--trials must be in 1 .. 2^32-1");
+  require_input(t.seed >= 0 && t.seed <= std::numeric_limits<std::uint32_t>::max(),
+                "--seed must be in 0 .. 2^32-1");
+  require_input(t.layers >= 1 && t.layers <= 1000, "--layers must be in 1 .. 1000");
+  require_input(t.format == "text" || t.format == "csv", "--format must be text or csv");
+  require_input(t.activation == "relu" || t.activation == "tanh",
+                "--activation must be relu or tanh");
+  require_input(t.rf_sampling == "full" || t.rf_sampling == "marginal",
+                "--rf-sampling must be full or marginal");
   const auto kind = find_model(t.model);  // an unknown model is refused by the registry
-  require(t.rf_sampling == "full" || (kind && traits(*kind).marginal_sampler),
-          "--rf-sampling marginal applies to rf only");
+  require_input(t.rf_sampling == "full" || (kind && traits(*kind).marginal_sampler),
+                "--rf-sampling marginal applies to rf only");
   const auto k_items = parse_k_grid(t.k_text, std::numeric_limits<std::int32_t>::max());
-  require(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
+  require_input(k_items.size() == 1, "--k takes one width, e.g. 2560 or 1.0D");
 
   ModelSpec spec;
   spec.name = t.model;

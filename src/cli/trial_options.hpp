@@ -36,9 +36,6 @@ void add_trial_options(boost::program_options::options_description& options, Tri
                                       const boost::program_options::options_description& options,
                                       boost::program_options::variables_map& vm);
 
-/// Throws InputError(message) unless ok (the commands report it as a usage error).
-void require(bool ok, const std::string& message);
-
 /// Checks the shared options (required ones present, ranges, spellings) and returns the model
 /// they describe (k resolved against D = n·d). Throws InputError with one line.
 [[nodiscard]] ModelSpec checked_model_spec(const boost::program_options::variables_map& vm,

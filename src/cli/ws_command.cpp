@@ -150,8 +150,8 @@ int ws_command(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_command_line(argc, argv, options, vm)) return kExitOk;  // --help
     spec = checked_model_spec(vm, a);
-    require(words >= 1 && words <= spec.n,
-            "--words must be between 1 and n = " + std::to_string(spec.n));
+    require_input(words >= 1 && words <= spec.n,
+                  "--words must be between 1 and n = " + std::to_string(spec.n));
     if (words >= 2) {
       // --positions names the word sets; the single-word settings take their default.
       if (a.positions == "all") {
@@ -162,7 +162,7 @@ int ws_command(int argc, char** argv) {
       TrialOptions single = a;
       single.positions = "first";
       study = checked_search_settings(single);
-      require(study.search.budget_check < 2, "--budget-check does not apply to --words >= 2");
+      require_input(study.search.budget_check < 2, "--budget-check does not apply to --words >= 2");
       study.search.word_sets = WordSetFamily::parse(a.positions);
       multi = multi_word_options(study, words);  // what a study's task with m words runs
       std::vector<Index> first_words(static_cast<std::size_t>(words));

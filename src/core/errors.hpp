@@ -6,6 +6,7 @@
 // codes"). The message is one line; a layer above may add where the problem is (the file, the
 // task), keeping the type.
 #include <stdexcept>
+#include <string>
 
 namespace wordsens {
 
@@ -25,5 +26,10 @@ class DamagedFileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// Throws InputError(message) unless ok: a check of input where it is read.
+inline void require_input(bool ok, const std::string& message) {
+  if (!ok) throw InputError(message);
+}
 
 }  // namespace wordsens

@@ -1,6 +1,5 @@
 #include "data/data_spec.hpp"
 
-#include <stdexcept>
 #include <string_view>
 
 #include "core/errors.hpp"

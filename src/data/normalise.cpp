@@ -1,7 +1,6 @@
 #include "data/normalise.hpp"
 
 #include <cmath>
-#include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "core/gaussian.hpp"

@@ -17,13 +17,6 @@
 #include "models/shared/model_kind.hpp"
 
 namespace wordsens {
-namespace {
-
-void require(bool ok, const std::string& message) {
-  if (!ok) throw InputError(message);
-}
-
-}  // namespace
 
 std::span<const std::string> known_models() {
   static const std::vector<std::string> names = [] {
@@ -41,18 +34,18 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
                                   const std::span<const Matrix* const>* samples) {
   const std::string& name = spec.name;
   const ModelTraits& model = model_traits(name);  // throws for an unknown name
-  require(spec.n >= 1, name + ": n must be >= 1, got " + std::to_string(spec.n));
-  require(spec.d >= 1, name + ": d must be >= 1, got " + std::to_string(spec.d));
+  require_input(spec.n >= 1, name + ": n must be >= 1, got " + std::to_string(spec.n));
+  require_input(spec.d >= 1, name + ": d must be >= 1, got " + std::to_string(spec.d));
   // Weight windows are addressed by 32-bit rows and columns (core/gaussian.hpp).
-  require(spec.n * spec.d <= (Index{1} << 32), name + ": n*d exceeds 2^32");
+  require_input(spec.n * spec.d <= (Index{1} << 32), name + ": n*d exceeds 2^32");
   if (!model.attention) {
-    require(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
-    require(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
+    require_input(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
+    require_input(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
   }
-  require(spec.sampling == RfSampling::full || model.marginal_sampler,
-          name + ": rf-sampling = marginal applies to rf only");
+  require_input(spec.sampling == RfSampling::full || model.marginal_sampler,
+                name + ": rf-sampling = marginal applies to rf only");
   if (spec.sampling == RfSampling::marginal) {
-    require(positions != nullptr, "rf: rf-sampling = marginal needs the word positions");
+    require_input(positions != nullptr, "rf: rf-sampling = marginal needs the word positions");
     if (samples != nullptr) {
       return std::make_unique<MarginalRandomFeatures>(spec, key, *positions, *samples);
     }
@@ -62,7 +55,8 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
     case ModelKind::rf:
       return std::make_unique<RandomFeatures>(spec, key);
     case ModelKind::drf:
-      require(spec.layers >= 1, "drf: layers must be >= 1, got " + std::to_string(spec.layers));
+      require_input(spec.layers >= 1,
+                    "drf: layers must be >= 1, got " + std::to_string(spec.layers));
       return std::make_unique<DeepRandomFeatures>(spec, key);
     case ModelKind::raf:
       return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::softmax);

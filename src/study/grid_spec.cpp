@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <stdexcept>
 #include <string_view>
 
 #include "core/errors.hpp"

@@ -1,7 +1,6 @@
 #include "study/shard.hpp"
 
 #include <charconv>
-#include <stdexcept>
 
 #include "core/errors.hpp"
 

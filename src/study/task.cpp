@@ -1,7 +1,5 @@
 #include "study/task.hpp"
 
-#include <stdexcept>
-
 #include "core/errors.hpp"
 
 namespace wordsens {

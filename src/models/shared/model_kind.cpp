@@ -1,7 +1,6 @@
 #include "models/shared/model_kind.hpp"
 
 #include <array>
-#include <stdexcept>
 
 #include "core/errors.hpp"
 
