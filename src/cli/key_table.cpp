@@ -2,6 +2,8 @@
 
 #include <boost/any.hpp>
 
+#include <algorithm>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -9,14 +11,41 @@ namespace wordsens::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// "output" of "output,o".
+std::string long_name(const char* name) {
+  const std::string spelled(name);
+  return spelled.substr(0, spelled.find(','));
+}
+
+}  // namespace
+
+bool KeyTable::takes(const std::string& key) const {
+  return subset_ == nullptr || subset_->keys.count(key) != 0;
+}
+
+bool KeyTable::requires_value(const std::string& key) const {
+  return subset_ != nullptr && std::find(subset_->required.begin(), subset_->required.end(), key) !=
+                                   subset_->required.end();
+}
+
 KeyTable& KeyTable::operator()(const char* name, const po::value_semantic* value, KeyFormat format,
                                const char* meaning) {
-  group_.add_options()(name, value, meaning);
-  if (formats_ != nullptr) {
-    const std::string spelled(name);
-    (*formats_)[spelled.substr(0, spelled.find(','))] = std::move(format);
-  }
+  std::unique_ptr<const po::value_semantic> owned(value);  // freed when left out
+  const std::string key = long_name(name);
+  if (!takes(key)) return *this;
+  group_.add_options()(name, owned.release(), meaning);
+  if (formats_ != nullptr) (*formats_)[key] = std::move(format);
   return *this;
+}
+
+KeyTable& KeyTable::operator()(const char* name, std::string* target,
+                               const std::string& default_text, KeyFormat format,
+                               const char* meaning) {
+  auto* value = po::value(target);
+  if (!requires_value(long_name(name))) value->default_value(default_text);
+  return (*this)(name, value, std::move(format), meaning);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,19 +15,38 @@
 
 namespace wordsens::cli {
 
-/// Adds keys to a group of options, recording each key's format in `formats` (when not null).
+/// The keys of a declaration that another command takes (`wordsens ws` and `gen` take some of
+/// run's study keys): the others are left out. A required key is declared without its default,
+/// which is a grid or a list where that command takes one value that it cannot guess.
+struct KeySubset {
+  std::set<std::string> keys;
+  std::vector<std::string> required;  // in the order their absence is reported
+};
+
+/// Adds keys to a group of options, recording each key's format in `formats` (when not null);
+/// with a `subset`, only its keys.
 class KeyTable {
  public:
-  KeyTable(boost::program_options::options_description& group, KeyFormats* formats)
-      : group_(group), formats_(formats) {}
+  KeyTable(boost::program_options::options_description& group, KeyFormats* formats,
+           const KeySubset* subset = nullptr)
+      : group_(group), formats_(formats), subset_(subset) {}
 
   /// `name` as boost spells it ("output,o"); `value` is owned by the group from then on.
   KeyTable& operator()(const char* name, const boost::program_options::value_semantic* value,
                        KeyFormat format, const char* meaning);
 
+  /// A key kept as written in `target` (parsed later, so that its own check names it), with
+  /// its default as the file would write it.
+  KeyTable& operator()(const char* name, std::string* target, const std::string& default_text,
+                       KeyFormat format, const char* meaning);
+
  private:
+  [[nodiscard]] bool takes(const std::string& key) const;
+  [[nodiscard]] bool requires_value(const std::string& key) const;
+
   boost::program_options::options_description& group_;
   KeyFormats* formats_;
+  const KeySubset* subset_;
 };
 
 /// The Markdown reference of these groups: for each group its caption and a table of its keys

@@ -15,7 +15,6 @@
 #include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "driver/run_study.hpp"
-#include "models/shared/feature_map.hpp"
 #include "parallel/mpi_session.hpp"
 #include "parallel/stop.hpp"
 
@@ -43,12 +42,6 @@ bool launcher_rank_is_zero() {
     if (const char* value = std::getenv(name)) return std::string(value) == "0";
   }
   return true;
-}
-
-void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& study) {
-  for (const TaskSpec& t : tasks) {
-    if (const auto problem = model_size_problem(model_spec(t, study))) throw InputError(*problem);
-  }
 }
 
 int exit_code(StudyEnd end) {

@@ -326,6 +326,12 @@ std::vector<TaskSpec> plan_tasks(const StudyConfig& config) {
   return tasks;
 }
 
+void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& config) {
+  for (const TaskSpec& t : tasks) {
+    if (const auto problem = model_size_problem(model_spec(t, config))) throw InputError(*problem);
+  }
+}
+
 std::string canonical_text(const StudyConfig& c) {
   std::vector<std::string> experiments, trainings, objectives;
   for (const auto e : c.grid.experiments) experiments.push_back(to_string(e));

@@ -124,6 +124,10 @@ inline constexpr int kMaxBudgetCheck = 16;
 /// n·d too large, too many tasks.
 [[nodiscard]] std::vector<TaskSpec> plan_tasks(const StudyConfig& config);
 
+/// Refuses (InputError, one line) a task whose model would not fit in memory (drf's layers), so
+/// that a run says so before it starts rather than when the task runs.
+void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& config);
+
 /// Sorted `key = value` lines of everything that determines the results.
 [[nodiscard]] std::string canonical_text(const StudyConfig& config);
 
