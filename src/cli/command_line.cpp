@@ -1,8 +1,12 @@
 #include "cli/command_line.hpp"
 
+#include <iostream>
+
+#include "cli/exit_codes.hpp"
 #include "cli/option_values.hpp"
 #include "cli/renamed_options.hpp"
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 
 namespace po = boost::program_options;
 
@@ -83,6 +87,14 @@ void store_command_line(int argc, char** argv, const po::options_description& de
   } catch (const po::error& e) {
     throw InputError(command_line_error(e, command));
   }
+}
+
+int report_usage_error(const std::string& command, const std::exception& error) {
+  const std::string message = printable(error.what());
+  const std::string help = "wordsens " + command + " --help";
+  std::cerr << "wordsens " << command << ": error: " << message
+            << (message.find(help) == std::string::npos ? " (see " + help + ")" : "") << "\n";
+  return kExitUsage;
 }
 
 }  // namespace wordsens::cli

@@ -3,6 +3,7 @@
 // refusals and the same one-line errors for `run`, `ws` and `gen`.
 #include <boost/program_options.hpp>
 
+#include <exception>
 #include <string>
 
 namespace wordsens::cli {
@@ -16,5 +17,9 @@ void store_command_line(int argc, char** argv,
                         const boost::program_options::options_description& described,
                         const boost::program_options::positional_options_description& positional,
                         const std::string& command, boost::program_options::variables_map& vm);
+
+/// Prints a usage error of `wordsens <command>` on stderr, one line ending with a pointer to its
+/// --help unless the message names it already, and returns the exit code of bad input.
+int report_usage_error(const std::string& command, const std::exception& error);
 
 }  // namespace wordsens::cli

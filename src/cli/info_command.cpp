@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/errors.hpp"
@@ -140,13 +141,13 @@ int info_command(int argc, char** argv) {
   positional.add("file", 1);
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    store_command_line(argc, argv, all, positional, "info", vm);
     if (vm.count("help") != 0) {
       std::cout << visible << "\n";
       return kExitOk;
     }
     po::notify(vm);
-    if (!columns.empty()) {
+    if (vm.count("columns") != 0) {
       const std::vector<std::string> groups{"/tasks", "/ws", "/gen", "/witness"};
       if (std::find(groups.begin(), groups.end(), columns) == groups.end()) {
         throw InputError("--columns takes /tasks, /ws, /gen or /witness, not '" + columns + "'");
@@ -156,8 +157,7 @@ int info_command(int argc, char** argv) {
     }
     if (path.empty()) throw InputError("no file given");
   } catch (const std::exception& e) {
-    std::cerr << "wordsens info: error: " << printable(e.what()) << " (see wordsens info --help)\n";
-    return kExitUsage;
+    return report_usage_error("info", e);
   }
   // A missing or foreign file (InputError) and a damaged one reach main's one mapping to exit
   // codes.

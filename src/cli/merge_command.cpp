@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/errors.hpp"
@@ -45,7 +46,7 @@ int merge_command(int argc, char** argv) {
   positional.add("input", -1);
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    store_command_line(argc, argv, all, positional, "merge", vm);
     if (vm.count("help") != 0) {
       std::cout << visible << "\n";
       return kExitOk;
@@ -60,9 +61,7 @@ int merge_command(int argc, char** argv) {
       }
     }
   } catch (const std::exception& e) {
-    std::cerr << "wordsens merge: error: " << printable(e.what())
-              << " (see wordsens merge --help)\n";
-    return kExitUsage;
+    return report_usage_error("merge", e);
   }
   std::string command_line;
   for (int i = 0; i < argc; ++i)

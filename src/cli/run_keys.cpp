@@ -223,6 +223,15 @@ void resolve_words(const RunKeyValues& r, StudyConfig& s) {
 
 }  // namespace
 
+RunKeyValues default_run_key_values() {
+  RunKeyValues values;
+  const auto described = describe_run_keys(values);
+  po::variables_map vm;
+  po::store(po::parsed_options(&described), vm);  // no option given: each takes its default
+  po::notify(vm);
+  return values;
+}
+
 StudyConfig resolve_study(const RunKeyValues& r) {
   StudyConfig s;
   s.grid.experiments =

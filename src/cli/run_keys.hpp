@@ -29,6 +29,9 @@ struct RunKeyValues {
   bool help = false;
 };
 
+/// Every key at its declared default (what `wordsens run` with no key given reads).
+[[nodiscard]] RunKeyValues default_run_key_values();
+
 /// Adds the study's keys (without the search options, search_options.hpp) to `group`, bound to
 /// `values`; each key's format goes to `formats` when given; with a `subset`, only its keys.
 void add_study_keys(boost::program_options::options_description& group, RunKeyValues& values,

@@ -55,7 +55,7 @@ void copy_search_summary(const Result& result, std::uint32_t task_id, WsRecord& 
 
 // A ws task with m ≥ 2 changed words: S_m over the study's word sets (estimators/multi_word.hpp).
 void run_ws_words(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
-                  TaskOutput& out) {
+                  TaskDetail detail, TaskOutput& out) {
   const MultiWordOptions options = multi_word_options(config, task.words);
   const auto model = make_feature_map(model_spec(task, config), {config.seed, task.stream_entity});
   const Matrix X = data.test_sample(task.n, task.d, task.trial);
@@ -71,8 +71,8 @@ void run_ws_words(const TaskSpec& task, const StudyConfig& config, const DataSou
     r.examined_sets.insert(r.examined_sets.end(), set.begin(), set.end());
   }
   r.set_S = result.set_maxima;
+  if (config.save_witness || detail == TaskDetail::witness) r.witness = to_std(result.witness);
   if (config.save_witness) {
-    r.witness = to_std(result.witness);
     // One row of "delta_words" per changed word, in argmax_set's order (position −1: the set is
     // the record's argmax_set).
     TaskArray moves;
@@ -85,9 +85,9 @@ void run_ws_words(const TaskSpec& task, const StudyConfig& config, const DataSou
 }
 
 void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
-            TaskOutput& out) {
+            TaskDetail detail, TaskOutput& out) {
   if (task.words >= 2) {
-    run_ws_words(task, config, data, out);
+    run_ws_words(task, config, data, detail, out);
     return;
   }
   const WsOptions options = ws_options(config);
@@ -114,8 +114,8 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
     require_certified("S of the budget check", check.S, check.cert_rel_err);
     r.S_budget_check = check.S;
   }
+  if (config.save_witness || detail == TaskDetail::witness) r.witness = to_std(result.witness);
   if (config.save_witness) {
-    r.witness = to_std(result.witness);
     out.arrays.push_back(delta_array(result.witness, result.argmax_position));
     out.arrays.push_back({"X", -1, X});
     add_weights(*model, out.arrays);
@@ -123,7 +123,7 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
 }
 
 void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
-             TaskOutput& out) {
+             TaskDetail detail, TaskOutput& out) {
   const GenProblem problem = data.gen_problem(task.n, task.d, task.N, task.trial);
   const GenOptions options = gen_options(config);
   const auto model = make_gen_feature_map(
@@ -145,7 +145,7 @@ void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& 
     r.cert_rel_err = g.cert_rel_err;
     r.position = static_cast<std::int64_t>(g.position);
     r.evaluations = g.evaluations;
-    if (config.save_witness) r.witness = to_std(g.delta);
+    if (config.save_witness || detail == TaskDetail::witness) r.witness = to_std(g.delta);
     out.gen.push_back(std::move(r));
   }
   if (config.save_witness) {
@@ -161,15 +161,16 @@ void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& 
 
 }  // namespace
 
-TaskOutput run_task(const TaskSpec& task, const StudyConfig& config, const DataSource& data) {
+TaskOutput run_task(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
+                    TaskDetail detail) {
   const auto start = std::chrono::steady_clock::now();
   TaskOutput out;
   out.task_id = task.task_id;
   out.experiment = task.experiment;
   if (task.experiment == Experiment::ws) {
-    run_ws(task, config, data, out);
+    run_ws(task, config, data, detail, out);
   } else {
-    run_gen(task, config, data, out);
+    run_gen(task, config, data, detail, out);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -64,8 +64,8 @@ def case_gen_help(binary):
     p = run(binary, "--help")
     check(p.returncode == 0, f"--help exit {p.returncode}")
     for option in ("--model", "--n", "--d", "--k", "--N", "--training", "--objective", "--trials",
-                   "--seed", "--positions", "--layers", "--format", "finetune|retrain",
-                   "rf|drf|raf|raf_relu"):
+                   "--seed", "--positions", "--layers", "--format", "--data", "finetune",
+                   "retrain", "rf|drf|raf|raf_relu"):
         check(option in p.stdout, f"--help does not mention {option}")
 
 
@@ -87,6 +87,9 @@ def case_gen_bad_inputs(binary):
         good + ["--rf-sampling", "half"],
         ["--model", "raf", *SMALL, "--training", "finetune", "--objective", "loss",
          "--rf-sampling", "marginal"],                             # marginal is rf's only
+        good[:-1] + ["loss,align"],                                # one objective
+        ["--model", "rf", *SMALL, "--train", "finetune", "--objective", "loss"],  # a prefix
+        good + ["--screen-points", "8"],                           # a ws option
         ["--model", "raf", "--n", "2", "--d", "3", "--N", "6", "--training", "retrain",
          "--objective", "loss"],                                   # N ≥ p = D = 6
     ]
@@ -97,7 +100,7 @@ def case_gen_bad_inputs(binary):
         lines = p.stderr.strip().splitlines()
         check(len(lines) == 1 and "error" in lines[0], f"{args}: stderr {p.stderr!r}")
     p = run(binary, *bad[-1])
-    check("N ≥ p" in p.stderr, f"N >= p not named: {p.stderr}")
+    check("needs N < p" in p.stderr, f"N >= p not named: {p.stderr}")
 
 
 def case_gen_reproducible(binary):

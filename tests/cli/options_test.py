@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""One spelling and one default per option across `wordsens run`, `ws` and `gen`.
+"""One declaration per option across `wordsens run`, `ws` and `gen`.
 
-The options the three commands share must have the same name (a config key of `run` is its long
-option name) and the same default, read from each command's --help.
+ws and gen take a subset of run's keys, declared once: each option of theirs (besides --help,
+--model and --format) must be a key of run with run's default, except the keys they require
+(run's default is a grid or a list there, where they take one value), which show none. And
+every command refuses a prefix of an option, as run does.
 
 usage: options_test.py WORDSENS_BINARY
 """
@@ -11,9 +13,8 @@ import sys
 
 import cli_common  # beside this script
 
-# Options whose meaning differs by design: `run` takes grids and lists where `ws`/`gen` take one
-# value (n, d, k, words, model vs models, N), and --help/-h prints help.
-DIFFERENT_SHAPE = {"help", "n", "d", "k", "N", "layers", "words", "training", "objective"}
+OWN = {"help", "model", "format"}  # the one-point commands' own options
+REQUIRED = {"ws": {"n", "d"}, "gen": {"n", "d", "N", "training", "objective"}}
 
 
 def options_of(binary, command):
@@ -27,29 +28,51 @@ def options_of(binary, command):
     return found
 
 
+# A prefix of one of each command's options, with arguments that are otherwise valid: every
+# command refuses it (no guessing: `--N` and `--n` differ, and a typo is an error).
+PREFIXES = {
+    "run": ["--dry", "--models=raf", "--n=4", "--d=3", "--trials=1"],
+    "ws": ["--mod", "raf", "--n", "4", "--d", "3", "--trials", "1"],
+    "gen": ["--model", "raf", "--n", "4", "--d", "3", "--N", "2", "--train", "finetune",
+            "--objective", "loss", "--trials", "1"],
+    "info": ["--col", "/ws"],
+    "merge": ["--allow", "a.h5", "b.h5", "-o", "c.h5"],
+}
+
+
+def prefix_problems(binary):
+    problems = []
+    for command, args in PREFIXES.items():
+        p = cli_common.run(binary, command, *args)
+        lines = p.stderr.splitlines()
+        if not (p.returncode == cli_common.EXIT_USAGE and len(lines) == 1 and
+                "unknown option" in lines[0] and p.stdout == ""):
+            problems.append(f"{command} {' '.join(args)}: exit {p.returncode}, {p.stderr!r}")
+    return problems
+
+
 def main():
     binary = sys.argv[1]
-    run, ws, gen = (options_of(binary, c) for c in ("run", "ws", "gen"))
-    problems = []
-    for name in sorted((set(ws) | set(gen)) - DIFFERENT_SHAPE - {"model", "format"}):
-        if name not in run:
-            problems.append(f"--{name} of ws/gen is not a key of run")
-            continue
-        for command, table in (("ws", ws), ("gen", gen)):
-            if name in table and table[name] != run[name]:
+    run = options_of(binary, "run")
+    problems = prefix_problems(binary)
+    for command in ("ws", "gen"):
+        table = options_of(binary, command)
+        for name in sorted(set(table) - OWN):
+            if name not in run:
+                problems.append(f"--{name} of {command} is not a key of run")
+            elif name in REQUIRED[command]:
+                if table[name] is not None:
+                    problems.append(f"--{name}: required by {command}, shown with a default")
+            elif table[name] != run[name]:
                 problems.append(f"--{name}: default {table[name]!r} in {command}, {run[name]!r} "
                                 "in run")
-    # The depth and the changed words: run takes a grid, but its default must be the single
-    # value of ws (and gen).
-    for name, commands in (("layers", (("ws", ws), ("gen", gen))), ("words", (("ws", ws),))):
-        for command, table in commands:
-            if table.get(name) != run.get(name):
-                problems.append(f"--{name}: default {table.get(name)!r} in {command}, "
-                                f"{run.get(name)!r} in run")
+        for name in REQUIRED[command] - set(table):
+            problems.append(f"--{name}: not an option of {command}")
     for p in problems:
         print("error:", p, file=sys.stderr)
     cli_common.check(not problems, f"{len(problems)} options differ")
-    print(f"options: {len(run)} in run, {len(ws)} in ws, {len(gen)} in gen; shared ones agree")
+    print(f"options: {len(run)} in run; ws and gen take run's keys with run's defaults; no "
+          "command takes a prefix of an option")
 
 
 if __name__ == "__main__":

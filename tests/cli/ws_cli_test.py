@@ -72,7 +72,8 @@ def case_ws_help(binary):
     for option in ("--model", "--n", "--d", "--k", "--layers", "--activation", "--trials",
                    "--seed", "--positions", "--max-evals", "--sphere-starts", "--screen-points",
                    "--near-origin-starts", "--guided-start", "--upper-bound", "--rel-tol",
-                   "--min-total-sphere-starts", "--budget-check", "--format"):
+                   "--min-total-sphere-starts", "--budget-check", "--format", "--words",
+                   "--word-sets", "--data"):
         check(option in p.stdout, f"--help does not mention {option}")
     for model in ("rf", "drf", "raf", "raf_relu"):
         check(model in p.stdout, f"--help does not name model {model}")
@@ -102,11 +103,20 @@ def case_ws_bad_inputs(binary):
         ["--model", "rf", *base, "--budget-check", "17"],
         ["--model", "rf", *base, "--words", "0"],
         ["--model", "rf", *base, "--words", "5"],
-        ["--model", "rf", *base, "--words", "2"],  # positions all: every 2-set
-        ["--model", "rf", *base, "--words", "2", "--positions", "random:0"],
-        ["--model", "rf", *base, "--words", "2", "--positions", "first", "--budget-check", "2"],
-        ["--model", "rf", *base, "--words", "2", "--positions", "first",
-         "--rf-sampling", "marginal"],
+        ["--model", "rf", *base, "--words", "2", "--positions", "all"],  # word-sets names them
+        ["--model", "rf", *base, "--words", "2", "--word-sets", "random:0"],
+        ["--model", "rf", *base, "--word-sets", "greedy"],  # one word: no sets
+        ["--model", "rf", *base, "--words", "2", "--budget-check", "2"],
+        ["--model", "rf", *base, "--words", "2", "--rf-sampling", "marginal"],
+        ["--model", "raf", *base, "--rf-sampling", "marginal"],
+        # run's rules: no prefix of an option, one value per grid key, one model.
+        ["--mod", "rf", *base],
+        ["--model", "rf", "--n", "4,8", "--d", "3"],
+        ["--model", "rf", *base, "--k", "1D,2D"],
+        ["--model", "rf,raf", *base],
+        ["--model", "rf", *base, "--data", "embeddings:/nonexistent/embeddings.h5"],
+        ["--model", "rf", *base, "--data", "nothing"],
+        ["--model", "rf", *base, "--experiments", "ws"],  # not an option of ws
     ]
     for args in bad:
         p = run(binary, *args)
@@ -114,6 +124,7 @@ def case_ws_bad_inputs(binary):
         lines = p.stderr.strip().splitlines()
         check(len(lines) == 1, f"{args}: expected a one-line error, got {p.stderr!r}")
         check("error" in lines[0], f"{args}: message does not say error: {lines[0]}")
+        check(lines[0].count("--help") == 1, f"{args}: one pointer to --help: {lines[0]}")
         check(p.stdout == "", f"{args}: printed to stdout: {p.stdout!r}")
     # Old spellings name the new one (one spelling per option across run, ws and gen).
     for old, new in (("--no-guided-start", "--guided-start=false"),
@@ -136,7 +147,7 @@ def case_ws_words(binary):
     # greedy never below the single-word S over all positions.
     rows = cli_common.csv_rows(binary, "ws", WORDS_CSV_HEADER, "--model", "rf", "--n", "6",
                                "--d", "4", "--k", "1.0D", "--trials", "2", "--words", "2",
-                               "--positions", "random:3")
+                               "--word-sets", "random:3")
     check(len(rows) == 2, f"expected 2 rows, got {len(rows)}")
     for row in rows:
         S, S_upper = float(row["S"]), float(row["S_upper"])
@@ -148,7 +159,7 @@ def case_ws_words(binary):
         check(0 <= float(row["cert_rel_err"]) <= 1e-9, f"not certified: {row}")
     one = csv_rows(binary, "--model", "raf", "--n", "5", "--d", "4", "--trials", "1")
     two = cli_common.csv_rows(binary, "ws", WORDS_CSV_HEADER, "--model", "raf", "--n", "5",
-                              "--d", "4", "--trials", "1", "--words", "2", "--positions", "greedy")
+                              "--d", "4", "--trials", "1", "--words", "2", "--word-sets", "greedy")
     check(float(two[0]["S"]) >= float(one[0]["S"]) * (1 - 1e-12), f"greedy S_2 < S: {two} {one}")
     check(two[0]["S_upper"] == "", "raf has no bound")
 

@@ -1,0 +1,119 @@
+#include "cli/one_point.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <utility>
+
+#include "cli/command_line.hpp"
+#include "cli/config.hpp"
+#include "cli/search_options.hpp"
+#include "core/errors.hpp"
+#include "models/shared/feature_map.hpp"
+#include "models/shared/model_kind.hpp"
+#include "study/grid_spec.hpp"
+#include "study/run_task.hpp"
+
+namespace wordsens::cli {
+
+namespace po = boost::program_options;
+
+OnePointCommand::OnePointCommand(std::string name, Experiment experiment, KeySubset keys,
+                                 const std::string& usage, bool ws_search_options)
+    : name_(std::move(name)),
+      experiment_(experiment),
+      keys_(std::move(keys)),
+      values_(default_run_key_values()),  // run's defaults for the keys not taken here
+      described_(usage) {
+  std::string models;
+  for (const auto& model : known_models()) models += (models.empty() ? "" : "|") + model;
+  described_.add_options()                                                          //
+      ("help,h", po::bool_switch(&help_), "print this help and exit")               //
+      ("model", po::value(&model_), ("feature map (required): " + models).c_str())  //
+      ("format", po::value(&format_)->default_value(format_),
+       "output: text (one readable line per trial) | csv");
+  add_study_keys(described_, values_, nullptr, &keys_);
+  add_search_options(described_, values_.search, ws_search_options);
+}
+
+bool OnePointCommand::parse(int argc, char** argv) {
+  store_command_line(argc, argv, described_, po::positional_options_description{}, name_, given_);
+  try {
+    po::notify(given_);
+  } catch (const po::error& e) {
+    throw InputError(e.what());
+  }
+  if (help_) {
+    std::cout << described_ << "\n";
+    return false;
+  }
+  return true;
+}
+
+bool OnePointCommand::given(const std::string& key) const {
+  return given_.count(key) != 0 && !given_[key].defaulted();
+}
+
+StudyConfig OnePointCommand::study() const {
+  require_input(given("model"), "missing required option --model");
+  for (const std::string& key : keys_.required) {
+    require_input(given(key), "missing required option --" + key);
+  }
+  require_input(format_ == "text" || format_ == "csv",
+                "format = '" + format_ + "': expected text or csv");
+  const std::vector<std::string> models = parse_name_list("model", model_, canonical_models());
+  require_input(models.size() == 1, "model = '" + model_ + "': one model");
+
+  RunKeyValues values = values_;
+  values.experiments = to_string(experiment_);
+  values.models = models.front();
+  StudyConfig config = resolve_study(values);
+
+  // The grid keys hold one value each: a grid is what `wordsens run` is for.
+  const StudyGrid& g = config.grid;
+  const std::map<std::string, std::pair<const std::string*, std::size_t>> grid_keys{
+      {"n", {&values.n, g.n.size()}},
+      {"d", {&values.d, g.d.size()}},
+      {"k", {&values.k, g.k.size()}},
+      {"layers", {&values.layers, g.layers.size()}},
+      {"N", {&values.N, g.N.size()}},
+      {"words", {&values.words, g.words.size()}},
+      {"training", {&values.training, config.search.trainings.size()}},
+      {"objective", {&values.objective, config.search.objectives.size()}},
+  };
+  for (const auto& [key, value] : grid_keys) {
+    if (keys_.keys.count(key) != 0 && value.second != 1) {
+      throw InputError(key + " = '" + *value.first + "': wordsens " + name_ +
+                       " takes one value (wordsens run takes a grid)");
+    }
+  }
+  require_input(
+      config.rf_sampling == RfSampling::full || traits(model_kind(models.front())).marginal_sampler,
+      "rf-sampling = 'marginal' applies to rf only");
+  return config;
+}
+
+OnePointStudy plan_one_point(StudyConfig config) {
+  OnePointStudy study;
+  study.tasks = plan_tasks(config);
+  check_model_sizes(study.tasks, config);
+  study.data = make_data_source(config, study.tasks);
+  study.config = std::move(config);
+  return study;
+}
+
+double witness_norm(const std::vector<double>& witness) {
+  double sum = 0;
+  for (const double x : witness) sum += x * x;
+  return std::sqrt(sum);
+}
+
+void run_trials(const OnePointStudy& study,
+                const std::function<void(const TaskSpec&, const TaskOutput&)>& row) {
+  for (const TaskSpec& task : study.tasks) {
+    // The rows print |Δ*|: the records keep the witness (no other array).
+    row(task, run_task(task, study.config, *study.data, TaskDetail::witness));
+  }
+}
+
+}  // namespace wordsens::cli
