@@ -14,7 +14,8 @@ namespace wordsens::cli {
 namespace {
 
 // boost's errors of the command line, as one line starting with the option as written.
-std::string command_line_error(const po::error& e, const std::string& command) {
+std::string command_line_error(const po::error& e, const std::string& command,
+                               const po::positional_options_description& positional) {
   if (const auto* unknown = dynamic_cast<const po::unknown_option*>(&e)) {
     std::string name = unknown->get_option_name();  // "--bogus=1" as written: the name only
     if (const auto equals = name.find('='); equals != std::string::npos) name.erase(equals);
@@ -37,7 +38,14 @@ std::string command_line_error(const po::error& e, const std::string& command) {
     }
   }
   if (dynamic_cast<const po::too_many_positional_options_error*>(&e) != nullptr) {
-    return "more than one configuration file: give one, as the first argument or --config=FILE";
+    if (command == "run") {
+      return "more than one configuration file: give one, as the first argument or "
+             "--config=FILE";
+    }
+    const unsigned allowed = positional.max_total_count();
+    return "an argument too many: wordsens " + command + " takes " +
+           (allowed == 0 ? std::string("options only (--key value)")
+                         : "at most " + std::to_string(allowed) + " besides its options");
   }
   return e.what();
 }
@@ -54,8 +62,8 @@ std::vector<std::string> normalised_arguments(int argc, char** argv,
         arg.find('=') == arg.size() - 1) {
       const std::string name = arg.substr(2, arg.size() - 3);
       if (const auto* option = described.find_nothrow(name, /*approx=*/false)) {
-        if (name == "config") throw_bad_value(name, "", "the path of a configuration file");
         if (option->semantic()->min_tokens() >= 1) {
+          if (name == "config") throw_bad_value(name, "", "the path of a configuration file");
           args.push_back("--" + name);
           args.emplace_back();
           continue;
@@ -85,7 +93,7 @@ void store_command_line(int argc, char** argv, const po::options_description& de
         po::command_line_parser(args).options(described).positional(positional).style(style).run(),
         vm);
   } catch (const po::error& e) {
-    throw InputError(command_line_error(e, command));
+    throw InputError(command_line_error(e, command, positional));
   }
 }
 

@@ -3,7 +3,8 @@
 // Return value is the process exit code (see exit_codes.hpp).
 namespace wordsens::cli {
 
-int ws_command(int argc, char** argv);     // ws_command.cpp: WS estimates without MPI/HDF5
+int ws_command(int argc,
+               char** argv);  // ws_command.cpp: WS estimates without MPI or a results file
 int gen_command(int argc, char** argv);    // gen_command.cpp: trained-head generalization
 int run_command(int argc, char** argv);    // run_command.cpp: options, checks, then run_study
 int merge_command(int argc, char** argv);  // merge_command.cpp: merge shard files

@@ -1,6 +1,6 @@
 // `wordsens gen`: trained-head generalization after a one-word change at one grid point, one
-// line per trial, without MPI or files. It takes run's keys (one value each) and runs trial t as
-// task t of that one-point study (cli/one_point.hpp): its own weights, texts, labels and
+// line per trial, without MPI or a results file. It takes run's keys (one value each) and runs
+// trial t as task t of that one-point study (cli/one_point.hpp): its own weights, texts, labels and
 // optimiser starts, the same as `wordsens run` with the same keys.
 #include <iomanip>
 #include <iostream>
@@ -18,14 +18,16 @@ namespace {
 const std::string kUsage =
     "usage: wordsens gen --model M --n N --d D [--k 1.0D] --N NTRAIN --training T "
     "--objective O [options]\n\n"
-    "Trains a minimum-norm head on NTRAIN texts (labels sign(<vec(X), w>)), fits the new text X\n"
-    "(finetune or retrain), then searches a one-word change X^i(Delta), |Delta| <= sqrt(d),\n"
-    "whose true label is -y. The options are the keys of wordsens run (the same spellings,\n"
-    "defaults and checks), one value each: trial t is task t of the study of that one grid point\n"
-    "(its weights, texts and starts). Columns: t0 = phi(X)'theta*, t1 = phi(X)'theta (= y),\n"
-    "D0 / D1 = the same at the changed text, E = (D1 + y)^2, cond_K = cond(PhiPhi'), seconds of\n"
-    "the trial, and cert_rel_err, D1 recomputed from scratch against the search's value (the\n"
-    "trial fails with exit code 1 above 1e-9).\n\n"
+    "Trains a minimum-norm head on NTRAIN texts (synthetic ones labelled sign(<vec(X), w>), or\n"
+    "an embeddings file's with its labels), fits the new text X (finetune or retrain), then\n"
+    "searches a one-word change X^i(Delta), |Delta| <= sqrt(d), whose true label is -y.\n"
+    "The options are the keys of wordsens run (the same spellings, defaults and checks), one\n"
+    "value each: trial t is task t of the study of that one grid point (its weights, texts and\n"
+    "starts).\n"
+    "Columns: t0 = phi(X)'theta*, t1 = phi(X)'theta (= y), D0 / D1 = the same at the changed\n"
+    "text, E = (D1 + y)^2, cond_K = cond(PhiPhi'), seconds of the trial, and cert_rel_err, D1\n"
+    "recomputed from scratch against the search's value (the trial fails with exit code 1 above\n"
+    "1e-9).\n\n"
     "options";
 
 // The keys of run that gen takes; those without a default are grids or lists in run, one value
@@ -33,7 +35,8 @@ const std::string kUsage =
 KeySubset gen_keys() {
   return {{"n", "d", "k", "layers", "activation", "rf-sampling", "trials", "seed", "positions", "N",
            "training", "objective", "data"},
-          {"n", "d", "N", "training", "objective"}};
+          {"n", "d", "N", "training", "objective"},
+          {}};
 }
 
 void print_row(std::ostream& out, const std::string& format, const TaskSpec& task,

@@ -30,12 +30,18 @@ bool KeyTable::requires_value(const std::string& key) const {
                                    subset_->required.end();
 }
 
+const char* KeyTable::meaning_of(const std::string& key, const char* declared) const {
+  if (subset_ == nullptr) return declared;
+  const auto own = subset_->meanings.find(key);
+  return own == subset_->meanings.end() ? declared : own->second.c_str();
+}
+
 KeyTable& KeyTable::operator()(const char* name, const po::value_semantic* value, KeyFormat format,
                                const char* meaning) {
   std::unique_ptr<const po::value_semantic> owned(value);  // freed when left out
   const std::string key = long_name(name);
   if (!takes(key)) return *this;
-  group_.add_options()(name, owned.release(), meaning);
+  group_.add_options()(name, owned.release(), meaning_of(key, meaning));
   if (formats_ != nullptr) (*formats_)[key] = std::move(format);
   return *this;
 }

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include <cstddef>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,10 +18,12 @@ namespace wordsens::cli {
 
 /// The keys of a declaration that another command takes (`wordsens ws` and `gen` take some of
 /// run's study keys): the others are left out. A required key is declared without its default,
-/// which is a grid or a list where that command takes one value that it cannot guess.
+/// which is a grid or a list where that command takes one value that it cannot guess; a key
+/// whose use differs there (one value rather than a grid) is described in that command's words.
 struct KeySubset {
   std::set<std::string> keys;
   std::vector<std::string> required;  // in the order their absence is reported
+  std::map<std::string, std::string> meanings;
 };
 
 /// Adds keys to a group of options, recording each key's format in `formats` (when not null);
@@ -31,7 +34,8 @@ class KeyTable {
            const KeySubset* subset = nullptr)
       : group_(group), formats_(formats), subset_(subset) {}
 
-  /// `name` as boost spells it ("output,o"); `value` is owned by the group from then on.
+  /// `name` as boost spells it ("output,o"); `value` is owned by the group from then on (freed
+  /// at once when the subset leaves the key out).
   KeyTable& operator()(const char* name, const boost::program_options::value_semantic* value,
                        KeyFormat format, const char* meaning);
 
@@ -43,6 +47,7 @@ class KeyTable {
  private:
   [[nodiscard]] bool takes(const std::string& key) const;
   [[nodiscard]] bool requires_value(const std::string& key) const;
+  [[nodiscard]] const char* meaning_of(const std::string& key, const char* declared) const;
 
   boost::program_options::options_description& group_;
   KeyFormats* formats_;

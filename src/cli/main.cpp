@@ -27,8 +27,9 @@ void print_usage(std::ostream& out) {
          "  run CONFIG   the MPI Monte Carlo study: grid × models × trials → HDF5 results\n"
          "  merge        merge results files of job-array shards\n"
          "  info FILE    what a results file holds and how complete it is\n"
-         "  ws           word-sensitivity estimates, one line per trial (no MPI, no files)\n"
-         "  gen          trained-head generalization after a one-word change (no MPI, no files)\n"
+         "  ws           word-sensitivity estimates, one line per trial (no MPI, no results file)\n"
+         "  gen          trained-head generalization after a one-word change (no MPI, no results "
+         "file)\n"
          "  version      print the software version and git sha\n";
 }
 

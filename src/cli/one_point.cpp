@@ -1,14 +1,15 @@
 #include "cli/one_point.hpp"
 
-#include <cmath>
 #include <iostream>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 #include "cli/command_line.hpp"
 #include "cli/config.hpp"
 #include "cli/search_options.hpp"
 #include "core/errors.hpp"
+#include "core/types.hpp"
 #include "models/shared/feature_map.hpp"
 #include "models/shared/model_kind.hpp"
 #include "study/grid_spec.hpp"
@@ -18,6 +19,32 @@ namespace wordsens::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// Run's keys that take a grid or a list there and one value here, in the words of one value.
+const std::map<std::string, std::string>& one_value_meanings() {
+  static const std::map<std::string, std::string> meanings{
+      {"n", "words per text (one value, >= 1)"},
+      {"d", "embedding dimension (one value, >= 1)"},
+      {"k", "width of rf/drf: an integer or a multiple of D = n*d such as 1.0D or 0.5D"},
+      {"layers", "depth L of drf"},
+      {"N", "training-set size (1 <= N < p, p the feature dimension)"},
+      {"words", "m, the number of words changed at once (1: the word sensitivity S)"},
+      {"training", "how the head learns (X, y): finetune or retrain"},
+      {"objective",
+       "what the Delta search minimises: loss ((D1 + y)^2) or align (feature "
+       "alignment)"},
+      {"rf-sampling",
+       "rf weights: full (all of V) or marginal (only the blocks of the examined "
+       "positions plus an exact Gaussian residual per text: same law, O(k*d*|P|) "
+       "normals instead of O(k*n*d); S_upper then bounds the examined positions "
+       "only); rf only"},
+  };
+  return meanings;
+}
+
+}  // namespace
+
 OnePointCommand::OnePointCommand(std::string name, Experiment experiment, KeySubset keys,
                                  const std::string& usage, bool ws_search_options)
     : name_(std::move(name)),
@@ -25,6 +52,7 @@ OnePointCommand::OnePointCommand(std::string name, Experiment experiment, KeySub
       keys_(std::move(keys)),
       values_(default_run_key_values()),  // run's defaults for the keys not taken here
       described_(usage) {
+  for (const auto& [key, meaning] : one_value_meanings()) keys_.meanings.emplace(key, meaning);
   std::string models;
   for (const auto& model : known_models()) models += (models.empty() ? "" : "|") + model;
   described_.add_options()                                                          //
@@ -34,6 +62,11 @@ OnePointCommand::OnePointCommand(std::string name, Experiment experiment, KeySub
        "output: text (one readable line per trial) | csv");
   add_study_keys(described_, values_, nullptr, &keys_);
   add_search_options(described_, values_.search, ws_search_options);
+  for (const std::string& key : keys_.keys) {  // a misspelt key would drop an option silently
+    if (described_.find_nothrow(key, /*approx=*/false) == nullptr) {
+      throw std::logic_error("wordsens " + name_ + ": '" + key + "' is not a key of run");
+    }
+  }
 }
 
 bool OnePointCommand::parse(int argc, char** argv) {
@@ -71,19 +104,23 @@ StudyConfig OnePointCommand::study() const {
 
   // The grid keys hold one value each: a grid is what `wordsens run` is for.
   const StudyGrid& g = config.grid;
-  const std::map<std::string, std::pair<const std::string*, std::size_t>> grid_keys{
-      {"n", {&values.n, g.n.size()}},
-      {"d", {&values.d, g.d.size()}},
-      {"k", {&values.k, g.k.size()}},
-      {"layers", {&values.layers, g.layers.size()}},
-      {"N", {&values.N, g.N.size()}},
-      {"words", {&values.words, g.words.size()}},
-      {"training", {&values.training, config.search.trainings.size()}},
-      {"objective", {&values.objective, config.search.objectives.size()}},
+  const struct {
+    const char* key;
+    const std::string& text;
+    std::size_t values;
+  } grid_keys[] = {
+      {"n", values.n, g.n.size()},
+      {"d", values.d, g.d.size()},
+      {"k", values.k, g.k.size()},
+      {"layers", values.layers, g.layers.size()},
+      {"N", values.N, g.N.size()},
+      {"words", values.words, g.words.size()},
+      {"training", values.training, config.search.trainings.size()},
+      {"objective", values.objective, config.search.objectives.size()},
   };
-  for (const auto& [key, value] : grid_keys) {
-    if (keys_.keys.count(key) != 0 && value.second != 1) {
-      throw InputError(key + " = '" + *value.first + "': wordsens " + name_ +
+  for (const auto& [key, text, count] : grid_keys) {
+    if (keys_.keys.count(key) != 0 && count != 1) {
+      throw InputError(std::string(key) + " = '" + text + "': wordsens " + name_ +
                        " takes one value (wordsens run takes a grid)");
     }
   }
@@ -103,9 +140,7 @@ OnePointStudy plan_one_point(StudyConfig config) {
 }
 
 double witness_norm(const std::vector<double>& witness) {
-  double sum = 0;
-  for (const double x : witness) sum += x * x;
-  return std::sqrt(sum);
+  return Eigen::Map<const Vector>(witness.data(), static_cast<Index>(witness.size())).norm();
 }
 
 void run_trials(const OnePointStudy& study,

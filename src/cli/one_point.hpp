@@ -2,7 +2,7 @@
 // What `wordsens ws` and `wordsens gen` share: a study of one grid point (one model, one value
 // per grid key), read from run's own keys (cli/run_keys.hpp) with run's command-line rules,
 // planned and checked as `wordsens run` plans and checks a study, and its trials run by
-// run_task one after the other, without MPI or files. Trial t is task t of that study: the
+// run_task one after the other, without MPI or a results file. Trial t is task t of that study: the
 // same texts, weights and starts as in a results file of the same configuration.
 #include <boost/program_options.hpp>
 

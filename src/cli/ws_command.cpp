@@ -1,6 +1,6 @@
 // `wordsens ws`: word-sensitivity estimates of one grid point, one line per trial, without MPI
-// or files, so that a person can try a model before running a study. It takes run's keys (one
-// value each) and runs trial t as task t of that one-point study (cli/one_point.hpp): the same
+// or a results file, so that a person can try a model before running a study. It takes run's keys
+// (one value each) and runs trial t as task t of that one-point study (cli/one_point.hpp): the same
 // text, weights, positions and starts as `wordsens run` with the same keys. Scripts parse the csv
 // format: keep it stable.
 #include <cmath>
@@ -28,8 +28,9 @@ const std::string kUsage =
     "usage: wordsens ws --model M --n N --d D [options]\n\n"
     "Estimates the word sensitivity S = max_i max_{|Delta| <= sqrt(d)} |phi(X^i(Delta)) - "
     "phi(X)| / |phi(X)|\n"
-    "of a random feature map on texts X (n words, rows of norm sqrt(d)) by projected gradient\n"
-    "ascent from several starts per word position. S is a lower bound attained by a witness\n"
+    "of a random feature map on texts X (n words: synthetic rows of norm sqrt(d), or an\n"
+    "embeddings file's texts with --data) by projected gradient ascent from several starts per\n"
+    "word position. S is a lower bound attained by a witness\n"
     "(i*, Delta*) and recomputed from scratch there (cert_rel_err; above 1e-9 the trial fails\n"
     "with exit code 1); S_upper is a certified upper bound where the model has one (rf, drf;\n"
     "S_upper_scope 1: over all positions, 2: over the examined positions only).\n"
@@ -55,7 +56,8 @@ const std::string kUsage =
 KeySubset ws_keys() {
   return {{"n", "d", "k", "layers", "activation", "rf-sampling", "trials", "seed", "positions",
            "words", "word-sets", "data"},
-          {"n", "d"}};
+          {"n", "d"},
+          {}};
 }
 
 void print_row(const std::string& format, const TaskSpec& task, const WsRecord& r) {

@@ -4,6 +4,7 @@
 usage: head_cli_test.py WORDSENS_BINARY CASE
 """
 import math
+import re
 import sys
 
 import cli_common  # beside this script
@@ -64,43 +65,48 @@ def case_gen_help(binary):
     p = run(binary, "--help")
     check(p.returncode == 0, f"--help exit {p.returncode}")
     for option in ("--model", "--n", "--d", "--k", "--N", "--training", "--objective", "--trials",
-                   "--seed", "--positions", "--layers", "--format", "--data", "finetune",
-                   "retrain", "rf|drf|raf|raf_relu"):
-        check(option in p.stdout, f"--help does not mention {option}")
+                   "--seed", "--positions", "--layers", "--format", "--data"):
+        check(re.search(rf"^\s+{option}\b", p.stdout, re.M), f"--help has no option {option}")
+    for word in ("finetune", "retrain", "rf|drf|raf|raf_relu"):
+        check(word in p.stdout, f"--help does not mention {word}")
 
 
 def case_gen_bad_inputs(binary):
     good = ["--model", "rf", *SMALL, "--training", "finetune", "--objective", "loss"]
+    # Each bad command line and what its one-line error starts with after "wordsens gen: error: ".
     bad = [
-        ["--model", "nope", *SMALL, "--training", "finetune", "--objective", "loss"],
-        ["--model", "rf", "--n", "5", "--d", "4", "--training", "finetune", "--objective",
-         "loss"],                                                  # no --N
-        good[:-2] + ["--objective", "l2"],
-        good[:-4] + ["--training", "fine-tune", "--objective", "loss"],
-        good + ["--k", "0D"],
-        good + ["--k", "1D,2D"],
-        good + ["--trials", "0"],
-        good + ["--seed", "-1"],
-        good + ["--format", "json"],
-        good + ["--positions", "random:0"],
-        good + ["--unknown"],
-        good + ["--rf-sampling", "half"],
-        ["--model", "raf", *SMALL, "--training", "finetune", "--objective", "loss",
-         "--rf-sampling", "marginal"],                             # marginal is rf's only
-        good[:-1] + ["loss,align"],                                # one objective
-        ["--model", "rf", *SMALL, "--train", "finetune", "--objective", "loss"],  # a prefix
-        good + ["--screen-points", "8"],                           # a ws option
-        ["--model", "raf", "--n", "2", "--d", "3", "--N", "6", "--training", "retrain",
-         "--objective", "loss"],                                   # N ≥ p = D = 6
+        (["--model", "nope", *SMALL, "--training", "finetune", "--objective", "loss"],
+         "model = 'nope'"),
+        (["--model", "rf", "--n", "5", "--d", "4", "--training", "finetune", "--objective",
+          "loss"], "missing required option --N"),
+        (good[:-2] + ["--objective", "l2"], "objective = 'l2'"),
+        (good[:-4] + ["--training", "fine-tune", "--objective", "loss"],
+         "training = 'fine-tune'"),
+        (good + ["--k", "0D"], "k = '0D'"),
+        (good + ["--k", "1D,2D"], "k = '1D,2D'"),
+        (good + ["--trials", "0"], "trials = '0'"),
+        (good + ["--seed", "-1"], "seed = '-1'"),
+        (good + ["--format", "json"], "format = 'json'"),
+        (good + ["--positions", "random:0"], "positions = 'random:0'"),
+        (good + ["--unknown"], "--unknown: unknown option"),
+        (good + ["--rf-sampling", "half"], "rf-sampling = 'half'"),
+        (["--model", "raf", *SMALL, "--training", "finetune", "--objective", "loss",
+          "--rf-sampling", "marginal"], "rf-sampling = 'marginal'"),   # rf's only
+        (good[:-1] + ["loss,align"], "objective = 'loss,align': wordsens gen takes one value"),
+        (["--model", "rf", *SMALL, "--train", "finetune", "--objective", "loss"],
+         "--train: unknown option"),                                 # a prefix
+        (good + ["--screen-points", "8"], "--screen-points: unknown option"),  # a ws option
+        (good + ["extra"], "an argument too many"),
+        (["--model", "raf", "--n", "2", "--d", "3", "--N", "6", "--training", "retrain",
+          "--objective", "loss"], "gen needs N < p"),                # N ≥ p = D = 6
     ]
-    for args in bad:
+    for args, start in bad:
         p = run(binary, *args)
         check(p.returncode == EXIT_USAGE, f"{args}: exit {p.returncode}, expected {EXIT_USAGE}")
         check(p.stdout == "", f"{args}: wrote to stdout: {p.stdout!r}")
         lines = p.stderr.strip().splitlines()
-        check(len(lines) == 1 and "error" in lines[0], f"{args}: stderr {p.stderr!r}")
-    p = run(binary, *bad[-1])
-    check("needs N < p" in p.stderr, f"N >= p not named: {p.stderr}")
+        check(len(lines) == 1 and lines[0].startswith("wordsens gen: error: " + start),
+              f"{args}: expected one line starting with {start!r}: {p.stderr!r}")
 
 
 def case_gen_reproducible(binary):

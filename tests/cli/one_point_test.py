@@ -3,8 +3,9 @@
 
 Each case runs the command with some of run's keys, then `wordsens run` with the same keys (the
 model as `models`, the experiment as `experiments`), and checks that every printed row holds the
-bits of the record of the same trial in the results file: the same texts (synthetic or an
-embeddings file), weights, positions and starts, whichever command ran them.
+record of the same trial in the results file (its doubles bit for bit, its counts, and the
+fields printed with 3 digits to those digits): the same texts (synthetic or an embeddings file),
+weights, positions and starts, whichever command ran them.
 
 usage: one_point_test.py WORDSENS_BINARY CASE
 """
@@ -61,13 +62,12 @@ def compare_ws(binary, model, keys, header=WS_HEADER):
     check(len(rows) == len(stored["S"]) == int(keys["trials"]),
           f"{len(rows)} rows, {len(stored['S'])} records")
     for t, row in enumerate(rows):
-        for name in ("S", "S_upper", "cert_rel_err") + (
-                ("S_budget_check",) if header == WS_HEADER else ()):
-            if name == "cert_rel_err":  # printed with 3 digits
-                check(abs(float(row[name]) - stored[name][t]) <= 1e-3 * stored[name][t] + 1e-300,
-                      f"trial {t} {name}: {row[name]} vs {stored[name][t]}")
-                continue
+        for name in ("S", "S_upper") + (("S_budget_check",) if header == WS_HEADER else ()):
             same_double(row[name], stored[name][t], f"trial {t} {name}")
+        # Printed with %.3g: the same digits as the stored value's (Python's format is C's).
+        for name in ("cert_rel_err",) + (("stationarity",) if header == WS_HEADER else ()):
+            check(row[name] == f"{stored[name][t]:.3g}",
+                  f"trial {t} {name}: printed {row[name]}, stored {stored[name][t]!r}")
         for name in ("evaluations", "starts", "starts_at_budget", "S_upper_scope"):
             check(int(row[name]) == int(stored[name][t]), f"trial {t} {name} differs")
         if header == WS_HEADER:
@@ -85,6 +85,8 @@ def compare_gen(binary, model, keys):
     for t, row in enumerate(rows):
         for name in ("t0", "t1", "D0", "D1", "E", "cond_K"):
             same_double(row[name], stored[name][t], f"trial {t} {name}")
+        check(row["cert_rel_err"] == f"{stored['cert_rel_err'][t]:.3g}",
+              f"trial {t} cert_rel_err: {row['cert_rel_err']} vs {stored['cert_rel_err'][t]!r}")
 
 
 def case_ws_matches_run(binary):

@@ -4,6 +4,7 @@
 usage: ws_cli_test.py WORDSENS_BINARY CASE
 """
 import math
+import re
 import sys
 
 import cli_common  # beside this script
@@ -74,7 +75,8 @@ def case_ws_help(binary):
                    "--near-origin-starts", "--guided-start", "--upper-bound", "--rel-tol",
                    "--min-total-sphere-starts", "--budget-check", "--format", "--words",
                    "--word-sets", "--data"):
-        check(option in p.stdout, f"--help does not mention {option}")
+        check(re.search(rf"^\s+(-\w \[ )?{option}\b", p.stdout, re.M),
+              f"--help has no option {option}")
     for model in ("rf", "drf", "raf", "raf_relu"):
         check(model in p.stdout, f"--help does not name model {model}")
     check(CSV_HEADER in p.stdout, "--help does not show the csv header")
@@ -82,48 +84,58 @@ def case_ws_help(binary):
 
 def case_ws_bad_inputs(binary):
     base = ["--n", "4", "--d", "3"]
+    # Each bad command line and what its one-line error must start with (after "wordsens ws:
+    # error: "): the key as run spells it, so that the refusal is the one meant.
     bad = [
-        ["--model", "nope", *base],
-        ["--model", "rf", *base, "--k", "abc"],
-        ["--model", "rf", *base, "--k", "-3"],
-        ["--model", "rf", "--n", "0", "--d", "3"],
-        ["--model", "rf", "--n", "4", "--d", "0"],
-        ["--model", "rf", *base, "--positions", "random:0"],
-        ["--model", "rf", *base, "--positions", "middle"],
-        ["--model", "rf", *base, "--seed", "4294967296"],
-        ["--model", "rf", *base, "--seed=-1"],
-        ["--model", "rf", *base, "--trials", "0"],
-        ["--model", "rf", *base, "--format", "json"],
-        ["--model", "rf", *base, "--activation", "sigmoid"],
-        ["--model", "rf", *base, "--max-evals", "0"],
-        ["--model", "rf", *base, "--bogus"],
-        ["--n", "4", "--d", "3"],
-        ["--model", "rf", "--n", "four", "--d", "3"],
-        ["--model", "rf", *base, "--budget-check", "1"],
-        ["--model", "rf", *base, "--budget-check", "17"],
-        ["--model", "rf", *base, "--words", "0"],
-        ["--model", "rf", *base, "--words", "5"],
-        ["--model", "rf", *base, "--words", "2", "--positions", "all"],  # word-sets names them
-        ["--model", "rf", *base, "--words", "2", "--word-sets", "random:0"],
-        ["--model", "rf", *base, "--word-sets", "greedy"],  # one word: no sets
-        ["--model", "rf", *base, "--words", "2", "--budget-check", "2"],
-        ["--model", "rf", *base, "--words", "2", "--rf-sampling", "marginal"],
-        ["--model", "raf", *base, "--rf-sampling", "marginal"],
-        # run's rules: no prefix of an option, one value per grid key, one model.
-        ["--mod", "rf", *base],
-        ["--model", "rf", "--n", "4,8", "--d", "3"],
-        ["--model", "rf", *base, "--k", "1D,2D"],
-        ["--model", "rf,raf", *base],
-        ["--model", "rf", *base, "--data", "embeddings:/nonexistent/embeddings.h5"],
-        ["--model", "rf", *base, "--data", "nothing"],
-        ["--model", "rf", *base, "--experiments", "ws"],  # not an option of ws
+        (["--model", "nope", *base], "model = 'nope'"),
+        (["--model", "rf", *base, "--k", "abc"], "k = 'abc'"),
+        (["--model", "rf", *base, "--k", "-3"], "k = '-3'"),
+        (["--model", "rf", "--n", "0", "--d", "3"], "n = '0'"),
+        (["--model", "rf", "--n", "4", "--d", "0"], "d = '0'"),
+        (["--model", "rf", *base, "--positions", "random:0"], "positions = 'random:0'"),
+        (["--model", "rf", *base, "--positions", "middle"], "positions = 'middle'"),
+        (["--model", "rf", *base, "--seed", "4294967296"], "seed = '4294967296'"),
+        (["--model", "rf", *base, "--seed=-1"], "seed = '-1'"),
+        (["--model", "rf", *base, "--trials", "0"], "trials = '0'"),
+        (["--model", "rf", *base, "--format", "json"], "format = 'json'"),
+        (["--model", "rf", *base, "--activation", "sigmoid"], "activation = 'sigmoid'"),
+        (["--model", "rf", *base, "--max-evals", "0"], "max-evals = '0'"),
+        (["--model", "rf", *base, "--bogus"], "--bogus: unknown option"),
+        (["--n", "4", "--d", "3"], "missing required option --model"),
+        (["--model", "rf", "--d", "3"], "missing required option --n"),
+        (["--model", "rf", "--n", "four", "--d", "3"], "n = 'four'"),
+        (["--model", "rf", *base, "--budget-check", "1"], "budget-check = '1'"),
+        (["--model", "rf", *base, "--budget-check", "17"], "budget-check = '17'"),
+        (["--model", "rf", *base, "--words", "0"], "words = '0'"),
+        (["--model", "rf", *base, "--words", "5"], "words = 5 exceeds n = 4"),
+        # With several words the sets are word-sets', as in a study.
+        (["--model", "rf", *base, "--words", "2", "--positions", "all"], "positions = 'all'"),
+        (["--model", "rf", *base, "--words", "2", "--word-sets", "random:0"],
+         "word-sets = 'random:0'"),
+        (["--model", "rf", *base, "--word-sets", "greedy"], "word-sets = 'greedy'"),
+        (["--model", "rf", *base, "--words", "2", "--budget-check", "2"], "budget-check = '2'"),
+        (["--model", "rf", *base, "--words", "2", "--rf-sampling", "marginal"],
+         "rf-sampling = marginal cannot take words >= 2"),
+        (["--model", "raf", *base, "--rf-sampling", "marginal"], "rf-sampling = 'marginal'"),
+        # run's rules: no prefix of an option, one value per grid key, one model, no stray
+        # argument, run's data sources.
+        (["--mod", "rf", *base], "--mod: unknown option"),
+        (["--model", "rf", "--n", "4,8", "--d", "3"], "n = '4,8': wordsens ws takes one value"),
+        (["--model", "rf", *base, "--k", "1D,2D"], "k = '1D,2D'"),
+        (["--model", "rf,raf", *base], "model = 'rf,raf'"),
+        (["--model", "rf", *base, "extra"], "an argument too many"),
+        (["--model", "rf", *base, "--data", "embeddings:/nonexistent/embeddings.h5"],
+         "embeddings file /nonexistent/embeddings.h5"),
+        (["--model", "rf", *base, "--data", "nothing"], "data = 'nothing'"),
+        (["--model", "rf", *base, "--experiments", "ws"], "--experiments: unknown option"),
     ]
-    for args in bad:
+    for args, start in bad:
         p = run(binary, *args)
         check(p.returncode == EXIT_USAGE, f"{args}: exit {p.returncode}, expected {EXIT_USAGE}")
         lines = p.stderr.strip().splitlines()
         check(len(lines) == 1, f"{args}: expected a one-line error, got {p.stderr!r}")
-        check("error" in lines[0], f"{args}: message does not say error: {lines[0]}")
+        check(lines[0].startswith("wordsens ws: error: " + start),
+              f"{args}: expected an error starting with {start!r}: {lines[0]}")
         check(lines[0].count("--help") == 1, f"{args}: one pointer to --help: {lines[0]}")
         check(p.stdout == "", f"{args}: printed to stdout: {p.stdout!r}")
     # Old spellings name the new one (one spelling per option across run, ws and gen).
