@@ -345,15 +345,12 @@ std::string min_total_sphere_starts_text(int value) {
   return value < 0 ? "auto" : std::to_string(value);
 }
 
-int min_total_sphere_starts(const WsOptions& options, const std::string& model) {
+int min_total_sphere_starts(const WsOptions& options, ModelKind model) {
   if (options.min_total_sphere_starts >= 0) return options.min_total_sphere_starts;
-  // Only the known models have traits; a feature map of the tests takes no minimum.
-  const auto kind = find_model(model);
-  return kind ? traits(*kind).min_total_sphere_starts : 0;
+  return traits(model).min_total_sphere_starts;
 }
 
-int sphere_starts_per_position(const WsOptions& options, const std::string& model,
-                               Index positions) {
+int sphere_starts_per_position(const WsOptions& options, ModelKind model, Index positions) {
   if (options.sphere_starts <= 0 || positions <= 0) return options.sphere_starts;
   const Index spread = (min_total_sphere_starts(options, model) + positions - 1) / positions;
   return static_cast<int>(std::max<Index>(options.sphere_starts, spread));
@@ -367,7 +364,7 @@ WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,
   const auto positions = options.positions.resolve(X.rows(), master_seed, task_id);
   const StartPlan plan = plain_plan(
       options,
-      sphere_starts_per_position(options, model.spec().name, static_cast<Index>(positions.size())));
+      sphere_starts_per_position(options, model.spec().kind, static_cast<Index>(positions.size())));
   WsResult result = search(model, X, plan, positions, nullptr, master_seed, task_id);
   certify(model, X, options.upper_bound, result);
   return result;
@@ -383,7 +380,7 @@ WsResult recheck_with_more_budget(const FeatureMap& model, const Matrix& X,
     throw std::invalid_argument("the budget check needs the plain search's per-position points");
   }
   StartPlan plan =
-      plain_plan(options, sphere_starts_per_position(options, model.spec().name,
+      plain_plan(options, sphere_starts_per_position(options, model.spec().kind,
                                                      static_cast<Index>(plain.positions.size())));
   plan.factor = factor;
   WsResult result = search(model, X, plan, plain.positions, &plain, master_seed, task_id);

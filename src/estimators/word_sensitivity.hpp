@@ -54,12 +54,12 @@ struct WsResult {
 /// The inverse: "auto" for −1.
 [[nodiscard]] std::string min_total_sphere_starts_text(int value);
 
-/// min_total_sphere_starts with auto (−1) resolved for the model named `model`.
-[[nodiscard]] int min_total_sphere_starts(const WsOptions& options, const std::string& model);
+/// min_total_sphere_starts with auto (−1) resolved for `model` (its traits' minimum).
+[[nodiscard]] int min_total_sphere_starts(const WsOptions& options, ModelKind model);
 
 /// Sphere ascents per position for `model`: max(sphere_starts, ⌈min total / positions⌉), or 0
 /// when sphere_starts is 0.
-[[nodiscard]] int sphere_starts_per_position(const WsOptions& options, const std::string& model,
+[[nodiscard]] int sphere_starts_per_position(const WsOptions& options, ModelKind model,
                                              Index positions);
 
 /// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure

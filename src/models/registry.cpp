@@ -32,8 +32,8 @@ namespace {
 std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
                                   const std::span<const Index>* positions,
                                   const std::span<const Matrix* const>* samples) {
-  const std::string& name = spec.name;
-  const ModelTraits& model = model_traits(name);  // throws for an unknown name
+  const ModelTraits& model = traits(spec.kind);
+  const std::string name(model.name);
   require_input(spec.n >= 1, name + ": n must be >= 1, got " + std::to_string(spec.n));
   require_input(spec.d >= 1, name + ": d must be >= 1, got " + std::to_string(spec.d));
   // Weight windows are addressed by 32-bit rows and columns (core/gaussian.hpp).
@@ -84,7 +84,7 @@ std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey ke
 }
 
 std::optional<std::string> model_size_problem(const ModelSpec& spec) {
-  switch (model_kind(spec.name)) {
+  switch (spec.kind) {
     case ModelKind::drf:
       return DeepRandomFeatures::size_problem(spec);
     case ModelKind::rf:

@@ -62,7 +62,8 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
   const Index examined = positions_examined(task, config);
   const double positions = static_cast<double>(examined);
   const WsOptions ws = ws_options(config);
-  const double sphere = static_cast<double>(sphere_starts_per_position(ws, task.model, examined));
+  const double sphere =
+      static_cast<double>(sphere_starts_per_position(ws, model_kind(task.model), examined));
   const double starts =
       sphere + config.search.near_origin_starts + (config.search.guided_start ? 1.0 : 0.0);
   const double evaluations = 0.5 * std::max(kScreenPoints, sphere) +

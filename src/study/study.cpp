@@ -139,7 +139,7 @@ MultiWordOptions multi_word_options(const StudyConfig& config, Index words) {
 
 ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   ModelSpec spec;
-  spec.name = task.model;
+  spec.kind = model_kind(task.model);
   spec.n = task.n;
   spec.d = task.d;
   spec.k = task.k;

@@ -69,7 +69,7 @@ void batched_loop(benchmark::State& state, const ModelSpec& spec, double flops_p
 }
 
 void BM_RafBatchedObjective(benchmark::State& state) {
-  const ModelSpec spec{.name = "raf", .n = state.range(0), .d = state.range(1)};
+  const ModelSpec spec{.kind = ModelKind::raf, .n = state.range(0), .d = state.range(1)};
   const double n = static_cast<double>(spec.n), d = static_cast<double>(spec.d);
   batched_loop(state, spec, 2.0 * (8.0 * n * d + d * d), 2.0 * (8.0 * n * d + 3.0 * d * d));
 }
@@ -84,7 +84,7 @@ BENCHMARK(BM_RafBatchedObjective)
     ->Unit(benchmark::kMillisecond);
 
 void BM_RafReluBatchedObjective(benchmark::State& state) {
-  const ModelSpec spec{.name = "raf_relu", .n = state.range(0), .d = state.range(1)};
+  const ModelSpec spec{.kind = ModelKind::raf_relu, .n = state.range(0), .d = state.range(1)};
   const double n = static_cast<double>(spec.n), d = static_cast<double>(spec.d);
   batched_loop(state, spec, 2.0 * (8.0 * n * d + d * d), 2.0 * (8.0 * n * d + 3.0 * d * d));
 }
@@ -93,7 +93,7 @@ BENCHMARK(BM_RafReluBatchedObjective)->Args({250, 768, 35})->Unit(benchmark::kMi
 void BM_RfBatchedObjective(benchmark::State& state) {
   const Index n = state.range(0), d = state.range(1);
   const ModelSpec spec{
-      .name = "rf", .n = n, .d = d, .k = state.range(3) == 0 ? n * d : state.range(3)};
+      .kind = ModelKind::rf, .n = n, .d = d, .k = state.range(3) == 0 ? n * d : state.range(3)};
   batched_loop(state, spec, 2.0 * 2.0 * static_cast<double>(spec.k) * static_cast<double>(d));
 }
 // k = D at n = 40, d = 192 (k·d = 5.9 M) with and without batching, and at the paper's largest

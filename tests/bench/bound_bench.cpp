@@ -30,7 +30,7 @@ void BM_RfSensitivityBound(benchmark::State& state) {
   const Index n = state.range(0), d = state.range(1), k = n * d;
   const Matrix X = synthetic_sample(1, n, d, 0, 0);
   for (auto _ : state) {
-    const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {1, 0});
+    const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {1, 0});
     benchmark::DoNotOptimize(model.sensitivity_upper_bound(X)->value);
   }
   set_counters(state, n, d, k);
@@ -45,7 +45,7 @@ void BM_RfRecomputePlainWithBound(benchmark::State& state) {
   moved.row(0) *= -1.0;
   const std::vector<Matrix> samples{X, moved};
   for (auto _ : state) {
-    const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {1, 0});
+    const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {1, 0});
     benchmark::DoNotOptimize(model.recompute_plain(samples, true).bound->value);
   }
   set_counters(state, n, d, k);
@@ -55,7 +55,7 @@ BENCHMARK(BM_RfRecomputePlainWithBound)->Args({60, 256})->Unit(benchmark::kMilli
 /// Every word's double spectrum (Gram matrix, eigen-decomposition, certificate).
 void BM_RfDoubleSpectra(benchmark::State& state) {
   const Index n = state.range(0), d = state.range(1), k = n * d;
-  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {1, 0});
+  const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {1, 0});
   for (auto _ : state) {
     double worst = 0.0;
     for (Index i = 0; i < n; ++i) {
@@ -100,7 +100,7 @@ void BM_DrfSensitivityBound(benchmark::State& state) {
   const Matrix X = synthetic_sample(1, n, d, 0, 0);
   for (auto _ : state) {
     state.PauseTiming();
-    const DeepRandomFeatures model({"drf", n, d, k, L, Activation::relu}, {1, 0});
+    const DeepRandomFeatures model({ModelKind::drf, n, d, k, L, Activation::relu}, {1, 0});
     state.ResumeTiming();
     benchmark::DoNotOptimize(model.sensitivity_upper_bound(X)->value);
   }

@@ -30,7 +30,7 @@ void evaluate_loop(benchmark::State& state, const ModelSpec& spec) {
 }
 
 void BM_RafEvaluation(benchmark::State& state) {
-  ModelSpec spec{.name = "raf", .n = state.range(0), .d = state.range(1)};
+  ModelSpec spec{.kind = ModelKind::raf, .n = state.range(0), .d = state.range(1)};
   evaluate_loop(state, spec);
 }
 // The paper's largest attention point, and a sweep over n at d = 768 (cost ∝ n·d + d²).
@@ -46,7 +46,7 @@ BENCHMARK(BM_RafEvaluation)
 /// The evaluator alone: features_at then pullback of a fixed cotangent, without the estimator's
 /// O(n·d) residual arithmetic (φ' − φ, its norm and 2(φ' − φ): three more passes over n·d arrays).
 void BM_RafEvaluatorOnly(benchmark::State& state) {
-  const ModelSpec spec{.name = "raf", .n = state.range(0), .d = state.range(1)};
+  const ModelSpec spec{.kind = ModelKind::raf, .n = state.range(0), .d = state.range(1)};
   const auto model = make_feature_map(spec, {1, 0});
   const Matrix X = synthetic_sample(1, spec.n, spec.d, 0, 0);
   auto evaluator = model->at_position(X, spec.n / 2);
@@ -65,14 +65,15 @@ void BM_RafEvaluatorOnly(benchmark::State& state) {
 BENCHMARK(BM_RafEvaluatorOnly)->Args({250, 768})->Args({50, 768})->Unit(benchmark::kMicrosecond);
 
 void BM_RafReluEvaluation(benchmark::State& state) {
-  ModelSpec spec{.name = "raf_relu", .n = state.range(0), .d = state.range(1)};
+  ModelSpec spec{.kind = ModelKind::raf_relu, .n = state.range(0), .d = state.range(1)};
   evaluate_loop(state, spec);
 }
 BENCHMARK(BM_RafReluEvaluation)->Args({250, 768})->Unit(benchmark::kMicrosecond);
 
 void BM_RfEvaluation(benchmark::State& state) {
   const Index n = state.range(0), d = state.range(1);
-  ModelSpec spec{.name = "rf", .n = n, .d = d, .k = state.range(2) == 0 ? n * d : state.range(2)};
+  ModelSpec spec{
+      .kind = ModelKind::rf, .n = n, .d = d, .k = state.range(2) == 0 ? n * d : state.range(2)};
   evaluate_loop(state, spec);
 }
 // k = D at the reference point n = 80, d = 64; then fixed k with growing n (cost ∝ k·d, flat in

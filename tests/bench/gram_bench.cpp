@@ -39,7 +39,7 @@ void set_rate(benchmark::State& state, double flops_per_iteration) {
 /// Args: M samples, n, d; k = D = n·d.
 void BM_RfGramFull(benchmark::State& state) {
   const Index M = state.range(0), n = state.range(1), d = state.range(2), k = n * d;
-  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {1, 0});
+  const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {1, 0});
   const auto samples = gram_samples(M, n, d);
   for (auto _ : state) benchmark::DoNotOptimize(model.gram(samples).data());
   const double Md = static_cast<double>(M), Dd = static_cast<double>(n * d);
@@ -49,7 +49,7 @@ BENCHMARK(BM_RfGramFull)->Args({1101, 40, 64})->Unit(benchmark::kMillisecond);
 
 void BM_RfGramMarginal(benchmark::State& state) {
   const Index M = state.range(0), n = state.range(1), d = state.range(2), k = n * d;
-  ModelSpec spec{"rf", n, d, k, 1, Activation::relu};
+  ModelSpec spec{ModelKind::rf, n, d, k, 1, Activation::relu};
   spec.sampling = RfSampling::marginal;
   const auto samples = gram_samples(M, n, d);
   std::vector<const Matrix*> pointers;
@@ -67,7 +67,7 @@ BENCHMARK(BM_RfGramMarginal)
 
 void BM_RafFeaturePhase(benchmark::State& state) {
   const Index M = state.range(0), n = state.range(1), d = state.range(2);
-  const auto model = make_feature_map({"raf", n, d, 0, 1, Activation::relu}, {1, 0});
+  const auto model = make_feature_map({ModelKind::raf, n, d, 0, 1, Activation::relu}, {1, 0});
   const auto samples = gram_samples(M, n, d);
   for (auto _ : state) benchmark::DoNotOptimize(model->feature_matrix(samples).data());
   const double nd = static_cast<double>(n), dd = static_cast<double>(d);
@@ -80,7 +80,7 @@ BENCHMARK(BM_RafFeaturePhase)
 
 void BM_RafGramPhase(benchmark::State& state) {
   const Index M = state.range(0), n = state.range(1), d = state.range(2);
-  const auto model = make_feature_map({"raf", n, d, 0, 1, Activation::relu}, {1, 0});
+  const auto model = make_feature_map({ModelKind::raf, n, d, 0, 1, Activation::relu}, {1, 0});
   const Matrix phi = model->feature_matrix(gram_samples(M, n, d));
   for (auto _ : state) {
     Matrix K = Matrix::Zero(M, M);

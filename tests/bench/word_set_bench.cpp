@@ -22,7 +22,8 @@ std::vector<Index> spread_positions(Index n, Index m) {
 
 void word_set_loop(benchmark::State& state, bool incremental) {
   const Index n = state.range(0), d = state.range(1), m = state.range(2), B = state.range(3);
-  const AttentionFeatures model({.name = "raf", .n = n, .d = d}, {1, 0}, AttentionKind::softmax);
+  const AttentionFeatures model({.kind = ModelKind::raf, .n = n, .d = d}, {1, 0},
+                                AttentionKind::softmax);
   const Matrix X = synthetic_sample(1, n, d, 0, 0);
   const std::vector<Index> positions = spread_positions(n, m);
   const auto evaluator =

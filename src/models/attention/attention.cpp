@@ -43,9 +43,10 @@ AttentionFeatures::AttentionFeatures(ModelSpec spec, WeightKey key, AttentionKin
 
 void AttentionFeatures::check_sample(const Matrix& X) const {
   if (X.rows() != spec_.n || X.cols() != spec_.d) {
-    throw std::invalid_argument(spec_.name + ": sample is " + std::to_string(X.rows()) + "x" +
-                                std::to_string(X.cols()) + ", model expects " +
-                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
+    throw std::invalid_argument(std::string(traits(spec_.kind).name) + ": sample is " +
+                                std::to_string(X.rows()) + "x" + std::to_string(X.cols()) +
+                                ", model expects " + std::to_string(spec_.n) + "x" +
+                                std::to_string(spec_.d));
   }
 }
 

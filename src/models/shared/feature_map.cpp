@@ -80,7 +80,7 @@ std::optional<SensitivityBound> FeatureMap::sensitivity_upper_bound(const Matrix
 
 std::unique_ptr<WordSetEvaluator> FeatureMap::at_word_set(
     const Matrix& /*X*/, std::span<const Index> /*positions*/) const {
-  throw std::invalid_argument(spec().name +
+  throw std::invalid_argument(std::string(traits(spec().kind).name) +
                               ": several changed words (--words > 1) are not available for this "
                               "model or sampler");
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens {
 
@@ -33,11 +34,11 @@ enum class RfSampling { full, marginal };
 
 /// Everything that determines a model, as read from the configuration.
 struct ModelSpec {
-  std::string name;  // rf | drf | raf | raf_relu
-  Index n = 0;       // words per text
-  Index d = 0;       // embedding dimension
-  Index k = 0;       // width of rf / drf (ignored by attention models)
-  int layers = 1;    // L for drf
+  ModelKind kind = ModelKind::rf;
+  Index n = 0;     // words per text
+  Index d = 0;     // embedding dimension
+  Index k = 0;     // width of rf / drf (ignored by attention models)
+  int layers = 1;  // L for drf
   Activation activation = Activation::relu;
   RfSampling sampling = RfSampling::full;  // rf only
 };

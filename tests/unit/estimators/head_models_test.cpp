@@ -21,7 +21,7 @@ class HeadOnModel : public ::testing::TestWithParam<std::string> {
   static constexpr Index n = 4, d = 5, k = 40;
   std::unique_ptr<FeatureMap> make(std::uint32_t task = 2) const {
     ModelSpec spec;
-    spec.name = GetParam();
+    spec.kind = model_kind(GetParam());
     spec.n = n;
     spec.d = d;
     spec.k = k;

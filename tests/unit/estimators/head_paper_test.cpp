@@ -36,7 +36,7 @@ struct Medians {
 /// y·D1 = 1 means "the changed text still gets X's label" and −1 "it gets the flipped one").
 Medians run(const std::string& name) {
   ModelSpec spec;
-  spec.name = name;
+  spec.kind = model_kind(name);
   spec.n = kN;
   spec.d = kD;
   spec.k = kN * kD;  // k = D

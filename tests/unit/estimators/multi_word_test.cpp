@@ -19,11 +19,11 @@ namespace wordsens {
 namespace {
 
 std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
-  return {{"rf", n, d, k, 1, Activation::relu},
-          {"rf", n, d, k, 1, Activation::tanh},
-          {"drf", n, d, k, 2, Activation::relu},
-          {"raf", n, d, 0, 1, Activation::relu},
-          {"raf_relu", n, d, 0, 1, Activation::relu}};
+  return {{ModelKind::rf, n, d, k, 1, Activation::relu},
+          {ModelKind::rf, n, d, k, 1, Activation::tanh},
+          {ModelKind::drf, n, d, k, 2, Activation::relu},
+          {ModelKind::raf, n, d, 0, 1, Activation::relu},
+          {ModelKind::raf_relu, n, d, 0, 1, Activation::relu}};
 }
 
 MultiWordOptions options_for(Index words, const std::string& sets) {
@@ -52,8 +52,9 @@ TEST(MultiWord, OneWordIsTheSingleWordEstimateBitForBit) {
       WsOptions ws = options_for(1, family).ws;
       ws.positions = PositionSet::parse(positions);
       const WsResult one = estimate_word_sensitivity(*model, X, ws, 4, 2);
-      EXPECT_EQ(std::memcmp(&many.S, &one.S, sizeof(double)), 0) << spec.name << " " << family;
-      EXPECT_TRUE(same_bits(many.witness, one.witness)) << spec.name << " " << family;
+      EXPECT_EQ(std::memcmp(&many.S, &one.S, sizeof(double)), 0)
+          << traits(spec.kind).name << " " << family;
+      EXPECT_TRUE(same_bits(many.witness, one.witness)) << traits(spec.kind).name << " " << family;
       EXPECT_EQ(many.argmax_set, std::vector<Index>{one.argmax_position});
       EXPECT_EQ(many.evaluations, one.evaluations);
     }
@@ -68,18 +69,19 @@ TEST(MultiWord, WitnessIsCertifiedAndInsideTheBalls) {
     for (const std::string family : {"first", "random:2", "greedy"}) {
       const MultiWordResult r =
           estimate_multi_word_sensitivity(*model, X, options_for(3, family), 8, 1);
-      ASSERT_EQ(r.argmax_set.size(), 3U) << spec.name << " " << family;
+      ASSERT_EQ(r.argmax_set.size(), 3U) << traits(spec.kind).name << " " << family;
       ASSERT_EQ(r.witness.size(), 3 * d);
       for (Index j = 0; j < 3; ++j) {
         EXPECT_LE(r.witness.segment(j * d, d).norm(),
                   std::sqrt(static_cast<double>(d)) * (1 + 1e-12));
       }
-      EXPECT_LE(r.cert_rel_err, 1e-9) << spec.name << " " << family;
+      EXPECT_LE(r.cert_rel_err, 1e-9) << traits(spec.kind).name << " " << family;
       EXPECT_NEAR(multi_word_sensitivity_at(*model, X, r.argmax_set, r.witness), r.S, 1e-9 * r.S);
       EXPECT_EQ(r.sets.size(), r.set_maxima.size());
       EXPECT_GE(r.starts, r.starts_at_budget);
       EXPECT_GT(r.evaluations, 0);
-      EXPECT_EQ(r.S_upper.has_value(), spec.name == "rf" || spec.name == "drf") << spec.name;
+      EXPECT_EQ(r.S_upper.has_value(), spec.kind == ModelKind::rf || spec.kind == ModelKind::drf)
+          << traits(spec.kind).name;
     }
   }
 }
@@ -96,10 +98,10 @@ TEST(MultiWord, GreedyNeverLosesTheBestSingleWord) {
           estimate_multi_word_sensitivity(*model, X, options_for(1, "greedy"), 5, trial);
       const MultiWordResult two =
           estimate_multi_word_sensitivity(*model, X, options_for(2, "greedy"), 5, trial);
-      EXPECT_GE(two.S, one.S * (1 - 1e-12)) << spec.name << " trial " << trial;
+      EXPECT_GE(two.S, one.S * (1 - 1e-12)) << traits(spec.kind).name << " trial " << trial;
       EXPECT_NE(std::find(two.argmax_set.begin(), two.argmax_set.end(), one.argmax_set.front()),
                 two.argmax_set.end())
-          << spec.name;
+          << traits(spec.kind).name;
     }
   }
 }
@@ -113,13 +115,13 @@ TEST(MultiWord, SNeverExceedsTheCertifiedBound) {
     if (m > n) continue;
     const Matrix X = synthetic_sample(31, n, d, task, 0);
     const Activation act = task % 2 == 0 ? Activation::relu : Activation::tanh;
-    const ModelSpec spec = task % 3 == 0 ? ModelSpec{"drf", n, d, n * d, 2, act}
-                                         : ModelSpec{"rf", n, d, n * d, 1, act};
+    const ModelSpec spec = task % 3 == 0 ? ModelSpec{ModelKind::drf, n, d, n * d, 2, act}
+                                         : ModelSpec{ModelKind::rf, n, d, n * d, 1, act};
     const auto model = make_feature_map(spec, {31, task});
     const MultiWordResult r = estimate_multi_word_sensitivity(
         *model, X, options_for(m, task % 4 == 0 ? "random:2" : "first"), 31, task);
     ASSERT_TRUE(r.S_upper.has_value());
-    EXPECT_LE(r.S, *r.S_upper) << spec.name << " task " << task;
+    EXPECT_LE(r.S, *r.S_upper) << traits(spec.kind).name << " task " << task;
     ++instances;
   }
   EXPECT_GE(instances, 100);
@@ -128,7 +130,7 @@ TEST(MultiWord, SNeverExceedsTheCertifiedBound) {
 TEST(MultiWord, SetFamilies) {
   const Index n = 9, d = 3;
   const Matrix X = synthetic_sample(2, n, d, 0, 0);
-  const auto model = make_feature_map({"raf", n, d, 0, 1, Activation::relu}, {2, 6});
+  const auto model = make_feature_map({ModelKind::raf, n, d, 0, 1, Activation::relu}, {2, 6});
   const MultiWordResult first =
       estimate_multi_word_sensitivity(*model, X, options_for(3, "first"), 2, 6);
   EXPECT_EQ(first.sets, (std::vector<std::vector<Index>>{{0, 1, 2}}));
@@ -157,7 +159,7 @@ TEST(MultiWord, SetFamilies) {
 TEST(MultiWord, BadInputIsRefusedWithOneLine) {
   const Index n = 4, d = 3;
   const Matrix X = synthetic_sample(2, n, d, 0, 0);
-  const auto model = make_feature_map({"rf", n, d, 20, 1, Activation::relu}, {2, 6});
+  const auto model = make_feature_map({ModelKind::rf, n, d, 20, 1, Activation::relu}, {2, 6});
   EXPECT_THROW((void)estimate_multi_word_sensitivity(*model, X, options_for(0, "first"), 2, 6),
                std::invalid_argument);
   EXPECT_THROW((void)estimate_multi_word_sensitivity(*model, X, options_for(5, "first"), 2, 6),

@@ -40,7 +40,9 @@ class TanhEvaluator final : public PositionEvaluator {
 class TanhFeatureMap final : public FeatureMap {
  public:
   TanhFeatureMap(Index n, Index d, Index p, std::uint32_t seed = 99, std::uint32_t task_id = 0)
-      : spec_{"toy_tanh", n, d, p, 1, Activation::tanh},
+      // A model of the tests, not of the catalogue: it takes rf's kind, whose searches add no
+      // sphere starts (min_total_sphere_starts 0).
+      : spec_{ModelKind::rf, n, d, p, 1, Activation::tanh},
         M_(GaussianMatrix({Philox(seed, Stream::weights), task_id, 0},
                           1.0 / std::sqrt(static_cast<double>(n * d)))
                .window(0, 0, p, n * d)) {}

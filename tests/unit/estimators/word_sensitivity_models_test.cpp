@@ -19,7 +19,7 @@ namespace {
 
 ModelSpec make_spec(const std::string& name, Index n, Index d, Index k, int layers = 1,
                     Activation activation = Activation::relu) {
-  return {name, n, d, k, layers, activation};
+  return {model_kind(name), n, d, k, layers, activation};
 }
 
 /// Every model flavour the suite runs, at a small size.
@@ -34,7 +34,7 @@ std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
 }
 
 std::string label(const ModelSpec& s) {
-  return s.name + (s.activation == Activation::tanh ? "/tanh" : "") +
+  return std::string(traits(s.kind).name) + (s.activation == Activation::tanh ? "/tanh" : "") +
          " L=" + std::to_string(s.layers) + " n=" + std::to_string(s.n) +
          " d=" + std::to_string(s.d) + " k=" + std::to_string(s.k);
 }
@@ -50,7 +50,8 @@ TEST(WordSensitivityModels, WitnessReproducesSFromScratchForEveryModel) {
       ASSERT_LE(r.witness.norm(), std::sqrt(static_cast<double>(d)) * (1 + 1e-12)) << label(spec);
       const double recomputed = sensitivity_at(*model, X, r.argmax_position, r.witness);
       EXPECT_NEAR(recomputed, r.S, 1e-9 * r.S) << label(spec) << " task " << task;
-      EXPECT_EQ(r.S_upper.has_value(), spec.name == "rf" || spec.name == "drf") << label(spec);
+      EXPECT_EQ(r.S_upper.has_value(), spec.kind == ModelKind::rf || spec.kind == ModelKind::drf)
+          << label(spec);
     }
   }
 }
@@ -115,18 +116,19 @@ TEST(WordSensitivityModels, SameSeedBitwiseIdenticalOtherTaskDifferent) {
 
 TEST(WordSensitivityModels, FewPositionsGetAtLeastTheMinimumTotalOfSphereStarts) {
   WsOptions o;  // defaults: 2 per position, auto: at least 32 in all for attention, 0 for rf
-  EXPECT_EQ(sphere_starts_per_position(o, "raf", 1), 32);
-  EXPECT_EQ(sphere_starts_per_position(o, "raf_relu", 10), 4);
-  EXPECT_EQ(sphere_starts_per_position(o, "raf", 16), 2);
-  EXPECT_EQ(sphere_starts_per_position(o, "raf", 250), 2);
-  EXPECT_EQ(sphere_starts_per_position(o, "rf", 1), 2);
-  EXPECT_EQ(sphere_starts_per_position(o, "drf", 1), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::raf, 1), 32);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::raf_relu, 10), 4);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::raf, 16), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::raf, 250), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::rf, 1), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::drf, 1), 2);
   o.min_total_sphere_starts = 0;
-  EXPECT_EQ(sphere_starts_per_position(o, "raf", 1), 2);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::raf, 1), 2);
   o.min_total_sphere_starts = 8;
-  EXPECT_EQ(sphere_starts_per_position(o, "rf", 1), 8);
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::rf, 1), 8);
   o.sphere_starts = 0;
-  EXPECT_EQ(sphere_starts_per_position(o, "raf", 1), 0);  // no sphere starts asked: none added
+  EXPECT_EQ(sphere_starts_per_position(o, ModelKind::raf, 1),
+            0);  // no sphere starts asked: none added
   EXPECT_EQ(parse_min_total_sphere_starts("auto"), -1);
   EXPECT_EQ(parse_min_total_sphere_starts("12"), 12);
   EXPECT_EQ(min_total_sphere_starts_text(-1), "auto");

@@ -82,11 +82,12 @@ TEST(WsEvidence, CertificationCatchesACorruptedIncrementalValue) {
 TEST(WsEvidence, SearchDiagnosticsAddUp) {
   for (const char* name : {"rf", "drf", "raf", "raf_relu"}) {
     const Index n = 5, d = 6;
-    const auto model = make_feature_map({name, n, d, n * d, 2, Activation::relu}, {5, 2});
+    const auto model =
+        make_feature_map({model_kind(name), n, d, n * d, 2, Activation::relu}, {5, 2});
     const Matrix X = synthetic_sample(5, n, d, 2, 0);
     WsOptions options;
     const WsResult r = estimate_word_sensitivity(*model, X, options, 5, 2);
-    const int sphere = sphere_starts_per_position(options, name, n);
+    const int sphere = sphere_starts_per_position(options, model_kind(name), n);
     long guided = 0;        // one per guided direction (raf and raf_relu suggest two)
     long floor_points = 0;  // raf_relu's floor construction, one start per point (n - 1 < d)
     for (Index i = 0; i < n; ++i) {
@@ -118,7 +119,8 @@ TEST(WsEvidence, TheBudgetCheckNeverLowersSAndRunsMoreStarts) {
   for (std::uint32_t task = 0; task < 12; ++task) {
     for (const char* name : {"rf", "drf", "raf", "raf_relu"}) {
       const Index n = 3 + task % 4, d = 2 + task % 5;
-      const auto model = make_feature_map({name, n, d, 2 * n * d, 2, Activation::relu}, {9, task});
+      const auto model =
+          make_feature_map({model_kind(name), n, d, 2 * n * d, 2, Activation::relu}, {9, task});
       const Matrix X = synthetic_sample(9, n, d, task, 0);
       WsOptions options;
       options.ascent.max_evaluations = 40;  // a short plain search leaves room to gain
@@ -128,7 +130,7 @@ TEST(WsEvidence, TheBudgetCheckNeverLowersSAndRunsMoreStarts) {
       EXPECT_GE(check.S, plain.S) << name << " task " << task;
       raised += check.S > plain.S * (1 + 1e-12) ? 1 : 0;
       const long sphere_and_origin =
-          sphere_starts_per_position(options, name, n) + options.near_origin_starts;
+          sphere_starts_per_position(options, model_kind(name), n) + options.near_origin_starts;
       EXPECT_EQ(check.starts, plain.starts + 2 * n * sphere_and_origin) << name;
       EXPECT_LE(check.cert_rel_err, 1e-9);
     }
@@ -225,7 +227,8 @@ TEST(WsEvidence, RafsSecondGuidedStartRaisesSOnSomeInstancesAndNeverLowersIt) {
   for (std::uint32_t task = 0; task < 16; ++task) {
     const Index n = 6 + 2 * (task % 4), d = 24 + 8 * (task % 3);
     const char* name = task % 2 == 0 ? "raf" : "raf_relu";
-    const auto model = make_feature_map({name, n, d, 0, 1, Activation::relu}, {13, task});
+    const auto model =
+        make_feature_map({model_kind(name), n, d, 0, 1, Activation::relu}, {13, task});
     const Matrix X = synthetic_sample(13, n, d, task, 0);
     const WsResult with = estimate_word_sensitivity(*model, X, {}, 13, task);
     const WsResult without = estimate_word_sensitivity(FirstGuidedOnly(*model), X, {}, 13, task);
@@ -251,7 +254,8 @@ TEST(WsEvidence, GroupedPositionsSearchLikeOnePositionAtATime) {
   for (std::uint32_t task = 0; task < 4; ++task) {
     const char* name = task % 2 == 0 ? "raf" : "raf_relu";
     const Index n = 9 + task, d = 20;
-    const auto model = make_feature_map({name, n, d, 0, 1, Activation::relu}, {21, task});
+    const auto model =
+        make_feature_map({model_kind(name), n, d, 0, 1, Activation::relu}, {21, task});
     ASSERT_GT(model->positions_per_group(32, 5), 1);
     const Matrix X = synthetic_sample(21, n, d, task, 0);
     const WsResult grouped = estimate_word_sensitivity(*model, X, {}, 21, task);

@@ -78,7 +78,7 @@ TEST_P(BatchedObjective, EqualsPlainValuesAndSinglePointGradients) {
 // partial one, for both activations.
 TEST(BatchedRfObjective, SeveralRowBlocksEqualPlainValuesAndSinglePointGradients) {
   for (const Activation act : {Activation::relu, Activation::tanh}) {
-    const ModelSpec spec{"rf", 6, 5, 150, 1, act};
+    const ModelSpec spec{ModelKind::rf, 6, 5, 150, 1, act};
     const auto model = make_feature_map(spec, {5, 12});
     expect_batch_matches_plain(*model, testing::test_sample(spec.n, spec.d), "rf k = 150", 1e-11);
   }
@@ -175,7 +175,7 @@ INSTANTIATE_TEST_SUITE_P(AllModels, BatchedObjective,
 TEST(BatchedAttentionObjective, AccurateWhereTheGramExpansionCancels) {
   for (const char* name : {"raf", "raf_relu"}) {
     // Every word equal: T_j / Z_j = x_i, so α_j T_j + γ_j x_i cancels to γ_j (x_i − x_i) = 0.
-    ModelSpec spec{.name = name, .n = 9, .d = 6};
+    ModelSpec spec{.kind = model_kind(name), .n = 9, .d = 6};
     const auto model = make_feature_map(spec, {3, 1});
     Matrix same(spec.n, spec.d);
     const Vector word = testing::test_sample(1, spec.d).row(0).transpose();
@@ -185,7 +185,7 @@ TEST(BatchedAttentionObjective, AccurateWhereTheGramExpansionCancels) {
     expect_batch_matches_plain(*model, 20.0 * testing::test_sample(spec.n, spec.d),
                                std::string(name) + " long words", 1e-9);
     // A wide case: n = 40, d = 48.
-    ModelSpec wide{.name = name, .n = 40, .d = 48};
+    ModelSpec wide{.kind = model_kind(name), .n = 40, .d = 48};
     const auto wide_model = make_feature_map(wide, {3, 2});
     expect_batch_matches_plain(*wide_model, testing::test_sample(wide.n, wide.d),
                                std::string(name) + " n=40 d=48", 1e-11);

@@ -44,45 +44,46 @@ TEST(Registry, KnowsTheFourModels) {
   EXPECT_EQ(names[3], "raf_relu");
   for (const auto& c : testing::all_model_cases()) {
     const auto model = make_feature_map(c.spec, {1, 1});
-    EXPECT_EQ(model->spec().name, c.spec.name);
-    EXPECT_EQ(model->feature_dim(),
-              c.spec.name.starts_with("raf") ? c.spec.n * c.spec.d : c.spec.k);
+    EXPECT_EQ(model->spec().kind, c.spec.kind);
+    EXPECT_EQ(model->feature_dim(), traits(c.spec.kind).attention ? c.spec.n * c.spec.d : c.spec.k);
   }
 }
 
 void expect_rejected(const ModelSpec& spec, const std::string& fragment) {
   try {
     (void)make_feature_map(spec, {1, 1});
-    ADD_FAILURE() << "accepted " << spec.name;
+    ADD_FAILURE() << "accepted " << traits(spec.kind).name;
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
   }
 }
 
 TEST(Registry, RejectsBadNamesAndSizes) {
-  expect_rejected({"transformer", 5, 4, 10, 1, Activation::relu}, "unknown model 'transformer'");
-  expect_rejected({"rf", 0, 4, 10, 1, Activation::relu}, "n must be >= 1");
-  expect_rejected({"raf", 5, 0, 0, 1, Activation::relu}, "d must be >= 1");
-  expect_rejected({"rf", 5, 4, 0, 1, Activation::relu}, "k must be >= 1");
-  expect_rejected({"drf", 5, 4, 10, 0, Activation::relu}, "layers must be >= 1");
+  EXPECT_THROW((void)model_kind("transformer"), InputError);  // a name is checked where it is read
+  expect_rejected({ModelKind::rf, 0, 4, 10, 1, Activation::relu}, "n must be >= 1");
+  expect_rejected({ModelKind::raf, 5, 0, 0, 1, Activation::relu}, "d must be >= 1");
+  expect_rejected({ModelKind::rf, 5, 4, 0, 1, Activation::relu}, "k must be >= 1");
+  expect_rejected({ModelKind::drf, 5, 4, 10, 0, Activation::relu}, "layers must be >= 1");
   // 8·(k·D + (L−1)·k²) with k = D = 40000: 8·(1.6e9 + 1.6e9) bytes ≈ 24 GiB > 8 GiB.
-  const ModelSpec huge{"drf", 200, 200, 40000, 2, Activation::relu};
+  const ModelSpec huge{ModelKind::drf, 200, 200, 40000, 2, Activation::relu};
   EXPECT_GT(DeepRandomFeatures::weight_bytes(huge), DeepRandomFeatures::kMaxWeightBytes);
   expect_rejected(huge, "GiB limit");
   // rf never stores V: the same sizes are accepted (nothing is generated until used).
-  EXPECT_NO_THROW((void)make_feature_map({"rf", 200, 200, 40000, 1, Activation::relu}, {1, 1}));
+  EXPECT_NO_THROW(
+      (void)make_feature_map({ModelKind::rf, 200, 200, 40000, 1, Activation::relu}, {1, 1}));
 }
 
 // What `wordsens run` checks for every task before it starts: the model says when a size can
 // never be built, in a line naming the point.
 TEST(Registry, SaysWhichSizesCannotBeBuilt) {
-  const ModelSpec huge{"drf", 200, 768, 40000, 3, Activation::relu};
+  const ModelSpec huge{ModelKind::drf, 200, 768, 40000, 3, Activation::relu};
   const auto problem = model_size_problem(huge);
   ASSERT_TRUE(problem.has_value());
   EXPECT_EQ(*problem, "drf at n=200, d=768, k=40000, L=3 needs more than 8 GiB of weights");
-  EXPECT_FALSE(model_size_problem({"drf", 20, 64, 512, 3, Activation::relu}).has_value());
+  EXPECT_FALSE(model_size_problem({ModelKind::drf, 20, 64, 512, 3, Activation::relu}).has_value());
   for (const char* name : {"rf", "raf", "raf_relu"}) {
-    EXPECT_FALSE(model_size_problem({name, 200, 768, 40000, 1, Activation::relu}).has_value())
+    EXPECT_FALSE(
+        model_size_problem({model_kind(name), 200, 768, 40000, 1, Activation::relu}).has_value())
         << name;
   }
 }

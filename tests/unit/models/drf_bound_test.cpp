@@ -47,7 +47,7 @@ TEST(DrfSensitivityBound, HoldsAndIsTightOnRandomInstances) {
     const Index n = 2 + task % 4, d = 1 + (task * 3) % 6;
     const Index k = task % 5 < 2 ? n * d : 3 + (task * 5) % 30;
     const std::uint32_t seed = 70 + task % 5;
-    const DeepRandomFeatures model({"drf", n, d, k, L, act}, {seed, task});
+    const DeepRandomFeatures model({ModelKind::drf, n, d, k, L, act}, {seed, task});
     const Matrix X = synthetic_sample(seed, n, d, task, 0);
     const auto bound = model.sensitivity_upper_bound(X);
     ASSERT_TRUE(bound.has_value());
@@ -98,7 +98,7 @@ TEST(DrfSensitivityBound, HoldsAndIsTightOnRandomInstances) {
 
 TEST(DrfSensitivityBound, RecomputePlainMatchesFeaturesAndTheBound) {
   for (const int L : {1, 2, 3}) {
-    const ModelSpec spec{"drf", 4, 3, 12, L, Activation::relu};
+    const ModelSpec spec{ModelKind::drf, 4, 3, 12, L, Activation::relu};
     const DeepRandomFeatures model(spec, {2, 5}), fresh(spec, {2, 5});
     const Matrix X = testing::test_sample(4, 3, 2);
     Matrix moved = X;
@@ -129,7 +129,8 @@ TEST(DrfSensitivityBound, DecaysLikeOneOverRootNAtKEqualsD) {
       const int trials = 8;
       for (int t = 0; t < trials; ++t) {
         const auto task = static_cast<std::uint32_t>(t);
-        const DeepRandomFeatures model({"drf", n, d, n * d, L, Activation::relu}, {40, task});
+        const DeepRandomFeatures model({ModelKind::drf, n, d, n * d, L, Activation::relu},
+                                       {40, task});
         const Matrix X = synthetic_sample(40, n, d, task, 0);
         log_sum += std::log(model.sensitivity_upper_bound(X)->value / model.features(X).norm());
       }

@@ -22,14 +22,14 @@ struct ModelCase {
 
 inline std::vector<ModelCase> all_model_cases(Index n = 7, Index d = 5, Index k = 40) {
   std::vector<ModelCase> cases;
-  cases.push_back({"rf_relu", {"rf", n, d, k, 1, Activation::relu}});
-  cases.push_back({"rf_tanh", {"rf", n, d, k, 1, Activation::tanh}});
+  cases.push_back({"rf_relu", {ModelKind::rf, n, d, k, 1, Activation::relu}});
+  cases.push_back({"rf_tanh", {ModelKind::rf, n, d, k, 1, Activation::tanh}});
   for (int L = 1; L <= 3; ++L) {
-    cases.push_back({"drf_L" + std::to_string(L), {"drf", n, d, k, L, Activation::relu}});
+    cases.push_back({"drf_L" + std::to_string(L), {ModelKind::drf, n, d, k, L, Activation::relu}});
   }
-  cases.push_back({"drf_L2_tanh", {"drf", n, d, k, 2, Activation::tanh}});
-  cases.push_back({"raf", {"raf", n, d, 0, 1, Activation::relu}});
-  cases.push_back({"raf_relu", {"raf_relu", n, d, 0, 1, Activation::relu}});
+  cases.push_back({"drf_L2_tanh", {ModelKind::drf, n, d, k, 2, Activation::tanh}});
+  cases.push_back({"raf", {ModelKind::raf, n, d, 0, 1, Activation::relu}});
+  cases.push_back({"raf_relu", {ModelKind::raf_relu, n, d, 0, 1, Activation::relu}});
   return cases;
 }
 

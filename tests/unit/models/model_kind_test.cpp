@@ -42,7 +42,7 @@ TEST(ModelKind, AnUnknownNameIsRefusedNamingTheKnownOnes) {
 TEST(ModelKind, TraitsAgreeWithTheMapsTheRegistryBuilds) {
   for (const ModelTraits& t : all_models()) {
     ModelSpec spec;
-    spec.name = std::string(t.name);
+    spec.kind = t.kind;
     spec.n = 5;
     spec.d = 3;
     spec.k = 7;

@@ -15,7 +15,9 @@
 namespace wordsens {
 namespace {
 
-ModelSpec relu_spec(Index n, Index d) { return {"raf_relu", n, d, 0, 1, Activation::relu}; }
+ModelSpec relu_spec(Index n, Index d) {
+  return {ModelKind::raf_relu, n, d, 0, 1, Activation::relu};
+}
 
 /// How many of the other words keep a positive score in row `position` once the word moved.
 int positive_scores_of_others(const Matrix& X, const Matrix& W, Index position,
@@ -66,7 +68,7 @@ TEST(ReluFloor, NoStartWhereTheConstraintsOutnumberTheDimensions) {
   const Matrix X = synthetic_sample(5, n, d, 1, 0);
   const AttentionFeatures relu(relu_spec(n, d), {5, 1}, AttentionKind::relu);
   EXPECT_TRUE(relu.guided_points(X, 0).empty());
-  const AttentionFeatures softmax({"raf", 4, 8, 0, 1, Activation::relu}, {5, 1},
+  const AttentionFeatures softmax({ModelKind::raf, 4, 8, 0, 1, Activation::relu}, {5, 1},
                                   AttentionKind::softmax);
   EXPECT_TRUE(softmax.guided_points(synthetic_sample(5, 4, 8, 1, 0), 0).empty());
 }

@@ -27,7 +27,7 @@ namespace {
 constexpr double kSlack = 1e-4;
 
 ModelSpec marginal_spec(Index n, Index d, Index k, Activation act) {
-  ModelSpec spec{"rf", n, d, k, 1, act};
+  ModelSpec spec{ModelKind::rf, n, d, k, 1, act};
   spec.sampling = RfSampling::marginal;
   return spec;
 }
@@ -43,7 +43,7 @@ TEST(RfSensitivityBound, HoldsAndIsTightOnRandomInstances) {
     const Index k = task % 3 == 0 ? n * d : 3 + (task * 7) % 50;
     const Activation act = task % 4 == 3 ? Activation::tanh : Activation::relu;
     const std::uint32_t seed = 30 + task % 7;
-    const RandomFeatures model({"rf", n, d, k, 1, act}, {seed, task});
+    const RandomFeatures model({ModelKind::rf, n, d, k, 1, act}, {seed, task});
     const Matrix X = synthetic_sample(seed, n, d, task, 0);
     const auto bound = model.sensitivity_upper_bound(X);
     ASSERT_TRUE(bound.has_value());
@@ -86,7 +86,7 @@ TEST(RfSensitivityBound, RecomputePlainMatchesFeaturesAndTheBound) {
   for (const auto& [n, d, k] : {std::array<Index, 3>{3, 5, 700}, std::array<Index, 3>{4, 2, 5},
                                 std::array<Index, 3>{6, 7, 42}}) {
     for (const Activation act : {Activation::relu, Activation::tanh}) {
-      const ModelSpec spec{"rf", n, d, k, 1, act};
+      const ModelSpec spec{ModelKind::rf, n, d, k, 1, act};
       const RandomFeatures model(spec, {5, 3}), fresh(spec, {5, 3}), plain(spec, {5, 3});
       const Matrix X = testing::test_sample(n, d, 4);
       Matrix moved = X;
@@ -111,8 +111,8 @@ TEST(RfSensitivityBound, RecomputePlainMatchesFeaturesAndTheBound) {
 
 TEST(RfSensitivityBound, UsesTheGuidedStartsDoubleSpectrum) {
   const Index n = 4, d = 6, k = 24;
-  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {7, 1});
-  const RandomFeatures float_only({"rf", n, d, k, 1, Activation::relu}, {7, 1});
+  const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {7, 1});
+  const RandomFeatures float_only({ModelKind::rf, n, d, k, 1, Activation::relu}, {7, 1});
   const Matrix X = testing::test_sample(n, d);
   for (Index i = 0; i < n; ++i) (void)model.guided_direction(X, i);
   double worst = 0.0;
@@ -135,7 +135,7 @@ TEST(RfSensitivityBound, MedianRatioOfEstimateToBound) {
   for (const auto& [n, d] : {std::array<Index, 2>{5, 4}, std::array<Index, 2>{10, 8}}) {
     std::vector<double> ratios;
     for (std::uint32_t t = 0; t < 15; ++t) {
-      const RandomFeatures model({"rf", n, d, n * d, 1, Activation::relu}, {12, t});
+      const RandomFeatures model({ModelKind::rf, n, d, n * d, 1, Activation::relu}, {12, t});
       const Matrix X = synthetic_sample(12, n, d, t, 0);
       const WsResult r = estimate_word_sensitivity(model, X, {}, 12, t);
       ratios.push_back(r.S / *r.S_upper);
@@ -161,7 +161,7 @@ TEST(RfMarginalBound, HoldsOverTheExaminedWordsOnRandomInstances) {
     options.ascent.max_evaluations = 100;
     const std::vector<Index> P = options.positions.resolve(n, seed, task);
     const MarginalRandomFeatures model(marginal_spec(n, d, k, act), {seed, task}, P);
-    const RandomFeatures full({"rf", n, d, k, 1, act}, {seed, task});
+    const RandomFeatures full({ModelKind::rf, n, d, k, 1, act}, {seed, task});
     const Matrix X = synthetic_sample(seed, n, d, task, 0);
 
     const auto bound = model.sensitivity_upper_bound(X);

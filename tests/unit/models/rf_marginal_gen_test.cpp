@@ -26,7 +26,7 @@ namespace wordsens {
 namespace {
 
 ModelSpec marginal_spec(Index n, Index d, Index k, Activation act = Activation::relu) {
-  ModelSpec spec{"rf", n, d, k, 1, act};
+  ModelSpec spec{ModelKind::rf, n, d, k, 1, act};
   spec.sampling = RfSampling::marginal;
   return spec;
 }
@@ -206,7 +206,7 @@ TEST(RfMarginalGen, AllPositionsDrawAllOfVAndMatchTheFullSampler) {
   const std::vector<Index> P{0, 1, 2};
   const MarginalRandomFeatures marginal(marginal_spec(n, d, k), {2, 6}, P, pointers(samples));
   EXPECT_FALSE(marginal.factor_is_cholesky());  // G = 0
-  const RandomFeatures full({"rf", n, d, k, 1, Activation::relu}, {2, 6});
+  const RandomFeatures full({ModelKind::rf, n, d, k, 1, Activation::relu}, {2, 6});
   const Matrix K_full = full.gram(samples);
   EXPECT_LE((marginal.gram(samples) - K_full).norm(), 1e-13 * K_full.norm());
 }
@@ -221,7 +221,7 @@ TEST(RfMarginalGen, TrainedHeadHasTheFullSamplersDistribution) {
   options.trainings = {Training::finetune};
   options.objectives = {HeadObjective::loss};
   options.positions = PositionSet::parse("first");
-  const ModelSpec full_spec{"rf", n, d, k, 1, Activation::relu};
+  const ModelSpec full_spec{ModelKind::rf, n, d, k, 1, Activation::relu};
   // Per statistic (D1, E, t0, cond_K): full, marginal, wrong law.
   std::array<std::array<std::vector<double>, 3>, 4> stats;
   auto record = [&](int which, const GenResult& r) {

@@ -25,7 +25,7 @@ bool bitwise_equal(const Matrix& a, const Matrix& b) {
 }
 
 ModelSpec rf_spec(Index n, Index d, Index k, Activation act = Activation::relu) {
-  ModelSpec spec{"rf", n, d, k, 1, act};
+  ModelSpec spec{ModelKind::rf, n, d, k, 1, act};
   spec.sampling = RfSampling::marginal;
   return spec;
 }
@@ -35,7 +35,7 @@ TEST(RfMarginal, BlocksAreBitwiseTheFullSamplersAndGuidedDirectionsAgree) {
   const std::vector<Index> P{1, 3};
   for (std::uint32_t task = 0; task < 5; ++task) {
     const MarginalRandomFeatures marginal(rf_spec(n, d, k), {4, task}, P);
-    const RandomFeatures full({"rf", n, d, k, 1, Activation::relu}, {4, task});
+    const RandomFeatures full({ModelKind::rf, n, d, k, 1, Activation::relu}, {4, task});
     const Matrix X = testing::test_sample(n, d, task);
     for (const Index i : P) {
       EXPECT_TRUE(bitwise_equal(marginal.word_block(i), full.word_block(i))) << "i=" << i;
@@ -94,7 +94,7 @@ TEST(RfMarginal, WordSensitivityHasTheFullSamplersDistribution) {
   std::vector<double> s_full, s_marginal, s_narrow;
   for (std::uint32_t t = 0; t < trials; ++t) {
     const Matrix X = synthetic_sample(seed, n, d, t, 0);
-    const RandomFeatures full({"rf", n, d, k, 1, Activation::relu}, {seed, t});
+    const RandomFeatures full({ModelKind::rf, n, d, k, 1, Activation::relu}, {seed, t});
     s_full.push_back(estimate_word_sensitivity(full, X, options, seed, t).S);
     const std::uint32_t task = 100000 + t;
     const auto P = options.positions.resolve(n, seed, task);
@@ -183,7 +183,7 @@ TEST(RfMarginal, RefusesWhatItCannotGive) {
   EXPECT_THROW((void)model.transpose_apply(samples, Matrix::Ones(2, 1)), std::logic_error);
   // The factory: marginal needs positions, applies to rf only, and positions must be valid.
   EXPECT_THROW((void)make_feature_map(rf_spec(n, d, k), {1, 1}), InputError);
-  ModelSpec raf{"raf", n, d, 0, 1, Activation::relu};
+  ModelSpec raf{ModelKind::raf, n, d, 0, 1, Activation::relu};
   raf.sampling = RfSampling::marginal;
   EXPECT_THROW((void)make_feature_map(raf, {1, 1}, P), InputError);
   const std::vector<Index> bad{1, 1}, outside{4}, none;

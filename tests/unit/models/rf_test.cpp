@@ -25,7 +25,7 @@ TEST(RfBound, WordBlockNormIsAnUpperBoundAndTight) {
   // Small d: the Krylov space exhausts R^d. d = 40 < k: the run may stop on convergence.
   for (const auto& [n, d, k] : {std::array<Index, 3>{4, 6, 30}, std::array<Index, 3>{3, 40, 60},
                                 std::array<Index, 3>{5, 8, 5}}) {
-    const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {3, 9});
+    const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {3, 9});
     double worst = 0.0;
     for (Index i = 0; i < n; ++i) {
       const double exact = dense_norm(model.word_block(i));
@@ -48,8 +48,8 @@ TEST(RfBound, BoundsTheSensitivityAtManyPoints) {
   const Index n = 5, d = 4;
   std::mt19937_64 gen(5);
   for (std::uint32_t task = 0; task < 20; ++task) {
-    const RandomFeatures model({"rf", n, d, 25, 1, task % 2 ? Activation::tanh : Activation::relu},
-                               {8, task});
+    const RandomFeatures model(
+        {ModelKind::rf, n, d, 25, 1, task % 2 ? Activation::tanh : Activation::relu}, {8, task});
     const Matrix X = testing::test_sample(n, d, task);
     const double U = model.sensitivity_upper_bound(X)->value;
     const Vector phi = model.features(X);
@@ -63,7 +63,7 @@ TEST(RfBound, BoundsTheSensitivityAtManyPoints) {
 }
 
 TEST(RfBound, GuidedDirectionIsTheTopRightSingularVector) {
-  const RandomFeatures model({"rf", 3, 6, 30, 1, Activation::relu}, {3, 9});
+  const RandomFeatures model({ModelKind::rf, 3, 6, 30, 1, Activation::relu}, {3, 9});
   const Matrix B = model.word_block(1);
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(B, Eigen::ComputeThinV);
   const Vector top = svd.matrixV().col(0);
@@ -110,7 +110,7 @@ TEST(RfStreaming, GramAndTransposeApplyMatchDenseComputation) {
   const Index n = 4, d = 3, N = 6;
   const Index k = 2 * RandomFeatures::kRowBlock + 44;  // two full blocks and a partial one
   for (Activation act : {Activation::relu, Activation::tanh}) {
-    const RandomFeatures model({"rf", n, d, k, 1, act}, {4, 2});
+    const RandomFeatures model({ModelKind::rf, n, d, k, 1, act}, {4, 2});
     std::vector<Matrix> samples;
     for (std::uint32_t m = 0; m < N; ++m) samples.push_back(synthetic_sample(1, n, d, 0, m));
     std::mt19937_64 gen(3);
@@ -144,7 +144,7 @@ TEST(RfStreaming, GramAndTransposeApplyMatchDenseComputation) {
 
 TEST(RfStreaming, FeaturesAreTheDenseProduct) {
   const Index n = 3, d = 5, k = 2 * RandomFeatures::kPassRows + 7;  // partial last chunk
-  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {4, 2});
+  const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {4, 2});
   const Matrix X = testing::test_sample(n, d);
   const Matrix V = model.weights().window(0, 0, k, n * d);
   EXPECT_LT(testing::relative_difference(model.features(X), (V * vec(X)).cwiseMax(0.0)), 1e-14);
@@ -155,7 +155,7 @@ TEST(RfStreaming, FeaturesAreTheDenseProduct) {
 
 TEST(RfStreaming, PreactivationCacheNeverServesAnotherSample) {
   const Index n = 3, d = 4;
-  const RandomFeatures model({"rf", n, d, 50, 1, Activation::relu}, {4, 2});
+  const RandomFeatures model({ModelKind::rf, n, d, 50, 1, Activation::relu}, {4, 2});
   const Matrix X = testing::test_sample(n, d, 1), Y = testing::test_sample(n, d, 2);
   const Matrix V = model.weights().window(0, 0, 50, n * d);
   const Vector aX = model.preactivation(X);

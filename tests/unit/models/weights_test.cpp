@@ -26,14 +26,14 @@ GaussianMatrix expected(WeightKey key, std::uint32_t matrix, double variance) {
 TEST(Weights, RfDrawsMatrixZeroWithVarianceOneOverD) {
   const WeightKey key{12, 34};
   const Index n = 3, d = 4, k = 9, D = n * d;
-  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, key);
+  const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, key);
   EXPECT_EQ(model.weights().window(0, 0, k, D), expected(key, 0, 1.0 / D).window(0, 0, k, D));
 }
 
 TEST(Weights, DrfLayersAreMatricesZeroToLMinusOne) {
   const WeightKey key{12, 34};
   const Index n = 3, d = 4, k = 9, D = n * d;
-  const DeepRandomFeatures model({"drf", n, d, k, 3, Activation::relu}, key);
+  const DeepRandomFeatures model({ModelKind::drf, n, d, k, 3, Activation::relu}, key);
   ASSERT_EQ(model.layers().size(), 3U);
   EXPECT_EQ(model.layers()[0], expected(key, 0, 2.0 / D).window(0, 0, k, D));
   EXPECT_EQ(model.layers()[1], expected(key, 1, 2.0 / k).window(0, 0, k, k));
@@ -44,14 +44,15 @@ TEST(Weights, DrfLayersAreMatricesZeroToLMinusOne) {
 TEST(Weights, AttentionDrawsMatrixZeroWithVarianceOneOverLittleD) {
   const WeightKey key{12, 34};
   const Index d = 6;
-  const AttentionFeatures model({"raf", 4, d, 0, 1, Activation::relu}, key, AttentionKind::softmax);
+  const AttentionFeatures model({ModelKind::raf, 4, d, 0, 1, Activation::relu}, key,
+                                AttentionKind::softmax);
   EXPECT_EQ(model.W(), expected(key, 0, 1.0 / d).window(0, 0, d, d));
 }
 
 TEST(Weights, EmpiricalVarianceMatches) {
   // 200 × 300 entries of rf's V: the sample variance is 1/D within a few standard errors.
   const Index n = 10, d = 30, k = 200, D = n * d;
-  const RandomFeatures model({"rf", n, d, k, 1, Activation::relu}, {1, 1});
+  const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {1, 1});
   const Matrix V = model.weights().window(0, 0, k, D);
   const double variance = V.squaredNorm() / static_cast<double>(V.size());
   const double se = std::sqrt(2.0 / static_cast<double>(V.size())) / D;
@@ -63,13 +64,13 @@ TEST(Weights, EmpiricalVarianceMatches) {
 TEST(StoredWeights, AreTheDrawnMatricesUnderTheirNames) {
   const WeightKey key{12, 34};
   const Index n = 3, d = 4, k = 9, D = n * d;
-  const RandomFeatures rf({"rf", n, d, k, 1, Activation::relu}, key);
+  const RandomFeatures rf({ModelKind::rf, n, d, k, 1, Activation::relu}, key);
   const auto rf_weights = rf.stored_weights(k * D);
   ASSERT_EQ(rf_weights.size(), 1U);
   EXPECT_EQ(rf_weights[0].name, "V");
   EXPECT_EQ(rf_weights[0].values, rf.weights().window(0, 0, k, D));
 
-  const DeepRandomFeatures drf({"drf", n, d, k, 3, Activation::relu}, key);
+  const DeepRandomFeatures drf({ModelKind::drf, n, d, k, 3, Activation::relu}, key);
   const auto drf_weights = drf.stored_weights(k * D + 2 * k * k);
   ASSERT_EQ(drf_weights.size(), 3U);
   for (std::size_t l = 0; l < 3; ++l) {
@@ -77,7 +78,8 @@ TEST(StoredWeights, AreTheDrawnMatricesUnderTheirNames) {
     EXPECT_EQ(drf_weights[l].values, drf.layers()[l]);
   }
 
-  const AttentionFeatures raf({"raf", n, d, 0, 1, Activation::relu}, key, AttentionKind::relu);
+  const AttentionFeatures raf({ModelKind::raf, n, d, 0, 1, Activation::relu}, key,
+                              AttentionKind::relu);
   const auto raf_weights = raf.stored_weights(d * d);
   ASSERT_EQ(raf_weights.size(), 1U);
   EXPECT_EQ(raf_weights[0].name, "W");
@@ -102,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(Models, StoredWeightsOfEveryModel,
 // The marginal sampler never draws V: nothing it holds determines another text's features.
 TEST(StoredWeights, MarginalSamplerStoresNone) {
   const Index n = 5, d = 3, k = 20;
-  ModelSpec spec{"rf", n, d, k, 1, Activation::relu};
+  ModelSpec spec{ModelKind::rf, n, d, k, 1, Activation::relu};
   spec.sampling = RfSampling::marginal;
   const std::vector<Index> positions{0, 2};
   const auto model = make_feature_map(spec, {5, 6}, positions);

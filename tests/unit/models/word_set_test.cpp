@@ -356,7 +356,7 @@ TEST(AttentionWordSetRelu, RowsThatBecomeAllZero) {
 }
 
 TEST(WordSet, RejectsRepeatedAndOutOfRangePositions) {
-  const ModelSpec spec{"rf", 6, 4, 30, 1, Activation::relu};
+  const ModelSpec spec{ModelKind::rf, 6, 4, 30, 1, Activation::relu};
   const auto model = make_feature_map(spec, {1, 1});
   const Matrix X = testing::test_sample(6, 4);
   EXPECT_THROW((void)model->at_word_set(X, std::vector<Index>{2, 2}), std::invalid_argument);
@@ -365,7 +365,7 @@ TEST(WordSet, RejectsRepeatedAndOutOfRangePositions) {
 }
 
 TEST(WordSet, MarginalRfCannotMoveSeveralWords) {
-  ModelSpec spec{"rf", 6, 4, 30, 1, Activation::relu};
+  ModelSpec spec{ModelKind::rf, 6, 4, 30, 1, Activation::relu};
   spec.sampling = RfSampling::marginal;
   const std::vector<Index> positions = {0, 1};
   const auto model = make_feature_map(spec, {1, 1}, positions);
@@ -377,14 +377,14 @@ TEST(WordSet, MarginalRfCannotMoveSeveralWords) {
 // spheres) of 3 sets, for rf and drf, and the bound is within a modest factor of the largest
 // value seen (it is not vacuous).
 TEST(WordSetBound, HoldsAtRandomPointsForRfAndDrf) {
-  for (const ModelSpec& spec : {ModelSpec{"rf", 8, 5, 160, 1, Activation::relu},
-                                ModelSpec{"rf", 8, 5, 160, 1, Activation::tanh},
-                                ModelSpec{"drf", 8, 5, 120, 2, Activation::relu}}) {
+  for (const ModelSpec& spec : {ModelSpec{ModelKind::rf, 8, 5, 160, 1, Activation::relu},
+                                ModelSpec{ModelKind::rf, 8, 5, 160, 1, Activation::tanh},
+                                ModelSpec{ModelKind::drf, 8, 5, 120, 2, Activation::relu}}) {
     const auto model = make_feature_map(spec, {7, 3});
     const Matrix X = testing::test_sample(spec.n, spec.d);
     const std::vector<std::vector<Index>> sets = {{0, 1}, {2, 5, 7}, {4}};
     const auto bound = model->word_set_upper_bound(X, sets);
-    ASSERT_TRUE(bound.has_value()) << spec.name;
+    ASSERT_TRUE(bound.has_value()) << traits(spec.kind).name;
     EXPECT_EQ(bound->scope, BoundScope::examined_positions);
     std::mt19937_64 gen(11);
     double largest = 0.0;
@@ -392,17 +392,17 @@ TEST(WordSetBound, HoldsAtRandomPointsForRfAndDrf) {
       const auto& set = sets[static_cast<std::size_t>(trial) % sets.size()];
       const Vector delta = product_ball_point(gen, spec.d, static_cast<Index>(set.size()));
       const double value = std::sqrt(from_scratch(*model, X, set, delta));
-      EXPECT_LE(value, bound->value) << spec.name << " trial " << trial;
+      EXPECT_LE(value, bound->value) << traits(spec.kind).name << " trial " << trial;
       largest = std::max(largest, value);
     }
-    EXPECT_LT(bound->value, 20.0 * largest) << spec.name;
+    EXPECT_LT(bound->value, 20.0 * largest) << traits(spec.kind).name;
   }
 }
 
 // The bound of one set is the bound of that set alone, and a superset's bound is at least as
 // large (‖V_M‖₂ grows with the columns, √(m·d) too).
 TEST(WordSetBound, GrowsWithTheSet) {
-  const ModelSpec spec{"rf", 8, 5, 160, 1, Activation::relu};
+  const ModelSpec spec{ModelKind::rf, 8, 5, 160, 1, Activation::relu};
   const auto model = make_feature_map(spec, {7, 3});
   const Matrix X = testing::test_sample(spec.n, spec.d);
   const std::vector<std::vector<Index>> small = {{2, 5}}, large = {{2, 5, 7}};
