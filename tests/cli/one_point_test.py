@@ -55,19 +55,30 @@ def same_double(printed, stored, what):
           f"{what}: printed {printed!r}, stored {stored!r}")
 
 
-def compare_ws(binary, model, keys, header=WS_HEADER):
+def rows_and_records(binary, command, header, model, keys):
+    """The csv rows of `wordsens COMMAND` and the records of run with the same keys, one each
+    per trial."""
     args = ["--model", model, *(f"--{k}={v}" for k, v in keys.items())]
-    rows = cli_common.csv_rows(binary, "ws", header, *args)
-    stored = records(binary, "ws", model, keys)
-    check(len(rows) == len(stored["S"]) == int(keys["trials"]),
-          f"{len(rows)} rows, {len(stored['S'])} records")
+    rows = cli_common.csv_rows(binary, command, header, *args)
+    stored = records(binary, command, model, keys)
+    check(len(rows) == len(stored["task_id"]) == int(keys["trials"]),
+          f"{len(rows)} rows, {len(stored['task_id'])} records")
+    return rows, stored
+
+
+def same_digits(row, stored, name, t):
+    # Printed with %.3g: the same digits as the stored value's (Python's format is C's).
+    check(row[name] == f"{stored[name][t]:.3g}",
+          f"trial {t} {name}: printed {row[name]}, stored {stored[name][t]!r}")
+
+
+def compare_ws(binary, model, keys, header=WS_HEADER):
+    rows, stored = rows_and_records(binary, "ws", header, model, keys)
     for t, row in enumerate(rows):
         for name in ("S", "S_upper") + (("S_budget_check",) if header == WS_HEADER else ()):
             same_double(row[name], stored[name][t], f"trial {t} {name}")
-        # Printed with %.3g: the same digits as the stored value's (Python's format is C's).
         for name in ("cert_rel_err",) + (("stationarity",) if header == WS_HEADER else ()):
-            check(row[name] == f"{stored[name][t]:.3g}",
-                  f"trial {t} {name}: printed {row[name]}, stored {stored[name][t]!r}")
+            same_digits(row, stored, name, t)
         for name in ("evaluations", "starts", "starts_at_budget", "S_upper_scope"):
             check(int(row[name]) == int(stored[name][t]), f"trial {t} {name} differs")
         if header == WS_HEADER:
@@ -77,16 +88,11 @@ def compare_ws(binary, model, keys, header=WS_HEADER):
 
 
 def compare_gen(binary, model, keys):
-    args = ["--model", model, *(f"--{k}={v}" for k, v in keys.items())]
-    rows = cli_common.csv_rows(binary, "gen", GEN_HEADER, *args)
-    stored = records(binary, "gen", model, keys)
-    check(len(rows) == len(stored["D1"]) == int(keys["trials"]),
-          f"{len(rows)} rows, {len(stored['D1'])} records")
+    rows, stored = rows_and_records(binary, "gen", GEN_HEADER, model, keys)
     for t, row in enumerate(rows):
         for name in ("t0", "t1", "D0", "D1", "E", "cond_K"):
             same_double(row[name], stored[name][t], f"trial {t} {name}")
-        check(row["cert_rel_err"] == f"{stored['cert_rel_err'][t]:.3g}",
-              f"trial {t} cert_rel_err: {row['cert_rel_err']} vs {stored['cert_rel_err'][t]!r}")
+        same_digits(row, stored, "cert_rel_err", t)
 
 
 def case_ws_matches_run(binary):
