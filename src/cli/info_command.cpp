@@ -69,10 +69,10 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
   for (std::size_t i = 0; i < c.tasks.size(); ++i) {
     const TaskSpec& t = c.tasks[i];
     const std::size_t d = c.done[i] != 0 ? 1 : 0;
-    auto& m = by_model[{to_string(t.experiment), t.model}];
+    auto& m = by_model[{to_string(t.experiment), to_string(t.model)}];
     m.first += d;
     ++m.second;
-    auto& p = by_point[{to_string(t.experiment), t.model, static_cast<long long>(t.n),
+    auto& p = by_point[{to_string(t.experiment), to_string(t.model), static_cast<long long>(t.n),
                         static_cast<long long>(t.d), static_cast<long long>(t.k),
                         static_cast<long long>(t.N), t.layers, static_cast<long long>(t.words),
                         t.point_id}];

@@ -54,7 +54,7 @@ OnePointCommand::OnePointCommand(std::string name, Experiment experiment, KeySub
       described_(usage) {
   for (const auto& [key, meaning] : one_value_meanings()) keys_.meanings.emplace(key, meaning);
   std::string models;
-  for (const auto& model : known_models()) models += (models.empty() ? "" : "|") + model;
+  for (const auto& model : model_names()) models += (models.empty() ? "" : "|") + model;
   described_.add_options()                                                          //
       ("help,h", po::bool_switch(&help_), "print this help and exit")               //
       ("model", po::value(&model_), ("feature map (required): " + models).c_str())  //
@@ -94,7 +94,7 @@ StudyConfig OnePointCommand::study() const {
   }
   require_input(format_ == "text" || format_ == "csv",
                 "format = '" + format_ + "': expected text or csv");
-  const std::vector<std::string> models = parse_name_list("model", model_, canonical_models());
+  const std::vector<std::string> models = parse_name_list("model", model_, model_names());
   require_input(models.size() == 1, "model = '" + model_ + "': one model");
 
   RunKeyValues values = values_;
@@ -125,7 +125,7 @@ StudyConfig OnePointCommand::study() const {
     }
   }
   require_input(
-      config.rf_sampling == RfSampling::full || traits(model_kind(models.front())).marginal_sampler,
+      config.rf_sampling == RfSampling::full || traits(config.grid.models.front()).marginal_sampler,
       "rf-sampling = 'marginal' applies to rf only");
   return config;
 }

@@ -211,9 +211,8 @@ void resolve_words(const RunKeyValues& r, StudyConfig& s) {
   if (!some_task_changes_several_words(s)) return;
   const bool ws = std::find(s.grid.experiments.begin(), s.grid.experiments.end(), Experiment::ws) !=
                   s.grid.experiments.end();
-  const bool marginal_sampler =
-      std::any_of(s.grid.models.begin(), s.grid.models.end(),
-                  [](const auto& m) { return model_traits(m).marginal_sampler; });
+  const bool marginal_sampler = std::any_of(s.grid.models.begin(), s.grid.models.end(),
+                                            [](ModelKind m) { return traits(m).marginal_sampler; });
   if (ws && marginal_sampler && s.rf_sampling == RfSampling::marginal) {
     throw InputError(
         "rf-sampling = marginal cannot take words >= 2 (it draws single word blocks): use the "
@@ -236,9 +235,9 @@ StudyConfig resolve_study(const RunKeyValues& r) {
   StudyConfig s;
   s.grid.experiments =
       parse_enum_list<Experiment>("experiments", r.experiments, {"ws", "gen"}, parse_experiment);
-  s.grid.models = parse_name_list("models", r.models, canonical_models());
+  s.grid.models = model_kinds(parse_name_list("models", r.models, model_names()));
   if (!r.gen_models.empty()) {
-    s.grid.gen_models = parse_name_list("gen-models", r.gen_models, canonical_models());
+    s.grid.gen_models = model_kinds(parse_name_list("gen-models", r.gen_models, model_names()));
   }
   s.grid.n = parse_int_grid("n", r.n, 1, StudyLimits::max_n);
   s.grid.d = parse_int_grid("d", r.d, 1, StudyLimits::max_d);

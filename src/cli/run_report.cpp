@@ -51,12 +51,12 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
   out << line;
   for (const auto& [id, p] : points) {
     const TaskSpec& t = *p.first;
-    std::snprintf(line, sizeof line,
-                  "%6u  %-4s %-9s %7lld %6lld %10lld %3d %5lld %7lld %6zu %12s %10s\n", id,
-                  to_string(t.experiment).c_str(), t.model.c_str(), static_cast<long long>(t.n),
-                  static_cast<long long>(t.d), static_cast<long long>(t.k), t.layers,
-                  static_cast<long long>(t.words), static_cast<long long>(t.N), p.count,
-                  format_flops(p.cost).c_str(), parallel::format_duration(p.seconds).c_str());
+    std::snprintf(
+        line, sizeof line, "%6u  %-4s %-9s %7lld %6lld %10lld %3d %5lld %7lld %6zu %12s %10s\n", id,
+        to_string(t.experiment).c_str(), to_string(t.model).c_str(), static_cast<long long>(t.n),
+        static_cast<long long>(t.d), static_cast<long long>(t.k), t.layers,
+        static_cast<long long>(t.words), static_cast<long long>(t.N), p.count,
+        format_flops(p.cost).c_str(), parallel::format_duration(p.seconds).c_str());
     out << line;
   }
   out << "total: " << selected.size() << " tasks";

@@ -219,7 +219,7 @@ std::string describe_difference(const TaskSpec& stored, const TaskSpec& planned)
       {c::kTaskId, std::to_string(stored.task_id), std::to_string(planned.task_id)},
       {c::kPointId, std::to_string(stored.point_id), std::to_string(planned.point_id)},
       {c::kExperiment, to_string(stored.experiment), to_string(planned.experiment)},
-      {c::kModel, stored.model, planned.model},
+      {c::kModel, to_string(stored.model), to_string(planned.model)},
       {c::kN, std::to_string(stored.n), std::to_string(planned.n)},
       {c::kD, std::to_string(stored.d), std::to_string(planned.d)},
       {c::kK, std::to_string(stored.k), std::to_string(planned.k)},

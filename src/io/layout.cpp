@@ -241,7 +241,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   write_task_column<std::uint8_t>(group, c::kExperiment, tasks,
                                   [](auto& t) { return t.experiment; });
   std::vector<std::string> models;
-  for (const auto& task : tasks) models.push_back(task.model);
+  for (const auto& task : tasks) models.push_back(to_string(task.model));
   h5::append_strings(h5::open_dataset(group, c::kModel), models);
   write_task_column<std::int64_t>(group, c::kN, tasks, [](auto& t) { return t.n; });
   write_task_column<std::int64_t>(group, c::kD, tasks, [](auto& t) { return t.d; });
@@ -351,7 +351,14 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
     t.point_id = points[i];
     if (experiments[i] > 1) throw std::runtime_error("unknown experiment code in /tasks");
     t.experiment = static_cast<Experiment>(experiments[i]);
-    t.model = models[i];
+    // A name this wordsens does not know is damage (or a newer writer's model): the file's
+    // checks list it like any other unreadable row.
+    const auto kind = find_model(models[i]);
+    if (!kind) {
+      throw std::runtime_error("/tasks row " + std::to_string(i) + " names an unknown model '" +
+                               models[i] + "'");
+    }
+    t.model = *kind;
     t.n = n[i];
     t.d = d[i];
     t.k = k[i];

@@ -259,8 +259,8 @@ void check_tasks(const std::vector<TaskSpec>& tasks) {
   std::vector<std::uint32_t> ids;
   ids.reserve(tasks.size());
   for (const auto& task : tasks) {
-    if (task.model.size() > schema::kModelLength) {
-      throw std::invalid_argument("model name '" + task.model + "' is longer than " +
+    if (const std::string name = to_string(task.model); name.size() > schema::kModelLength) {
+      throw std::invalid_argument("model name '" + name + "' is longer than " +
                                   std::to_string(schema::kModelLength) + " bytes");
     }
     ids.push_back(task.task_id);

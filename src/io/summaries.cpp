@@ -24,7 +24,7 @@ struct Buffers {
 
   void add_point(const TaskSpec& task) {
     u32[c::kPointId].push_back(task.point_id);
-    model.push_back(task.model);
+    model.push_back(to_string(task.model));
     i64[c::kN].push_back(task.n);
     i64[c::kD].push_back(task.d);
     i64[c::kK].push_back(task.k);

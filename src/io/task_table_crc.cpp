@@ -33,8 +33,9 @@ std::uint32_t task_table_crc32(const std::string& config_text, const std::vector
   add_column<std::uint8_t>(crc, tasks, [](const TaskSpec& t) { return t.experiment; });
   std::vector<char> models(tasks.size() * schema::kModelLength, '\0');
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    std::memcpy(models.data() + i * schema::kModelLength, tasks[i].model.data(),
-                std::min(tasks[i].model.size(), schema::kModelLength));
+    const std::string name = to_string(tasks[i].model);
+    std::memcpy(models.data() + i * schema::kModelLength, name.data(),
+                std::min(name.size(), schema::kModelLength));
   }
   crc.add(models.data(), models.size());
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.n; });

@@ -1,4 +1,4 @@
-// make_feature_map, known_models (feature_map.hpp) and model_costs (model_costs.hpp): the one
+// make_feature_map (feature_map.hpp) and model_costs (model_costs.hpp): the one
 // place that maps model kinds (model_kind.hpp) to classes and validates sizes.
 #include <stdexcept>
 #include <string>
@@ -17,15 +17,6 @@
 #include "models/shared/model_kind.hpp"
 
 namespace wordsens {
-
-std::span<const std::string> known_models() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> all;
-    for (const ModelTraits& t : all_models()) all.emplace_back(t.name);
-    return all;
-  }();
-  return names;
-}
 
 namespace {
 

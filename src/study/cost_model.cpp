@@ -14,7 +14,7 @@ namespace wordsens {
 
 namespace {
 
-const ModelCosts& costs_of(const TaskSpec& t) { return model_costs(model_kind(t.model)); }
+const ModelCosts& costs_of(const TaskSpec& t) { return model_costs(t.model); }
 
 CostShape shape_of(const TaskSpec& t) {
   return {static_cast<double>(t.n), static_cast<double>(t.d), static_cast<double>(t.k),
@@ -62,8 +62,7 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
   const Index examined = positions_examined(task, config);
   const double positions = static_cast<double>(examined);
   const WsOptions ws = ws_options(config);
-  const double sphere =
-      static_cast<double>(sphere_starts_per_position(ws, model_kind(task.model), examined));
+  const double sphere = static_cast<double>(sphere_starts_per_position(ws, task.model, examined));
   const double starts =
       sphere + config.search.near_origin_starts + (config.search.guided_start ? 1.0 : 0.0);
   const double evaluations = 0.5 * std::max(kScreenPoints, sphere) +

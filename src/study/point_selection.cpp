@@ -87,9 +87,10 @@ PointSelector parse_selector(const std::string& text) {
 }  // namespace
 
 bool PointSelector::matches(const TaskSpec& point) const {
-  return (!experiment || *experiment == point.experiment) && (!model || *model == point.model) &&
-         (!n || *n == point.n) && (!d || *d == point.d) && (!N || *N == point.N) &&
-         (!layers || *layers == point.layers) && (!words || *words == point.words);
+  return (!experiment || *experiment == point.experiment) &&
+         (!model || *model == wordsens::to_string(point.model)) && (!n || *n == point.n) &&
+         (!d || *d == point.d) && (!N || *N == point.N) && (!layers || *layers == point.layers) &&
+         (!words || *words == point.words);
 }
 
 std::string PointSelector::to_string() const {

@@ -10,12 +10,7 @@
 
 namespace wordsens {
 
-const std::vector<std::string>& canonical_models() {
-  static const std::vector<std::string> models(known_models().begin(), known_models().end());
-  return models;
-}
-
-const std::vector<std::string>& models_of(const StudyConfig& config, Experiment e) {
+const std::vector<ModelKind>& models_of(const StudyConfig& config, Experiment e) {
   return e == Experiment::gen && !config.grid.gen_models.empty() ? config.grid.gen_models
                                                                  : config.grid.models;
 }
@@ -60,16 +55,16 @@ bool has_multi_word(const StudyConfig& config) {
 }
 
 bool has_marginal_sampler_model(const StudyConfig& config) {
-  return std::any_of(
-      config.grid.experiments.begin(), config.grid.experiments.end(), [&](Experiment e) {
-        const auto& models = models_of(config, e);
-        return std::any_of(models.begin(), models.end(),
-                           [](const std::string& m) { return model_traits(m).marginal_sampler; });
-      });
+  return std::any_of(config.grid.experiments.begin(), config.grid.experiments.end(),
+                     [&](Experiment e) {
+                       const auto& models = models_of(config, e);
+                       return std::any_of(models.begin(), models.end(),
+                                          [](ModelKind m) { return traits(m).marginal_sampler; });
+                     });
 }
 
 Index feature_dim(const TaskSpec& task) {
-  return model_traits(task.model).attention ? task.n * task.d : task.k;
+  return traits(task.model).attention ? task.n * task.d : task.k;
 }
 
 std::string to_string(Activation a) { return a == Activation::relu ? "relu" : "tanh"; }
@@ -81,9 +76,9 @@ Activation parse_activation(const std::string& text) {
 }
 
 std::string describe(const TaskSpec& task) {
-  std::string s = to_string(task.experiment) + " " + task.model + " n=" + std::to_string(task.n) +
-                  " d=" + std::to_string(task.d);
-  const ModelTraits& model = model_traits(task.model);
+  std::string s = to_string(task.experiment) + " " + to_string(task.model) +
+                  " n=" + std::to_string(task.n) + " d=" + std::to_string(task.d);
+  const ModelTraits& model = traits(task.model);
   if (!model.attention) s += " k=" + std::to_string(task.k);
   if (model.deep) s += " L=" + std::to_string(task.layers);
   if (task.words != 1) s += " m=" + std::to_string(task.words);
@@ -139,13 +134,13 @@ MultiWordOptions multi_word_options(const StudyConfig& config, Index words) {
 
 ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   ModelSpec spec;
-  spec.kind = model_kind(task.model);
+  spec.kind = task.model;
   spec.n = task.n;
   spec.d = task.d;
   spec.k = task.k;
   spec.layers = task.layers;
   spec.activation = config.activation;
-  if (model_traits(task.model).marginal_sampler) spec.sampling = config.rf_sampling;
+  if (traits(task.model).marginal_sampler) spec.sampling = config.rf_sampling;
   return spec;
 }
 
@@ -192,7 +187,7 @@ bool contains(const std::vector<T>& values, const T& value) {
 // The widths of a point's model at its (n, d): several k items may resolve to the same width,
 // one point each; attention models have none (0).
 std::vector<Index> widths_at(const StudyConfig& config, const TaskSpec& point) {
-  if (model_traits(point.model).attention) return {0};
+  if (traits(point.model).attention) return {0};
   if (point.n * point.d > StudyLimits::max_D) return {0};  // refused by check_point
   std::vector<Index> widths;
   for (const auto& item : config.grid.k) widths.push_back(item.resolve(point.n, point.d));
@@ -214,11 +209,11 @@ void check_point(const TaskSpec& point) {
   }
   const Index p = feature_dim(point);
   if (point.experiment == Experiment::gen && point.N >= p) {
-    const bool attention = model_traits(point.model).attention;
+    const bool attention = traits(point.model).attention;
     throw InputError(
         "gen needs N < p (the minimum-norm head interpolates N points in p dimensions): N=" +
-        std::to_string(point.N) + " >= p=" + std::to_string(p) + " for " + point.model + " at " +
-        at + (attention ? "" : ", k=" + std::to_string(point.k)));
+        std::to_string(point.N) + " >= p=" + std::to_string(p) + " for " + to_string(point.model) +
+        " at " + at + (attention ? "" : ", k=" + std::to_string(point.k)));
   }
 }
 
@@ -238,16 +233,16 @@ std::vector<TaskSpec> grid_points(const StudyConfig& config) {
         return in_order;
       },
       [](TaskSpec& p, Experiment e) { p.experiment = e; });
-  expand<std::string>(
+  expand<ModelKind>(
       points, trials,
       [&](const TaskSpec& p) {
-        std::vector<std::string> in_order;
-        for (const auto& model : canonical_models()) {
-          if (contains(models_of(config, p.experiment), model)) in_order.push_back(model);
+        std::vector<ModelKind> in_order;
+        for (const ModelTraits& model : all_models()) {
+          if (contains(models_of(config, p.experiment), model.kind)) in_order.push_back(model.kind);
         }
         return in_order;
       },
-      [](TaskSpec& p, const std::string& model) { p.model = model; });
+      [](TaskSpec& p, ModelKind model) { p.model = model; });
   expand<Index>(
       points, trials, [&](const TaskSpec& p) { return n_grid_of(config, p.experiment); },
       [](TaskSpec& p, Index n) { p.n = n; });
@@ -260,7 +255,7 @@ std::vector<TaskSpec> grid_points(const StudyConfig& config) {
   expand<Index>(
       points, trials,
       [&](const TaskSpec& p) {
-        return model_traits(p.model).deep ? config.grid.layers : std::vector<Index>{1};
+        return traits(p.model).deep ? config.grid.layers : std::vector<Index>{1};
       },
       [](TaskSpec& p, Index L) { p.layers = static_cast<int>(L); });
   expand<Index>(
@@ -340,8 +335,8 @@ std::string canonical_text(const StudyConfig& c) {
   // A std::map keeps the keys sorted, which is what makes the text canonical.
   std::map<std::string, std::string> entries{
       {"experiments", join_names(experiments)},
-      {"models", join_names(c.grid.models)},
-      {"gen-models", join_names(models_of(c, Experiment::gen))},
+      {"models", join_names(model_names(c.grid.models))},
+      {"gen-models", join_names(model_names(models_of(c, Experiment::gen)))},
       {"n", join_grid(c.grid.n)},
       {"d", join_grid(c.grid.d)},
       {"gen-n", join_grid(n_grid_of(c, Experiment::gen))},

@@ -39,8 +39,8 @@ struct StudyLimits {
 /// Which tasks a study has: the grid axes and the trials per point (plan_tasks).
 struct StudyGrid {
   std::vector<Experiment> experiments{Experiment::ws};  // canonical order: ws, gen
-  std::vector<std::string> models{"rf"};                // canonical order: rf, drf, raf, raf_relu
-  std::vector<std::string> gen_models;  // models of the gen experiment; empty: `models`
+  std::vector<ModelKind> models{ModelKind::rf};         // canonical order: rf, drf, raf, raf_relu
+  std::vector<ModelKind> gen_models;  // models of the gen experiment; empty: `models`
   std::vector<Index> n{10}, d{8};
   std::vector<Index> gen_n, gen_d;  // grids of the gen experiment; empty: `n`, `d`
   std::vector<KItem> k{KItem{true, 1.0, 0}};
@@ -107,15 +107,13 @@ inline constexpr int kMaxBudgetCheck = 16;
 [[nodiscard]] bool is_budget_check_task(const TaskSpec& task, const StudyConfig& config);
 
 /// The models an experiment runs (gen: gen_models unless empty).
-[[nodiscard]] const std::vector<std::string>& models_of(const StudyConfig& config, Experiment e);
+[[nodiscard]] const std::vector<ModelKind>& models_of(const StudyConfig& config, Experiment e);
 
 /// The n and d grids an experiment runs (gen: gen_n / gen_d unless empty). The head needs other
 /// sizes than WS (the attention head separates the two texts only when d is large next to n).
 [[nodiscard]] const std::vector<Index>& n_grid_of(const StudyConfig& config, Experiment e);
 [[nodiscard]] const std::vector<Index>& d_grid_of(const StudyConfig& config, Experiment e);
 
-/// The canonical order of model names (also the order of the task table).
-[[nodiscard]] const std::vector<std::string>& canonical_models();
 /// p, the feature dimension of a task's model (k for rf/drf, D = n·d for attention).
 [[nodiscard]] Index feature_dim(const TaskSpec& task);
 

@@ -7,6 +7,7 @@
 
 #include "core/types.hpp"
 #include "data/data_source.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens {
 
@@ -19,7 +20,7 @@ struct TaskSpec {
   std::uint32_t task_id = 0;   // stable: position in the planned task table
   std::uint32_t point_id = 0;  // stable id of (experiment, model, n, d, k, L, m, N)
   Experiment experiment = Experiment::ws;
-  std::string model;          // rf | drf | raf | raf_relu
+  ModelKind model = ModelKind::rf;
   Index n = 0, d = 0, k = 0;  // k resolved to a number (k = 1.0D → n·d)
   Index N = 0;                // training-set size (gen; 0 for ws)
   int layers = 1;             // L (drf; 1 otherwise)

@@ -245,6 +245,12 @@ def task_table_against_plan(case):
         _refused_by_all(case, config, paths[-1], report=column == "n")
         print(f"/tasks/{column} edited: refused by every reader")
     _python_refuses(paths, "task_table_crc32")
+    # A model name this wordsens does not know (damage, or a newer writer's model) is named.
+    path = case.path("tasks_model_unknown.h5")
+    shutil.copyfile(good, path)
+    h5py_edit(path, "f['tasks/model'][0] = b'bert'")
+    _refused_by_all(case, config, path, "row 0 names an unknown model 'bert'", report=False)
+    print("/tasks/model naming an unknown model: refused by every reader, the name given")
     path = case.path("tasks_rehashed.h5")
     shutil.copyfile(good, path)
     h5py_edit(path, "\n".join([

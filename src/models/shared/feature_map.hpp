@@ -241,7 +241,4 @@ class FeatureMap {
                                                            std::span<const Index> positions,
                                                            std::span<const Matrix* const> samples);
 
-/// The model names make_feature_map accepts, for --help texts and validation.
-[[nodiscard]] std::span<const std::string> known_models();
-
 }  // namespace wordsens

@@ -32,7 +32,30 @@ ModelKind model_kind(std::string_view name) {
 
 const ModelTraits& traits(ModelKind kind) { return kModels[static_cast<std::size_t>(kind)]; }
 
-const ModelTraits& model_traits(std::string_view name) { return traits(model_kind(name)); }
+std::string to_string(ModelKind kind) { return std::string(traits(kind).name); }
+
+const std::vector<std::string>& model_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const ModelTraits& t : kModels) all.emplace_back(t.name);
+    return all;
+  }();
+  return names;
+}
+
+std::vector<ModelKind> model_kinds(const std::vector<std::string>& names) {
+  std::vector<ModelKind> kinds;
+  kinds.reserve(names.size());
+  for (const std::string& name : names) kinds.push_back(model_kind(name));
+  return kinds;
+}
+
+std::vector<std::string> model_names(const std::vector<ModelKind>& kinds) {
+  std::vector<std::string> names;
+  names.reserve(kinds.size());
+  for (const ModelKind kind : kinds) names.push_back(to_string(kind));
+  return names;
+}
 
 std::string known_model_list(std::string_view separator) {
   std::string list;

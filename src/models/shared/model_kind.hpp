@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wordsens {
 
@@ -43,8 +44,17 @@ struct ModelTraits {
 
 [[nodiscard]] const ModelTraits& traits(ModelKind kind);
 
-/// traits(model_kind(name)).
-[[nodiscard]] const ModelTraits& model_traits(std::string_view name);
+/// The kind's name, as the configuration, the results file and messages spell it.
+[[nodiscard]] std::string to_string(ModelKind kind);
+
+/// Every model's name, in the canonical order (for parsing a list of names).
+[[nodiscard]] const std::vector<std::string>& model_names();
+
+/// The kinds called `names` (each a known name, else InputError), in the same order.
+[[nodiscard]] std::vector<ModelKind> model_kinds(const std::vector<std::string>& names);
+
+/// The names of `kinds`, in the same order.
+[[nodiscard]] std::vector<std::string> model_names(const std::vector<ModelKind>& kinds);
 
 /// "rf, drf, raf, raf_relu" (for messages).
 [[nodiscard]] std::string known_model_list(std::string_view separator = ", ");

@@ -119,7 +119,7 @@ TEST(CompressionFor, LastsTheTargetWallUnlessRankZeroWouldBeLoadedBeyondTheCap) 
 StudyConfig tiny_study(PositionSet positions) {
   StudyConfig s;
   s.grid.experiments = {Experiment::ws, Experiment::gen};
-  s.grid.models = {"rf", "raf"};
+  s.grid.models = {ModelKind::rf, ModelKind::raf};
   s.grid.n = {4};
   s.grid.d = {3};
   s.grid.N = {5};

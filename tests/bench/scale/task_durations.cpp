@@ -15,7 +15,7 @@ const std::vector<std::string> kPointColumns = {"experiment", "model",  "n",    
                                                 "k",          "layers", "words", "N"};
 
 std::string point_key(const TaskSpec& t) {
-  const std::vector<std::string> values = {to_string(t.experiment), t.model,
+  const std::vector<std::string> values = {to_string(t.experiment), to_string(t.model),
                                            std::to_string(t.n),     std::to_string(t.d),
                                            std::to_string(t.k),     std::to_string(t.layers),
                                            std::to_string(t.words), std::to_string(t.N)};

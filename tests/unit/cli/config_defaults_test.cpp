@@ -22,7 +22,7 @@ TEST(RunDefaults, StudyGridsAndListsWithoutOptions) {
   const StudyConfig& s = options.study;
   EXPECT_EQ(s.grid.experiments, std::vector<Experiment>{Experiment::ws});
   // `run` studies every model by default, not StudyConfig's single rf.
-  EXPECT_EQ(s.grid.models, (std::vector<std::string>{"rf", "drf", "raf", "raf_relu"}));
+  EXPECT_EQ(model_names(s.grid.models), (std::vector<std::string>{"rf", "drf", "raf", "raf_relu"}));
   EXPECT_TRUE(s.grid.gen_models.empty());
   EXPECT_EQ(s.grid.n, (std::vector<Index>{10, 20, 40}));
   EXPECT_EQ(s.grid.d, std::vector<Index>{8});

@@ -32,7 +32,7 @@ TEST(ConfigFile, CommentsBlankLinesAndSpacesAreIgnored) {
       "\tk\t=\t2D\t\n"
       "layers=3\n");
   const auto options = parse({ini.path()});
-  EXPECT_EQ(options.study.grid.models, (std::vector<std::string>{"rf", "raf"}));
+  EXPECT_EQ(model_names(options.study.grid.models), (std::vector<std::string>{"rf", "raf"}));
   EXPECT_EQ(options.study.grid.k, (std::vector<KItem>{KItem{true, 2.0, 0}}));
   EXPECT_EQ(options.study.grid.layers, (V{3}));
 }

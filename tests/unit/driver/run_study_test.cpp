@@ -36,7 +36,7 @@ class RunStudy : public ::testing::Test {
     options_.command_line = "run_study_test";
     StudyConfig& s = options_.study;
     s.grid.experiments = {Experiment::ws, Experiment::gen};
-    s.grid.models = {"rf", "raf"};
+    s.grid.models = {ModelKind::rf, ModelKind::raf};
     s.grid.n = {4};
     s.grid.d = {3};
     s.grid.N = {5};

@@ -35,12 +35,14 @@ inline std::vector<TaskSpec> make_tasks(std::uint32_t ws_count, std::uint32_t ge
     t.task_id = i;
     t.experiment = i < ws_count ? Experiment::ws : Experiment::gen;
     t.point_id = i / 3;
-    t.model = t.experiment == Experiment::ws ? (t.point_id % 2 == 0 ? "rf" : "raf") : "raf_relu";
+    t.model = t.experiment == Experiment::ws
+                  ? (t.point_id % 2 == 0 ? ModelKind::rf : ModelKind::raf)
+                  : ModelKind::raf_relu;
     t.n = 10 + t.point_id;
     t.d = 4 + (t.point_id % 3);
     t.k = t.n * t.d;
     t.N = t.experiment == Experiment::gen ? 20 : 0;
-    t.layers = t.model == "drf" ? 2 : 1;
+    t.layers = t.model == ModelKind::drf ? 2 : 1;
     t.trial = i % 3;
     tasks.push_back(t);
   }
@@ -51,8 +53,8 @@ inline WsRecord ws_record(const TaskSpec& t) {
   WsRecord r;
   r.task_id = t.task_id;
   r.S = 0.5 + 0.125 * t.task_id + 0.01 * std::sin(t.task_id);
-  r.S_upper = t.model == "rf" ? 2.0 * r.S : std::nan("");
-  r.S_upper_scope = t.model == "rf" ? 1 : 0;
+  r.S_upper = t.model == ModelKind::rf ? 2.0 * r.S : std::nan("");
+  r.S_upper_scope = t.model == ModelKind::rf ? 1 : 0;
   r.cert_rel_err = 1e-16 * t.task_id;
   r.argmax_position = t.task_id % 7;
   r.phi_norm = 1.0 / (1.0 + t.task_id);

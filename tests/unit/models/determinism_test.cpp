@@ -36,7 +36,7 @@ INSTANTIATE_TEST_SUITE_P(AllModels, Determinism, ::testing::ValuesIn(testing::al
                          testing::case_name);
 
 TEST(Registry, KnowsTheFourModels) {
-  const auto names = known_models();
+  const auto& names = model_names();
   ASSERT_EQ(names.size(), 4U);
   EXPECT_EQ(names[0], "rf");
   EXPECT_EQ(names[1], "drf");

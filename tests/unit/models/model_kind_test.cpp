@@ -34,7 +34,16 @@ TEST(ModelKind, AnUnknownNameIsRefusedNamingTheKnownOnes) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), "unknown model 'attention' (known: rf, drf, raf, raf_relu)");
   }
-  EXPECT_THROW((void)model_traits("raf-relu"), InputError);
+  EXPECT_THROW((void)model_kinds({"rf", "raf-relu"}), InputError);
+}
+
+TEST(ModelKind, ListsOfNamesAndKindsConvertBothWays) {
+  const std::vector<std::string> names = {"raf_relu", "rf", "raf"};
+  const std::vector<ModelKind> kinds = model_kinds(names);
+  EXPECT_EQ(kinds, (std::vector<ModelKind>{ModelKind::raf_relu, ModelKind::rf, ModelKind::raf}));
+  EXPECT_EQ(model_names(kinds), names);
+  EXPECT_EQ(model_names(), (std::vector<std::string>{"rf", "drf", "raf", "raf_relu"}));
+  for (const ModelTraits& t : all_models()) EXPECT_EQ(to_string(t.kind), t.name);
 }
 
 // The traits say what the maps the registry builds do: attention maps have n·d features and no

@@ -200,8 +200,8 @@ TEST(RfMarginal, RefusesWhatItCannotGive) {
 TEST(RfMarginal, DriverConfigReachesRfOnlyAndTheCanonicalText) {
   StudyConfig config;
   TaskSpec rf_task, raf_task;
-  rf_task.model = "rf";
-  raf_task.model = "raf";
+  rf_task.model = ModelKind::rf;
+  raf_task.model = ModelKind::raf;
   rf_task.n = raf_task.n = 3;
   rf_task.d = raf_task.d = 2;
   rf_task.k = 6;
@@ -214,8 +214,8 @@ TEST(RfMarginal, DriverConfigReachesRfOnlyAndTheCanonicalText) {
   EXPECT_NE(canonical_text(config).find("rf-sampling = marginal\n"), std::string::npos);
   // Without rf among the models the study runs, marginal changes no task: the text is full's,
   // so that the two resume each other.
-  config.grid.models = {"raf"};
-  config.grid.gen_models = {"rf"};  // of the gen experiment, which this study does not run
+  config.grid.models = {ModelKind::raf};
+  config.grid.gen_models = {ModelKind::rf};  // of the gen experiment, which this study does not run
   EXPECT_FALSE(has_marginal_sampler_model(config));
   EXPECT_EQ(canonical_text(config).find("rf-sampling"), std::string::npos);
   config.grid.experiments = {Experiment::ws, Experiment::gen};

@@ -24,12 +24,12 @@ TEST(CostModel, WallTimeIsLongestFirstListScheduling) {
 
 TEST(CostModel, GrowsWithSizeAndReflectsComplexities) {
   StudyConfig c;
-  TaskSpec rf{0, 0, Experiment::ws, "rf", 10, 8, 80, 0, 1, 0};
+  TaskSpec rf{0, 0, Experiment::ws, ModelKind::rf, 10, 8, 80, 0, 1, 0};
   TaskSpec rf_big = rf;
   rf_big.n = 40;
   rf_big.k = 320;
   EXPECT_GT(estimated_cost(rf_big, c), estimated_cost(rf, c));
-  TaskSpec raf{0, 0, Experiment::ws, "raf", 40, 8, 0, 0, 1, 0};
+  TaskSpec raf{0, 0, Experiment::ws, ModelKind::raf, 40, 8, 0, 0, 1, 0};
   // At k = D, an rf evaluation costs O(k·d) = O(n·d²) vs raf's O(n·d + d²).
   EXPECT_LT(estimated_cost(raf, c), estimated_cost(rf_big, c));
   TaskSpec gen = rf_big;
@@ -45,7 +45,7 @@ TEST(CostModel, GrowsWithSizeAndReflectsComplexities) {
 
 TEST(CostModel, RafWsTaskWithinTwiceItsMeasuredTime) {
   StudyConfig c;
-  const TaskSpec raf{0, 0, Experiment::ws, "raf", 50, 192, 0, 0, 1, 0};
+  const TaskSpec raf{0, 0, Experiment::ws, ModelKind::raf, 50, 192, 0, 0, 1, 0};
   // Calibration point: this task took 0.31 s with 25064 evaluations on the 2-core
   // development machine (batched search; 1.5 s one point at a time); the model must stay
   // within a factor 2.
@@ -70,13 +70,13 @@ TEST(CostModel, FullRfWithTheBoundWithinAQuarterOfItsMeasuredTimes) {
       wide ? std::vector<Point>{{150, 768, 177.5}, {50, 768, 27.0}, {150, 192, 7.55}}
            : std::vector<Point>{{150, 768, 244.8}, {50, 768, 44.4}, {150, 192, 8.6}};
   for (const Point& p : measured) {
-    const TaskSpec rf{0, 0, Experiment::ws, "rf", p.n, p.d, p.n * p.d, 0, 1, 0};
+    const TaskSpec rf{0, 0, Experiment::ws, ModelKind::rf, p.n, p.d, p.n * p.d, 0, 1, 0};
     const double predicted = estimated_seconds(rf, c);
     EXPECT_GT(predicted, 0.75 * p.seconds) << p.n << " x " << p.d << ": " << predicted;
     EXPECT_LT(predicted, 1.25 * p.seconds) << p.n << " x " << p.d << ": " << predicted;
   }
   // Without S_upper the 150 word Grams are not computed.
-  const TaskSpec big{0, 0, Experiment::ws, "rf", 150, 768, 115200, 0, 1, 0};
+  const TaskSpec big{0, 0, Experiment::ws, ModelKind::rf, 150, 768, 115200, 0, 1, 0};
   const double with_bound = estimated_seconds(big, c);
   c.search.upper_bound = false;
   EXPECT_LT(estimated_seconds(big, c), 0.6 * with_bound);
@@ -100,7 +100,7 @@ void expect_two_rank_wall_within_a_quarter(const StudyConfig& c, double measured
 TEST(CostModel, PaperGenWithinAQuarterOfItsMeasuredWallTime) {
   StudyConfig c;
   c.grid.experiments = {Experiment::gen};
-  c.grid.models = {"rf", "raf"};
+  c.grid.models = {ModelKind::rf, ModelKind::raf};
   c.grid.n = {40, 120};
   c.grid.d = {768};
   c.grid.N = {1100, 1200, 1300};
@@ -120,7 +120,7 @@ TEST(CostModel, PaperGenWithinAQuarterOfItsMeasuredWallTime) {
 TEST(CostModel, RegimeMapWithinAQuarterOfItsMeasuredWallTime) {
   StudyConfig c;
   c.grid.experiments = {Experiment::ws};
-  c.grid.models = {"raf", "raf_relu"};
+  c.grid.models = {ModelKind::raf, ModelKind::raf_relu};
   c.grid.n = {8, 16, 32, 64, 128, 256};
   c.grid.d = {8, 16, 32, 64, 128};
   c.grid.trials = 5;
@@ -133,7 +133,7 @@ TEST(CostModel, RegimeMapWithinAQuarterOfItsMeasuredWallTime) {
 TEST(CostModel, PaperGloveBrownWithinAQuarterOfItsMeasuredWallTime) {
   StudyConfig c;
   c.grid.experiments = {Experiment::ws, Experiment::gen};
-  c.grid.models = {"rf", "raf"};
+  c.grid.models = {ModelKind::rf, ModelKind::raf};
   c.grid.n = {10, 17, 29, 50, 85, 146, 250};  // 10:250:log7
   c.grid.d = {25, 50, 100};
   c.grid.N = {50};
@@ -146,7 +146,7 @@ TEST(CostModel, PaperGloveBrownWithinAQuarterOfItsMeasuredWallTime) {
 
 TEST(CostModel, AscentLengthIsCappedByMaxEvals) {
   StudyConfig c;
-  const TaskSpec rf{0, 0, Experiment::ws, "rf", 10, 8, 80, 0, 1, 0};
+  const TaskSpec rf{0, 0, Experiment::ws, ModelKind::rf, 10, 8, 80, 0, 1, 0};
   const double typical = expected_evaluations_per_start(rf, c);
   c.search.max_evals = 10;
   EXPECT_DOUBLE_EQ(expected_evaluations_per_start(rf, c), 10.0);

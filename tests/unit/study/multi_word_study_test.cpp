@@ -23,7 +23,7 @@ namespace {
 StudyConfig words_study() {
   StudyConfig c;
   c.grid.experiments = {Experiment::ws, Experiment::gen};
-  c.grid.models = {"rf", "raf"};
+  c.grid.models = {ModelKind::rf, ModelKind::raf};
   c.grid.n = {4, 8};
   c.grid.d = {3};
   c.grid.N = {5};
@@ -43,7 +43,7 @@ TEST(MultiWordStudy, WordsArePlannedAfterTheDepthPerNForWsOnly) {
     if (t.experiment == Experiment::gen) {
       EXPECT_EQ(t.words, 1);
     }
-    if (t.experiment == Experiment::ws && t.model == "rf" && t.trial == 0) {
+    if (t.experiment == Experiment::ws && t.model == ModelKind::rf && t.trial == 0) {
       rf_ws.push_back(t.n * 100 + t.words);
     }
     EXPECT_LE(t.words, t.n);
@@ -113,7 +113,7 @@ TEST(MultiWordStudy, TheBudgetCheckRerunsOneWordTasksOnly) {
 
 TEST(MultiWordStudy, ATaskWithSeveralWordsStoresTheEstimatorsResult) {
   StudyConfig c;
-  c.grid.models = {"rf", "raf"};
+  c.grid.models = {ModelKind::rf, ModelKind::raf};
   c.grid.n = {6};
   c.grid.d = {3};
   c.grid.trials = 1;
@@ -140,8 +140,8 @@ TEST(MultiWordStudy, ATaskWithSeveralWordsStoresTheEstimatorsResult) {
     ASSERT_EQ(r.set_S.size(), 2u);
     EXPECT_EQ(std::max(r.set_S[0], r.set_S[1]), r.S);
     EXPECT_TRUE(r.examined.empty() && r.position_S.empty());
-    EXPECT_EQ(std::isfinite(r.S_upper), task.model == "rf");
-    if (task.model == "rf") {
+    EXPECT_EQ(std::isfinite(r.S_upper), task.model == ModelKind::rf);
+    if (task.model == ModelKind::rf) {
       EXPECT_LE(r.S, r.S_upper);
     }
     // The new columns travel to rank 0 bit for bit.
@@ -154,27 +154,27 @@ TEST(MultiWordStudy, ATaskWithSeveralWordsStoresTheEstimatorsResult) {
 
 TEST(MultiWordStudy, CostGrowsWithTheWordsAndTheSetsExamined) {
   StudyConfig c;
-  c.grid.models = {"rf", "raf"};
+  c.grid.models = {ModelKind::rf, ModelKind::raf};
   c.grid.n = {32};
   c.grid.d = {16};
   c.grid.words = {1, 2, 8};
-  for (const std::string model : {"rf", "raf"}) {
+  for (const ModelKind model : {ModelKind::rf, ModelKind::raf}) {
     TaskSpec t;
     t.model = model;
     t.n = 32;
     t.d = 16;
-    t.k = model == "rf" ? 512 : 0;
+    t.k = model == ModelKind::rf ? 512 : 0;
     t.words = 2;
     c.search.word_sets = WordSetFamily::parse("first");
     const double two = estimated_cost(t, c);
     t.words = 8;
     const double eight = estimated_cost(t, c);
-    EXPECT_GT(eight, two) << model;
+    EXPECT_GT(eight, two) << to_string(model);
     c.search.word_sets = WordSetFamily::parse("random:4");
-    EXPECT_GT(estimated_cost(t, c), eight) << model;
+    EXPECT_GT(estimated_cost(t, c), eight) << to_string(model);
     c.search.word_sets = WordSetFamily::parse(
         "greedy");  // the single-word search over all 32 words, then 25 + … + 31 sets
-    EXPECT_GT(estimated_cost(t, c), 30.0 * eight) << model;
+    EXPECT_GT(estimated_cost(t, c), 30.0 * eight) << to_string(model);
   }
 }
 

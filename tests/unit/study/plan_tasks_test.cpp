@@ -25,10 +25,10 @@ std::vector<TaskSpec> nested_loops(const StudyConfig& c) {
     if (std::find(c.grid.experiments.begin(), c.grid.experiments.end(), e) ==
         c.grid.experiments.end())
       continue;
-    for (const std::string& model : canonical_models()) {
+    for (const ModelTraits& traits : all_models()) {
+      const ModelKind model = traits.kind;
       const auto& models = models_of(c, e);
       if (std::find(models.begin(), models.end(), model) == models.end()) continue;
-      const ModelTraits& traits = model_traits(model);
       for (const Index n : n_grid_of(c, e)) {
         for (const Index d : d_grid_of(c, e)) {
           std::vector<Index> widths{0};
@@ -96,8 +96,8 @@ void expect_entities_are_task_ids(const std::vector<TaskSpec>& tasks) {
 TEST(PlanTasks, EqualsTheNestedLoopsOnEveryAxis) {
   StudyConfig c;
   c.grid.experiments = {Experiment::gen, Experiment::ws};  // planned in canonical order anyway
-  c.grid.models = {"raf_relu", "rf", "drf", "raf"};
-  c.grid.gen_models = {"rf", "raf"};
+  c.grid.models = {ModelKind::raf_relu, ModelKind::rf, ModelKind::drf, ModelKind::raf};
+  c.grid.gen_models = {ModelKind::rf, ModelKind::raf};
   c.grid.n = {4, 6, 9};
   c.grid.d = {2, 3};
   c.grid.gen_n = {5};
@@ -136,7 +136,7 @@ TEST(PlanTasks, AGridTooLargeToBuildIsRefusedBeforeItIsBuilt) {
 StudyConfig two_models() {
   StudyConfig c;
   c.grid.experiments = {Experiment::ws, Experiment::gen};
-  c.grid.models = {"rf", "raf"};
+  c.grid.models = {ModelKind::rf, ModelKind::raf};
   c.grid.n = {4, 6};
   c.grid.d = {3, 5};
   c.grid.N = {3, 7};
@@ -199,8 +199,8 @@ TEST(PlanTasks, ASelectionRunsItsPointsOnly) {
   for (const TaskSpec& t : plan_tasks(two_models())) expected += c.grid.select.contains(t) ? 1 : 0;
   EXPECT_EQ(tasks.size(), expected);
   for (const TaskSpec& t : tasks) {
-    const bool raf5 = t.model == "raf" && t.d == 5;
-    const bool rf_gen3 = t.model == "rf" && t.experiment == Experiment::gen && t.N == 3;
+    const bool raf5 = t.model == ModelKind::raf && t.d == 5;
+    const bool rf_gen3 = t.model == ModelKind::rf && t.experiment == Experiment::gen && t.N == 3;
     EXPECT_TRUE(raf5 || rf_gen3) << describe(t);
   }
   EXPECT_EQ(tasks.back().point_id + 1, tasks.size() / c.grid.trials);  // points renumbered

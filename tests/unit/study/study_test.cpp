@@ -12,7 +12,7 @@ namespace {
 StudyConfig small_study() {
   StudyConfig c;
   c.grid.experiments = {Experiment::ws, Experiment::gen};
-  c.grid.models = {"rf", "drf", "raf", "raf_relu"};
+  c.grid.models = {ModelKind::rf, ModelKind::drf, ModelKind::raf, ModelKind::raf_relu};
   c.grid.n = {4, 8};
   c.grid.d = {3};
   c.grid.k = parse_k_grid("1D,100", 1 << 30);
@@ -32,15 +32,15 @@ TEST(Study, TaskTableIsCanonicalWithStableIds) {
     EXPECT_EQ(tasks[i].point_id, i / 2);
   }
   EXPECT_EQ(tasks.front().experiment, Experiment::ws);
-  EXPECT_EQ(tasks.front().model, "rf");
+  EXPECT_EQ(tasks.front().model, ModelKind::rf);
   EXPECT_EQ(tasks.front().k, 12);  // 1D at n=4, d=3
   EXPECT_EQ(tasks[2].k, 100);
   EXPECT_EQ(tasks.back().experiment, Experiment::gen);
-  EXPECT_EQ(tasks.back().model, "raf_relu");
+  EXPECT_EQ(tasks.back().model, ModelKind::raf_relu);
   EXPECT_EQ(tasks.back().k, 0);  // k does not apply to attention
   EXPECT_EQ(tasks.back().N, 5);
   for (const auto& t : tasks) {
-    EXPECT_EQ(t.layers != 1, t.model == "drf");
+    EXPECT_EQ(t.layers != 1, t.model == ModelKind::drf);
     EXPECT_EQ(t.N != 0, t.experiment == Experiment::gen);
   }
 }
@@ -48,7 +48,7 @@ TEST(Study, TaskTableIsCanonicalWithStableIds) {
 TEST(Study, SameStudyInAnotherSpellingGivesTheSameTableAndText) {
   StudyConfig a = small_study();
   StudyConfig b = small_study();
-  b.grid.models = {"rf", "drf", "raf", "raf_relu"};
+  b.grid.models = {ModelKind::rf, ModelKind::drf, ModelKind::raf, ModelKind::raf_relu};
   b.grid.k = parse_k_grid("100, 1.00D", 1 << 30);
   EXPECT_EQ(canonical_text(a), canonical_text(b));
   const auto ta = plan_tasks(a), tb = plan_tasks(b);
@@ -84,14 +84,14 @@ TEST(Study, GenNeedsFewerSamplesThanFeatures) {
   StudyConfig c;
   c.grid.trials = 1;
   c.grid.experiments = {Experiment::gen};
-  c.grid.models = {"raf"};
+  c.grid.models = {ModelKind::raf};
   c.grid.n = {4};
   c.grid.d = {3};
   c.grid.N = {12};  // p = D = 12
   EXPECT_THROW((void)plan_tasks(c), InputError);
   c.grid.N = {11};
   EXPECT_EQ(plan_tasks(c).size(), 1u);
-  c.grid.models = {"rf"};
+  c.grid.models = {ModelKind::rf};
   c.grid.k = parse_k_grid("11", 100);
   EXPECT_THROW((void)plan_tasks(c), InputError);
 }
@@ -105,8 +105,8 @@ namespace {
 TEST(Study, GenModelsRestrictTheGenExperimentOnly) {
   StudyConfig c;
   c.grid.experiments = {Experiment::ws, Experiment::gen};
-  c.grid.models = {"rf", "drf", "raf", "raf_relu"};
-  c.grid.gen_models = {"raf"};
+  c.grid.models = {ModelKind::rf, ModelKind::drf, ModelKind::raf, ModelKind::raf_relu};
+  c.grid.gen_models = {ModelKind::raf};
   c.grid.n = {4};
   c.grid.d = {3};
   c.grid.N = {5};
@@ -115,7 +115,7 @@ TEST(Study, GenModelsRestrictTheGenExperimentOnly) {
   const auto tasks = plan_tasks(c);
   ASSERT_EQ(tasks.size(), 5u);
   EXPECT_EQ(tasks[4].experiment, Experiment::gen);
-  EXPECT_EQ(tasks[4].model, "raf");
+  EXPECT_EQ(tasks[4].model, ModelKind::raf);
   EXPECT_NE(canonical_text(c).find("gen-models = raf\n"), std::string::npos);
   c.grid.gen_models.clear();
   EXPECT_NE(canonical_text(c).find("gen-models = rf,drf,raf,raf_relu\n"), std::string::npos);
@@ -124,7 +124,7 @@ TEST(Study, GenModelsRestrictTheGenExperimentOnly) {
 TEST(Study, GenGridsOverrideNAndDForTheGenExperimentOnly) {
   StudyConfig c;
   c.grid.experiments = {Experiment::ws, Experiment::gen};
-  c.grid.models = {"raf"};
+  c.grid.models = {ModelKind::raf};
   c.grid.n = {4, 8};
   c.grid.d = {3};
   c.grid.gen_n = {6};
