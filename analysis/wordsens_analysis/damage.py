@@ -17,8 +17,9 @@ import zlib
 
 import h5py
 import numpy as np
+import pandas as pd
 
-from . import names
+from . import catalogue, names
 
 
 class Problems:
@@ -263,6 +264,44 @@ def check_tasks(tasks: dict, problems: Problems) -> dict:
     return state
 
 
+def _minor(f: h5py.File) -> int:
+    """The file's minor format version (0 when its format_version does not read)."""
+    try:
+        return int(np.asarray(f.attrs[names.ATTR_FORMAT_VERSION]).ravel()[1])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return 0
+
+
+def check_models(f: h5py.File, tasks: dict, problems: Problems) -> None:
+    """/models (format 1.7 on) lists each model of the task table once, and only those, with
+    the structural traits its name has wherever else it is known (catalogue.py)."""
+    sets = _datasets(f, names.GROUP_MODELS)
+    missing = [c for c in names.MODEL_COLUMNS if c not in sets]
+    if missing:
+        problems.add(f"/{names.GROUP_MODELS}/{missing[0]} is missing")
+        return
+    lengths = {ds.shape[0] for ds in sets.values()}
+    if len(lengths) != 1:
+        problems.add(f"/{names.GROUP_MODELS} has columns of unequal length")
+        return
+    listed = [_text(v) for v in sets["model"][:]]
+    run = sorted({_text(v) for v in tasks.get("model", [])})
+    if sorted(listed) != run or len(set(listed)) != len(listed):
+        problems.add(f"/{names.GROUP_MODELS} lists {', '.join(listed) or 'no model'}, but the "
+                     f"task table runs {', '.join(run)}")
+        return
+    table = pd.DataFrame({c: sets[c][:] for c in names.MODEL_COLUMNS})
+    table["model"] = listed
+    try:
+        for t in catalogue.from_table(table):
+            known = catalogue.traits(t.name) if t.name in catalogue.models() else None
+            if known is not None and (known.attention, known.deep) != (t.attention, t.deep):
+                problems.add(f"/{names.GROUP_MODELS} gives {t.name} other traits than its kind "
+                             "has")
+    except (TypeError, ValueError) as e:
+        problems.add(f"/{names.GROUP_MODELS} does not read as traits ({e})")
+
+
 def check_records(f: h5py.File, group: str, state: dict, problems: Problems) -> None:
     """A record table against the task table (consistency.cpp's check_records)."""
     rule = names.RECORD_TABLES[group]
@@ -492,6 +531,8 @@ def check_file(f: h5py.File) -> list:
     try:
         state = check_tasks(tasks, problems)
         check_task_crc(f, tasks, problems)
+        if _minor(f) >= names.MODELS_MINOR:
+            check_models(f, tasks, problems)
         for group in names.RECORD_TABLES:
             check_records(f, group, state, problems)
         if not problems.items:

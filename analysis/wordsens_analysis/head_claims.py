@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import groups, regimes, rules, stats
+from . import catalogue, groups, regimes, rules, stats
 from .combined import SERIES
 from .judgement import Group, Row, sign_test
 
@@ -49,7 +49,7 @@ def prepare_gen(gen: pd.DataFrame, k_label: pd.Series | None = None) -> pd.DataF
 def _in_regime(c, settings):
     def mask(df: pd.DataFrame) -> pd.Series:
         inside = regimes.gen_mask(df, c.model)
-        if c.model not in regimes.WIDTH_MODELS:  # raf's head rests on its sensitivity: n ≤ d
+        if catalogue.is_attention(c.model):  # raf's head rests on its sensitivity: n ≤ d
             inside &= settings.attention_mask(df)
         return inside
     return mask

@@ -23,7 +23,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from . import damage, names
+from . import catalogue, damage, names
 
 
 WITNESS_BUDGET = 50_000_000  # float64 values of /witness loaded at most (400 MB)
@@ -90,6 +90,14 @@ class Results:
     witnesses   the saved WS witnesses (only with save-witness), as Witness objects (of one
                 and of several changed words);
     notes       what the reader had to repair in a partial file (empty for a finished one).
+    models      one row per model the task table runs: its traits (attention, deep,
+                marginal_sampler, min_total_sphere_starts) as /models records them (format 1.7
+                on; for older files, the traits those builds gave them); read_results
+                registers them in `catalogue`, where the analysis looks a model up.
+
+    Every table's `DataFrame.attrs` holds "units" and "meanings": for each column, the `unit`
+    and `meaning` attributes of its dataset (a ragged column: of its values; a joined task
+    column: of its /tasks dataset), e.g. `res.ws.attrs["units"]["seconds"] == "s"`.
     """
 
     path: str
@@ -103,6 +111,7 @@ class Results:
     witnesses: list = field(default_factory=list)
     notes: list = field(default_factory=list)  # what the reader had to repair (partial files)
     multi_word: pd.DataFrame = field(default_factory=pd.DataFrame)
+    models: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def planned(self) -> int:
@@ -167,7 +176,51 @@ def _read_table(f: h5py.File, group: str, notes: list) -> pd.DataFrame:
         )
     df = pd.DataFrame({k: _column(v, rows) for k, v in cols.items()})
     _add_ragged(g, df, group, notes)
+    units, meanings = {}, {}
+    for column in df.columns:
+        # A ragged column is described by its values; attributes are read by name (listing
+        # them can crash HDF5 on damaged attribute storage).
+        ds = members.get(column)
+        if ds is None and column + names.RAGGED_VALUES in g:
+            ds = g[column + names.RAGGED_VALUES]
+        if isinstance(ds, h5py.Dataset):
+            for store, attr in ((units, names.ATTR_UNIT), (meanings, names.ATTR_MEANING)):
+                if attr in ds.attrs:
+                    store[column] = _decode(ds.attrs[attr])
+    df.attrs = {"units": units, "meanings": meanings}
     return df
+
+
+def _described_as(df: pd.DataFrame, *sources: dict) -> pd.DataFrame:
+    """df with the units and meanings its columns have in the tables' attrs `sources` (the
+    first that has them): pandas does not carry attrs through every join and filter."""
+    units, meanings = {}, {}
+    for source in reversed(sources):
+        units.update(source.get("units", {}))
+        meanings.update(source.get("meanings", {}))
+    df.attrs = {"units": {c: u for c, u in units.items() if c in df},
+                "meanings": {c: m for c, m in meanings.items() if c in df}}
+    return df
+
+
+def _read_models(f: h5py.File, version: tuple, tasks: pd.DataFrame, path: str,
+                 notes: list) -> pd.DataFrame:
+    """The /models table (format 1.7 on), or the traits the older builds gave the task table's
+    models; registered in the catalogue either way."""
+    run = list(dict.fromkeys(tasks["model"])) if "model" in tasks else []
+    if version[1] >= names.MODELS_MINOR:
+        stored = _read_table(f, names.GROUP_MODELS, notes)
+        traits = catalogue.from_table(stored)
+        models = _described_as(catalogue.as_table(traits), stored.attrs)
+    else:
+        traits = [t for t in catalogue.BEFORE_1_7 if t.name in run]
+        unknown = sorted(set(run) - {t.name for t in traits})
+        if unknown:
+            raise DamagedFileError(f"{path}: {DAMAGED} (/tasks names models no build before "
+                                   f"format 1.7 had: {', '.join(unknown)})")
+        models = catalogue.as_table(traits)
+    catalogue.register(traits, path)
+    return models
 
 
 def _add_ragged(g: h5py.Group, df: pd.DataFrame, group: str, notes: list) -> None:
@@ -472,6 +525,7 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     _require_record_columns(f, path)
     ws = _read_table(f, names.GROUP_WS, notes)
     gen = _read_table(f, names.GROUP_GEN, notes)
+    tasks_attrs, ws_attrs, gen_attrs = dict(tasks.attrs), dict(ws.attrs), dict(gen.attrs)
     summary_ws = _read_table(f, names.GROUP_SUMMARY_WS, notes)
     summary_gen = _read_table(f, names.GROUP_SUMMARY_GEN, notes)
     for df in (tasks, summary_ws, summary_gen):
@@ -497,12 +551,19 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
         ws = _join_tasks(_only_done(ws, tasks, "ws", notes), tasks, "ws", notes)
         gen = _join_tasks(_only_done(gen, tasks, "gen", notes), tasks, "gen", notes)
     witnesses = _read_witnesses(f, tasks, ws, notes)  # of one and of several changed words
+    models = _read_models(f, version, tasks, path, notes)
     multi_word = ws.iloc[0:0]
     if "words" in ws:
         several = ws["words"] > 1
         multi_word = ws[several].reset_index(drop=True)
         ws = ws[~several].reset_index(drop=True)
+    ws = _described_as(ws, ws_attrs, tasks_attrs)
+    multi_word = _described_as(multi_word, ws_attrs, tasks_attrs)
+    gen = _described_as(gen, gen_attrs, tasks_attrs)
+    tasks = _described_as(tasks, tasks_attrs)
+    summary_ws = _described_as(summary_ws, summary_ws.attrs)
+    summary_gen = _described_as(summary_gen, summary_gen.attrs)
     for note in notes:
         warnings.warn(note, stacklevel=3)  # the caller of read_results
     return Results(path, attrs, version, tasks, ws, gen, summary_ws, summary_gen, witnesses, notes,
-                   multi_word)
+                   multi_word, models)

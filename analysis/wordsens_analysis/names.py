@@ -17,6 +17,12 @@ CHECKED_MINOR = 5
 # checksums"): chunks are one page, and a page zeroed with its Fletcher-32 checksum reads back.
 ROW_CRC_MINOR = 6
 ROW_CRC32 = "row_crc32"
+# From format 1.7 on, /models records the traits of the models the task table runs (catalogue.py).
+MODELS_MINOR = 7
+
+# Attributes of every dataset (format 1.2 on): its unit and a one-line meaning.
+ATTR_UNIT = "unit"
+ATTR_MEANING = "meaning"
 
 # Root attributes.
 ATTR_FILETYPE = "filetype"
@@ -39,6 +45,8 @@ GROUP_WITNESS = "witness"
 GROUP_SUMMARY = "summary"
 GROUP_SUMMARY_WS = "summary/ws"
 GROUP_SUMMARY_GEN = "summary/gen"
+GROUP_MODELS = "models"
+MODEL_COLUMNS = ("model", "attention", "deep", "marginal_sampler", "min_total_sphere_starts")
 
 TASK_COLUMNS = ("task_id", "point_id", "experiment", "model", "n", "d", "k", "N", "layers",
                 "trial", "done")
@@ -99,6 +107,7 @@ DATASETS = {
     + tuple(f"{q}_{s}" for q in ("S", "S_upper") for s in _STATISTICS),
     GROUP_SUMMARY_GEN: _POINT + ("training", "objective", "count")
     + tuple(f"{q}_{s}" for q in ("E", "D1") for s in _STATISTICS),
+    GROUP_MODELS: MODEL_COLUMNS,
 }
 ROOT_ATTRS = (ATTR_FILETYPE, ATTR_FORMAT_VERSION, *PROVENANCE_ATTRS, "build", "config_hash",
               "save_witness", "input_fingerprints", "merged_from", "task_table_crc32", "builds")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import plots, regimes, rules, stats
+from . import catalogue, plots, regimes, rules, stats
 from .head_claims import prepare_gen
 from .ws_claims import prepare_ws
 
@@ -63,7 +63,7 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
         if g.empty:
             ax.set_axis_off()
             continue
-        colour_key = "layers" if model == "drf" else "d"
+        colour_key = "layers" if catalogue.is_deep(model) else "d"
         colours = _colours(g[colour_key].unique())
         several = g["series"].nunique() > 1 if "series" in g else False
         keys = ["series"] if "series" in g else []
@@ -72,8 +72,8 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
             key = dict(zip(keys, key))
             st = STUDY_STYLES[studies.index(key.get("series")) % len(STUDY_STYLES)]
             colour = colours[key[colour_key]]
-            label = f"d={key['d']}" + (f", L={key['layers']}" if model == "drf" else "")
-            if key["k_label"] and model in ("rf", "drf") and g["k_label"].nunique() > 1:
+            label = f"d={key['d']}" + (f", L={key['layers']}" if catalogue.is_deep(model) else "")
+            if key["k_label"] and catalogue.has_width(model) and g["k_label"].nunique() > 1:
                 label += f", {key['k_label']}"
             if several:
                 label += f" ({key['series']})"
@@ -84,7 +84,7 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
                 scope = gs.loc[gs["S_upper"].notna(), "scope"].iloc[0]
                 ax.plot(up.index, up.values, color=colour, lw=0.9, ls=st["ls"], marker="_",
                         ms=8, alpha=0.7, label=f"{label}: mean S_upper (scope {scope})")
-            if model in ("raf", "raf_relu") and gs["n"].max() > key["d"] >= gs["n"].min():
+            if catalogue.is_attention(model) and gs["n"].max() > key["d"] >= gs["n"].min():
                 ax.axvline(key["d"], color=colour, lw=0.8, ls=":", alpha=0.8)
         ns = np.array(sorted(g["n"].unique()), dtype=float)
         if len(ns) >= 2:
@@ -99,7 +99,7 @@ def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
         plots._log_ticks(ax, "y")
         ax.set_xlabel(plots.N_LABEL)
         ax.set_ylabel("word sensitivity S (mean ± 95% CI over trials)", fontsize=8)
-        extra = "; dotted verticals: n = d" if model in ("raf", "raf_relu") else ""
+        extra = "; dotted verticals: n = d" if catalogue.is_attention(model) else ""
         ax.set_title(f"{title}{extra}", fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)

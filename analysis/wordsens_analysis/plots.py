@@ -11,7 +11,7 @@ from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from . import claims, regimes, rules, stats  # noqa: E402
+from . import catalogue, claims, regimes, rules, stats  # noqa: E402
 from .witness import attention, perturbed  # noqa: E402
 
 MODEL_STYLE = {
@@ -117,11 +117,11 @@ def ws_figure(ws: pd.DataFrame, outdir: str, verdicts=None) -> list:
         wd = wd.assign(k_label=regimes.k_labels(wd))
         several_k = wd.groupby("model")["k_label"].nunique()
         for (model, L, kl), g in wd.groupby(["model", "layers", "k_label"], sort=True):
-            label = f"{model} (L={L})" if model == "drf" else model
+            label = f"{model} (L={L})" if catalogue.is_deep(model) else model
             if several_k.get(model, 1) > 1 or kl:
                 label += f", {kl}"
             st = _style(model)
-            if model == "drf":  # tell the depths apart
+            if catalogue.is_deep(model):  # tell the depths apart
                 i = (int(L) - 1) % 4
                 st = dict(st, ls=("-", "--", ":", "-.")[i], marker=("s", "D", "P", "X")[i])
             if "S_upper" in g and g["S_upper"].notna().any():
@@ -141,7 +141,7 @@ def ws_figure(ws: pd.DataFrame, outdir: str, verdicts=None) -> list:
             ax.plot(ns, y0 * (ns / n0) ** -0.5, "k--", lw=1, alpha=0.5, label="guide: slope −1/2")
             ax.plot(ns, y0 * (ns / n0) ** 0.0, "k-.", lw=0.8, alpha=0.5, label="guide: slope 0")
         ax.set_xscale("log")
-        if wd["model"].isin(["raf", "raf_relu"]).any() and len(ns) and ns.max() > d:
+        if wd["model"].map(catalogue.is_attention).any() and len(ns) and ns.max() > d:
             lim = ax.get_xlim()  # the shading must not widen the axis
             ax.axvspan(max(d, lim[0]), lim[1], color="0.85", alpha=0.5, lw=0,
                        label="n > d: outside Thm 3's regime (not fitted)")
@@ -233,7 +233,7 @@ def multi_word_figure(df: pd.DataFrame, outdir: str) -> list:
     slope, anchored at one word of the longest text."""
     if df.empty or "words" not in df or not (df["words"] > 1).any():
         return []
-    panels = [(m, d) for m in MODEL_STYLE if (df["model"] == m).any()
+    panels = [(m, d) for m in catalogue.models() if (df["model"] == m).any()
               for d in sorted(df.loc[df["model"] == m, "d"].unique())]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.0), squeeze=False)
     for ax, (model, d) in zip(axes[0], panels):
@@ -250,7 +250,7 @@ def multi_word_figure(df: pd.DataFrame, outdir: str) -> list:
             ax.errorbar(t["f"], t["mean"], yerr=[t["mean"] - t["lo"], t["hi"] - t["mean"]],
                         color=colour, marker=_style(model)["marker"], ms=4, capsize=2,
                         label=f"n={int(n)}")
-        if model in regimes.WIDTH_MODELS:
+        if catalogue.has_width(model):
             longest = g[g["n"] == ns[-1]]
             f0 = longest["fraction"].min()
             f = np.array([f0, max(1.0 / rules.M_OVER_N, 2 * f0)])

@@ -12,10 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import catalogue, stats
 
 MIN_D = 3
-MODELS = ("raf", "raf_relu")
 
 
 def mapped(ws: pd.DataFrame) -> list:
@@ -23,7 +22,7 @@ def mapped(ws: pd.DataFrame) -> list:
     for a single file."""
     if ws.empty:
         return []
-    att = ws[ws["model"].isin(MODELS)]
+    att = ws[ws["model"].map(catalogue.is_attention).astype(bool)]
     if "series" not in att:
         att = att.assign(series="")
     out = []

@@ -9,15 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import rules
-
-WIDTH_MODELS = ("rf", "drf")  # models with a feature width k
-
+from . import catalogue, rules
 
 def k_labels(df: pd.DataFrame) -> pd.Series:
     """How k was given, per row: 'k=<r>D' when k scales with D = n·d, else 'k=<k>'.
 
-    Only rf and drf have a width k; attention models get ''.
+    Only models with a width k (random features; catalogue.py) get one; attention models ''.
     """
     labels = pd.Series("", index=df.index, dtype=object)
     if df.empty or "k" not in df:
@@ -25,7 +22,7 @@ def k_labels(df: pd.DataFrame) -> pd.Series:
     ratio = df["k"] / (df["n"] * df["d"])
     keys = [c for c in ("model", "d", "layers", "N") if c in df]
     for key, idx in df.groupby(keys).groups.items():
-        if (key[0] if isinstance(key, tuple) else key) not in WIDTH_MODELS:
+        if not catalogue.has_width(key[0] if isinstance(key, tuple) else key):
             continue
         sub = df.loc[idx]
         if sub["k"].nunique() == 1 and sub["n"].nunique() > 1:
@@ -48,25 +45,25 @@ def k_labels_per_series(df: pd.DataFrame, series: str) -> pd.Series:
 
 def ws_mask(df: pd.DataFrame, model: str) -> pd.Series:
     """Rows of `model` inside the regime of its word-sensitivity claim."""
-    if model in WIDTH_MODELS:  # Thms 1–2 need a width at least of the order of d
+    if catalogue.has_width(model):  # Thms 1–2 need a width at least of the order of d
         return df["k"] >= df["d"]
     return df["n"] <= df["d"]  # Thm 3 and its softmax contrast: n ≤ d
 
 
 def ws_regime_text(model: str) -> str:
-    return "k ≥ d" if model in WIDTH_MODELS else "n ≤ d"
+    return "k ≥ d" if catalogue.has_width(model) else "n ≤ d"
 
 
 def gen_mask(df: pd.DataFrame, model: str) -> pd.Series:
     """Rows of the generalization claims inside their regime (the head's)."""
-    if model in WIDTH_MODELS:  # k ≫ N, and the retrained head interpolates N + 1 samples
+    if catalogue.has_width(model):  # k ≫ N, and the retrained head interpolates N + 1 samples
         return (df["k"] >= rules.K_OVER_N * df["N"]) & (df["N"] + 1 < df["k"])
     # raf's feature dimension is D = n·d; its sensitivity (what lets it generalize) needs n ≤ d
     return (df["N"] + 1 < df["n"] * df["d"]) & (df["n"] <= df["d"])
 
 
 def gen_regime_text(model: str) -> str:
-    if model in WIDTH_MODELS:
+    if catalogue.has_width(model):
         return f"k ≥ {rules.K_OVER_N}·N and N + 1 < k"
     return "N + 1 < n·d and n ≤ d"
 

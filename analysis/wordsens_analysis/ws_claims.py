@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import groups, regimes, rules, stats, tolerances
+from . import catalogue, groups, regimes, rules, stats, tolerances
 from .combined import SERIES
 from .judgement import Group, Row, missing_test, sign_test
 
@@ -53,7 +53,7 @@ def prepare_ws(ws: pd.DataFrame, k_label: pd.Series | None = None) -> pd.DataFra
 
 
 def _key_label(d, L, kl, model) -> str:
-    return regimes.group_label({"d": d, "L": L if model == "drf" else "", "k": kl})
+    return regimes.group_label({"d": d, "L": L if catalogue.is_deep(model) else "", "k": kl})
 
 
 def _ratio_frame(a: pd.DataFrame, b: pd.DataFrame, value_a: str, value_b: str) -> pd.DataFrame:

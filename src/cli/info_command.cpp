@@ -133,7 +133,8 @@ int info_command(int argc, char** argv) {
        "check the file's consistency and print every problem found (column lengths, rows of "
        "done tasks, duplicated rows, offsets) and the leftovers of a killed writer")  //
       ("columns", po::value(&columns),
-       "print the columns this version writes in GROUP (/tasks, /ws, /gen or /witness) with "
+       "print the columns this version writes in GROUP (/tasks, /ws, /gen, /witness or /models) "
+       "with "
        "their type, unit and meaning, as a Markdown table, and exit");
   po::options_description all;
   all.add(visible).add_options()("file", po::value(&path));
@@ -148,9 +149,10 @@ int info_command(int argc, char** argv) {
     }
     po::notify(vm);
     if (vm.count("columns") != 0) {
-      const std::vector<std::string> groups{"/tasks", "/ws", "/gen", "/witness"};
+      const std::vector<std::string> groups{"/tasks", "/ws", "/gen", "/witness", "/models"};
       if (std::find(groups.begin(), groups.end(), columns) == groups.end()) {
-        throw InputError("--columns takes /tasks, /ws, /gen or /witness, not '" + columns + "'");
+        throw InputError("--columns takes /tasks, /ws, /gen, /witness or /models, not '" + columns +
+                         "'");
       }
       std::cout << io::column_table_markdown(columns);
       return kExitOk;

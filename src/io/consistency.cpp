@@ -307,8 +307,8 @@ void check_records(const h5::Handle& file, const Table& table, int minor, const 
 }
 
 // Summaries are derived data, rewritten whole when a run ends: uneven columns are the trace of
-// an interrupted rewrite, not damage.
-void check_summary(const h5::Handle& file, const Table& table, int minor, Diagnosis& d) {
+// an interrupted rewrite, not damage. /models is written once with the task table: they are.
+void check_table_lengths(const h5::Handle& file, const Table& table, int minor, Diagnosis& d) {
   const TableData t = open_table(file, table, minor, d);
   std::uint64_t shortest = std::numeric_limits<std::uint64_t>::max(), longest = 0;
   for (const auto& [name, length] : t.length) {
@@ -316,9 +316,13 @@ void check_summary(const h5::Handle& file, const Table& table, int minor, Diagno
     longest = std::max(longest, length);
   }
   if (longest > 0 && shortest != longest) {
-    d.notes.push_back(std::string(table.group) +
-                      ": columns of unequal length (a summary rewrite was interrupted; the next "
-                      "run or merge rewrites it)");
+    if (std::string(table.group) == schema::kModels) {  // written once, with the task table
+      d.problems.push_back(std::string(table.group) + " has columns of unequal length");
+    } else {
+      d.notes.push_back(std::string(table.group) +
+                        ": columns of unequal length (a summary rewrite was interrupted; the "
+                        "next run or merge rewrites it)");
+    }
   }
 }
 
@@ -334,13 +338,14 @@ Diagnosis diagnose(const h5::Handle& file) {
   TaskMap tasks;
   bool tasks_usable = false;
   for (const Table& table : tables()) {
+    if (table.since_minor > minor) continue;  // a table the file's version did not have
     try {
       if (std::string(table.group) == schema::kTasks) {
         tasks_usable = check_tasks(file, table, minor, tasks, d);
       } else if (table.records) {
         if (tasks_usable) check_records(file, table, minor, tasks, d);
       } else {
-        check_summary(file, table, minor, d);
+        check_table_lengths(file, table, minor, d);
       }
     } catch (const h5::Error& e) {
       d.problems.push_back(std::string("cannot read ") + table.group + " (" + e.what() + ")");

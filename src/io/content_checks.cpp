@@ -272,6 +272,45 @@ void check_plan(const h5::Handle& file, int minor, const std::string& config_tex
   differs.report(d.problems);
 }
 
+// /models (format 1.7 on) lists the models of the task table, each once in the catalogue's order,
+// with the traits a reader takes from it: a table that says otherwise would make the analysis
+// treat a model as another kind (attention as random features). The sphere-start minimum is a
+// search default a later build may change: a difference is noted, not a problem.
+void check_models(const h5::Handle& file, const std::vector<TaskSpec>& tasks, Diagnosis& d) {
+  const h5::Handle group = h5::open_group(file, schema::kModels);
+  const auto names = h5::read_strings(h5::open_dataset(group, c::kModel));
+  const auto attention = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kAttention));
+  const auto deep = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kDeep));
+  const auto marginal = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kMarginalSampler));
+  const auto starts = h5::read_all<std::int64_t>(h5::open_dataset(group, c::kMinTotalSphereStarts));
+  std::vector<std::string> expected;
+  for (const ModelKind kind : models_run_by(tasks)) expected.push_back(to_string(kind));
+  if (names != expected) {
+    d.problems.push_back("/models lists " + (names.empty() ? "no model" : join(names, ", ")) +
+                         ", but the task table runs " + join(expected, ", "));
+    return;
+  }
+  Tally differs("/models gives a model other traits than its kind has");
+  Tally other_starts("/models gives a sphere-start minimum other than this build's");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const ModelTraits& t = traits(*find_model(names[i]));
+    if (i >= attention.size() || i >= deep.size() || i >= marginal.size() || i >= starts.size()) {
+      differs.add(names[i] + ": a column is cut short");
+      continue;
+    }
+    if (attention[i] != (t.attention ? 1 : 0) || deep[i] != (t.deep ? 1 : 0) ||
+        marginal[i] != (t.marginal_sampler ? 1 : 0)) {
+      differs.add(names[i]);
+    }
+    if (starts[i] != t.min_total_sphere_starts) {
+      other_starts.add(names[i] + " " + std::to_string(starts[i]) + ", this build " +
+                       std::to_string(t.min_total_sphere_starts));
+    }
+  }
+  differs.report(d.problems);
+  other_starts.report(d.notes);
+}
+
 }  // namespace
 
 // Format 1.5 on stores its strings fixed-length: a variable-length one was written by another
@@ -307,6 +346,7 @@ void check_content(const h5::Handle& file, int minor, Diagnosis& d) {
     for (std::size_t i = 0; i < tasks.size() && i < done.size(); ++i) {
       if (done[i] == 1) done_tasks.emplace(tasks[i].task_id, &tasks[i]);
     }
+    if (minor >= schema::kModelsMinor) check_models(file, tasks, d);
     if (h5::has_attribute(file, schema::attr::kConfigText)) {
       check_plan(file, minor, h5::read_string_attribute(file, schema::attr::kConfigText), tasks, d);
     }

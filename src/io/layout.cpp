@@ -125,6 +125,27 @@ Table summary_gen_table() {
   return table;
 }
 
+// The catalogue's traits of the models the tasks run (models/shared/model_kind.hpp), so that a
+// reader needs no list of its own of which model is attention, deep, ….
+Table models_table() {
+  const int since = s::kModelsMinor;
+  Table table{s::kModels,
+              {{c::kModel, Kind::str, "name", "a model the task table runs", since},
+               {c::kAttention, Kind::u8, "flag",
+                "1: attention (features n·d, no width k), 0: random features of width k", since},
+               {c::kDeep, Kind::u8, "flag", "1: has a depth L (the layers grid)", since},
+               {c::kMarginalSampler, Kind::u8, "flag",
+                "1: its weights may be drawn by the marginal sampler (rf-sampling)", since},
+               {c::kMinTotalSphereStarts, Kind::i64, "starts",
+                "sphere ascents a ws search runs at least, in all (min-total-sphere-starts = "
+                "auto)",
+                since}},
+              {},
+              false};
+  table.since_minor = since;
+  return table;
+}
+
 }  // namespace
 
 Kind kind_of(FieldType type) {
@@ -150,7 +171,8 @@ const std::vector<Table>& tables() {
                    RowsPerTask::at_least_one, Experiment::gen),
       witness_table(),
       summary_ws_table(),
-      summary_gen_table()};
+      summary_gen_table(),
+      models_table()};
   return all;
 }
 
@@ -251,6 +273,34 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   write_task_column<std::int64_t>(group, c::kWords, tasks, [](auto& t) { return t.words; });
   write_task_column<std::uint32_t>(group, c::kTrial, tasks, [](auto& t) { return t.trial; });
   h5::append(h5::open_dataset(group, c::kDone), std::vector<std::uint8_t>(tasks.size(), 0));
+
+  const h5::Handle catalogue = h5::open_group(file, s::kModels);
+  std::vector<std::string> names;
+  std::vector<std::uint8_t> attention, deep, marginal;
+  std::vector<std::int64_t> starts;
+  for (const ModelKind kind : models_run_by(tasks)) {
+    const ModelTraits& t = traits(kind);
+    names.emplace_back(t.name);
+    attention.push_back(t.attention ? 1 : 0);
+    deep.push_back(t.deep ? 1 : 0);
+    marginal.push_back(t.marginal_sampler ? 1 : 0);
+    starts.push_back(t.min_total_sphere_starts);
+  }
+  h5::append_strings(h5::open_dataset(catalogue, c::kModel), names);
+  h5::append(h5::open_dataset(catalogue, c::kAttention), attention);
+  h5::append(h5::open_dataset(catalogue, c::kDeep), deep);
+  h5::append(h5::open_dataset(catalogue, c::kMarginalSampler), marginal);
+  h5::append(h5::open_dataset(catalogue, c::kMinTotalSphereStarts), starts);
+}
+
+std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks) {
+  std::vector<bool> runs(all_models().size(), false);
+  for (const TaskSpec& task : tasks) runs[static_cast<std::size_t>(task.model)] = true;
+  std::vector<ModelKind> kinds;
+  for (const ModelTraits& t : all_models()) {
+    if (runs[static_cast<std::size_t>(t.kind)]) kinds.push_back(t.kind);
+  }
+  return kinds;
 }
 
 void require_regular_file(const std::string& path, const std::string& what) {

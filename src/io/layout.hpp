@@ -50,10 +50,11 @@ struct Table {
   std::vector<std::string> key = {};
   RowsPerTask rows_per_task = RowsPerTask::any;
   int experiment = -1;
+  int since_minor = 0;  // the format minor version that added the table (older files lack it)
 };
 
-/// Every table: tasks, ws, gen, witness, summary/ws, summary/gen. The ws and gen columns follow
-/// the record schemas of study/record_fields.hpp.
+/// Every table: tasks, ws, gen, witness, summary/ws, summary/gen, models. The ws and gen columns
+/// follow the record schemas of study/record_fields.hpp.
 const std::vector<Table>& tables();
 /// The table of one group (std::logic_error for an unknown group).
 const Table& table(const char* group);
@@ -90,6 +91,9 @@ bool extend_truncated(const std::string& path);
 std::vector<int> format_version(const h5::Handle& file);
 
 std::vector<TaskSpec> read_tasks(const h5::Handle& file);
+
+/// The models a task table runs, in the catalogue's order, each once: the rows of /models.
+std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks);
 
 /// schema::attr::kTaskTableCrc32 of a configuration text and its task table
 /// (io/task_table_crc.cpp).

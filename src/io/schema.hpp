@@ -10,7 +10,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 6;
+inline constexpr int kFormatMinor = 7;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
@@ -24,6 +24,10 @@ inline constexpr int kChecksumMinor = 5;
 // The first minor version whose record tables have a checksum per row (col::kRowCrc32): chunks
 // are one page from then on, and a page of zeros is a valid chunk; the row checksum sees it.
 inline constexpr int kRowCrcMinor = 6;
+// The first minor version with the table /models: the traits of the models its tasks run, as the
+// catalogue of the writing build gives them (models/shared/model_kind.hpp), so that a reader
+// needs no list of its own.
+inline constexpr int kModelsMinor = 7;
 
 // Root attributes (provenance).
 namespace attr {
@@ -66,6 +70,7 @@ inline constexpr const char* kWitness = "/witness";
 inline constexpr const char* kSummary = "/summary";
 inline constexpr const char* kSummaryWs = "/summary/ws";
 inline constexpr const char* kSummaryGen = "/summary/gen";
+inline constexpr const char* kModels = "/models";  // format 1.7
 
 // Column names (datasets inside the groups above).
 namespace col {
@@ -103,6 +108,12 @@ inline constexpr const char* kValues = "values";
 inline constexpr const char* kCount = "count";  // int64
 inline constexpr std::array<const char*, 6> kStatistics = {"mean",   "std", "sem",
                                                            "median", "q05", "q95"};
+// /models: one row per model of the task table (format 1.7), its name in kModel.
+inline constexpr const char* kAttention = "attention";                           // uint8 0/1
+inline constexpr const char* kDeep = "deep";                                     // uint8 0/1
+inline constexpr const char* kMarginalSampler = "marginal_sampler";              // uint8 0/1
+inline constexpr const char* kMinTotalSphereStarts = "min_total_sphere_starts";  // int64
+
 // zlib CRC-32 of a record row (row_crc.hpp), uint32; format 1.6 on.
 inline constexpr const char* kRowCrc32 = "row_crc32";
 }  // namespace col

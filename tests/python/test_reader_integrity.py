@@ -48,6 +48,22 @@ def test_a_real_file_reads_without_notes(clean):
     assert res.attrs["filetype"] == "wordsens-results"
 
 
+def test_the_file_says_what_its_models_are_and_what_its_columns_mean(clean):
+    res = read_results(clean)
+    assert list(res.models["model"]) == ["rf", "raf"]
+    assert list(res.models["attention"]) == [False, True]
+    assert list(res.models["deep"]) == [False, False]
+    assert res.models.attrs["units"]["min_total_sphere_starts"] == "starts"
+    for name, table in (("tasks", res.tasks), ("ws", res.ws), ("gen", res.gen),
+                        ("summary_ws", res.summary_ws), ("models", res.models)):
+        for column in table.columns:
+            assert table.attrs["units"].get(column), f"{name}.{column} has no unit"
+            assert table.attrs["meanings"].get(column), f"{name}.{column} has no meaning"
+    assert res.ws.attrs["units"]["seconds"] == "s"
+    assert res.ws.attrs["units"]["n"] == "words"  # joined from /tasks, with its unit
+    assert "examined" in res.ws.attrs["meanings"]  # a ragged column: its values' meaning
+
+
 def test_a_newer_minor_version_of_a_real_file_is_read(clean, tmp_path):
     path = copy(clean, tmp_path)
     with h5py.File(path, "r+") as f:
@@ -64,6 +80,9 @@ def test_a_newer_minor_version_of_a_real_file_is_read(clean, tmp_path):
     ("f['tasks/done'][int(f['ws/task_id'][1])] = 0", "unfinished task lies before"),
     ("f['ws/task_id'][0] = 9999", "not in /tasks"),
     ("del f.attrs['created_utc']", "created_utc is missing"),
+    # /models (format 1.7): raf said not to be attention; a model the tasks do not run.
+    ("f['models/attention'][1] = 0", "other traits than its kind has"),
+    ("f['models/model'][1] = b'drf'", "/models lists"),
 ])
 def test_edited_tables_are_refused_like_info_refuses_them(clean, tmp_path, edit, words):
     path = copy(clean, tmp_path)

@@ -87,7 +87,7 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
 // column_table_markdown(group) to the letter.
 TEST(FormatDoc, ColumnTablesAreTheWritersSchemas) {
   const std::string doc = format_md();
-  for (const std::string group : {"/tasks", "/ws", "/gen", "/witness"}) {
+  for (const std::string group : {"/tasks", "/ws", "/gen", "/witness", "/models"}) {
     const std::string begin = "<!-- columns of " + group +
                               ": generated from the writer's schema "
                               "(tests/unit/io/format_doc_test.cpp compares them) -->\n";
