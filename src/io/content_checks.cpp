@@ -283,8 +283,9 @@ void check_models(const h5::Handle& file, const std::vector<TaskSpec>& tasks, Di
   const auto deep = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kDeep));
   const auto marginal = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kMarginalSampler));
   const auto starts = h5::read_all<std::int64_t>(h5::open_dataset(group, c::kMinTotalSphereStarts));
+  const std::vector<ModelKind> kinds = models_run_by(tasks);
   std::vector<std::string> expected;
-  for (const ModelKind kind : models_run_by(tasks)) expected.push_back(to_string(kind));
+  for (const ModelKind kind : kinds) expected.push_back(to_string(kind));
   if (names != expected) {
     d.problems.push_back("/models lists " + (names.empty() ? "no model" : join(names, ", ")) +
                          ", but the task table runs " + join(expected, ", "));
@@ -293,7 +294,7 @@ void check_models(const h5::Handle& file, const std::vector<TaskSpec>& tasks, Di
   Tally differs("/models gives a model other traits than its kind has");
   Tally other_starts("/models gives a sphere-start minimum other than this build's");
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const ModelTraits& t = traits(*find_model(names[i]));
+    const ModelTraits& t = traits(kinds[i]);  // names == expected: row i is kinds[i]
     if (i >= attention.size() || i >= deep.size() || i >= marginal.size() || i >= starts.size()) {
       differs.add(names[i] + ": a column is cut short");
       continue;

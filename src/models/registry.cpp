@@ -1,7 +1,11 @@
-// make_feature_map (feature_map.hpp) and model_costs (model_costs.hpp): the one
-// place that maps model kinds (model_kind.hpp) to classes and validates sizes.
+// The model catalogue: one row per model with everything the layers above ask of it (its name
+// and traits, model_kind.hpp; its class, make_feature_map; the sizes it can never be built at,
+// model_size_problem; its prices, model_costs). The only place that maps kinds to classes, so
+// adding a model is a ModelKind and a row here (docs/EXTENDING.md).
+#include <array>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -20,10 +24,81 @@ namespace wordsens {
 
 namespace {
 
+struct CatalogueRow {
+  ModelTraits traits;
+  /// Its class for a spec of this kind whose common sizes build() has checked.
+  std::unique_ptr<FeatureMap> (*make)(const ModelSpec&, WeightKey);
+  /// A size the model can never be built at (memory), checked before a run starts; nothing for a
+  /// model whose weights are generated in blocks or are d × d.
+  std::optional<std::string> (*size_problem)(const ModelSpec&);
+  /// Its prices, with their calibration (models/<family>/<family>_costs.hpp).
+  const ModelCosts& (*costs)();
+};
+
+std::optional<std::string> any_size(const ModelSpec&) { return std::nullopt; }
+
+// In the order of ModelKind, which is the canonical order of studies and files (traits() indexes
+// the rows by kind; model_kind_test checks it).
+const auto& catalogue() {
+  static const auto rows = std::to_array<CatalogueRow>({
+      {{ModelKind::rf, "rf", false, false, true, 0},
+       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         return std::make_unique<RandomFeatures>(spec, key);
+       },
+       any_size,
+       []() -> const ModelCosts& {
+         static const RfCosts costs;
+         return costs;
+       }},
+      {{ModelKind::drf, "drf", false, true, false, 0},
+       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         require_input(spec.layers >= 1,
+                       "drf: layers must be >= 1, got " + std::to_string(spec.layers));
+         return std::make_unique<DeepRandomFeatures>(spec, key);
+       },
+       DeepRandomFeatures::size_problem,
+       []() -> const ModelCosts& {
+         static const DrfCosts costs;
+         return costs;
+       }},
+      // Evaluations per ascent start measured with `wordsens ws --trials 1 --seed 1`
+      // (docs/PERFORMANCE.md), as (evaluations / positions − 64 screened) / 4 starts: raf 63-82
+      // (n = 10-50, d = 192-384), raf_relu 131-206.
+      {{ModelKind::raf, "raf", true, false, false, 32},
+       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::softmax);
+       },
+       any_size,
+       []() -> const ModelCosts& {
+         static const AttentionCosts costs(80.0);
+         return costs;
+       }},
+      {{ModelKind::raf_relu, "raf_relu", true, false, false, 32},
+       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::relu);
+       },
+       any_size,
+       []() -> const ModelCosts& {
+         static const AttentionCosts costs(180.0);
+         return costs;
+       }},
+  });
+  return rows;
+}
+
+const CatalogueRow& row(ModelKind kind) {
+  const auto index = static_cast<std::size_t>(kind);
+  if (index >= catalogue().size() || catalogue()[index].traits.kind != kind) {
+    throw std::logic_error("the model catalogue has no row for kind " + std::to_string(index));
+  }
+  return catalogue()[index];
+}
+
 std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
                                   const std::span<const Index>* positions,
                                   const std::span<const Matrix* const>* samples) {
-  const ModelTraits& model = traits(spec.kind);
+  const CatalogueRow& entry = row(spec.kind);
+  const ModelTraits& model = entry.traits;
   const std::string name(model.name);
   require_input(spec.n >= 1, name + ": n must be >= 1, got " + std::to_string(spec.n));
   require_input(spec.d >= 1, name + ": d must be >= 1, got " + std::to_string(spec.d));
@@ -42,22 +117,19 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
     }
     return std::make_unique<MarginalRandomFeatures>(spec, key, *positions);
   }
-  switch (model.kind) {
-    case ModelKind::rf:
-      return std::make_unique<RandomFeatures>(spec, key);
-    case ModelKind::drf:
-      require_input(spec.layers >= 1,
-                    "drf: layers must be >= 1, got " + std::to_string(spec.layers));
-      return std::make_unique<DeepRandomFeatures>(spec, key);
-    case ModelKind::raf:
-      return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::softmax);
-    case ModelKind::raf_relu:
-      return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::relu);
-  }
-  throw std::logic_error("make_feature_map: a model kind without a class");
+  return entry.make(spec, key);
 }
 
 }  // namespace
+
+std::span<const ModelTraits> all_models() {
+  static const auto traits = [] {
+    std::array<ModelTraits, std::tuple_size_v<std::remove_cvref_t<decltype(catalogue())>>> all{};
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = catalogue()[i].traits;
+    return all;
+  }();
+  return traits;
+}
 
 std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey key) {
   return build(spec, key, nullptr, nullptr);
@@ -75,35 +147,9 @@ std::unique_ptr<FeatureMap> make_feature_map(const ModelSpec& spec, WeightKey ke
 }
 
 std::optional<std::string> model_size_problem(const ModelSpec& spec) {
-  switch (spec.kind) {
-    case ModelKind::drf:
-      return DeepRandomFeatures::size_problem(spec);
-    case ModelKind::rf:
-    case ModelKind::raf:
-    case ModelKind::raf_relu:
-      return std::nullopt;  // their weights are generated in blocks or are d × d
-  }
-  return std::nullopt;
+  return row(spec.kind).size_problem(spec);
 }
 
-const ModelCosts& model_costs(ModelKind kind) {
-  // Evaluations per ascent start measured with `wordsens ws --trials 1 --seed 1`
-  // (docs/PERFORMANCE.md), as (evaluations / positions − 64 screened) / 4 starts: raf 63-82
-  // (n = 10-50, d = 192-384), raf_relu 131-206.
-  static const RfCosts rf;
-  static const DrfCosts drf;
-  static const AttentionCosts raf(80.0), raf_relu(180.0);
-  switch (kind) {
-    case ModelKind::rf:
-      return rf;
-    case ModelKind::drf:
-      return drf;
-    case ModelKind::raf:
-      return raf;
-    case ModelKind::raf_relu:
-      return raf_relu;
-  }
-  throw std::logic_error("model_costs: a model kind without costs");
-}
+const ModelCosts& model_costs(ModelKind kind) { return row(kind).costs(); }
 
 }  // namespace wordsens

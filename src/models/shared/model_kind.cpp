@@ -1,25 +1,13 @@
 #include "models/shared/model_kind.hpp"
 
-#include <array>
-
 #include "core/errors.hpp"
 
 namespace wordsens {
-namespace {
-
-constexpr std::array<ModelTraits, 4> kModels{{
-    {ModelKind::rf, "rf", false, false, true, 0},
-    {ModelKind::drf, "drf", false, true, false, 0},
-    {ModelKind::raf, "raf", true, false, false, 32},
-    {ModelKind::raf_relu, "raf_relu", true, false, false, 32},
-}};
-
-}  // namespace
-
-std::span<const ModelTraits> all_models() { return kModels; }
+// all_models() is the catalogue's (models/registry.cpp): the traits sit in the row that also
+// builds and prices the model.
 
 std::optional<ModelKind> find_model(std::string_view name) {
-  for (const ModelTraits& t : kModels) {
+  for (const ModelTraits& t : all_models()) {
     if (t.name == name) return t.kind;
   }
   return std::nullopt;
@@ -30,14 +18,14 @@ ModelKind model_kind(std::string_view name) {
   throw InputError("unknown model '" + std::string(name) + "' (known: " + known_model_list() + ")");
 }
 
-const ModelTraits& traits(ModelKind kind) { return kModels[static_cast<std::size_t>(kind)]; }
+const ModelTraits& traits(ModelKind kind) { return all_models()[static_cast<std::size_t>(kind)]; }
 
 std::string to_string(ModelKind kind) { return std::string(traits(kind).name); }
 
 const std::vector<std::string>& model_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all;
-    for (const ModelTraits& t : kModels) all.emplace_back(t.name);
+    for (const ModelTraits& t : all_models()) all.emplace_back(t.name);
     return all;
   }();
   return names;
@@ -59,7 +47,7 @@ std::vector<std::string> model_names(const std::vector<ModelKind>& kinds) {
 
 std::string known_model_list(std::string_view separator) {
   std::string list;
-  for (const ModelTraits& t : kModels) {
+  for (const ModelTraits& t : all_models()) {
     if (!list.empty()) list += separator;
     list += t.name;
   }

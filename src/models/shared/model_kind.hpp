@@ -1,8 +1,9 @@
 #pragma once
-// The models wordsens knows, as kinds with their traits. With the registry that builds them
-// (registry.cpp) this is the one place where a model's name is looked at: every other layer asks
-// the traits (or switches on the kind), so adding a model means adding a row here and a branch
-// in the registry, and the compiler finds the switches that miss it.
+// The models wordsens knows, as kinds with their traits. The traits of each kind sit in its row
+// of the model catalogue (models/registry.cpp), with its class, size check and costs; a name is
+// read only where text comes in (the configuration, a results file's task table) and written
+// only where it goes out, and every layer between asks the traits. Adding a model is a kind here
+// and a row there (docs/EXTENDING.md).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -33,7 +34,8 @@ struct ModelTraits {
   int min_total_sphere_starts;
 };
 
-/// Every model, in the canonical order of studies and files: rf, drf, raf, raf_relu.
+/// Every model's traits, in the canonical order of studies and files (rf, drf, raf, raf_relu),
+/// which is the order of ModelKind: the catalogue's rows (models/registry.cpp).
 [[nodiscard]] std::span<const ModelTraits> all_models();
 
 /// The kind called `name`, or nothing for an unknown name.
