@@ -1,7 +1,7 @@
 """What the analysis knows about a model: the traits the results file records in /models.
 
 A file of format 1.7 or later lists, for every model its tasks run, the traits the writing
-build's catalogue gives it (src/models/shared/model_kind.hpp; FORMAT.md "/models"): whether it
+build's catalogue gives it (src/models/registry.cpp; FORMAT.md "/models"): whether it
 is attention (features n·d, no width k) or random features of width k, whether it has a depth
 L, and so on. `read_results` registers them here, so that the analysis asks `traits(model)`
 instead of keeping its own lists of model names, and a model added to the C++ catalogue is
@@ -43,8 +43,9 @@ COLUMNS = ("model", "attention", "deep", "marginal_sampler", "min_total_sphere_s
 _known: dict = {t.name: t for t in BEFORE_1_7}
 
 
-class CatalogueConflict(ValueError):
-    """Two results files give one model different traits."""
+class CatalogueConflict(Exception):
+    """Two results files give one model different kinds (read_results raises it as a
+    ResultsFileError: neither file need be damaged, they were written by different catalogues)."""
 
 
 def from_table(table: pd.DataFrame) -> list:

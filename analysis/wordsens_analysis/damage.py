@@ -17,7 +17,6 @@ import zlib
 
 import h5py
 import numpy as np
-import pandas as pd
 
 from . import catalogue, names
 
@@ -273,8 +272,10 @@ def _minor(f: h5py.File) -> int:
 
 
 def check_models(f: h5py.File, tasks: dict, problems: Problems) -> None:
-    """/models (format 1.7 on) lists each model of the task table once, and only those, with
-    the structural traits its name has wherever else it is known (catalogue.py)."""
+    """/models (format 1.7 on) lists each model of the task table once and no other, in the
+    catalogue's order, with flags 0 or 1; the models every build had (catalogue.BEFORE_1_7) with
+    their kind's flags (content_checks.cpp's check_models; the C++ readers know the writing
+    catalogue, this reader the four models it can judge without one)."""
     sets = _datasets(f, names.GROUP_MODELS)
     missing = [c for c in names.MODEL_COLUMNS if c not in sets]
     if missing:
@@ -285,21 +286,23 @@ def check_models(f: h5py.File, tasks: dict, problems: Problems) -> None:
         problems.add(f"/{names.GROUP_MODELS} has columns of unequal length")
         return
     listed = [_text(v) for v in sets["model"][:]]
-    run = sorted({_text(v) for v in tasks.get("model", [])})
-    if sorted(listed) != run or len(set(listed)) != len(listed):
+    run = {_text(v) for v in tasks.get("model", [])}
+    order = {t.name: i for i, t in enumerate(catalogue.BEFORE_1_7)}
+    known = [m for m in listed if m in order]
+    if (sorted(listed) != sorted(run) or len(set(listed)) != len(listed)
+            or known != sorted(known, key=order.get)):
         problems.add(f"/{names.GROUP_MODELS} lists {', '.join(listed) or 'no model'}, but the "
-                     f"task table runs {', '.join(run)}")
+                     f"task table runs {', '.join(sorted(run, key=lambda m: order.get(m, 99)))}")
         return
-    table = pd.DataFrame({c: sets[c][:] for c in names.MODEL_COLUMNS})
-    table["model"] = listed
-    try:
-        for t in catalogue.from_table(table):
-            known = catalogue.traits(t.name) if t.name in catalogue.models() else None
-            if known is not None and (known.attention, known.deep) != (t.attention, t.deep):
-                problems.add(f"/{names.GROUP_MODELS} gives {t.name} other traits than its kind "
-                             "has")
-    except (TypeError, ValueError) as e:
-        problems.add(f"/{names.GROUP_MODELS} does not read as traits ({e})")
+    flags = {c: np.asarray(sets[c][:]) for c in ("attention", "deep", "marginal_sampler")}
+    before = {t.name: t for t in catalogue.BEFORE_1_7}
+    for i, model in enumerate(listed):
+        values = {c: int(v[i]) for c, v in flags.items()}
+        t = before.get(model)
+        if any(v not in (0, 1) for v in values.values()) or (t is not None and values != {
+                "attention": int(t.attention), "deep": int(t.deep),
+                "marginal_sampler": int(t.marginal_sampler)}):
+            problems.add(f"/{names.GROUP_MODELS} gives {model} other traits than its kind has")
 
 
 def check_records(f: h5py.File, group: str, state: dict, problems: Problems) -> None:

@@ -483,6 +483,8 @@ def read_results(path: str | os.PathLike) -> Results:
             return _read_open_file(f, path)
     except ResultsFileError:
         raise
+    except catalogue.CatalogueConflict as e:
+        raise ResultsFileError(str(e)) from None
     except (OSError, KeyError, ValueError, RuntimeError) as e:
         # h5py's errors on metadata HDF5 cannot read (a checksum, a broken link, a cut dataset).
         raise DamagedFileError(f"{path}: {DAMAGED} ({_first_line(e)})") from None

@@ -347,7 +347,14 @@ void check_content(const h5::Handle& file, int minor, Diagnosis& d) {
     for (std::size_t i = 0; i < tasks.size() && i < done.size(); ++i) {
       if (done[i] == 1) done_tasks.emplace(tasks[i].task_id, &tasks[i]);
     }
-    if (minor >= schema::kModelsMinor) check_models(file, tasks, d);
+    if (minor >= schema::kModelsMinor) {
+      try {
+        check_models(file, tasks, d);
+      } catch (const h5::Error& e) {
+        // Consistency names a missing column; the checks below still run.
+        d.problems.push_back(std::string("cannot check /models (") + e.what() + ")");
+      }
+    }
     if (h5::has_attribute(file, schema::attr::kConfigText)) {
       check_plan(file, minor, h5::read_string_attribute(file, schema::attr::kConfigText), tasks, d);
     }

@@ -125,7 +125,7 @@ Table summary_gen_table() {
   return table;
 }
 
-// The catalogue's traits of the models the tasks run (models/shared/model_kind.hpp), so that a
+// The catalogue's traits of the models the tasks run (models/registry.cpp), so that a
 // reader needs no list of its own of which model is attention, deep, ….
 Table models_table() {
   const int since = s::kModelsMinor;

@@ -49,7 +49,7 @@ void set_task_planner(TaskPlanner plan);
 [[nodiscard]] std::vector<std::string> differing_inputs(const std::string& stored,
                                                         const std::string& current);
 
-/// The column table of a group ("/tasks", "/ws", "/gen", "/witness") as analysis/FORMAT.md
+/// The column table of a group ("/tasks", "/ws", "/gen", "/witness", "/models") as FORMAT.md
 /// prints it: one Markdown row per column with its dtype, unit and meaning (the same text the
 /// file stores in each dataset's `unit` and `meaning` attributes).
 [[nodiscard]] std::string column_table_markdown(const std::string& group);

@@ -15,7 +15,8 @@ inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
 // that no record of the file lacks the guarantee. A 1.5 file lacks only row_crc32 (1.6): the
-// rows appended to it get none, as its others have none.
+// rows appended to it get none, as its others have none. 1.5 and 1.6 files also lack /models
+// (1.7), which describes the task table and is never appended to: they keep their version.
 inline constexpr int kResumeMinor = 5;
 // The first minor version whose datasets all carry a Fletcher-32 checksum per chunk, whose
 // string attributes are fixed-length (none in HDF5's unchecked global heap), and whose root has
@@ -25,8 +26,8 @@ inline constexpr int kChecksumMinor = 5;
 // are one page from then on, and a page of zeros is a valid chunk; the row checksum sees it.
 inline constexpr int kRowCrcMinor = 6;
 // The first minor version with the table /models: the traits of the models its tasks run, as the
-// catalogue of the writing build gives them (models/shared/model_kind.hpp), so that a reader
-// needs no list of its own.
+// catalogue of the writing build gives them (models/registry.cpp), so that a reader needs no
+// list of its own.
 inline constexpr int kModelsMinor = 7;
 
 // Root attributes (provenance).

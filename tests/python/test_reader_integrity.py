@@ -83,6 +83,9 @@ def test_a_newer_minor_version_of_a_real_file_is_read(clean, tmp_path):
     # /models (format 1.7): raf said not to be attention; a model the tasks do not run.
     ("f['models/attention'][1] = 0", "other traits than its kind has"),
     ("f['models/model'][1] = b'drf'", "/models lists"),
+    ("f['models/marginal_sampler'][0] = 0", "other traits than its kind has"),
+    ("f['models/deep'][0] = 2", "other traits than its kind has"),
+    ("for c in f['models']: f['models'][c][:] = f['models'][c][:][::-1]", "/models lists"),
 ])
 def test_edited_tables_are_refused_like_info_refuses_them(clean, tmp_path, edit, words):
     path = copy(clean, tmp_path)

@@ -1,5 +1,7 @@
 #include "models/shared/model_kind.hpp"
 
+#include <stdexcept>
+
 #include "core/errors.hpp"
 
 namespace wordsens {
@@ -18,7 +20,13 @@ ModelKind model_kind(std::string_view name) {
   throw InputError("unknown model '" + std::string(name) + "' (known: " + known_model_list() + ")");
 }
 
-const ModelTraits& traits(ModelKind kind) { return all_models()[static_cast<std::size_t>(kind)]; }
+const ModelTraits& traits(ModelKind kind) {
+  const auto index = static_cast<std::size_t>(kind);
+  if (index >= all_models().size() || all_models()[index].kind != kind) {
+    throw std::logic_error("the model catalogue has no row for kind " + std::to_string(index));
+  }
+  return all_models()[index];
+}
 
 std::string to_string(ModelKind kind) { return std::string(traits(kind).name); }
 

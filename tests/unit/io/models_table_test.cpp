@@ -1,0 +1,120 @@
+// /models (format 1.7): the traits of the models a file runs, written with the task table and
+// checked by every reader (content_checks.cpp's check_models); files of 1.5 and 1.6 have none
+// and are still checked, read and resumed.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "io/results_file.hpp"
+#include "io/schema.hpp"
+#include "io_test_support.hpp"
+
+namespace wordsens::io {
+namespace {
+
+using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
+
+bool has_h5py() { return std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") == 0; }
+
+class ModelsTableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!has_h5py()) GTEST_SKIP() << "h5py is needed to edit a file";
+    dir_ = scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    tasks_ = make_tasks(4, 2);  // rf and raf (ws), raf_relu (gen)
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  [[nodiscard]] std::string path() const { return (dir_ / "r.h5").string(); }
+
+  // r.h5 with the first `done` tasks done, then `code` run on it by h5py (as `f`).
+  void write(std::size_t done, const std::string& code) {
+    {
+      auto file = ResultsFile::create(path(), provenance(kConfig), tasks_, false);
+      for (std::size_t i = 0; i < done; ++i) append_task(file, tasks_[i]);
+    }
+    const std::string cmd = "/usr/bin/python3 -c \"import h5py, numpy as np\nf = h5py.File('" +
+                            path() + "', 'r+')\n" + code + "\nf.close()\"";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << code;
+  }
+
+  [[nodiscard]] static std::string text(const std::vector<std::string>& lines) {
+    std::string all;
+    for (const auto& line : lines) all += line + "\n";
+    return all;
+  }
+  [[nodiscard]] static bool lists(const std::vector<std::string>& lines, const std::string& words) {
+    return text(lines).find(words) != std::string::npos;
+  }
+
+  std::filesystem::path dir_;
+  std::vector<TaskSpec> tasks_;
+};
+
+TEST_F(ModelsTableTest, ListsEachModelOfTheTasksOnceWithItsKindsTraits) {
+  ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), ""));
+  const Diagnosis d = check_results(path());
+  EXPECT_FALSE(d.damaged()) << text(d.problems);
+  EXPECT_EQ(d.notes, std::vector<std::string>{});
+}
+
+TEST_F(ModelsTableTest, FlagsOtherThanTheKindsAreDamage) {
+  ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), "f['models/attention'][1] = 0"));
+  const Diagnosis d = check_results(path());
+  EXPECT_TRUE(lists(d.problems, "/models gives a model other traits than its kind has (raf)"))
+      << text(d.problems);
+  EXPECT_THROW((void)read_results(path()), DamagedFileError);
+}
+
+TEST_F(ModelsTableTest, AModelTheTasksDoNotRunOrAnotherOrderIsDamage) {
+  for (const std::string code :
+       {"f['models/model'][2] = b'drf'", "m = f['models']\nfor c in m: m[c][:] = m[c][:][::-1]",
+        "for c in f['models']: f['models'][c].resize((2,))"}) {
+    ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), code));
+    const Diagnosis d = check_results(path());
+    EXPECT_TRUE(lists(d.problems, "/models lists ")) << code << "\n" << text(d.problems);
+    EXPECT_TRUE(lists(d.problems, "but the task table runs rf, raf, raf_relu")) << code;
+    std::filesystem::remove(path());
+  }
+}
+
+// A missing column is named, and the checks after /models still run: a record value no run
+// writes is listed beside it.
+TEST_F(ModelsTableTest, AMissingColumnDoesNotStopTheOtherChecks) {
+  ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), "del f['models/deep']\nf['ws/S'][0] = -1.0"));
+  const Diagnosis d = check_results(path());
+  EXPECT_TRUE(lists(d.problems, "/models/deep is missing")) << text(d.problems);
+  EXPECT_TRUE(lists(d.problems, "/ws/S holds values outside")) << text(d.problems);
+}
+
+// The sphere-start minimum is a search default another build may have set otherwise: a note.
+TEST_F(ModelsTableTest, AnotherSphereStartMinimumIsOnlyNoted) {
+  ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), "f['models/min_total_sphere_starts'][1] = 16"));
+  const Diagnosis d = check_results(path());
+  EXPECT_FALSE(d.damaged()) << text(d.problems);
+  EXPECT_TRUE(lists(d.notes, "raf 16, this build 32")) << text(d.notes);
+}
+
+// A 1.6 file (no /models) is consistent, resumed without gaining the table, and read complete.
+TEST_F(ModelsTableTest, AnOlderFileWithoutTheTableIsCheckedAndResumed) {
+  ASSERT_NO_FATAL_FAILURE(
+      write(3, "del f['models']\nf.attrs['format_version'] = np.array([1, 6], dtype='int32')"));
+  EXPECT_FALSE(check_results(path()).damaged()) << text(check_results(path()).problems);
+  {
+    auto file = ResultsFile::open_for_resume(path(), kConfig);
+    for (const auto& t : tasks_) {
+      if (!file.is_done(t.task_id)) append_task(file, t);
+    }
+    file.write_summaries();
+  }
+  const Diagnosis d = check_results(path());
+  EXPECT_FALSE(d.damaged()) << text(d.problems);
+  const FileContents c = read_results(path());
+  EXPECT_EQ(c.format_minor, 6);
+  EXPECT_EQ(c.ws.size(), 4u);
+  EXPECT_EQ(c.gen.size(), 8u);  // a gen task has one record per (training, objective)
+}
+
+}  // namespace
+}  // namespace wordsens::io
