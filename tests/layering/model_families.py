@@ -14,7 +14,8 @@ Usage: model_families.py SRC_MODELS_DIR        (exit 1 with a line per back arro
 import os
 import re
 import sys
-import tempfile
+
+import source_checks
 
 RANK = {"shared": 0, "bounds": 1, "rf": 2, "drf": 2, "attention": 2, "": 3}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"models/(?:([a-z_0-9]+)/)?[^"]+"', re.M)
@@ -59,40 +60,12 @@ def self_test():
     }
     fine = {"rf/ok.cpp": '#include "models/shared/feature_map.hpp"\n#include "models/rf/rf.hpp"\n',
             "registry.cpp": '#include "models/drf/drf.hpp"\n'}
-    for name, text in cases.items():
-        with tempfile.TemporaryDirectory() as tmp:
-            for path, body in {**fine, name: text}.items():
-                os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
-                with open(os.path.join(tmp, path), "w", encoding="utf-8") as out:
-                    out.write(body)
-            got = violations(tmp)
-            if len(got) != 1 or name.split("/")[-1] not in got[0]:
-                print(f"self-test: {name} gave {got}, expected one violation")
-                return 1
-    with tempfile.TemporaryDirectory() as tmp:
-        for path, body in fine.items():
-            os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
-            with open(os.path.join(tmp, path), "w", encoding="utf-8") as out:
-                out.write(body)
-        if violations(tmp):
-            print(f"self-test: a clean tree gave {violations(tmp)}")
-            return 1
-    print(f"model_families self-test: each of {len(cases)} kinds of back arrow is caught")
-    return 0
+    return source_checks.self_test("model_families", violations, cases, fine, "back arrow")
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
-        return 2
-    found = violations(argv[1])
-    for line in found:
-        print(line)
-    if not found:
-        print("model_families: src/models includes only downward")
-    return 1 if found else 0
+    return source_checks.main(argv, __doc__, violations, self_test,
+                              "model_families: src/models includes only downward")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ Usage: model_name_lookups.py SRC_DIR        (exit 1 with a line per lookup out o
 import os
 import re
 import sys
-import tempfile
+
+import source_checks
 
 EDGES = {"cli/run_keys.cpp", "io/layout.cpp", "models/shared/model_kind.hpp",
          "models/shared/model_kind.cpp"}
@@ -42,13 +43,6 @@ def violations(src_dir):
     return found
 
 
-def _tree(tmp, files):
-    for path, body in files.items():
-        os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
-        with open(os.path.join(tmp, path), "w", encoding="utf-8") as out:
-            out.write(body)
-
-
 def self_test():
     fine = {"cli/run_keys.cpp": "auto k = model_kinds(names);\n",
             "io/layout.cpp": "const auto kind = find_model(stored);\n",
@@ -59,34 +53,13 @@ def self_test():
         "estimators/ws.cpp": 'if (spec.name == "raf") {}\n',
         "cli/info.cpp": 'bool relu = "raf_relu" != model;\n',
     }
-    for name, text in cases.items():
-        with tempfile.TemporaryDirectory() as tmp:
-            _tree(tmp, {**fine, name: text})
-            got = violations(tmp)
-            if len(got) != 1 or name not in got[0]:
-                print(f"self-test: {name} gave {got}, expected one violation")
-                return 1
-    with tempfile.TemporaryDirectory() as tmp:
-        _tree(tmp, fine)
-        if violations(tmp):
-            print(f"self-test: a clean tree gave {violations(tmp)}")
-            return 1
-    print(f"model_name_lookups self-test: each of {len(cases)} kinds of lookup is caught")
-    return 0
+    return source_checks.self_test("model_name_lookups", violations, cases, fine, "lookup")
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(argv) != 2:
-        print(__doc__)
-        return 2
-    found = violations(argv[1])
-    for line in found:
-        print(line)
-    if not found:
-        print("model names are looked up only by the configuration parser and the file reader")
-    return 1 if found else 0
+    return source_checks.main(
+        argv, __doc__, violations, self_test,
+        "model names are looked up only by the configuration parser and the file reader")
 
 
 if __name__ == "__main__":
