@@ -563,8 +563,6 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     multi_word = _described_as(multi_word, ws_attrs, tasks_attrs)
     gen = _described_as(gen, gen_attrs, tasks_attrs)
     tasks = _described_as(tasks, tasks_attrs)
-    summary_ws = _described_as(summary_ws, summary_ws.attrs)
-    summary_gen = _described_as(summary_gen, summary_gen.attrs)
     for note in notes:
         warnings.warn(note, stacklevel=3)  # the caller of read_results
     return Results(path, attrs, version, tasks, ws, gen, summary_ws, summary_gen, witnesses, notes,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,9 @@
 #include "study/task.hpp"
 
 namespace wordsens::io::testing {
+
+/// Whether Debian's python3 has h5py (the tests that edit or read a file independently need it).
+inline bool has_h5py() { return std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") == 0; }
 
 inline std::filesystem::path scratch_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() /

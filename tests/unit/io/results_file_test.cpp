@@ -13,8 +13,6 @@ namespace {
 
 using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
 
-bool has_h5py() { return std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") == 0; }
-
 class ResultsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
