@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import catalogue, plots, regimes, rules, stats
+from . import catalogue, model_pieces, plots, regimes, rules, stats
 from .head_claims import prepare_gen
 from .ws_claims import prepare_ws
 
@@ -126,7 +126,7 @@ def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
             ax = axes[i][j]
             g = gs[gs["training"] == training]
             for (model, d, N), gm in g.groupby(["model", "d", "N"], sort=True):
-                st = plots._style(model)
+                st = model_pieces.style(model)
                 ls = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))[
                     combos.index((N, d)) % 6]
                 several_d = g["d"].nunique() > 1

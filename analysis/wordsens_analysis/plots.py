@@ -12,14 +12,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from . import catalogue, claims, regimes, rules, stats  # noqa: E402
-from .witness import attention, perturbed  # noqa: E402
+from .model_pieces import attention, style as _style  # noqa: E402
+from .witness import perturbed  # noqa: E402
 
-MODEL_STYLE = {
-    "rf": dict(color="tab:blue", marker="o"),
-    "drf": dict(color="tab:green", marker="s"),
-    "raf": dict(color="tab:red", marker="^"),
-    "raf_relu": dict(color="tab:purple", marker="v"),
-}
 OBJECTIVE_STYLE = {"loss": "-", "align": "--", "best": ":"}
 S_LABEL = "word sensitivity S = ‖φ(Xⁱ(Δ)) − φ(X)‖ / ‖φ(X)‖  (dimensionless)"
 N_LABEL = "sequence length n  (tokens per sample)"
@@ -45,10 +40,6 @@ def _log_ticks(ax, axis: str, values=None) -> None:
         a.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     a.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(ticker.NullFormatter())
-
-
-def _style(model: str) -> dict:
-    return MODEL_STYLE.get(model, dict(color="black", marker="x"))
 
 
 def _mean_ci(g: pd.DataFrame, value: str) -> pd.DataFrame:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .witness import attention, perturbed, relu_rows
+from .model_pieces import attention, relu_rows
+from .witness import perturbed
 
 
 def floor_moves(X: np.ndarray, W: np.ndarray, i: int, candidates: int = 2) -> list:

@@ -13,27 +13,9 @@ import re
 
 import numpy as np
 
-ATTENTION_MODELS = ("raf", "raf_relu")
+from .model_pieces import PIECES
+
 ACTIVATIONS = {"relu": lambda a: np.maximum(a, 0.0), "tanh": np.tanh}
-
-
-def softmax_rows(s: np.ndarray) -> np.ndarray:
-    z = s - s.max(axis=1, keepdims=True)  # shift by the row maximum: scores reach hundreds
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def relu_rows(s: np.ndarray) -> np.ndarray:
-    """Row-normalised ReLU; a row whose ReLUs are all 0 stays all 0 (docs/METHOD.md §2)."""
-    r = np.maximum(s, 0.0)
-    tot = r.sum(axis=1, keepdims=True)
-    return np.divide(r, tot, out=np.zeros_like(r), where=tot > 0)
-
-
-def attention(X: np.ndarray, W: np.ndarray, model: str = "raf") -> np.ndarray:
-    """The attention matrix of a stored sample X (rows already rescaled to norm √d)."""
-    s = X @ W @ X.T / np.sqrt(X.shape[1])
-    return relu_rows(s) if model == "raf_relu" else softmax_rows(s)
 
 
 def perturbed(X: np.ndarray, position: int, delta: np.ndarray) -> np.ndarray:
@@ -48,25 +30,10 @@ def activation_of(config_text: str | None) -> str:
 
 
 def feature_map(w, activation: str = "relu"):
-    """φ of the witness's model from its stored weights, or None when they were not stored."""
-    act = ACTIVATIONS.get(activation)
-    if w.model in ATTENTION_MODELS and w.W is not None:
-        return lambda X: (attention(X, w.W, w.model) @ X).ravel()
-    if w.model == "rf" and "V" in w.arrays and act is not None:
-        V = w.arrays["V"]
-        return lambda X: act(V @ X.ravel())
-    layers = sorted((k for k in w.arrays if re.fullmatch(r"V\d+", k)), key=lambda k: int(k[1:]))
-    if w.model == "drf" and layers and act is not None:
-        Vs = [w.arrays[k] for k in layers]
-
-        def phi(X):
-            h = X.ravel()
-            for V in Vs:
-                h = act(V @ h)
-            return h
-
-        return phi
-    return None
+    """φ of the witness's model from its stored weights (its twin, model_pieces.py), or None when
+    they were not stored or the analysis has no twin of the model."""
+    entry = PIECES.get(w.model)
+    return None if entry is None else entry.twin(w, ACTIVATIONS.get(activation))
 
 
 def perturbed_words(X: np.ndarray, words, moves: np.ndarray) -> np.ndarray:

@@ -322,13 +322,17 @@ def catalogue_models():
 def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
     """Each model wordsens knows has what the analysis needs of it: a plot style of its own, its
     weights in the file with its witness (stored_weights), and a numpy twin that recomputes its
-    S from them (witness.py). A model added to the C++ catalogue without one of these fails here,
-    where it would otherwise be drawn in black, or its witness check silently skipped."""
-    from wordsens_analysis.plots import MODEL_STYLE
+    S from them (its entry in model_pieces.py). A model added to the C++ catalogue without one of
+    these fails here, where it would otherwise be drawn in black, or its witness check silently
+    skipped."""
+    from wordsens_analysis.model_pieces import PIECES
 
     models = catalogue_models()
     assert {"rf", "drf", "raf", "raf_relu"} <= set(models)
-    assert [m for m in models if m not in MODEL_STYLE] == []
+    assert [m for m in models if m not in PIECES] == [], "a model without its analysis pieces"
+    styles = [tuple(sorted(PIECES[m].style.items())) for m in models]
+    assert all(PIECES[m].style.get("color") and PIECES[m].style.get("marker") for m in models)
+    assert len(set(styles)) == len(styles), "two models drawn alike"
     (tmp_path / "all.ini").write_text(
         f"experiments = ws\nmodels = {','.join(models)}\nn = 5\nd = 3\nk = 1.0D\nlayers = 2\n"
         "trials = 1\nmax-evals = 40\n")

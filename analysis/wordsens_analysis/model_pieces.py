@@ -1,0 +1,96 @@
+"""What the analysis holds of each model beyond what a results file says of it (its traits come
+from the file's /models, catalogue.py): the style it is drawn with, and its numpy twin, φ
+recomputed from the weights stored with a witness (witness.py checks S with it, in code that
+shares nothing with the C++ maps).
+
+One entry per model, as the C++ catalogue has one row per model (src/models/registry.cpp):
+adding a model adds one entry here (docs/EXTENDING.md), and tests/python/test_binary.py fails
+for a model the binary knows that has no entry, no style or no twin.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+# φ of a witness's model: X (n × d) -> the feature vector.
+FeatureMap = Callable[[np.ndarray], np.ndarray]
+# A twin: (the witness, its elementwise activation or None when the file names one the analysis
+# does not know) -> φ from the weights stored with it, or None when they were not stored.
+Twin = Callable[[object, Optional[Callable]], Optional[FeatureMap]]
+
+
+@dataclass(frozen=True)
+class ModelPieces:
+    style: dict  # matplotlib keywords of the model's lines and points: color, marker
+    twin: Twin
+
+
+def softmax_rows(s: np.ndarray) -> np.ndarray:
+    z = s - s.max(axis=1, keepdims=True)  # shift by the row maximum: scores reach hundreds
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def relu_rows(s: np.ndarray) -> np.ndarray:
+    """Row-normalised ReLU; a row whose ReLUs are all 0 stays all 0 (docs/METHOD.md §2)."""
+    r = np.maximum(s, 0.0)
+    tot = r.sum(axis=1, keepdims=True)
+    return np.divide(r, tot, out=np.zeros_like(r), where=tot > 0)
+
+
+def attention(X: np.ndarray, W: np.ndarray, model: str = "raf") -> np.ndarray:
+    """The attention matrix of a stored sample X (rows already rescaled to norm √d)."""
+    s = X @ W @ X.T / np.sqrt(X.shape[1])
+    return relu_rows(s) if model == "raf_relu" else softmax_rows(s)
+
+
+def _rf_twin(w, act):
+    """φ(X) = ϕ(V vec(X))."""
+    if "V" not in w.arrays or act is None:
+        return None
+    V = w.arrays["V"]
+    return lambda X: act(V @ X.ravel())
+
+
+def _drf_twin(w, act):
+    """φ(X) = ϕ(V_L ϕ(… ϕ(V_1 vec(X))))."""
+    layers = sorted((k for k in w.arrays if re.fullmatch(r"V\d+", k)), key=lambda k: int(k[1:]))
+    if not layers or act is None:
+        return None
+    Vs = [w.arrays[k] for k in layers]
+
+    def phi(X):
+        h = X.ravel()
+        for V in Vs:
+            h = act(V @ h)
+        return h
+
+    return phi
+
+
+def _attention_twin(w, act):
+    """φ(X) = vec(A(X) X), A the row-normalised scores X W Xᵀ/√d (softmax, or ReLU for
+    raf_relu; the activation plays no part)."""
+    if w.W is None:
+        return None
+    return lambda X: (attention(X, w.W, w.model) @ X).ravel()
+
+
+PIECES = {
+    "rf": ModelPieces(style=dict(color="tab:blue", marker="o"), twin=_rf_twin),
+    "drf": ModelPieces(style=dict(color="tab:green", marker="s"), twin=_drf_twin),
+    "raf": ModelPieces(style=dict(color="tab:red", marker="^"), twin=_attention_twin),
+    "raf_relu": ModelPieces(style=dict(color="tab:purple", marker="v"), twin=_attention_twin),
+}
+
+# A model without an entry (a file written by a build with a model this analysis does not have)
+# is still drawn, in this style, and its witnesses are not recomputed.
+UNKNOWN_STYLE = dict(color="black", marker="x")
+
+
+def style(model: str) -> dict:
+    entry = PIECES.get(model)
+    return entry.style if entry is not None else UNKNOWN_STYLE
