@@ -35,9 +35,11 @@ TEST_P(Determinism, SameKeySameBitsOtherTaskOtherWeights) {
 INSTANTIATE_TEST_SUITE_P(AllModels, Determinism, ::testing::ValuesIn(testing::all_model_cases()),
                          testing::case_name);
 
-TEST(Registry, KnowsTheFourModels) {
+// The paper's four models, first and in this order (the canonical order of studies and files);
+// a model added to the catalogue comes after them.
+TEST(Registry, KnowsThePapersModelsFirst) {
   const auto& names = model_names();
-  ASSERT_EQ(names.size(), 4U);
+  ASSERT_GE(names.size(), 4U);
   EXPECT_EQ(names[0], "rf");
   EXPECT_EQ(names[1], "drf");
   EXPECT_EQ(names[2], "raf");
