@@ -66,7 +66,9 @@ PointSelector parse_selector(const std::string& text) {
       }
     } else if (axis == "model") {
       if (value.empty()) refuse(text, "an empty model");
-      set_once(s.model, value, text, axis);
+      const std::optional<ModelKind> kind = find_model(value);
+      if (!kind) refuse(text, "unknown model '" + value + "' (models: " + known_model_list() + ")");
+      set_once(s.model, *kind, text, axis);
     } else if (axis == "n") {
       set_once(s.n, positive_integer(text, axis, value), text, axis);
     } else if (axis == "d") {
@@ -87,16 +89,15 @@ PointSelector parse_selector(const std::string& text) {
 }  // namespace
 
 bool PointSelector::matches(const TaskSpec& point) const {
-  return (!experiment || *experiment == point.experiment) &&
-         (!model || *model == wordsens::to_string(point.model)) && (!n || *n == point.n) &&
-         (!d || *d == point.d) && (!N || *N == point.N) && (!layers || *layers == point.layers) &&
-         (!words || *words == point.words);
+  return (!experiment || *experiment == point.experiment) && (!model || *model == point.model) &&
+         (!n || *n == point.n) && (!d || *d == point.d) && (!N || *N == point.N) &&
+         (!layers || *layers == point.layers) && (!words || *words == point.words);
 }
 
 std::string PointSelector::to_string() const {
   std::vector<std::string> parts;
   if (experiment) parts.push_back("experiment:" + wordsens::to_string(*experiment));
-  if (model) parts.push_back("model:" + *model);
+  if (model) parts.push_back("model:" + wordsens::to_string(*model));
   if (n) parts.push_back("n:" + std::to_string(*n));
   if (d) parts.push_back("d:" + std::to_string(*d));
   if (N) parts.push_back("N:" + std::to_string(*N));

@@ -18,7 +18,7 @@ namespace wordsens {
 
 struct PointSelector {
   std::optional<Experiment> experiment;
-  std::optional<std::string> model;
+  std::optional<ModelKind> model;
   std::optional<Index> n, d, N, layers, words;
 
   [[nodiscard]] bool matches(const TaskSpec& point) const;
@@ -29,7 +29,8 @@ struct PointSelector {
 class PointSelection {
  public:
   /// Parses `text`; throws InputError (one line starting with "select") on an
-  /// unknown axis, a malformed value, an empty selector or an axis named twice.
+  /// unknown axis, a malformed value, an unknown model, an empty selector or an axis named
+  /// twice. The `select` key's parser: a model's name becomes its kind here.
   [[nodiscard]] static PointSelection parse(const std::string& text);
 
   [[nodiscard]] bool empty() const { return selectors_.empty(); }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A model's name is looked up only at the edges: where text comes in (the configuration's
-`models` key, cli/run_keys.cpp; a results file's task table, io/layout.cpp) and where the
-catalogue defines the lookup (models/shared/model_kind.*). Every other layer carries the
+`models` key, cli/run_keys.cpp, and its `select` key, study/point_selection.cpp; a results
+file's task table, io/layout.cpp) and where the catalogue defines the lookup
+(models/shared/model_kind.*). Every other layer carries the
 ModelKind and asks its traits, so a new model cannot be missed by a branch on its name.
 
 A lookup is a call of find_model, model_kind or model_kinds; a branch on a name is a comparison
@@ -16,8 +17,8 @@ import sys
 
 import source_checks
 
-EDGES = {"cli/run_keys.cpp", "io/layout.cpp", "models/shared/model_kind.hpp",
-         "models/shared/model_kind.cpp"}
+EDGES = {"cli/run_keys.cpp", "study/point_selection.cpp", "io/layout.cpp",
+         "models/shared/model_kind.hpp", "models/shared/model_kind.cpp"}
 LOOKUP = re.compile(r"\b(find_model|model_kinds?)\s*\(")
 NAME = r'"(?:rf|drf|raf|raf_relu)"'
 BRANCH = re.compile(rf"(?:[=!]=\s*{NAME}|{NAME}\s*[=!]=)")

@@ -232,6 +232,17 @@ TEST(PlanTasks, BadExtensionsAreRefusedWithOneLine) {
   for (const char* bad : {"model", "d:x", "q:1", "d:1,d:2", ";", "n:0", "experiment:both"}) {
     EXPECT_THROW((void)PointSelection::parse(bad), InputError) << bad;
   }
+  // A model the catalogue does not have is refused as such where the selection is read, not
+  // later as a selector that matches no point.
+  try {
+    (void)PointSelection::parse("model:bert,d:4");
+    ADD_FAILURE() << "an unknown model was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "select: 'model:bert,d:4': unknown model 'bert' (models: " + known_model_list() +
+                  ") (expected e.g. model:raf,d:384;model:rf,d:768; axes experiment, model, n, "
+                  "d, N, L, m)");
+  }
 }
 
 }  // namespace
