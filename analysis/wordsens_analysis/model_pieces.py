@@ -71,19 +71,23 @@ def _drf_twin(w, act):
     return phi
 
 
-def _attention_twin(w, act):
-    """φ(X) = vec(A(X) X), A the row-normalised scores X W Xᵀ/√d (softmax, or ReLU for
-    raf_relu; the activation plays no part)."""
-    if w.W is None:
-        return None
-    return lambda X: (attention(X, w.W, w.model) @ X).ravel()
+def _attention_twin(rows):
+    """φ(X) = vec(A(X) X), A = rows(X W Xᵀ/√d), the scores normalised row by row (softmax for
+    raf, the row-normalised ReLU for raf_relu); the activation plays no part."""
+    def twin(w, act):
+        if w.W is None:
+            return None
+        return lambda X: (rows(X @ w.W @ X.T / np.sqrt(X.shape[1])) @ X).ravel()
+
+    return twin
 
 
 PIECES = {
     "rf": ModelPieces(style=dict(color="tab:blue", marker="o"), twin=_rf_twin),
     "drf": ModelPieces(style=dict(color="tab:green", marker="s"), twin=_drf_twin),
-    "raf": ModelPieces(style=dict(color="tab:red", marker="^"), twin=_attention_twin),
-    "raf_relu": ModelPieces(style=dict(color="tab:purple", marker="v"), twin=_attention_twin),
+    "raf": ModelPieces(style=dict(color="tab:red", marker="^"), twin=_attention_twin(softmax_rows)),
+    "raf_relu": ModelPieces(style=dict(color="tab:purple", marker="v"),
+                             twin=_attention_twin(relu_rows)),
 }
 
 # A model without an entry (a file written by a build with a model this analysis does not have)
