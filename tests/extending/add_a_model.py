@@ -5,7 +5,8 @@ In a copy of the sources (a git repository of its own, so that the change is cou
 sees it), it adds `bow` (tests/extending/bow/: bag-of-words random features) the way the recipe
 says, and nothing else:
 
-  1. the map: its class and its costs, src/models/bow/bow.{hpp,cpp};
+  1. the map: its class and its costs, bow.hpp and bow.cpp in a folder of its own,
+     src/models/<family>/;
   2. its kind (src/models/shared/model_kind.hpp), its catalogue row (src/models/registry.cpp), its
      analysis pieces, a plot style and a numpy twin (analysis/wordsens_analysis/model_pieces.py);
   3. its tests: a case in tests/unit/models/model_cases.hpp and in
@@ -123,9 +124,10 @@ TWIN = r'''def _bow_twin(w, act):
 
 def follow_the_recipe(copy: str) -> None:
     # 1. The map: its class and its costs in its family's folder.
-    os.makedirs(os.path.join(copy, "src/models/bow"))
-    for name in ("bow.hpp", "bow.cpp"):
-        shutil.copy(os.path.join(HERE, "bow", name), os.path.join(copy, "src/models/bow", name))
+    family = os.path.join(copy, "src", "models", MODEL)
+    os.makedirs(family)
+    for name in (f"{MODEL}.hpp", f"{MODEL}.cpp"):
+        shutil.copy(os.path.join(HERE, MODEL, name), os.path.join(family, name))
     # 2. Its kind, its catalogue row, its analysis pieces.
     edit(copy, "src/models/shared/model_kind.hpp",
          r"(enum class ModelKind : std::uint8_t \{[^}]*?)(\s*\};)", r"\1, bow\2")
