@@ -42,9 +42,14 @@ def fail(message: str) -> None:
     sys.exit(f"add_a_model: {message}")
 
 
+def _shown(arg: str) -> str:
+    """An argument as the log shows it: a script passed inline by its first line."""
+    lines = [line for line in arg.splitlines() if line.strip()]
+    return arg if len(lines) <= 1 else lines[0][:60] + " …"
+
+
 def run(cmd, cwd=None, env=None, timeout=3600, check=True) -> subprocess.CompletedProcess:
-    shown = [str(c) if len(str(c)) <= 100 else str(c).splitlines()[1][:60] + " …" for c in cmd]
-    print("+", " ".join(shown), flush=True)
+    print("+", " ".join(_shown(str(c)) for c in cmd), flush=True)
     p = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True,
                        timeout=timeout)
     if check and p.returncode != 0:
