@@ -82,12 +82,22 @@ def _attention_twin(rows):
     return twin
 
 
+def _value_attention_twin(w, act):
+    """raf_v: φ(X) = vec(A(X) X W_V W_O), A = softmax(X W Xᵀ/√d); the activation plays no
+    part."""
+    if w.W is None or "WV" not in w.arrays or "WO" not in w.arrays:
+        return None
+    WV, WO = w.arrays["WV"], w.arrays["WO"]
+    return lambda X: (softmax_rows(X @ w.W @ X.T / np.sqrt(X.shape[1])) @ X @ WV @ WO).ravel()
+
+
 PIECES = {
     "rf": ModelPieces(style=dict(color="tab:blue", marker="o"), twin=_rf_twin),
     "drf": ModelPieces(style=dict(color="tab:green", marker="s"), twin=_drf_twin),
     "raf": ModelPieces(style=dict(color="tab:red", marker="^"), twin=_attention_twin(softmax_rows)),
     "raf_relu": ModelPieces(style=dict(color="tab:purple", marker="v"),
                              twin=_attention_twin(relu_rows)),
+    "raf_v": ModelPieces(style=dict(color="tab:brown", marker="P"), twin=_value_attention_twin),
 }
 
 # A model without an entry (a file written by a build with a model this analysis does not have)

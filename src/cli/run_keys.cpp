@@ -30,14 +30,17 @@ po::typed_value<std::string>* switch_value(std::string* target) {
 void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats* formats,
                     const KeySubset* subset) {
   const StudyConfig defaults;
+  // Every model of the catalogue; the default stays the paper's four.
+  static const std::string models_meaning =
+      "models: " + known_model_list() + " (comma list; the default: the paper's four)";
   // clang-format off
   KeyTable(group, formats, subset)
       ("experiments", &r.experiments, "ws",
        {"comma list: ws, gen", "experiments = ws,gen"},
        "experiments to run: ws (word sensitivity), gen (trained head after a one-word change)")
       ("models", &r.models, "rf,drf,raf,raf_relu",
-       {"comma list: rf, drf, raf, raf_relu", "models = rf,raf"},
-       "models: rf, drf, raf, raf_relu (comma list)")
+       {"comma list: " + known_model_list(), "models = rf,raf"},
+       models_meaning.c_str())
       ("gen-models", &r.gen_models, "",
        {"comma list of models; empty: models", "experiments = ws,gen\ngen-models = rf,raf"},
        "models of the gen experiment (comma list; empty: the same as models)")

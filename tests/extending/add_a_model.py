@@ -149,7 +149,7 @@ def follow_the_recipe(copy: str) -> None:
          '  cases.push_back({"bow", {ModelKind::bow, n, d, k, 1, Activation::relu}});\n'
          '  cases.push_back({"bow_tanh", {ModelKind::bow, n, d, k, 1, Activation::tanh}});\n\\1')
     edit(copy, "tests/unit/estimators/word_sensitivity_models_test.cpp",
-         r'(make_spec\("raf_relu", n, d, k\))\}', r'\1, make_spec("bow", n, d, k)}')
+         r'(make_spec\("\w+", n, d, k\))\};', r'\1, make_spec("bow", n, d, k)};')
     edit(copy, "tests/layering/model_families.py", r'("attention": 2, )', r'\1"bow": 2, ')
 
 

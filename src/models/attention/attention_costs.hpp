@@ -45,4 +45,31 @@ class AttentionCosts final : public ModelCosts {
   double ws_evaluations_per_start_;
 };
 
+/// raf_v's prices (value_attention.hpp): raf's, plus its projection P = W_V W_O, one dense
+/// n × d by d × d product per features, per evaluation and per pullback; its word sets are
+/// evaluated from scratch.
+class ValueAttentionCosts final : public ModelCosts {
+ public:
+  explicit ValueAttentionCosts(double ws_evaluations_per_start)
+      : attention_(ws_evaluations_per_start) {}
+
+  [[nodiscard]] double evaluation(const CostShape& s) const override;
+  [[nodiscard]] double features(const CostShape& s) const override;
+  [[nodiscard]] double weights(const CostShape& s) const override;
+  [[nodiscard]] double position_setup(const CostShape& s) const override;
+  [[nodiscard]] double sample_setup(const CostShape& s) const override;
+  [[nodiscard]] double set_evaluation(const CostShape& s, double words) const override;
+  [[nodiscard]] double set_setup(const CostShape& s, const CostOptions& o,
+                                 double words) const override;
+  [[nodiscard]] double single_point_evaluation(const CostShape& s) const override;
+  [[nodiscard]] double ws_evaluations_per_start() const override {
+    return attention_.ws_evaluations_per_start();
+  }
+  [[nodiscard]] double gen_evaluations_per_start() const override;
+  [[nodiscard]] double multi_word_growth(double words) const override;
+
+ private:
+  AttentionCosts attention_;  // the prices of A X', which raf_v shares with raf
+};
+
 }  // namespace wordsens

@@ -20,8 +20,10 @@ namespace wordsens {
 
 /// raf and raf_relu from scratch, O(n²·d + n·d²) per point: φ(X^M(Δ)) recomputed, and ∇f by
 /// back-propagation through A X, the row normalisation and the scores X W Xᵀ/√d. The reference
-/// the incremental evaluator is tested and benchmarked against.
+/// the incremental evaluator is tested and benchmarked against. With a `projection` P (d × d,
+/// copied), φ = vec(A X P): raf_v's evaluator (value_attention.hpp).
 [[nodiscard]] std::unique_ptr<WordSetEvaluator> make_attention_word_set_from_scratch(
-    const Matrix& X, const Matrix& W, AttentionKind kind, std::vector<Index> positions);
+    const Matrix& X, const Matrix& W, AttentionKind kind, std::vector<Index> positions,
+    const Matrix* projection = nullptr);
 
 }  // namespace wordsens

@@ -13,7 +13,7 @@
 
 namespace wordsens {
 
-enum class ModelKind : std::uint8_t { rf, drf, raf, raf_relu };
+enum class ModelKind : std::uint8_t { rf, drf, raf, raf_relu, raf_v };
 
 struct ModelTraits {
   ModelKind kind;
@@ -34,8 +34,9 @@ struct ModelTraits {
   int min_total_sphere_starts;
 };
 
-/// Every model's traits, in the canonical order of studies and files (rf, drf, raf, raf_relu),
-/// which is the order of ModelKind: the catalogue's rows (models/registry.cpp).
+/// Every model's traits, in the canonical order of studies and files (rf, drf, raf, raf_relu,
+/// then the models beyond the paper), which is the order of ModelKind: the catalogue's rows
+/// (models/registry.cpp).
 [[nodiscard]] std::span<const ModelTraits> all_models();
 
 /// The kind called `name`, or nothing for an unknown name.

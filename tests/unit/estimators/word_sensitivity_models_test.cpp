@@ -30,7 +30,8 @@ std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
           make_spec("drf", n, d, k, 3),
           make_spec("drf", n, d, k, 2, Activation::tanh),
           make_spec("raf", n, d, k),
-          make_spec("raf_relu", n, d, k)};
+          make_spec("raf_relu", n, d, k),
+          make_spec("raf_v", n, d, k)};
 }
 
 std::string label(const ModelSpec& s) {

@@ -30,6 +30,7 @@ inline std::vector<ModelCase> all_model_cases(Index n = 7, Index d = 5, Index k 
   cases.push_back({"drf_L2_tanh", {ModelKind::drf, n, d, k, 2, Activation::tanh}});
   cases.push_back({"raf", {ModelKind::raf, n, d, 0, 1, Activation::relu}});
   cases.push_back({"raf_relu", {ModelKind::raf_relu, n, d, 0, 1, Activation::relu}});
+  cases.push_back({"raf_v", {ModelKind::raf_v, n, d, 0, 1, Activation::relu}});
   return cases;
 }
 
