@@ -41,15 +41,6 @@ AttentionFeatures::AttentionFeatures(ModelSpec spec, WeightKey key, AttentionKin
   W_ = gen.window(0, 0, spec_.d, spec_.d);
 }
 
-void AttentionFeatures::check_sample(const Matrix& X) const {
-  if (X.rows() != spec_.n || X.cols() != spec_.d) {
-    throw std::invalid_argument(std::string(traits(spec_.kind).name) + ": sample is " +
-                                std::to_string(X.rows()) + "x" + std::to_string(X.cols()) +
-                                ", model expects " + std::to_string(spec_.n) + "x" +
-                                std::to_string(spec_.d));
-  }
-}
-
 Vector AttentionFeatures::features_with(const Matrix& X, const Matrix& W, AttentionKind kind) {
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(X.cols()));
   const Matrix S = (X * W) * X.transpose() * inv_sqrt_d;

@@ -66,8 +66,6 @@ class AttentionFeatures final : public FeatureMap {
   [[nodiscard]] static Vector features_with(const Matrix& X, const Matrix& W, AttentionKind kind);
 
  private:
-  void check_sample(const Matrix& X) const;
-
   [[nodiscard]] const Vector& symmetric_top_eigenvector() const;
   /// X W, X Wᵀ and X W Xᵀ of the latest sample: every position's evaluator shares them.
   [[nodiscard]] std::shared_ptr<const AttentionSampleProducts> sample_products(

@@ -58,29 +58,11 @@ class ProjectedEvaluator final : public PositionEvaluator {
     attended_->pullback(attended_cotangent_, grad);
   }
 
-  // One point at a time (each point's projection is already a matrix product), f taken from
-  // the stored residual with or without ∇f, so that both calls give the same number.
-  void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) override {
-    values.resize(deltas.cols());
-    if (grads != nullptr) grads->resize(deltas.rows(), deltas.cols());
-    for (Index b = 0; b < deltas.cols(); ++b) {
-      delta_ = deltas.col(b);
-      features_at(delta_, phi_);
-      residual_ = phi_ - base_;
-      values(b) = residual_.squaredNorm();
-      if (grads == nullptr) continue;
-      residual_ *= 2.0;  // the cotangent of ‖φ' − φ‖²
-      pullback(residual_, grad_);
-      grads->col(b) = grad_;
-    }
-  }
-
  private:
   std::unique_ptr<PositionEvaluator> attended_;
   const Matrix& P_;  // owned by the model, which outlives its evaluators
   Index n_;
   Vector base_, attended_features_, attended_cotangent_;
-  Vector delta_, phi_, residual_, grad_;  // the objective's, allocated once
 };
 
 }  // namespace
@@ -100,14 +82,6 @@ ValueAttentionFeatures::ValueAttentionFeatures(ModelSpec spec, WeightKey key, Ma
     throw std::invalid_argument("raf_v: projections must be d x d");
   }
   projection_ = value_ * output_;
-}
-
-void ValueAttentionFeatures::check_sample(const Matrix& X) const {
-  if (X.rows() != spec_.n || X.cols() != spec_.d) {
-    throw std::invalid_argument("raf_v: sample is " + std::to_string(X.rows()) + "x" +
-                                std::to_string(X.cols()) + ", model expects " +
-                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
-  }
 }
 
 Vector ValueAttentionFeatures::features(const Matrix& X) const {

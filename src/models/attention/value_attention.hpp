@@ -50,8 +50,6 @@ class ValueAttentionFeatures final : public FeatureMap {
   [[nodiscard]] const Matrix& projection() const { return projection_; }
 
  private:
-  void check_sample(const Matrix& X) const;
-
   ModelSpec spec_;
   AttentionFeatures attention_;  // raf with the task's W
   Matrix value_, output_, projection_;

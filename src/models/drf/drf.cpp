@@ -167,14 +167,6 @@ DeepRandomFeatures::DeepRandomFeatures(ModelSpec spec, WeightKey key)
   }
 }
 
-void DeepRandomFeatures::check_sample(const Matrix& X) const {
-  if (X.rows() != spec_.n || X.cols() != spec_.d) {
-    throw std::invalid_argument("drf: sample is " + std::to_string(X.rows()) + "x" +
-                                std::to_string(X.cols()) + ", model expects " +
-                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
-  }
-}
-
 Vector DeepRandomFeatures::features(const Matrix& X) const {
   check_sample(X);
   Vector z = layers_[0] * vec(X), h;

@@ -90,8 +90,6 @@ class DeepRandomFeatures final : public FeatureMap {
   [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override;
 
  private:
-  void check_sample(const Matrix& X) const;
-
   ModelSpec spec_;
   WeightKey key_;
   std::vector<Matrix> layers_;  // V_1 … V_L

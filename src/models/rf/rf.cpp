@@ -20,14 +20,6 @@ RandomFeatures::RandomFeatures(ModelSpec spec, WeightKey key)
       V_({Philox(key.master_seed, Stream::weights), key.task_id, 0},
          std::sqrt(1.0 / static_cast<double>(spec_.n * spec_.d))) {}
 
-void RandomFeatures::check_sample(const Matrix& X) const {
-  if (X.rows() != spec_.n || X.cols() != spec_.d) {
-    throw std::invalid_argument("rf: sample is " + std::to_string(X.rows()) + "x" +
-                                std::to_string(X.cols()) + ", model expects " +
-                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
-  }
-}
-
 Vector RandomFeatures::preactivation(const Matrix& X) const {
   check_sample(X);
   if (auto cached = preactivation_cache_.find(X)) return *cached;

@@ -82,7 +82,6 @@ class RandomFeatures final : public FeatureMap {
   static constexpr Index kFewSamples = 8;
 
  private:
-  void check_sample(const Matrix& X) const;
   /// Calls consume(r0, Φ_b) with Φ_b = ϕ(X_all V_bᵀ) (M × h) for each row block V_b of V.
   void for_each_feature_block(
       std::span<const Matrix> samples,

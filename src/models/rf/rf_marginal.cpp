@@ -102,14 +102,6 @@ MarginalRandomFeatures::MarginalRandomFeatures(ModelSpec spec, WeightKey key,
   sample_set_ = std::move(set);
 }
 
-void MarginalRandomFeatures::check_sample(const Matrix& X) const {
-  if (X.rows() != spec_.n || X.cols() != spec_.d) {
-    throw std::invalid_argument("rf: sample is " + std::to_string(X.rows()) + "x" +
-                                std::to_string(X.cols()) + ", model expects " +
-                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
-  }
-}
-
 void MarginalRandomFeatures::check_position(Index position) const {
   if (position < 0 || position >= spec_.n || !in_p_[static_cast<std::size_t>(position)]) {
     throw std::out_of_range("rf marginal sampling: word position " + std::to_string(position) +

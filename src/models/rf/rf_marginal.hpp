@@ -124,7 +124,6 @@ class MarginalRandomFeatures final : public FeatureMap {
     std::vector<std::uint64_t> fingerprints;  // of each sample's words outside P
   };
 
-  void check_sample(const Matrix& X) const;
   void check_position(Index position) const;
   /// The spectrum of V_i (i ∈ P), computed once (guided direction and bound).
   [[nodiscard]] const BlockSpectrum& word_spectrum(Index position) const;

@@ -1,8 +1,19 @@
 #include "models/shared/feature_map.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace wordsens {
+
+void FeatureMap::check_sample(const Matrix& X) const {
+  const ModelSpec& s = spec();
+  if (X.rows() != s.n || X.cols() != s.d) {
+    throw std::invalid_argument(std::string(traits(s.kind).name) + ": sample is " +
+                                std::to_string(X.rows()) + "x" + std::to_string(X.cols()) +
+                                ", model expects " + std::to_string(s.n) + "x" +
+                                std::to_string(s.d));
+  }
+}
 
 void PositionEvaluator::sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) {
   const Vector& phi = base_features();
@@ -13,16 +24,14 @@ void PositionEvaluator::sensitivity_objective(const Matrix& deltas, Vector& valu
   for (Index b = 0; b < deltas.cols(); ++b) {
     delta = deltas.col(b);
     features_at(delta, phi_scratch_);
-    if (grads == nullptr) {
-      values(b) = (phi_scratch_ - phi).squaredNorm();
-      continue;
-    }
-    // The cotangent 2(φ' − φ) in place; scaling by 2 and by 1/4 is exact, so f is the same
-    // number as ‖φ' − φ‖².
+    // f from the stored cotangent 2(φ' − φ) with or without ∇f: scaling by 2 and by 1/4 is
+    // exact, so f is ‖φ' − φ‖², and both calls give the same number (a norm of the expression
+    // φ' − φ reduces in another order for some sizes, one ulp apart).
     residual_scratch_ = 2.0 * (phi_scratch_ - phi);
+    values(b) = 0.25 * residual_scratch_.squaredNorm();
+    if (grads == nullptr) continue;
     pullback(residual_scratch_, grad_scratch_);
     grads->col(b) = grad_scratch_;
-    values(b) = 0.25 * residual_scratch_.squaredNorm();
   }
 }
 

@@ -217,6 +217,10 @@ class FeatureMap {
 
   /// Φ itself (N × p), densely. For tests and small problems.
   [[nodiscard]] Matrix feature_matrix(std::span<const Matrix> samples) const;
+
+ protected:
+  /// std::invalid_argument "<model>: sample is r x c, model expects n x d" unless X is n × d.
+  void check_sample(const Matrix& X) const;
 };
 
 /// Why the model of `spec` cannot be built at that size on any machine (drf's layers above

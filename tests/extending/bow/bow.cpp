@@ -52,14 +52,6 @@ BagOfWordsFeatures::BagOfWordsFeatures(ModelSpec spec, WeightKey key) : spec_(st
   block_ = V_ / std::sqrt(static_cast<double>(spec_.n));
 }
 
-void BagOfWordsFeatures::check_sample(const Matrix& X) const {
-  if (X.rows() != spec_.n || X.cols() != spec_.d) {
-    throw std::invalid_argument("bow: sample is " + std::to_string(X.rows()) + "x" +
-                                std::to_string(X.cols()) + ", model expects " +
-                                std::to_string(spec_.n) + "x" + std::to_string(spec_.d));
-  }
-}
-
 Vector BagOfWordsFeatures::preactivation(const Matrix& X) const {
   check_sample(X);
   const Vector s = X.colwise().sum().transpose() / std::sqrt(static_cast<double>(spec_.n));

@@ -31,7 +31,6 @@ class BagOfWordsFeatures final : public FeatureMap {
   [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override;
 
  private:
-  void check_sample(const Matrix& X) const;
   [[nodiscard]] Vector preactivation(const Matrix& X) const;  // V s(X)
 
   ModelSpec spec_;
