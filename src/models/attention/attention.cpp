@@ -14,26 +14,6 @@
 
 namespace wordsens {
 
-Matrix normalise_scores(const Matrix& S, AttentionKind kind) {
-  Matrix A(S.rows(), S.cols());
-  for (Index j = 0; j < S.rows(); ++j) {
-    if (kind == AttentionKind::softmax) {
-      const double m = S.row(j).maxCoeff();  // shift: every exponent ≤ 0, the largest is 1
-      A.row(j) = (S.row(j).array() - m).exp().matrix();
-      A.row(j) /= A.row(j).sum();
-    } else {
-      A.row(j) = S.row(j).cwiseMax(0.0);
-      const double R = A.row(j).sum();
-      if (R > 0.0) {
-        A.row(j) /= R;
-      } else {
-        A.row(j).setZero();
-      }
-    }
-  }
-  return A;
-}
-
 AttentionFeatures::AttentionFeatures(ModelSpec spec, WeightKey key, AttentionKind kind)
     : spec_(std::move(spec)), kind_(kind) {
   const GaussianMatrix gen({Philox(key.master_seed, Stream::weights), key.task_id, 0},

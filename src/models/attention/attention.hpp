@@ -9,16 +9,11 @@
 
 #include "core/types.hpp"
 #include "models/shared/feature_map.hpp"
+#include "models/shared/score_rows.hpp"
 
 namespace wordsens {
 
-enum class AttentionKind { softmax, relu };
-
 struct AttentionSampleProducts;  // models/attention/attention_batch.hpp
-
-/// Row-wise normalisation of scores S (n × n). Softmax is shifted by the row maximum, so scores
-/// of any finite size give finite results.
-[[nodiscard]] Matrix normalise_scores(const Matrix& S, AttentionKind kind);
 
 class AttentionFeatures final : public FeatureMap {
  public:

@@ -58,28 +58,10 @@ class ScratchAttentionWordSet final : public WordSetEvaluator {
       const Matrix C = P_ ? Matrix(2.0 * R_ * P_->transpose()) : Matrix(2.0 * R_);
       dX_.noalias() = A_.transpose() * C;     // through Y = A X'
       const Matrix dA = C * Xp_.transpose();  // ∂f/∂A
-      Matrix dS(n, n);
-      for (Index r = 0; r < n; ++r) {
-        if (kind_ == AttentionKind::softmax) {
-          // A_r = softmax(S_r): ∂S_rl = A_rl (∂A_rl − Σ_q A_rq ∂A_rq).
-          const double mean = A_.row(r).dot(dA.row(r));
-          dS.row(r) = A_.row(r).cwiseProduct((dA.row(r).array() - mean).matrix());
-        } else {
-          // A_r = ReLU(S_r)/Σ ReLU(S_r) (zero row when the sum is 0: no gradient there):
-          // ∂S_rl = [S_rl > 0] (∂A_rl − Σ_q A_rq ∂A_rq) / Σ_q ReLU(S_rq).
-          const double sum = S_.row(r).cwiseMax(0.0).sum();
-          if (!(sum > 0.0)) {
-            dS.row(r).setZero();
-            continue;
-          }
-          const double mean = A_.row(r).dot(dA.row(r));
-          dS.row(r) =
-              (S_.row(r).array() > 0.0).select((dA.row(r).array() - mean) / sum, 0.0).matrix();
-        }
-      }
+      normalise_scores_backward(S_, A_, dA, kind_, dS_);
       // S = c X' W X'ᵀ: ∂X' += c (∂S X' Wᵀ + ∂Sᵀ X' W).
-      dX_.noalias() += c * (dS * (Xp_ * W_.transpose()));
-      dX_.noalias() += c * (dS.transpose() * XW_);
+      dX_.noalias() += c * (dS_ * (Xp_ * W_.transpose()));
+      dX_.noalias() += c * (dS_.transpose() * XW_);
       for (Index j = 0; j < m; ++j) {
         grads->col(b).segment(j * d, d) =
             dX_.row(positions_[static_cast<std::size_t>(j)]).transpose();
@@ -93,7 +75,7 @@ class ScratchAttentionWordSet final : public WordSetEvaluator {
   std::vector<Index> positions_;
   std::optional<Matrix> P_;
   Vector base_;
-  Matrix Xp_, XW_, S_, A_, R_, dX_;
+  Matrix Xp_, XW_, S_, A_, R_, dX_, dS_;
 };
 
 }  // namespace
