@@ -65,6 +65,9 @@ class Witness:
     arrays: dict = field(default_factory=dict)  # every array of the task by name (V, V1, …)
     words: tuple = ()  # M*, for several changed words (empty for one)
     sets: list = field(default_factory=list)  # the examined word sets, for several words
+    # The configuration's keys that shape a model beyond its weights (heads, mask), as the
+    # file's configuration text gives them; a key it does not name has its default.
+    model_keys: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -277,7 +280,21 @@ def _drop_duplicates(df: pd.DataFrame, keys: list, table: str, notes: list) -> p
     return df
 
 
-def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: list) -> list:
+MODEL_KEYS = {"heads": "4", "mask": "none"}  # the defaults of `wordsens run`
+
+
+def model_keys(config_text) -> dict:
+    """heads and mask of a configuration text (`key = value` lines), their defaults otherwise."""
+    keys = dict(MODEL_KEYS)
+    for line in (config_text or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() in keys:
+            keys[key.strip()] = value.strip()
+    return keys
+
+
+def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: list,
+                    config_text=None) -> list:
     """Witnesses saved with --save-witness: the /witness table of named arrays, grouped by task.
 
     Only tasks whose ws record is present (done) are returned; arrays of a task killed before
@@ -295,6 +312,7 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
     m_of = dict(zip(ws.get("task_id", []), ws.get("words", [1] * len(ws))))
     set_of = dict(zip(ws.get("task_id", []), ws.get("argmax_set", [()] * len(ws))))
     sets_of = dict(zip(ws.get("task_id", []), ws.get("examined_sets", [()] * len(ws))))
+    keys = model_keys(config_text)
     out = []
     left_out = 0
     for tid, g in table.groupby("task_id", sort=True):
@@ -329,7 +347,7 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
                            delta=delta, X=arrays.get(names.WITNESS_X),
                            W=arrays.get(names.WITNESS_W), S=float(s_of.get(tid, float("nan"))),
                            S_upper=float(su_of.get(tid, float("nan"))), arrays=arrays,
-                           words=words, sets=sets))
+                           words=words, sets=sets, model_keys=keys))
     if left_out:
         notes.append(f"/witness: {left_out} arrays not loaded (over the memory budget of "
                      f"{WITNESS_BUDGET} values)")
@@ -552,7 +570,8 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     if not tasks.empty:
         ws = _join_tasks(_only_done(ws, tasks, "ws", notes), tasks, "ws", notes)
         gen = _join_tasks(_only_done(gen, tasks, "gen", notes), tasks, "gen", notes)
-    witnesses = _read_witnesses(f, tasks, ws, notes)  # of one and of several changed words
+    # of one and of several changed words
+    witnesses = _read_witnesses(f, tasks, ws, notes, attrs.get("config_text"))
     models = _read_models(f, version, tasks, path, notes)
     multi_word = ws.iloc[0:0]
     if "words" in ws:

@@ -71,24 +71,72 @@ def _drf_twin(w, act):
     return phi
 
 
+def masked(s: np.ndarray, w) -> np.ndarray:
+    """The scores under the witness's mask: causal (mask = causal) sets s_jl = −∞ for l > j,
+    so that row j attends to words 0 … j only."""
+    if w.model_keys.get("mask", "none") != "causal":
+        return s
+    return np.where(np.tri(*s.shape, dtype=bool), s, -np.inf)
+
+
 def _attention_twin(rows):
-    """φ(X) = vec(A(X) X), A = rows(X W Xᵀ/√d), the scores normalised row by row (softmax for
-    raf, the row-normalised ReLU for raf_relu); the activation plays no part."""
+    """φ(X) = vec(A(X) X), A = rows(X W Xᵀ/√d), the scores (masked when causal) normalised row
+    by row (softmax for raf, the row-normalised ReLU for raf_relu); the activation plays no
+    part."""
     def twin(w, act):
         if w.W is None:
             return None
-        return lambda X: (rows(X @ w.W @ X.T / np.sqrt(X.shape[1])) @ X).ravel()
+        return lambda X: (rows(masked(X @ w.W @ X.T / np.sqrt(X.shape[1]), w)) @ X).ravel()
 
     return twin
 
 
 def _value_attention_twin(w, act):
-    """raf_v: φ(X) = vec(A(X) X W_V W_O), A = softmax(X W Xᵀ/√d); the activation plays no
-    part."""
+    """raf_v: φ(X) = vec(A(X) X W_V W_O), A = softmax(X W Xᵀ/√d) (masked when causal); the
+    activation plays no part."""
     if w.W is None or "WV" not in w.arrays or "WO" not in w.arrays:
         return None
     WV, WO = w.arrays["WV"], w.arrays["WO"]
-    return lambda X: (softmax_rows(X @ w.W @ X.T / np.sqrt(X.shape[1])) @ X @ WV @ WO).ravel()
+    return lambda X: (softmax_rows(masked(X @ w.W @ X.T / np.sqrt(X.shape[1]), w)) @ X @ WV
+                      @ WO).ravel()
+
+
+def layer_norm(X: np.ndarray) -> np.ndarray:
+    """Each row centred and scaled to unit variance (ε = 1e-5 added to it), no gain or bias."""
+    centred = X - X.mean(axis=1, keepdims=True)
+    return centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + 1e-5)
+
+
+def _multi_head(X: np.ndarray, w, heads: int) -> np.ndarray:
+    """Σ over heads h of softmax(X Q_h (X K_h)ᵀ/√d_h) X V_h, concatenated, then W_O; Q_h, K_h,
+    V_h the columns [h·d_h, (h+1)·d_h) of WQ, WK, WV."""
+    Q, K, V = X @ w.arrays["WQ"], X @ w.arrays["WK"], X @ w.arrays["WV"]
+    dh = X.shape[1] // heads
+    cols = [slice(h * dh, (h + 1) * dh) for h in range(heads)]
+    Y = np.hstack([softmax_rows(masked(Q[:, c] @ K[:, c].T / np.sqrt(dh), w)) @ V[:, c]
+                   for c in cols])
+    return Y @ w.arrays["WO"]
+
+
+def _transformer_twin(block: bool):
+    """mhraf: φ(X) = vec(MHA(X)); block: H = X + MHA(LN(X)), φ(X) = vec(H + ϕ(LN(H) W1) W2)
+    (the activation is the MLP's)."""
+    needed = ("WQ", "WK", "WV", "WO") + (("W1", "W2") if block else ())
+
+    def twin(w, act):
+        if any(k not in w.arrays for k in needed) or (block and act is None):
+            return None
+        heads = int(w.model_keys.get("heads", "1"))
+        if not block:
+            return lambda X: _multi_head(X, w, heads).ravel()
+
+        def phi(X):
+            H = X + _multi_head(layer_norm(X), w, heads)
+            return (H + act(layer_norm(H) @ w.arrays["W1"]) @ w.arrays["W2"]).ravel()
+
+        return phi
+
+    return twin
 
 
 PIECES = {
@@ -98,6 +146,8 @@ PIECES = {
     "raf_relu": ModelPieces(style=dict(color="tab:purple", marker="v"),
                              twin=_attention_twin(relu_rows)),
     "raf_v": ModelPieces(style=dict(color="tab:brown", marker="P"), twin=_value_attention_twin),
+    "mhraf": ModelPieces(style=dict(color="tab:pink", marker="*"), twin=_transformer_twin(False)),
+    "block": ModelPieces(style=dict(color="tab:olive", marker="h"), twin=_transformer_twin(True)),
 }
 
 # A model without an entry (a file written by a build with a model this analysis does not have)

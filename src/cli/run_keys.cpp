@@ -66,7 +66,14 @@ void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats*
        "drf depth L (grid)")
       ("activation", &r.activation, "relu",
        {"relu or tanh", "activation = tanh"},
-       "rf/drf activation: relu or tanh")
+       "activation of rf, drf and block's MLP: relu or tanh")
+      ("heads", &r.heads, std::to_string(defaults.heads),
+       {"integer >= 1 dividing every d", "heads = 8"},
+       "attention heads H of mhraf and block (each head d/H wide); ignored without them")
+      ("mask", &r.mask, "none",
+       {"none or causal", "mask = causal"},
+       "the attention models' mask: none, or causal (word j attends to words 0..j only); "
+       "ignored without an attention model")
       ("rf-sampling", &r.rf_sampling, "full",
        {"full or marginal", "rf-sampling = marginal"},
        "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
@@ -250,6 +257,8 @@ StudyConfig resolve_study(const RunKeyValues& r) {
   s.grid.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
   s.grid.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
   s.activation = parse_activation(r.activation);
+  s.heads = parse_integer_value("heads", r.heads, 1, StudyLimits::max_d);
+  s.mask = parse_keyed("mask", r.mask, "none or causal", parse_mask);
   if (r.rf_sampling != "full" && r.rf_sampling != "marginal") {
     throw_bad_value("rf-sampling", r.rf_sampling, "full or marginal");
   }

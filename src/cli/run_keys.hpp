@@ -21,7 +21,8 @@ namespace wordsens::cli {
 struct RunKeyValues {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
       positions, training, objective, data, output, shard, seed, rf_sampling, words, words_fraction,
-      word_sets, purpose, trials, walltime, progress, select, first_trial = "0", max_trials = "0";
+      word_sets, purpose, heads, mask, trials, walltime, progress, select, first_trial = "0",
+                                                                           max_trials = "0";
   SearchOptionValues search;
   // Switches: "true" when given alone (--dry-run), or the value of --dry-run=true|false and of
   // `dry-run = true|false` in the file.

@@ -20,6 +20,8 @@
 #include "models/shared/feature_map.hpp"
 #include "models/shared/model_costs.hpp"
 #include "models/shared/model_kind.hpp"
+#include "models/transformer/transformer.hpp"
+#include "models/transformer/transformer_costs.hpp"
 
 namespace wordsens {
 
@@ -37,6 +39,13 @@ struct CatalogueRow {
 };
 
 std::optional<std::string> any_size(const ModelSpec&) { return std::nullopt; }
+
+// mhraf, block: head h takes columns [h·d/H, (h+1)·d/H) of Q, K and V.
+std::optional<std::string> heads_problem(const ModelSpec& spec) {
+  if (spec.heads >= 1 && spec.d % spec.heads == 0) return std::nullopt;
+  return to_string(spec.kind) + ": heads = " + std::to_string(spec.heads) +
+         " must divide d = " + std::to_string(spec.d);
+}
 
 // In the order of ModelKind, which is the canonical order of studies and files (traits() indexes
 // the rows by kind; model_kind_test checks it).
@@ -67,6 +76,8 @@ const auto& catalogue() {
       // (n = 10-50, d = 192-384), raf_relu 131-206.
       {{ModelKind::raf, "raf", true, false, false, 32},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         if (spec.mask == AttentionMask::causal)
+           return std::make_unique<TransformerFeatures>(spec, key);
          return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::softmax);
        },
        any_size,
@@ -76,6 +87,8 @@ const auto& catalogue() {
        }},
       {{ModelKind::raf_relu, "raf_relu", true, false, false, 32},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         if (spec.mask == AttentionMask::causal)
+           return std::make_unique<TransformerFeatures>(spec, key);
          return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::relu);
        },
        any_size,
@@ -87,11 +100,34 @@ const auto& catalogue() {
       // like raf's: 110 evaluations per start at n = 30, d = 192 (raf 80 there).
       {{ModelKind::raf_v, "raf_v", true, false, false, 32},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         if (spec.mask == AttentionMask::causal)
+           return std::make_unique<TransformerFeatures>(spec, key);
          return std::make_unique<ValueAttentionFeatures>(spec, key);
        },
        any_size,
        []() -> const ModelCosts& {
          static const ValueAttentionCosts costs(110.0);
+         return costs;
+       }},
+      // H heads with queries, keys, values and an output projection (transformer.hpp); a
+      // pre-LayerNorm block with its residual path and MLP. Not yet measured: priced with
+      // raf_v's ascents.
+      {{ModelKind::mhraf, "mhraf", true, false, false, 32, true},
+       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         return std::make_unique<TransformerFeatures>(spec, key);
+       },
+       heads_problem,
+       []() -> const ModelCosts& {
+         static const TransformerCosts costs({true, true, 0}, 110.0);
+         return costs;
+       }},
+      {{ModelKind::block, "block", true, false, false, 32, true},
+       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+         return std::make_unique<TransformerFeatures>(spec, key);
+       },
+       heads_problem,
+       []() -> const ModelCosts& {
+         static const TransformerCosts costs({true, true, kBlockWidthFactor}, 110.0);
          return costs;
        }},
   });
@@ -120,6 +156,8 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
     require_input(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
     require_input(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
   }
+  require_input(spec.mask == AttentionMask::none || model.attention,
+                name + ": mask = causal applies to attention models only");
   require_input(spec.sampling == RfSampling::full || model.marginal_sampler,
                 name + ": rf-sampling = marginal applies to rf only");
   if (spec.sampling == RfSampling::marginal) {

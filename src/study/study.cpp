@@ -54,13 +54,41 @@ bool has_multi_word(const StudyConfig& config) {
                      [](Index m) { return m != 1; });
 }
 
-bool has_marginal_sampler_model(const StudyConfig& config) {
+namespace {
+
+// Whether a model of some experiment of the study has the trait `has`.
+template <typename Trait>
+bool has_model_with(const StudyConfig& config, Trait has) {
   return std::any_of(config.grid.experiments.begin(), config.grid.experiments.end(),
                      [&](Experiment e) {
                        const auto& models = models_of(config, e);
                        return std::any_of(models.begin(), models.end(),
-                                          [](ModelKind m) { return traits(m).marginal_sampler; });
+                                          [&](ModelKind m) { return has(traits(m)); });
                      });
+}
+
+}  // namespace
+
+bool has_marginal_sampler_model(const StudyConfig& config) {
+  return has_model_with(config, [](const ModelTraits& t) { return t.marginal_sampler; });
+}
+
+bool has_multi_head_model(const StudyConfig& config) {
+  return has_model_with(config, [](const ModelTraits& t) { return t.multi_head; });
+}
+
+bool has_attention_model(const StudyConfig& config) {
+  return has_model_with(config, [](const ModelTraits& t) { return t.attention; });
+}
+
+std::string to_string(AttentionMask mask) {
+  return mask == AttentionMask::causal ? "causal" : "none";
+}
+
+AttentionMask parse_mask(const std::string& text) {
+  if (text == "none") return AttentionMask::none;
+  if (text == "causal") return AttentionMask::causal;
+  throw InputError("unknown mask '" + text + "' (expected none or causal)");
 }
 
 Index feature_dim(const TaskSpec& task) {
@@ -141,6 +169,8 @@ ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   spec.layers = task.layers;
   spec.activation = config.activation;
   if (traits(task.model).marginal_sampler) spec.sampling = config.rf_sampling;
+  if (traits(task.model).multi_head) spec.heads = config.heads;
+  if (traits(task.model).attention) spec.mask = config.mask;
   return spec;
 }
 
@@ -368,6 +398,9 @@ std::string canonical_text(const StudyConfig& c) {
   if (c.rf_sampling == RfSampling::marginal && has_marginal_sampler_model(c)) {
     entries["rf-sampling"] = "marginal";
   }
+  // Likewise heads and the mask, which only change the models they apply to.
+  if (has_multi_head_model(c)) entries["heads"] = std::to_string(c.heads);
+  if (c.mask != AttentionMask::none && has_attention_model(c)) entries["mask"] = to_string(c.mask);
   if (c.descriptive) entries["purpose"] = "descriptive";
   if (c.grid.first_trial > 0) entries["first-trial"] = std::to_string(c.grid.first_trial);
   if (c.grid.max_trials > 0) entries["max-trials"] = std::to_string(c.grid.max_trials);

@@ -91,6 +91,8 @@ struct StudyConfig {
   // The models' settings.
   Activation activation = Activation::relu;
   RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
+  Index heads = 4;                            // H of the multi-head models (mhraf, block)
+  AttentionMask mask = AttentionMask::none;   // the attention models' mask
   // A map rather than a test of the claims (the report shows its rows as a breakdown only);
   // changes no task, only the stored configuration.
   bool descriptive = false;
@@ -140,6 +142,17 @@ void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& co
 /// Whether a model with a marginal sampler (rf) is among the models of the study's experiments,
 /// the only ones rf_sampling applies to (then canonical_text names rf-sampling = marginal).
 [[nodiscard]] bool has_marginal_sampler_model(const StudyConfig& config);
+
+/// Whether a model with several heads (mhraf, block) is among the study's models (then
+/// canonical_text names heads).
+[[nodiscard]] bool has_multi_head_model(const StudyConfig& config);
+
+/// Whether an attention model is among the study's models (then canonical_text names a causal
+/// mask).
+[[nodiscard]] bool has_attention_model(const StudyConfig& config);
+
+[[nodiscard]] std::string to_string(AttentionMask mask);
+[[nodiscard]] AttentionMask parse_mask(const std::string& text);  // throws InputError
 
 /// The estimators' options a study's settings give: the driver and the ws and gen commands
 /// build them here, so the same settings always mean the same search.

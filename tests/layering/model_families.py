@@ -3,7 +3,8 @@
 
     shared/      what every model uses (the feature-map interface, activations, word sets)
     bounds/      the certified bounds' numerics (Lanczos, the float Gram, block norms)
-    rf/ drf/ attention/   one folder per model family; a family never includes another
+    rf/ drf/ attention/ transformer/   one folder per model family; a family never includes
+                 another
     models/*.cpp the catalogue, which sees every family
 
 A folder that is not in this list fails too, so that a new one is placed in the order on purpose.
@@ -17,7 +18,7 @@ import sys
 
 import source_checks
 
-RANK = {"shared": 0, "bounds": 1, "rf": 2, "drf": 2, "attention": 2, "": 3}
+RANK = {"shared": 0, "bounds": 1, "rf": 2, "drf": 2, "attention": 2, "transformer": 2, "": 3}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"models/(?:([a-z_0-9]+)/)?[^"]+"', re.M)
 
 

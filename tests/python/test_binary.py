@@ -325,6 +325,7 @@ def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
     S from them (its entry in model_pieces.py). A model added to the C++ catalogue without one of
     these fails here, where it would otherwise be drawn in black, or its witness check silently
     skipped."""
+    from wordsens_analysis.catalogue import is_attention
     from wordsens_analysis.model_pieces import PIECES
 
     models = catalogue_models()
@@ -333,21 +334,31 @@ def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
     styles = [tuple(sorted(PIECES[m].style.items())) for m in models]
     assert all(PIECES[m].style.get("color") and PIECES[m].style.get("marker") for m in models)
     assert len(set(styles)) == len(styles), "two models drawn alike"
-    (tmp_path / "all.ini").write_text(
-        f"experiments = ws\nmodels = {','.join(models)}\nn = 5\nd = 3\nk = 1.0D\nlayers = 2\n"
-        "trials = 1\nmax-evals = 40\n")
-    out = tmp_path / "all.h5"
-    run_study(tmp_path, tmp_path / "all.ini", "--output", str(out), "--save-witness")
-    res = read_results(out)
-    by_model = {w.model: w for w in res.witnesses}
-    assert sorted(by_model) == sorted(models)
-    for model, w in by_model.items():
-        weights = set(w.arrays) - {names.WITNESS_X, names.WITNESS_DELTA,
-                                   names.WITNESS_DELTA_WORDS}
-        assert weights, f"{model}: no weights stored with its witness"
-    checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
-    assert sorted(checks["model"]) == sorted(models), "a model without a numpy twin"
-    assert (checks["rel_diff"] <= 1e-9).all(), checks
+    # Every model as configured by default, then every attention model under the causal mask
+    # (the twins read heads and mask from the file's configuration).
+    runs = [("3", "none", models)]
+    while runs:
+        heads, mask, run_models = runs.pop(0)
+        ini = tmp_path / f"all_{mask}.ini"
+        ini.write_text(
+            f"experiments = ws\nmodels = {','.join(run_models)}\nn = 5\nd = 3\nk = 1.0D\n"
+            f"layers = 2\nheads = {heads}\nmask = {mask}\ntrials = 1\nmax-evals = 40\n")
+        out = tmp_path / f"all_{mask}.h5"
+        run_study(tmp_path, ini, "--output", str(out), "--save-witness")
+        res = read_results(out)
+        by_model = {w.model: w for w in res.witnesses}
+        assert sorted(by_model) == sorted(run_models)
+        for model, w in by_model.items():
+            weights = set(w.arrays) - {names.WITNESS_X, names.WITNESS_DELTA,
+                                       names.WITNESS_DELTA_WORDS}
+            assert weights, f"{model}: no weights stored with its witness"
+        checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+        assert sorted(checks["model"]) == sorted(run_models), "a model without a numpy twin"
+        assert (checks["rel_diff"] <= 1e-9).all(), (mask, checks)
+        if mask == "none":
+            attention = [m for m in models if is_attention(m)]  # as the file's /models says
+            assert len(attention) >= 2
+            runs.append(("1", "causal", attention))
 
 
 def chunks_beyond_one_page(path):

@@ -32,6 +32,10 @@ enum class Activation { relu, tanh };
 /// computed).
 enum class RfSampling { full, marginal };
 
+/// Which words each row of an attention model attends to: every word, or (causal) words 0 … j
+/// for row j, so that word i changes rows j ≥ i only.
+enum class AttentionMask { none, causal };
+
 /// Everything that determines a model, as read from the configuration.
 struct ModelSpec {
   ModelKind kind = ModelKind::rf;
@@ -40,7 +44,9 @@ struct ModelSpec {
   Index k = 0;     // width of rf / drf (ignored by attention models)
   int layers = 1;  // L for drf
   Activation activation = Activation::relu;
-  RfSampling sampling = RfSampling::full;  // rf only
+  RfSampling sampling = RfSampling::full;    // rf only
+  Index heads = 1;                           // H, attention heads (mhraf, block)
+  AttentionMask mask = AttentionMask::none;  // attention models
 };
 
 /// Which word positions a sensitivity bound covers.

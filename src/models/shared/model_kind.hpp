@@ -13,7 +13,7 @@
 
 namespace wordsens {
 
-enum class ModelKind : std::uint8_t { rf, drf, raf, raf_relu, raf_v };
+enum class ModelKind : std::uint8_t { rf, drf, raf, raf_relu, raf_v, mhraf, block };
 
 struct ModelTraits {
   ModelKind kind;
@@ -32,6 +32,8 @@ struct ModelTraits {
   /// singular vector of V_i) already finds the top basin (32 starts change S by < 1e-4 relative
   /// at n = 40, d = 64), and each of its evaluations reads all of V_i (k·d): none; drf alike.
   int min_total_sphere_starts;
+  /// mhraf, block: several attention heads (the `heads` key).
+  bool multi_head = false;
 };
 
 /// Every model's traits, in the canonical order of studies and files (rf, drf, raf, raf_relu,

@@ -38,8 +38,7 @@ void normalise_scores_backward(const Matrix& S, const Matrix& A, const Matrix& d
         continue;
       }
       const double mean = A.row(r).dot(dA.row(r));
-      dS.row(r) =
-          (S.row(r).array() > 0.0).select((dA.row(r).array() - mean) / sum, 0.0).matrix();
+      dS.row(r) = (S.row(r).array() > 0.0).select((dA.row(r).array() - mean) / sum, 0.0).matrix();
     }
   }
 }

@@ -32,6 +32,8 @@ TEST(RunDefaults, StudyGridsAndListsWithoutOptions) {
   EXPECT_EQ(s.grid.N, std::vector<Index>{20});
   EXPECT_EQ(s.grid.layers, std::vector<Index>{2});
   EXPECT_EQ(s.activation, Activation::relu);
+  EXPECT_EQ(s.heads, 4);
+  EXPECT_EQ(s.mask, AttentionMask::none);
   EXPECT_EQ(s.rf_sampling, RfSampling::full);
   EXPECT_FALSE(s.descriptive);
   EXPECT_EQ(s.seed, 1u);
@@ -84,7 +86,7 @@ const std::vector<std::string> kStudyKeys{
     "activation",  "rf-sampling",    "trials",     "seed",        "positions",
     "words",       "words-fraction", "word-sets",  "training",    "objective",
     "data",        "save-witness",   "purpose",    "first-trial", "max-trials",
-    "select"};
+    "select",      "heads",          "mask"};
 const std::vector<std::string> kSearchKeys{
     "max-evals",    "rel-tol",       "sphere-starts",           "near-origin-starts",
     "guided-start", "screen-points", "min-total-sphere-starts", "upper-bound",

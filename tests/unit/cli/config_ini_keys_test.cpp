@@ -36,6 +36,8 @@ std::vector<KeyCase> study_key_cases() {
       {"layers", "1:4:lin4", {}},
       {"activation", "tanh", {}},
       {"rf-sampling", "marginal", {}},
+      {"heads", "8", {{"models", "mhraf"}}},
+      {"mask", "causal", {}},
       {"purpose", "descriptive", {}},
       {"trials", "7", {}},
       {"seed", "4294967295", {}},

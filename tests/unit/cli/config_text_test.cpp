@@ -200,5 +200,19 @@ TEST(ConfigText, StoredTextPlansTheTasksOfItsConfiguration) {
   EXPECT_THROW((void)plan_of_config_text("[study]\ntrials = 3\n"), std::exception);
 }
 
+// heads changes mhraf and block only, the mask the attention models only: without one of them in
+// the study the text does not name the key, so that studies that run the same tasks resume each
+// other; with one, a different value is a different study.
+TEST(ConfigText, HeadsAndMaskOnlyWithAModelTheyApplyTo) {
+  EXPECT_FALSE(contains(text_of({}), "heads"));
+  EXPECT_EQ(text_of({"--heads=2"}), text_of({}));
+  EXPECT_TRUE(contains(text_of({"--models=raf,mhraf"}), "\nheads = 4\n"));
+  EXPECT_NE(text_of({"--models=block", "--heads=2"}), text_of({"--models=block"}));
+  EXPECT_FALSE(contains(text_of({}), "mask"));
+  EXPECT_EQ(text_of({"--mask=none"}), text_of({}));
+  EXPECT_TRUE(contains(text_of({"--mask=causal"}), "\nmask = causal\n"));
+  EXPECT_EQ(text_of({"--models=rf,drf", "--mask=causal"}), text_of({"--models=rf,drf"}));
+}
+
 }  // namespace
 }  // namespace wordsens::cli

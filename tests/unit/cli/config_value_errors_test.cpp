@@ -91,6 +91,12 @@ TEST(ValueErrors, ActivationAndRfSampling) {
   expect_usage_error({"--purpose=map"}, {"purpose = 'map'", "claims or descriptive"});
 }
 
+TEST(ValueErrors, HeadsAndMask) {
+  expect_usage_error({"--heads=0"}, {"heads = '0'"});
+  expect_usage_error({"--heads=two"}, {"heads = 'two'"});
+  expect_usage_error({"--mask=upper"}, {"mask = 'upper'", "none or causal"});
+}
+
 TEST(ValueErrors, TrialsOutOfRange) {
   expect_usage_line({"--trials=0"}, "trials = '0': expected an integer in [1, 10000000]");
   expect_usage_line({"--trials=-4"}, "trials = '-4'");

@@ -22,7 +22,12 @@ ModelSpec make_spec(const std::string& name, Index n, Index d, Index k, int laye
   return {model_kind(name), n, d, k, layers, activation};
 }
 
-/// Every model flavour the suite runs, at a small size.
+ModelSpec causal(ModelSpec spec) {
+  spec.mask = AttentionMask::causal;
+  return spec;
+}
+
+/// Every model flavour the suite runs, at a small size (heads = 1: every d divides by it).
 std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
   return {make_spec("rf", n, d, k),
           make_spec("rf", n, d, k, 1, Activation::tanh),
@@ -31,13 +36,17 @@ std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
           make_spec("drf", n, d, k, 2, Activation::tanh),
           make_spec("raf", n, d, k),
           make_spec("raf_relu", n, d, k),
-          make_spec("raf_v", n, d, k)};
+          make_spec("raf_v", n, d, k),
+          make_spec("mhraf", n, d, k),
+          make_spec("block", n, d, k),
+          causal(make_spec("raf", n, d, k)),
+          causal(make_spec("block", n, d, k))};
 }
 
 std::string label(const ModelSpec& s) {
   return std::string(traits(s.kind).name) + (s.activation == Activation::tanh ? "/tanh" : "") +
-         " L=" + std::to_string(s.layers) + " n=" + std::to_string(s.n) +
-         " d=" + std::to_string(s.d) + " k=" + std::to_string(s.k);
+         (s.mask == AttentionMask::causal ? "/causal" : "") + " L=" + std::to_string(s.layers) +
+         " n=" + std::to_string(s.n) + " d=" + std::to_string(s.d) + " k=" + std::to_string(s.k);
 }
 
 TEST(WordSensitivityModels, WitnessReproducesSFromScratchForEveryModel) {

@@ -12,6 +12,7 @@
 
 #include "data/synthetic.hpp"
 #include "models/shared/feature_map.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens::testing {
 
@@ -31,6 +32,25 @@ inline std::vector<ModelCase> all_model_cases(Index n = 7, Index d = 5, Index k 
   cases.push_back({"raf", {ModelKind::raf, n, d, 0, 1, Activation::relu}});
   cases.push_back({"raf_relu", {ModelKind::raf_relu, n, d, 0, 1, Activation::relu}});
   cases.push_back({"raf_v", {ModelKind::raf_v, n, d, 0, 1, Activation::relu}});
+  // The transformer family: several heads (d of them, one column each) and one; the causal mask
+  // on every attention model.
+  const auto with = [](ModelSpec spec, Index heads, AttentionMask mask) {
+    spec.heads = heads;
+    spec.mask = mask;
+    return spec;
+  };
+  const auto none = AttentionMask::none, causal = AttentionMask::causal;
+  cases.push_back({"mhraf", with({ModelKind::mhraf, n, d, 0, 1, Activation::relu}, d, none)});
+  cases.push_back({"mhraf_1", with({ModelKind::mhraf, n, d, 0, 1, Activation::relu}, 1, none)});
+  cases.push_back({"block", with({ModelKind::block, n, d, 0, 1, Activation::relu}, d, none)});
+  cases.push_back(
+      {"block_tanh_1", with({ModelKind::block, n, d, 0, 1, Activation::tanh}, 1, none)});
+  for (const ModelKind kind : {ModelKind::raf, ModelKind::raf_relu, ModelKind::raf_v,
+                               ModelKind::mhraf, ModelKind::block}) {
+    const Index heads = kind == ModelKind::mhraf || kind == ModelKind::block ? d : 1;
+    cases.push_back(
+        {to_string(kind) + "_causal", with({kind, n, d, 0, 1, Activation::relu}, heads, causal)});
+  }
   return cases;
 }
 

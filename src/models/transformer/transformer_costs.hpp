@@ -1,0 +1,45 @@
+#pragma once
+// The transformer family's prices (models/shared/model_costs.hpp): one evaluation is a forward
+// and a backward pass from scratch (transformer_layer.hpp), in matrix–matrix products.
+#include "models/shared/model_costs.hpp"
+
+namespace wordsens {
+
+/// Which parts a model of the family has (transformer.hpp).
+struct TransformerParts {
+  bool keys = true;            // Q and K (else raf's W)
+  bool projections = true;     // V and O
+  Index mlp_width_factor = 0;  // k = factor · d; 0: no MLP
+};
+
+class TransformerCosts final : public ModelCosts {
+ public:
+  TransformerCosts(TransformerParts parts, double ws_evaluations_per_start)
+      : parts_(parts), ws_evaluations_per_start_(ws_evaluations_per_start) {}
+
+  [[nodiscard]] double evaluation(const CostShape& s) const override;
+  [[nodiscard]] double features(const CostShape& s) const override;
+  [[nodiscard]] double weights(const CostShape& s) const override;
+  [[nodiscard]] double position_setup(const CostShape& s) const override;
+  [[nodiscard]] double sample_setup(const CostShape& s) const override;
+  [[nodiscard]] double set_evaluation(const CostShape& s, double words) const override;
+  [[nodiscard]] double set_setup(const CostShape& s, const CostOptions& o,
+                                 double words) const override;
+  [[nodiscard]] double single_point_evaluation(const CostShape& s) const override;
+  [[nodiscard]] double ws_evaluations_per_start() const override {
+    return ws_evaluations_per_start_;
+  }
+  [[nodiscard]] double gen_evaluations_per_start() const override;
+  [[nodiscard]] double multi_word_growth(double words) const override;
+
+ private:
+  /// Multiply–adds of the passes after the inputs' rows (scores, heads, O, MLP), one way.
+  [[nodiscard]] double dense_pass(const CostShape& s) const;
+  /// Multiply–adds of one row of U Q, U K, U V (one way).
+  [[nodiscard]] double input_row(const CostShape& s) const;
+
+  TransformerParts parts_;
+  double ws_evaluations_per_start_;
+};
+
+}  // namespace wordsens
