@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
-from . import head_claims, multi_word, rules, ws_claims
+from . import extension_claims, head_claims, multi_word, rules, ws_claims
 from .rules import (E_FAR, E_LIMIT, E_NEAR, FLAT, HALF_M_TOL, K_OVER_N, M_OVER_N, REFUTE_HALF,
                     RELU_BEYOND, RELU_DECAY, RELU_FLAT)
 
@@ -37,6 +37,9 @@ class Claim:
     rule: str      # how the verdict is decided
     rows: Callable  # rows(claim, study) -> [Row]: its primary row(s) and their breakdown
     paper: Paper | None = None  # None: a claim beyond the paper
+    # A claim about a model beyond the paper: its rows are of kind 'extension' (their own Holm
+    # family, never in the first line; docs/VERDICT_RULES.md "Beyond the paper").
+    extension: bool = False
 
 
 _STATS = ("statistics are per trial (the texts of a trial are shared by all models and all n, so "
@@ -166,6 +169,40 @@ CLAIMS = {c.id: c for c in [
           multi_word.raf_one_word_rows),
 ]}
 
+_LB_CONTRAST = (f"both are lower bounds found by ascent, so a positive verdict is at most 'not "
+                f"refuted (lower bound only)', and the opposite order with p ≤ α contradicts the "
+                f"claim; {_STATS}")
+
+
+def _omega(model: str, what: str) -> Claim:
+    return Claim(f"ext_{model}", "beyond the paper", f"{what} keeps a single word: S_{model} = "
+                 f"Ω(1)", model, "ws", "n ≤ d, per d",
+                 f"as Thm 3 with S_{model} in place of S_raf: confirmed when in every d its slope "
+                 f"of log S against log n lies inside [−{FLAT}, +{FLAT}] and it stays above rf's "
+                 f"certified upper bound on the same texts at every n, the gap growing; {_STATS}",
+                 ws_claims.thm3_rows, extension=True)
+
+
+EXTENSION_CLAIMS = [
+    _omega("raf_v", "Random attention with value and output projections"),
+    _omega("mhraf", "Multi-head random attention"),
+    _omega("block", "A random pre-LayerNorm transformer block"),
+    Claim("ext_residual", "beyond the paper", "The block keeps less of a word than its attention "
+          "alone: S_block < S_mhraf on the same texts (residual path, LayerNorm, MLP)", "block",
+          "ws", "n ≤ d, per d, mhraf with the same heads on the same texts",
+          f"in every d, the per-trial mean over n of log(S_block/S_mhraf) below 0 with p ≤ α "
+          f"after Holm over the extension rows; {_LB_CONTRAST}",
+          extension_claims.residual_rows, extension=True),
+    *[Claim(f"ext_causal_{model}", "beyond the paper", f"Under a causal mask the first word "
+            f"counts more than the last: S at word 0 above S at word n−1 ({model})",
+            f"{model}/causal", "ws", "n ≤ d, per d, mask = causal, positions = all",
+            f"in every d, the per-trial mean over n of log(S_0/S_(n−1)), each the best S found "
+            f"at that word (position_S), above 0 with p ≤ α after Holm over the extension rows; "
+            f"{_LB_CONTRAST}",
+            extension_claims.causal_rows, extension=True) for model in ("raf", "block")],
+]
+CLAIMS.update({c.id: c for c in EXTENSION_CLAIMS})
+
 # Rows built after the claims of a table and before those of the next: diagnostics that belong
 # to no single claim (the slopes between successive n, of every model).
 DIAGNOSTICS = {"ws": ws_claims.local_slope_rows}
@@ -189,6 +226,7 @@ def _texts() -> list:
         out += [c.id, c.theorem, c.name, c.model, c.regime, c.rule]
     for table in (rules.SECONDARY_RULES, rules.INTEGRITY_RULES):
         out += [f"{k}: {v}" for k, v in table.items()]
+    out.append(f"extension: {rules.EXTENSION_RULE}")
     return out
 
 

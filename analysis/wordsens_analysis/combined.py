@@ -83,6 +83,12 @@ class Study:
                             "claims") == "descriptive"
 
     @property
+    def mask(self) -> str:
+        """The attention models' mask (none, or causal: the rules name its attention models
+        '<model>/causal', verdicts.under_mask)."""
+        return config_value(self.files[0].attrs.get("config_text"), "mask", "none")
+
+    @property
     def fractions(self) -> list:
         """The study's words-fraction values (the same in every file of a study)."""
         return multi_word.fractions_of(self.files[0].attrs.get("config_text"))

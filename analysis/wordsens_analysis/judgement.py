@@ -339,13 +339,14 @@ def finish(rows: list) -> None:
         if r.kind == rules.INTEGRITY or r.verdict:
             continue
         r.p_confirm, r.p_refute = r.p_values()
-    primary = [r for r in rows if r.kind == rules.PRIMARY and not r.verdict]
-    adj_c = stats.holm([r.p_confirm for r in primary])
-    adj_r = stats.holm([r.p_refute for r in primary])
-    family = int(np.isfinite([r.p_confirm for r in primary]).sum())
-    for r, pc, pr in zip(primary, adj_c, adj_r):
-        r.p_confirm_holm, r.p_refute_holm = pc, pr
-        r.decide(pc, pr, family)
+    for kind in (rules.PRIMARY, rules.EXTENSION):  # two Holm families: the paper's, the rest
+        primary = [r for r in rows if r.kind == kind and not r.verdict]
+        adj_c = stats.holm([r.p_confirm for r in primary])
+        adj_r = stats.holm([r.p_refute for r in primary])
+        family = int(np.isfinite([r.p_confirm for r in primary]).sum())
+        for r, pc, pr in zip(primary, adj_c, adj_r):
+            r.p_confirm_holm, r.p_refute_holm = pc, pr
+            r.decide(pc, pr, family)
     for r in rows:
         if r.kind == rules.SECONDARY and not r.verdict:
             r.decide(r.p_confirm, r.p_refute)

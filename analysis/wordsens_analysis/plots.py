@@ -64,11 +64,11 @@ SHORT_VERDICT = {rules.NOT_REFUTED_LB: "not refuted (LB only)",
 
 
 def _verdict_of(verdicts, model: str) -> str:
-    """'Thm 1: confirmed' from the model's primary row, '' when there is none."""
+    """'Thm 1: confirmed' from the model's primary (or extension) row, '' when there is none."""
     if verdicts is None or verdicts.empty:
         return ""
     claim = claims.ws_claim_of_model(model)
-    row = verdicts[(verdicts["kind"] == rules.PRIMARY)
+    row = verdicts[verdicts["kind"].isin([rules.PRIMARY, rules.EXTENSION])
                    & (verdicts["claim"] == (claim.id if claim else ""))]
     if row.empty:
         return ""

@@ -113,8 +113,8 @@ def rules_tables() -> dict:
 
 
 def sections(table: pd.DataFrame, lead: tuple = ()) -> list:
-    """(title, table, css class) in reading order: integrity failures, primary, integrity,
-    secondary. `lead`: columns shown first in every table (the study, with several)."""
+    """(title, table, css class) in reading order: integrity failures, primary, the claims
+    beyond the paper (when the file has any), integrity, secondary. `lead`: columns shown first in every table (the study, with several)."""
     integ = table[table["kind"] == rules.INTEGRITY].rename(columns={"trials": "records"})
     failed = integ[integ["verdict"] == rules.FAIL]
     shown = [*lead, *[c if c != "trials" else "records" for c in INTEGRITY_SHOWN]]
@@ -124,6 +124,10 @@ def sections(table: pd.DataFrame, lead: tuple = ()) -> list:
                     failed[shown], "fail"))
     out.append(("Primary claims",
                 table[table["kind"] == rules.PRIMARY][[*lead, *PRIMARY_SHOWN]], "primary"))
+    beyond = table[table["kind"] == rules.EXTENSION]
+    if not beyond.empty:
+        out.append(("Claims beyond the paper (a Holm family of their own)",
+                    beyond[[*lead, *PRIMARY_SHOWN]], "primary"))
     out.append(("Integrity checks", integ[integ["verdict"] != rules.FAIL][shown], ""))
     out.append(("Secondary rows (breakdown)",
                 table[table["kind"] == rules.SECONDARY][[*lead, *SECONDARY_SHOWN]], ""))

@@ -10,7 +10,7 @@ the changelog is in docs/VERDICT_RULES.md, with the reasons for every rule.
 """
 from __future__ import annotations
 
-RULES_VERSION = "3.1"
+RULES_VERSION = "3.2"
 
 # Verdicts of claims (primary and secondary rows), positive ones strongest first.
 CONFIRMED = "confirmed"  # evidence of the kind that can decide the claim, every group agreeing
@@ -26,6 +26,15 @@ PASS, FAIL, NOT_IN_FILE = "pass", "FAIL", "n/a"
 POSITIVE = (CONFIRMED, SUPPORTED_RESTRICTED, SUPPORTED_SEARCH, NOT_REFUTED_LB)
 
 PRIMARY, SECONDARY, INTEGRITY = "primary", "secondary", "integrity"
+# Claims beyond the paper (the transformer family, the causal mask): judged like primary rows but
+# in a Holm family of their own, never counted in the report's first line nor extended by trials.
+EXTENSION = "extension"
+EXTENSION_RULE = ("rows of the claims beyond the paper (kind 'extension'): each group's tests "
+                  "as for a primary claim, Holm's correction over the extension rows of the "
+                  "report only (the paper's primary rows are another family); not counted in "
+                  "the first line, not extended by more trials; a study with mask = causal "
+                  "names its attention models '<model>/causal', which only the causal claims "
+                  "read")
 
 ALPHA = 0.025  # one-sided level of every test: at 0.025 a one-sided test agrees with the 95% CI
 LEVEL = 0.95

@@ -13,12 +13,12 @@ study are added. Three kinds of rows:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from . import claims, groups, integrity, multi_word, rules, sequential, tolerances
+from . import catalogue, claims, groups, integrity, multi_word, rules, sequential, tolerances
 from .combined import SERIES
 from .head_claims import prepare_gen
 from .judgement import Row, finish, group_rows
@@ -70,17 +70,38 @@ def _labels_by_task(records: pd.DataFrame, planned: pd.DataFrame | None):
     return None if labels.isna().any() else labels.to_numpy()
 
 
+def under_mask(frame: pd.DataFrame | None, mask: str) -> pd.DataFrame | None:
+    """The frame as the rules see it: with mask = causal, the attention models' rows are named
+    '<model>/causal' (with their traits), so that the paper's claims never read a masked model
+    and a paired contrast pairs masked with masked only."""
+    if frame is None or frame.empty or mask != "causal" or "model" not in frame:
+        return frame
+    names = {}
+    for model in frame["model"].unique():
+        if catalogue.is_attention(model):
+            names[model] = f"{model}{CAUSAL_SUFFIX}"
+            catalogue.register([replace(catalogue.traits(model), name=names[model])],
+                               "the causal mask")
+    return frame.assign(model=frame["model"].replace(names)) if names else frame
+
+
+CAUSAL_SUFFIX = "/causal"
+
+
 def study_data(study, partners: pd.DataFrame | None = None,
                settings: tolerances.Settings = tolerances.RULES) -> StudyData:
     """The rules' view of a combined.Study."""
+    mask = study.mask
     several = study.multi_word if study.multi_word is not None and not study.multi_word.empty \
         else None
-    planned = groups.prepare_planned(study.tasks, SERIES)
+    several = under_mask(several, mask)
+    planned = groups.prepare_planned(under_mask(study.tasks, mask), SERIES)
+    ws, gen = under_mask(study.ws, mask), under_mask(study.gen, mask)
     return StudyData(
-        label=study.label, ws=prepare_ws(study.ws, _labels_by_task(study.ws, planned)),
-        gen=prepare_gen(study.gen, _labels_by_task(study.gen, planned)),
+        label=study.label, ws=prepare_ws(ws, _labels_by_task(ws, planned)),
+        gen=prepare_gen(gen, _labels_by_task(gen, planned)),
         gen_records=study.gen, multi_word=several,
-        words=multi_word.all_words(study.ws, several) if several is not None else None,
+        words=multi_word.all_words(ws, several) if several is not None else None,
         fractions=list(study.fractions), witness_checks=study.witness_checks, planned=planned,
         partners=prepare_ws(partners) if partners is not None else None,
         descriptive=study.descriptive, settings=settings)
@@ -89,7 +110,7 @@ def study_data(study, partners: pd.DataFrame | None = None,
 def _study_datas(studies: list, settings: tolerances.Settings) -> list:
     data = []
     for s in studies:
-        others = [o.ws for o in studies if o is not s and not o.ws.empty]
+        others = [under_mask(o.ws, o.mask) for o in studies if o is not s and not o.ws.empty]
         sd = study_data(s, pd.concat(others, ignore_index=True) if others else None, settings)
         sd.plan = sequential.study_plan(s)
         data.append(sd)
@@ -112,13 +133,16 @@ def next_batch(studies: list, where: str = "in this file") -> list:
 def judge_frames(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks=None,
                  multi_word_records=None, fractions: tuple = (), label: str = "",
                  tasks: pd.DataFrame | None = None,
-                 settings: tolerances.Settings = tolerances.RULES) -> pd.DataFrame:
+                 settings: tolerances.Settings = tolerances.RULES,
+                 mask: str = "none") -> pd.DataFrame:
     """The verdict table of one study given as record tables (as read_results returns them,
-    with its task table when there is one): for notebooks and tests; a report over files uses
-    combined.build_studies first."""
+    with its task table when there is one, and its configuration's mask): for notebooks and
+    tests; a report over files uses combined.build_studies first."""
     several = multi_word_records if multi_word_records is not None and \
         not multi_word_records.empty else None
-    planned = groups.prepare_planned(tasks, SERIES)
+    several = under_mask(several, mask)
+    ws, gen = under_mask(ws, mask), under_mask(gen, mask)
+    planned = groups.prepare_planned(under_mask(tasks, mask), SERIES)
     study = StudyData(label=label, ws=prepare_ws(ws, _labels_by_task(ws, planned)),
                       gen=prepare_gen(gen, _labels_by_task(gen, planned)), gen_records=gen,
                       multi_word=several,
@@ -134,10 +158,19 @@ def claim_rows(study: StudyData) -> list:
     rows = []
     for table in claims.TABLES:
         for c in claims.of_table(table):
-            rows += c.rows(c, study)
+            built = c.rows(c, study)
+            if c.extension:  # its claim rows form the extension family (rules.EXTENSION)
+                for r in built:
+                    if r.kind == rules.PRIMARY:
+                        r.kind = rules.EXTENSION
+            rows += built
         if table in claims.DIAGNOSTICS:
             rows += claims.DIAGNOSTICS[table](study)
-    return rows + [g for r in rows if r.kind == rules.PRIMARY for g in group_rows(r)]
+    return rows + [g for r in rows if r.kind in JUDGED for g in group_rows(r)]
+
+
+# The kinds of a claim's own rows (the paper's, and those beyond it).
+JUDGED = (rules.PRIMARY, rules.EXTENSION)
 
 
 def _holds(study: StudyData, c) -> bool:
@@ -152,14 +185,15 @@ def _own_claim(row: Row, study: StudyData) -> bool:
     """Whether a row speaks about a model the study holds (the primary rows of absent models are
     left out; a claim no study holds gets one row of its own, see _absent_rows)."""
     c = claims.CLAIMS.get(row.claim.split("[")[0])
-    return row.kind != rules.PRIMARY or c is None or _holds(study, c)
+    return row.kind not in JUDGED or c is None or _holds(study, c)
 
 
 def _absent_rows(studies: list, where: str) -> list:
     rows = []
     judging = [s for s in studies if not s.descriptive]
     for c in claims.CLAIMS.values():
-        if c.table == "multi_word" or any(_holds(s, c) for s in judging):
+        # A claim beyond the paper speaks only where a study runs its model.
+        if c.extension or c.table == "multi_word" or any(_holds(s, c) for s in judging):
             continue
         why = f"no {c.model} {c.table} records {where}"
         if any(_holds(s, c) for s in studies):
@@ -171,7 +205,7 @@ def _absent_rows(studies: list, where: str) -> list:
 
 def _demote(row: Row) -> Row:
     """A descriptive study's primary row, shown as a secondary one (outside Holm's family)."""
-    if row.kind == rules.PRIMARY:
+    if row.kind in JUDGED:
         row.kind = rules.SECONDARY
         row.claim = f"{row.claim} (descriptive)"
     return row
@@ -226,10 +260,12 @@ def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
     table["_study"] = table[STUDY].map(lambda s: order.get(s, len(order)))
     table["_kind"] = np.select(
         [(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL),
-         table["kind"] == rules.PRIMARY, table["kind"] == rules.INTEGRITY], [0, 1, 2], 3)
-    # Primary rows by claim, then study; the other kinds by study, keeping their own order.
-    table["_a"] = np.where(table["_kind"] == 1, table["_claim"], table["_study"])
-    table["_b"] = np.where(table["_kind"] == 1, table["_study"], 0)
+         table["kind"] == rules.PRIMARY, table["kind"] == rules.EXTENSION,
+         table["kind"] == rules.INTEGRITY], [0, 1, 2, 3], 4)
+    # Claim rows by claim, then study; the other kinds by study, keeping their own order.
+    by_claim = table["_kind"].isin([1, 2])
+    table["_a"] = np.where(by_claim, table["_claim"], table["_study"])
+    table["_b"] = np.where(by_claim, table["_study"], 0)
     table = table.sort_values(["_kind", "_a", "_b"], kind="stable")
     return table.reindex(columns=COLUMNS).reset_index(drop=True)
 

@@ -47,6 +47,25 @@ class Study:
                                     else "none"))
         return self
 
+    def ws_positions(self, model, d, ns, first, last):
+        """An attention model examined at every word (positions = all): the best S found at
+        word 0 follows `first`, at word n − 1 `last` ((level, slope) or functions of (n, trial)),
+        the words between half the smaller of the two (so only the ends decide a comparison of
+        them); S is their maximum."""
+        for n in ns:
+            for t in range(self.trials):
+                tid = self._task("ws", model, n, d, 0, 0, 1, t, True)
+                shared = np.exp(self.trial_effect[t])
+                a = _value(first, n, t) * shared * np.exp(self.rng.normal(0, self.noise))
+                b = _value(last, n, t) * shared * np.exp(self.rng.normal(0, self.noise))
+                per = np.full(n, 0.5 * min(a, b))
+                per[0], per[-1] = a, b
+                self.ws.append(dict(task_id=tid, model=model, n=n, d=d, k=0, layers=1, N=0,
+                                    words=1, trial=t, S=float(per.max()), S_upper=np.nan,
+                                    S_upper_scope="none", examined=np.arange(n),
+                                    position_S=per))
+        return self
+
     def gen_group(self, model, d, ns, E, N=20, k_of=None, trainings=("finetune",)):
         """E: a function of n -> the true E (point noise added), for every training mode."""
         k_of = k_of or (lambda n, d: n * d)
@@ -74,12 +93,12 @@ def _value(law, n, t):
     return level * n ** slope
 
 
-def judge(study: Study, settings=None):
+def judge(study: Study, settings=None, mask="none"):
     from wordsens_analysis import tolerances, verdicts
 
     ws, gen, tasks = study.frames()
     return verdicts.judge_frames(ws, gen, tasks=tasks,
-                                 settings=settings or tolerances.RULES)
+                                 settings=settings or tolerances.RULES, mask=mask)
 
 
 def row(table, claim):

@@ -183,6 +183,44 @@ def test_witnesses_of_several_words_are_recomputed_in_numpy(tmp_path):
     assert bad["rel_diff"].iloc[0] > 1e-3
 
 
+def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):
+    """jobs/configs/block.ini and block_causal.ini at their seed, at n <= 16 and 10 trials (CI
+    time): the report over both has one extension row per claim beyond the paper and none for a
+    claim of the paper about a masked model; the contrasts it decides hold (the block keeps less
+    of a word than its attention alone, the first word more than the last under the mask); the
+    block's decaying lower bound does not confirm Omega(1); its own report draws S against n for
+    every model of the study; integrity passes."""
+    from conftest import ROOT
+
+    outs = []
+    for name in ("block", "block_causal"):
+        out = tmp_path / f"{name}.h5"
+        run_study(tmp_path, os.path.join(ROOT, "jobs", "configs", f"{name}.ini"), "--n", "4,8,16",
+                  "--trials", "10", "--budget-check", "0", "--output", str(out), "--progress",
+                  "600", timeout=900)
+        outs.append(str(out))
+    p = subprocess.run(["/usr/bin/python3", REPORT, *outs, "-o", str(tmp_path / "rep")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    v = pd.read_csv(tmp_path / "rep" / "verdicts.csv", keep_default_na=False)
+    ext = v[v["kind"] == "extension"].set_index("claim")["verdict"].to_dict()
+    assert sorted(ext) == sorted(["ext_raf_v", "ext_mhraf", "ext_block", "ext_residual",
+                                  "ext_causal_raf", "ext_causal_block"]), ext
+    for claim in ("ext_residual", "ext_causal_raf", "ext_causal_block"):
+        assert ext[claim] == "not refuted (lower bound only)", (claim, ext)
+    assert ext["ext_block"] == "inconclusive", ext
+    assert "contradicted" not in ext.values()
+    models = set(v.loc[v["kind"] == "extension", "model"])
+    assert {"raf/causal", "block/causal"} <= models, models
+    assert (v.loc[v["kind"] == "integrity", "verdict"] != "FAIL").all()
+    p = subprocess.run(["/usr/bin/python3", REPORT, outs[0], "-o", str(tmp_path / "one")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "one" / "ws_vs_n.png").exists()
+    md = (tmp_path / "one" / "report.md").read_text()
+    assert "Claims beyond the paper" in md
+
+
 def test_multiword_config_judges_every_group_of_its_claims(tmp_path):
     """jobs/configs/multiword.ini at its own seed, at 10 of its 20 trials (CI time): the run
     stores S_m for m = 2, 4, 8; the report draws S_m against m/n, summarises it per (point, m)

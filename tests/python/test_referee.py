@@ -248,3 +248,76 @@ def _as_file_tables(ws: pd.DataFrame, tasks: pd.DataFrame):
         w[c] = zeros.astype(int)
     w["phi_norm"], w["seconds"] = zeros + 1, zeros
     return t, w, None
+
+
+# --- beyond the paper: the transformer family and the causal mask ---------------------------------
+
+def _beyond():
+    """The models beyond the paper, as a file's /models would make them known."""
+    from wordsens_analysis import catalogue
+    catalogue.register([catalogue.ModelTraits(m, True, False, False, 32)
+                        for m in ("raf_v", "mhraf", "block")], "test")
+
+
+def extension_verdicts(t):
+    return t[t["kind"] == rules.EXTENSION].set_index("claim")["verdict"].to_dict()
+
+
+@pytest.mark.parametrize("model", ["raf_v", "mhraf", "block"])
+def test_a_model_beyond_the_paper_decaying_or_below_rf_is_not_confirmed(model):
+    _beyond()
+    decays = judge(with_rf(Study(trials=20).ws_group(model, 64, NS, S=(2.0, -0.3)), 64))
+    assert row(decays, f"ext_{model}")["verdict"] == rules.INCONCLUSIVE
+    low = judge(with_rf(Study().ws_group(model, 64, NS, S=(0.2, 0.0)), 64))
+    assert row(low, f"ext_{model}")["verdict"] == rules.INCONCLUSIVE
+    high = judge(with_rf(Study().ws_group(model, 64, NS, S=(2.0, 0.0)), 64))
+    r = row(high, f"ext_{model}")
+    assert r["verdict"] == rules.CONFIRMED and r["kind"] == rules.EXTENSION, r["reason"]
+
+
+def test_extension_rows_are_their_own_family_and_absent_without_their_model():
+    _beyond()
+    paper_only = judge(with_rf(Study().ws_group("raf", 64, NS, S=(2.0, 0.0)), 64))
+    assert not (paper_only["kind"] == rules.EXTENSION).any()
+    both = judge(with_rf(Study().ws_group("raf", 64, NS, S=(2.0, 0.0))
+                         .ws_group("block", 64, NS, S=(2.0, 0.0)), 64))
+    # The paper's rows read as without the block: Holm's family is the paper's claims only.
+    for claim in ("thm1_rf", "thm3_raf"):
+        assert row(both, claim)["p_confirm_holm"] == row(paper_only, claim)["p_confirm_holm"]
+    assert verdicts.headline(both) == verdicts.headline(paper_only)
+
+
+def test_a_block_above_its_attention_contradicts_the_residual_claim():
+    _beyond()
+    above = Study().ws_group("mhraf", 64, NS, S=(1.0, 0.0)).ws_group("block", 64, NS, S=(1.5, 0.0))
+    assert row(judge(above), "ext_residual")["verdict"] == rules.CONTRADICTED
+    below = Study().ws_group("mhraf", 64, NS, S=(2.5, 0.0)).ws_group("block", 64, NS, S=(0.6, 0.0))
+    assert row(judge(below), "ext_residual")["verdict"] == rules.NOT_REFUTED_LB
+    alone = judge(Study().ws_group("block", 64, NS, S=(0.6, 0.0)))
+    r = row(alone, "ext_residual")
+    assert r["verdict"] == rules.INCONCLUSIVE and "mhraf" in r["reason"]
+
+
+@pytest.mark.parametrize("model", ["raf", "block"])
+def test_the_causal_claim_fails_where_the_last_word_counts_as_much(model):
+    _beyond()
+    claim = f"ext_causal_{model}"
+    holds = Study().ws_positions(model, 64, NS, first=(2.0, 0.0), last=(3.0, -0.5))
+    assert row(judge(holds, mask="causal"), claim)["verdict"] == rules.NOT_REFUTED_LB
+    same = Study(trials=20).ws_positions(model, 64, NS, first=(1.0, 0.0), last=(1.0, 0.0))
+    assert row(judge(same, mask="causal"), claim)["verdict"] == rules.INCONCLUSIVE
+    more = Study().ws_positions(model, 64, NS, first=(0.5, 0.0), last=(1.0, 0.0))
+    assert row(judge(more, mask="causal"), claim)["verdict"] == rules.CONTRADICTED
+
+
+def test_masked_and_unmasked_attention_are_never_read_for_each_other():
+    _beyond()
+    s = with_rf(Study().ws_positions("raf", 64, NS, first=(2.0, 0.0), last=(0.5, -0.5)), 64)
+    masked = judge(s, mask="causal")
+    # The paper's Thm 3 does not read a causal raf: no raf records for it in this study.
+    assert "no raf ws records" in row(masked, "thm3_raf")["reason"]
+    assert row(masked, "ext_causal_raf")["model"] == "raf/causal"
+    plain = judge(s)
+    assert not plain["claim"].str.startswith("ext_causal").any()
+    assert row(plain, "thm3_raf")["verdict"] in POSITIVE
+
