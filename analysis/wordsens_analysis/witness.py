@@ -15,7 +15,13 @@ import numpy as np
 
 from .model_pieces import PIECES
 
-ACTIVATIONS = {"relu": lambda a: np.maximum(a, 0.0), "tanh": np.tanh}
+def _gelu(a):
+    """GELU(z) = z·Φ(z), the exact form (block's MLP)."""
+    from scipy.special import erf
+    return 0.5 * a * (1.0 + erf(a / np.sqrt(2.0)))
+
+
+ACTIVATIONS = {"relu": lambda a: np.maximum(a, 0.0), "tanh": np.tanh, "gelu": _gelu}
 
 
 def perturbed(X: np.ndarray, position: int, delta: np.ndarray) -> np.ndarray:

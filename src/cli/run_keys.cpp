@@ -65,8 +65,8 @@ void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats*
        {"integer grid", "layers = 2,4"},
        "drf depth L (grid)")
       ("activation", &r.activation, "relu",
-       {"relu or tanh", "activation = tanh"},
-       "activation of rf, drf and block's MLP: relu or tanh")
+       {"relu, tanh or gelu", "activation = tanh"},
+       "activation of rf, drf and block's MLP: relu or tanh; gelu for block's MLP only")
       ("heads", &r.heads, std::to_string(defaults.heads),
        {"integer >= 1 dividing every d", "heads = 8"},
        "attention heads H of mhraf and block (each head d/H wide); ignored without them")
@@ -257,6 +257,15 @@ StudyConfig resolve_study(const RunKeyValues& r) {
   s.grid.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
   s.grid.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
   s.activation = parse_activation(r.activation);
+  const bool width_model = std::any_of(s.grid.models.begin(), s.grid.models.end(),
+                                       [](ModelKind m) { return !traits(m).attention; }) ||
+                           std::any_of(s.grid.gen_models.begin(), s.grid.gen_models.end(),
+                                       [](ModelKind m) { return !traits(m).attention; });
+  if (s.activation == Activation::gelu && width_model) {
+    throw InputError(
+        "activation = 'gelu' applies to block's MLP only: rf and drf need relu or tanh (their "
+        "certified bound needs a 1-Lipschitz activation)");
+  }
   s.heads = parse_integer_value("heads", r.heads, 1, StudyLimits::max_d);
   s.mask = parse_keyed("mask", r.mask, "none or causal", parse_mask);
   if (r.rf_sampling != "full" && r.rf_sampling != "marginal") {

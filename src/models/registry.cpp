@@ -159,6 +159,10 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
     require_input(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
     require_input(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
   }
+  require_input(spec.activation != Activation::gelu || model.attention,
+                name +
+                    ": activation = gelu applies to block's MLP only (the certified bound "
+                    "needs a 1-Lipschitz activation: relu or tanh)");
   require_input(spec.mask == AttentionMask::none || model.attention,
                 name + ": mask = causal applies to attention models only");
   require_input(spec.sampling == RfSampling::full || model.marginal_sampler,

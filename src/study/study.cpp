@@ -95,12 +95,23 @@ Index feature_dim(const TaskSpec& task) {
   return traits(task.model).attention ? task.n * task.d : task.k;
 }
 
-std::string to_string(Activation a) { return a == Activation::relu ? "relu" : "tanh"; }
+std::string to_string(Activation a) {
+  switch (a) {
+    case Activation::relu:
+      return "relu";
+    case Activation::tanh:
+      return "tanh";
+    case Activation::gelu:
+      return "gelu";
+  }
+  return "relu";
+}
 
 Activation parse_activation(const std::string& text) {
   if (text == "relu") return Activation::relu;
   if (text == "tanh") return Activation::tanh;
-  throw InputError("activation = '" + text + "': expected relu or tanh");
+  if (text == "gelu") return Activation::gelu;
+  throw InputError("activation = '" + text + "': expected relu, tanh or gelu");
 }
 
 std::string describe(const TaskSpec& task) {

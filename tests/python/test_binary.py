@@ -374,14 +374,18 @@ def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
     assert len(set(styles)) == len(styles), "two models drawn alike"
     # Every model as configured by default, then every attention model under the causal mask
     # (the twins read heads and mask from the file's configuration).
-    runs = [("3", "none", models)]
+    # … and block's MLP with GELU (its twin takes the file's activation).
+    runs = [("3", "none", models), ("3", "none gelu", ["block"])]
     while runs:
         heads, mask, run_models = runs.pop(0)
-        ini = tmp_path / f"all_{mask}.ini"
+        mask, _, act = mask.partition(" ")
+        act = act or "relu"
+        ini = tmp_path / f"all_{mask}_{act}.ini"
         ini.write_text(
             f"experiments = ws\nmodels = {','.join(run_models)}\nn = 5\nd = 3\nk = 1.0D\n"
-            f"layers = 2\nheads = {heads}\nmask = {mask}\ntrials = 1\nmax-evals = 40\n")
-        out = tmp_path / f"all_{mask}.h5"
+            f"layers = 2\nheads = {heads}\nmask = {mask}\nactivation = {act}\ntrials = 1\n"
+            "max-evals = 40\n")
+        out = tmp_path / f"all_{mask}_{act}.h5"
         run_study(tmp_path, ini, "--output", str(out), "--save-witness")
         res = read_results(out)
         by_model = {w.model: w for w in res.witnesses}
@@ -390,10 +394,10 @@ def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
             weights = set(w.arrays) - {names.WITNESS_X, names.WITNESS_DELTA,
                                        names.WITNESS_DELTA_WORDS}
             assert weights, f"{model}: no weights stored with its witness"
-        checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+        checks = pd.DataFrame(check_witnesses(res.witnesses, act), columns=CHECK_COLUMNS)
         assert sorted(checks["model"]) == sorted(run_models), "a model without a numpy twin"
         assert (checks["rel_diff"] <= 1e-9).all(), (mask, checks)
-        if mask == "none":
+        if mask == "none" and act == "relu":
             attention = [m for m in models if is_attention(m)]  # as the file's /models says
             assert len(attention) >= 2
             runs.append(("1", "causal", attention))

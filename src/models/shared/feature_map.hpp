@@ -25,7 +25,9 @@ struct WeightKey {
   std::uint32_t task_id;
 };
 
-enum class Activation { relu, tanh };
+/// ϕ: relu and tanh (every model; 1-Lipschitz, which rf's and drf's certified bounds need), gelu
+/// (z·Φ(z), block's MLP only: its Lipschitz constant is about 1.13).
+enum class Activation { relu, tanh, gelu };
 
 /// How rf draws its weights: all of V, or only what the estimates over known positions (and, for
 /// gen, known samples) need (models/rf/rf_marginal.hpp; the same joint law for everything

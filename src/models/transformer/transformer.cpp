@@ -29,9 +29,18 @@ Matrix weights(const WeightKey& key, WeightMatrix matrix, Index rows, Index cols
   return gen.window(0, 0, rows, cols);
 }
 
-/// 1/E ϕ(g)² for g ~ N(0, 1): W2's variance times k, so that the MLP keeps a row's norm.
+/// 1/E ϕ(g)² for g ~ N(0, 1): W2's variance times k, so that the MLP keeps a row's norm
+/// (E tanh(g)² = 0.394294, E GELU(g)² = 0.425221, by quadrature).
 double mlp_gain(Activation activation) {
-  return activation == Activation::relu ? 2.0 : 1.0 / 0.3942944903978409;
+  switch (activation) {
+    case Activation::relu:
+      return 2.0;
+    case Activation::tanh:
+      return 1.0 / 0.3942944903978409;
+    case Activation::gelu:
+      return 1.0 / 0.4252214825702987;
+  }
+  return 2.0;
 }
 
 // One text and the words it moves: the evaluator of both interfaces.

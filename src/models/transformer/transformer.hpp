@@ -7,8 +7,8 @@
 //           no residual, no MLP;
 //   block   a pre-LayerNorm transformer block, X + MHA(LN(X)) then + MLP(LN(·)), with mhraf's
 //           attention and an MLP of width k = 4d, W1 ∈ R^{d×k} iid N(0, 1/d), W2 ∈ R^{k×d}
-//           iid N(0, c/k), c = 1/E ϕ(g)² (ReLU 2, tanh 2.536), so that each part keeps a row's
-//           norm in expectation;
+//           iid N(0, c/k), c = 1/E ϕ(g)² (ReLU 2, tanh 2.536, GELU 2.352), so that each part keeps
+//           a row's norm in expectation;
 //   raf, raf_relu, raf_v under a causal mask (mask = causal): their weights, their definition,
 //           word j attending to words 0 … j only.
 //

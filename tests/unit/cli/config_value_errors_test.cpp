@@ -85,7 +85,12 @@ TEST(ValueErrors, BadWidths) {
 }
 
 TEST(ValueErrors, ActivationAndRfSampling) {
-  expect_usage_error({"--activation=sigmoid"}, {"activation = 'sigmoid'", "relu or tanh"});
+  expect_usage_error({"--activation=sigmoid"}, {"activation = 'sigmoid'", "relu, tanh or gelu"});
+  // GELU is not 1-Lipschitz: rf's and drf's certified bounds cannot take it.
+  expect_usage_error({"--activation=gelu"}, {"activation = 'gelu'", "block's MLP only"});
+  expect_usage_error(
+      {"--activation=gelu", "--models=block", "--experiments=ws,gen", "--gen-models=rf"},
+      {"activation = 'gelu'"});
   expect_usage_error({"--activation=ReLU"}, {"activation = 'ReLU'"});
   expect_usage_error({"--rf-sampling=partial"}, {"rf-sampling = 'partial'", "full or marginal"});
   expect_usage_error({"--purpose=map"}, {"purpose = 'map'", "claims or descriptive"});

@@ -45,6 +45,7 @@ inline std::vector<ModelCase> all_model_cases(Index n = 7, Index d = 5, Index k 
   cases.push_back({"block", with({ModelKind::block, n, d, 0, 1, Activation::relu}, d, none)});
   cases.push_back(
       {"block_tanh_1", with({ModelKind::block, n, d, 0, 1, Activation::tanh}, 1, none)});
+  cases.push_back({"block_gelu", with({ModelKind::block, n, d, 0, 1, Activation::gelu}, d, none)});
   for (const ModelKind kind : {ModelKind::raf, ModelKind::raf_relu, ModelKind::raf_v,
                                ModelKind::mhraf, ModelKind::block}) {
     const Index heads = kind == ModelKind::mhraf || kind == ModelKind::block ? d : 1;

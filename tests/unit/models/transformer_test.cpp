@@ -87,8 +87,10 @@ Matrix transformer_plain(const Matrix& X, std::map<std::string, Matrix> w, Index
   H1 += X;
   Matrix P = product_plain(layer_norm_plain(H1), w["W1"]);
   for (Index i = 0; i < P.size(); ++i) {
-    P.data()[i] =
-        activation == Activation::relu ? std::max(P.data()[i], 0.0) : std::tanh(P.data()[i]);
+    const double z = P.data()[i];
+    P.data()[i] = activation == Activation::relu   ? std::max(z, 0.0)
+                  : activation == Activation::tanh ? std::tanh(z)
+                                                   : 0.5 * z * (1.0 + std::erf(z / std::sqrt(2.0)));
   }
   return H1 + product_plain(P, w["W2"]);
 }
@@ -99,7 +101,7 @@ TEST(Transformer, FeaturesAreTheDefinitionWithTheStoredWeights) {
   for (const ModelKind kind : {ModelKind::mhraf, ModelKind::block}) {
     for (const Index heads : {Index{1}, Index{2}, Index{4}}) {
       for (const AttentionMask mask : {AttentionMask::none, AttentionMask::causal}) {
-        for (const Activation act : {Activation::relu, Activation::tanh}) {
+        for (const Activation act : {Activation::relu, Activation::tanh, Activation::gelu}) {
           const auto model = make_feature_map(spec_of(kind, n, d, heads, mask, act), {5, 9});
           const Matrix expected =
               transformer_plain(X, weights_of(*model), heads, mask == AttentionMask::causal,
@@ -215,6 +217,9 @@ TEST(Transformer, HeadsThatDoNotDivideDAreRefused) {
   EXPECT_EQ(model_size_problem(spec_of(ModelKind::block, 4, 8, 4)), std::nullopt);
   ModelSpec rf{ModelKind::rf, 4, 3, 10, 1, Activation::relu};
   rf.mask = AttentionMask::causal;
+  EXPECT_THROW((void)make_feature_map(rf, {1, 1}), InputError);
+  rf.mask = AttentionMask::none;
+  rf.activation = Activation::gelu;  // not 1-Lipschitz: rf's bound cannot take it
   EXPECT_THROW((void)make_feature_map(rf, {1, 1}), InputError);
 }
 
