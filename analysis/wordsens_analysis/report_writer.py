@@ -104,12 +104,16 @@ def rules_line() -> str:
 
 
 def rules_tables() -> dict:
-    table = pd.DataFrame([(c.id, c.theorem, c.name, c.model, c.regime, c.rule)
-                          for c in claims.CLAIMS.values()],
-                         columns=["claim", "theorem", "name", "model", "regime", "rule"])
+    def of(extension: bool) -> pd.DataFrame:
+        return pd.DataFrame([(c.id, c.theorem, c.name, c.model, c.regime, c.rule)
+                             for c in claims.CLAIMS.values() if c.extension == extension],
+                            columns=["claim", "theorem", "name", "model", "regime", "rule"])
     secondary = pd.DataFrame(list(rules.SECONDARY_RULES.items()), columns=["rows", "rule"])
     integrity = pd.DataFrame(list(rules.INTEGRITY_RULES.items()), columns=["check", "rule"])
-    return {"primary claims": table, "secondary rows": secondary, "integrity checks": integrity}
+    beyond = of(True)
+    beyond["rule"] = beyond["rule"] + "; " + rules.EXTENSION_RULE
+    return {"primary claims": of(False), "claims beyond the paper": beyond,
+            "secondary rows": secondary, "integrity checks": integrity}
 
 
 def sections(table: pd.DataFrame, lead: tuple = ()) -> list:

@@ -36,6 +36,9 @@ struct CatalogueRow {
   std::optional<std::string> (*size_problem)(const ModelSpec&);
   /// Its prices, with their calibration (models/<family>/<family>_costs.hpp).
   const ModelCosts& (*costs)();
+  /// Its prices under a causal mask where another class evaluates it then (raf, raf_relu and
+  /// raf_v run through the transformer family's evaluator); nullptr: `costs`.
+  const ModelCosts& (*causal_costs)() = nullptr;
 };
 
 std::optional<std::string> any_size(const ModelSpec&) { return std::nullopt; }
@@ -84,6 +87,10 @@ const auto& catalogue() {
        []() -> const ModelCosts& {
          static const AttentionCosts costs(80.0);
          return costs;
+       },
+       []() -> const ModelCosts& {
+         static const TransformerCosts costs({false, false, 0}, 80.0);
+         return costs;
        }},
       {{ModelKind::raf_relu, "raf_relu", true, false, false, 32},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
@@ -94,6 +101,10 @@ const auto& catalogue() {
        any_size,
        []() -> const ModelCosts& {
          static const AttentionCosts costs(180.0);
+         return costs;
+       },
+       []() -> const ModelCosts& {
+         static const TransformerCosts costs({false, false, 0}, 180.0);
          return costs;
        }},
       // Beyond the paper: raf with random value and output projections. Its ascents, measured
@@ -107,6 +118,10 @@ const auto& catalogue() {
        any_size,
        []() -> const ModelCosts& {
          static const ValueAttentionCosts costs(110.0);
+         return costs;
+       },
+       []() -> const ModelCosts& {
+         static const TransformerCosts costs({false, true, 0}, 110.0);
          return costs;
        }},
       // H heads with queries, keys, values and an output projection (transformer.hpp); a
@@ -207,6 +222,10 @@ std::optional<std::string> model_size_problem(const ModelSpec& spec) {
   return row(spec.kind).size_problem(spec);
 }
 
-const ModelCosts& model_costs(ModelKind kind) { return row(kind).costs(); }
+const ModelCosts& model_costs(ModelKind kind, AttentionMask mask) {
+  const CatalogueRow& entry = row(kind);
+  return mask == AttentionMask::causal && entry.causal_costs != nullptr ? entry.causal_costs()
+                                                                        : entry.costs();
+}
 
 }  // namespace wordsens

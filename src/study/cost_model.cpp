@@ -14,7 +14,10 @@ namespace wordsens {
 
 namespace {
 
-const ModelCosts& costs_of(const TaskSpec& t) { return model_costs(t.model); }
+// The task's model's prices under the study's mask (which applies to attention models only).
+const ModelCosts& costs_of(const TaskSpec& t, const StudyConfig& config) {
+  return model_costs(t.model, traits(t.model).attention ? config.mask : AttentionMask::none);
+}
 
 CostShape shape_of(const TaskSpec& t) {
   return {static_cast<double>(t.n), static_cast<double>(t.d), static_cast<double>(t.k),
@@ -44,7 +47,7 @@ Index positions_examined(const TaskSpec& task, const StudyConfig& config) {
 }
 
 double expected_evaluations_per_start(const TaskSpec& task, const StudyConfig& config) {
-  return std::min(costs_of(task).ws_evaluations_per_start(),
+  return std::min(costs_of(task, config).ws_evaluations_per_start(),
                   static_cast<double>(config.search.max_evals));
 }
 
@@ -68,7 +71,7 @@ double single_word_search_cost(const TaskSpec& task, const StudyConfig& config) 
   const double evaluations = 0.5 * std::max(kScreenPoints, sphere) +
                              starts * expected_evaluations_per_start(task, config) +
                              expected_polish_evaluations(task, ws);
-  const ModelCosts& costs = costs_of(task);
+  const ModelCosts& costs = costs_of(task, config);
   const CostShape shape = shape_of(task);
   double search = costs.sample_setup(shape) +
                   positions * (costs.position_setup(shape) + evaluations * costs.evaluation(shape));
@@ -85,7 +88,7 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const MultiWordOptions options = multi_word_options(config, task.words);
   const double starts = std::max(options.ws.sphere_starts, 1) + options.ws.near_origin_starts +
                         (options.ws.guided_start ? 1.0 : 0.0);
-  const ModelCosts& costs = costs_of(task);
+  const ModelCosts& costs = costs_of(task, config);
   const CostShape shape = shape_of(task);
   const double growth = costs.multi_word_growth(static_cast<double>(task.words));
   const double per_start = std::min(expected_evaluations_per_start(task, config) * growth,
@@ -122,7 +125,7 @@ double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const double starts =
       static_cast<double>(config.search.sphere_starts + config.search.near_origin_starts) +
       (config.search.guided_start ? 1.0 : 0.0);
-  const ModelCosts& costs = costs_of(task);
+  const ModelCosts& costs = costs_of(task, config);
   const CostShape shape = shape_of(task);
   const double per_start =
       std::min(costs.gen_evaluations_per_start(), static_cast<double>(config.search.max_evals));
@@ -132,7 +135,7 @@ double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
 }
 
 double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
-  const ModelCosts& costs = costs_of(task);
+  const ModelCosts& costs = costs_of(task, config);
   const CostShape shape = shape_of(task);
   const CostOptions options = cost_options(config);
   if (task.experiment == Experiment::ws && task.words >= 2) {

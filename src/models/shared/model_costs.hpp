@@ -5,6 +5,7 @@
 // calibration), and study/cost_model.cpp assembles them into a task's cost and its seconds with
 // no branch on a model. The machine's rates, which every family prices against, are here.
 #include "core/types.hpp"
+#include "models/shared/feature_map.hpp"
 #include "models/shared/model_kind.hpp"
 
 namespace wordsens {
@@ -97,7 +98,8 @@ class ModelCosts {
   [[nodiscard]] double dense_gen(const CostShape& s, double N, double p, double passes) const;
 };
 
-/// The prices of the model `kind` (models/registry.cpp).
-[[nodiscard]] const ModelCosts& model_costs(ModelKind kind);
+/// The prices of the model `kind` (models/registry.cpp), under the attention models' `mask`.
+[[nodiscard]] const ModelCosts& model_costs(ModelKind kind,
+                                            AttentionMask mask = AttentionMask::none);
 
 }  // namespace wordsens

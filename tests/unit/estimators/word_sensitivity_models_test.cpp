@@ -37,10 +37,10 @@ std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
           make_spec("raf", n, d, k),
           make_spec("raf_relu", n, d, k),
           make_spec("raf_v", n, d, k),
-          make_spec("mhraf", n, d, k),
-          make_spec("block", n, d, k),
           causal(make_spec("raf", n, d, k)),
-          causal(make_spec("block", n, d, k))};
+          causal(make_spec("block", n, d, k)),
+          make_spec("mhraf", n, d, k),
+          make_spec("block", n, d, k)};
 }
 
 std::string label(const ModelSpec& s) {

@@ -50,5 +50,22 @@ TEST(ModelCosts, GrowWithTheTextAndTheWords) {
   }
 }
 
+// Under a causal mask raf, raf_relu and raf_v run through the transformer family's evaluator,
+// from scratch (O(n²·d + n·d²) a point, against raf's O(n·d + d²)): they are priced by it, and a
+// model whose own evaluator takes the mask keeps its prices.
+TEST(ModelCosts, TheCausalMaskPricesTheEvaluatorThatRuns) {
+  const CostShape paper{250, 768, 0.0, 1.0};
+  for (const ModelKind kind : {ModelKind::raf, ModelKind::raf_relu, ModelKind::raf_v}) {
+    const ModelCosts& plain = model_costs(kind);
+    const ModelCosts& masked = model_costs(kind, AttentionMask::causal);
+    EXPECT_NE(&plain, &masked) << to_string(kind);
+    EXPECT_GT(masked.evaluation(paper), plain.evaluation(paper)) << to_string(kind);
+    EXPECT_EQ(masked.ws_evaluations_per_start(), plain.ws_evaluations_per_start());
+  }
+  for (const ModelKind kind : {ModelKind::rf, ModelKind::mhraf, ModelKind::block}) {
+    EXPECT_EQ(&model_costs(kind), &model_costs(kind, AttentionMask::causal)) << to_string(kind);
+  }
+}
+
 }  // namespace
 }  // namespace wordsens
