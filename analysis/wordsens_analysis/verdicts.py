@@ -2,10 +2,12 @@
 
 One pipeline for one file and for many: the files are grouped into studies (combined.py; one
 file is one study), each claim builds its rows on each study that holds its model, Holm's
-correction runs once over every primary row of the report, and the integrity checks of each
-study are added. Three kinds of rows:
-- primary: one per claim (per training mode for the heads) and study, the rows to read; a
-  descriptive study (the regime map) gives none: its claims' rows are secondary;
+correction runs once over every primary row of the report (and once more over its extension
+rows), and the integrity checks of each study are added. Four kinds of rows:
+- primary: one per claim of the paper (per training mode for the heads) and study, the rows to
+  read; a descriptive study (the regime map) gives none: its claims' rows are secondary;
+- extension: the same for the claims beyond the paper (claims.EXTENSION_CLAIMS), only where a
+  study runs their model, never counted in the first line;
 - secondary: the breakdown (one row per group of every claim, diagnostics), each at its own
   level;
 - integrity: checks that cannot fail for a correct program (bracket, certificates, heads'
