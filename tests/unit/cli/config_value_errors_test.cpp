@@ -91,6 +91,9 @@ TEST(ValueErrors, ActivationAndRfSampling) {
   expect_usage_error(
       {"--activation=gelu", "--models=block", "--experiments=ws,gen", "--gen-models=rf"},
       {"activation = 'gelu'"});
+  // gen-models of a study without gen run nothing: block alone takes gelu.
+  EXPECT_EQ(parse({"--activation=gelu", "--models=block", "--gen-models=rf"}).study.activation,
+            Activation::gelu);
   expect_usage_error({"--activation=ReLU"}, {"activation = 'ReLU'"});
   expect_usage_error({"--rf-sampling=partial"}, {"rf-sampling = 'partial'", "full or marginal"});
   expect_usage_error({"--purpose=map"}, {"purpose = 'map'", "claims or descriptive"});
