@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import groups, regimes, rules
-from .judgement import Group, Row, missing_test, sign_test
+from . import regimes, rules
+from .judgement import Group, Row, missing_test
 from .ws_claims import (_attention_inside, _attention_plan_of, _judged_groups, _no_group,
                         _on_the_same_texts, _own_study, _partner, _partner_of, _partner_rows,
-                        _ratio_frame)
+                        _ratio_frame, mean_log_gap_test)
 
 
 def residual_rows(c, study) -> list:
@@ -47,14 +47,7 @@ def residual_rows(c, study) -> list:
             grp.tests = [missing_test(label, f"no {partner} records on the same texts (the "
                                              f"same heads)")]
             continue
-        cur = groups.usable_curves(_ratio_frame(g, og, "S", "S"), "ratio", plan)
-        if cur["reason"]:
-            grp.unavailable = cur["reason"]
-            continue
-        gap = pd.Series(np.log(cur["matrix"]).mean(axis=1), index=cur["index"])
-        n_used.update(cur["x"])
-        grp.n_used = regimes.ns_text(cur["x"])
-        grp.tests = [sign_test(gap, label, confirm=("below", 0.0), refute=("above", 0.0))]
+        mean_log_gap_test(grp, _ratio_frame(g, og, "S", "S"), plan, label, "below", n_used)
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
@@ -99,14 +92,7 @@ def causal_rows(c, study) -> list:
             grp.tests = [missing_test(label, "the first and the last word were not both "
                                              "examined (positions = all)")]
             continue
-        cur = groups.usable_curves(ratios.dropna(), "ratio", plan)
-        if cur["reason"]:
-            grp.unavailable = cur["reason"]
-            continue
-        gap = pd.Series(np.log(cur["matrix"]).mean(axis=1), index=cur["index"])
-        n_used.update(cur["x"])
-        grp.n_used = regimes.ns_text(cur["x"])
-        grp.tests = [sign_test(gap, label, confirm=("above", 0.0), refute=("below", 0.0))]
+        mean_log_gap_test(grp, ratios.dropna(), plan, label, "above", n_used)
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]

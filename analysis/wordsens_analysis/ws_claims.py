@@ -278,6 +278,22 @@ def thm3_rows(c, study) -> list:
     return [row]
 
 
+def mean_log_gap_test(grp: Group, ratios: pd.DataFrame, plan: groups.Design, label: str,
+                      side: str, n_used: set) -> None:
+    """A paired contrast's test of one group: per trial, the mean over the design's n of the log
+    of `ratios`' column ratio (columns n, trial, ratio), on `side` of 0 ("above" or "below")
+    confirms, the other side refutes; the group is unavailable when the curves are incomplete."""
+    cur = groups.usable_curves(ratios, "ratio", plan)
+    if cur["reason"]:
+        grp.unavailable = cur["reason"]
+        return
+    gap = pd.Series(np.log(cur["matrix"]).mean(axis=1), index=cur["index"])
+    n_used.update(cur["x"])
+    grp.n_used = regimes.ns_text(cur["x"])
+    other = "below" if side == "above" else "above"
+    grp.tests = [sign_test(gap, label, confirm=(side, 0.0), refute=(other, 0.0))]
+
+
 def _level_tests(g: pd.DataFrame, og, model: str = "raf") -> list:
     """`model` (raf) above rf's certified bound at every common n, per trial, and the ratio
     growing."""
@@ -328,14 +344,7 @@ def softmax_rows(c, study) -> list:
         if og is None:
             grp.tests = [missing_test(label, "no raf records on the same texts")]
             continue
-        cur = groups.usable_curves(_ratio_frame(og, g, "S", "S"), "ratio", plan)
-        if cur["reason"]:
-            grp.unavailable = cur["reason"]
-            continue
-        gap = pd.Series(np.log(cur["matrix"]).mean(axis=1), index=cur["index"])
-        n_used.update(cur["x"])
-        grp.n_used = regimes.ns_text(cur["x"])
-        grp.tests = [sign_test(gap, label, confirm=("above", 0.0), refute=("below", 0.0))]
+        mean_log_gap_test(grp, _ratio_frame(og, g, "S", "S"), plan, label, "above", n_used)
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row] + _relu_decay_rows(c, sub)
