@@ -257,14 +257,7 @@ StudyConfig resolve_study(const RunKeyValues& r) {
   s.grid.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
   s.grid.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
   s.activation = parse_activation(r.activation);
-  // The models the study's experiments run (gen-models of a study without gen run nothing).
-  const bool width_model =
-      std::any_of(s.grid.experiments.begin(), s.grid.experiments.end(), [&](Experiment e) {
-        const auto& models = models_of(s, e);
-        return std::any_of(models.begin(), models.end(),
-                           [](ModelKind m) { return !traits(m).attention; });
-      });
-  if (s.activation == Activation::gelu && width_model) {
+  if (s.activation == Activation::gelu && has_width_model(s)) {
     throw InputError(
         "activation = 'gelu' applies to block's MLP only: rf and drf need relu or tanh (their "
         "certified bound needs a 1-Lipschitz activation)");

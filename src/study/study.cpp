@@ -81,6 +81,10 @@ bool has_attention_model(const StudyConfig& config) {
   return has_model_with(config, [](const ModelTraits& t) { return t.attention; });
 }
 
+bool has_width_model(const StudyConfig& config) {
+  return has_model_with(config, [](const ModelTraits& t) { return !t.attention; });
+}
+
 std::string to_string(AttentionMask mask) {
   return mask == AttentionMask::causal ? "causal" : "none";
 }

@@ -151,6 +151,10 @@ void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& co
 /// mask).
 [[nodiscard]] bool has_attention_model(const StudyConfig& config);
 
+/// Whether a model of width k (rf, drf) is among the study's models (`activation = gelu` is
+/// refused then).
+[[nodiscard]] bool has_width_model(const StudyConfig& config);
+
 [[nodiscard]] std::string to_string(AttentionMask mask);
 [[nodiscard]] AttentionMask parse_mask(const std::string& text);  // throws InputError
 
