@@ -99,10 +99,10 @@ void heads_and_after(const TransformerLayer& layer, TransformerPass& pass) {
   pass.u2_scale.resize(n);
   for (Index r = 0; r < n; ++r) pass.u2_scale(r) = layer_norm_row(pass.H1.row(r), pass.U2.row(r));
   pass.P.noalias() = pass.U2 * layer.W1;
-  Matrix G = pass.P;
-  activate_in_place(layer.activation, G);
+  pass.G = pass.P;  // into the pass's own storage: n × k, reused from point to point
+  activate_in_place(layer.activation, pass.G);
   pass.out = pass.H1;
-  pass.out.noalias() += G * layer.W2;
+  pass.out.noalias() += pass.G * layer.W2;
 }
 
 }  // namespace

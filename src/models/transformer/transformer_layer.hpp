@@ -56,6 +56,7 @@ struct TransformerPass {
   Matrix U2;                 // LN(H1) (MLP)
   Vector u2_scale;
   Matrix P;    // LN(H1) W1, the MLP's pre-activations
+  Matrix G;    // ϕ(P), reused from point to point
   Matrix out;  // φ(X), n × d
 };
 
