@@ -1,4 +1,5 @@
-"""docs/VERDICT_RULES.md states the rules the code applies: its version is the code's."""
+"""docs/VERDICT_RULES.md states the rules the code applies: its version is the code's; the
+README's sample of the report names the same rules."""
 import os
 import re
 
@@ -22,3 +23,13 @@ def test_every_claim_and_every_verdict_word_is_on_the_page():
         assert f"`{claim}`" in text or f"`{claim}[" in text, claim
     for word in rules.POSITIVE + (rules.CONTRADICTED, rules.INCONCLUSIVE):
         assert word in text, word
+
+
+def test_the_readmes_sample_report_names_the_codes_rules():
+    """The README shows the default study's first report lines; a rules change that leaves them
+    naming older rules would show a reader verdicts the code no longer gives."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    named = re.findall(r"verdict rules ([0-9.]+) \(hash ([0-9a-f]+);", text)
+    assert named, "the README shows no report header"
+    assert all(n == (rules.RULES_VERSION, claims.RULES_HASH) for n in named), named
