@@ -57,8 +57,8 @@ void store(io::ResultsFile& file, const TaskOutput& out) {
   }
 }
 
-// Rank 0: the shard's tasks not yet done, the most expensive of each grid point first, then the
-// rest most expensive first (ties in task order: the long tasks must not straggle at the end;
+// Rank 0: the shard's tasks not yet done, a typical one of each grid point first, then the rest
+// most expensive first (ties in task order: the long tasks must not straggle at the end;
 // parallel::one_per_group_then_longest_first says why), with their estimated seconds and grid
 // points (the ETA's groups).
 void queue_tasks(const RunOptions& options, const std::vector<TaskSpec>& tasks,

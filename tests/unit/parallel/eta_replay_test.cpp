@@ -3,16 +3,16 @@
 // (tests/fixtures/task_timings, written by its make_fixtures.py from the results files:
 // quick.csv from jobs/configs/quick.ini, paper_ws.csv from paper_ws.ini at 5 trials,
 // regime_map.csv from regime_map.ini). Two simulated ranks take the tasks in the driver's order
-// (parallel::one_per_group_then_longest_first: the most expensive task of every grid point, then
-// the rest longest first), each the next as soon as it is free, on a simulated clock advanced by
+// (parallel::one_per_group_then_longest_first: the cheapest task of every grid point, then the
+// rest longest first), each the next as soon as it is free, on a simulated clock advanced by
 // the recorded times; the Progress object learns every hand-out and every finished task through
 // its interface, and its ETA is read when 10 %, 25 %, 50 %, 75 % and 90 % of the predicted cost
 // is done, against the true time left (the replay's end minus now).
 //
 // What the replay shows (the test prints the table):
 //   ETA error (ETA / time left - 1)   at 10 %   25 %   50 %   75 %   90 % of the predicted cost
-//   quick       old (done/elapsed)       +2%    -2%   -20%   -23%   -35%
-//               new                      +6%    +4%    -3%    -4%   -17%
+//   quick       old (done/elapsed)       +1%    -7%   -20%   -23%   -36%
+//               new                     +18%   +16%    +6%    +4%    -6%
 //   paper_ws    old                     +84%   +51%   +28%   +25%    +6%
 //               new                     +21%    -3%    -2%    -2%    -6%
 //   regime_map  old                     +28%    -9%    -1%   +35%   +33%
@@ -24,7 +24,12 @@
 // 1.2x its price, at d ≤ 32 and raf at n = 256 at 2-3.4x), and no rate measured on other points
 // can know a point's own error. Handed out longest first, regime_map's first quarter was only
 // raf_relu at d = 128 and 64 and the ETA was off by -48 % and -52 % at 10 % and 25 %; with one
-// task of every point first, the expensive points have all been measured by then.
+// task of every point first, the expensive points have all been measured by then. That task is
+// the point's cheapest: its dearest is the budget check (trial 0, priced at 3x a plain trial for
+// budget-check = 2), which runs at its own rate (0.44-0.97 of that against its siblings on
+// quick's cheap points: a fixed cost per task weighs more in a short task), so the cheap points
+// at the end of a study would be timed by that rate alone (quick with its dearest first: -17 % at
+// 90 %).
 // ExactPricesGiveTheExactTimeLeft shows that with prices that match the times the ETA is exact
 // at every point and on any number of ranks.
 #include <gtest/gtest.h>
@@ -194,19 +199,21 @@ TEST(EtaReplay, TheOldEtaFailsTheCheck) {
 TEST(EtaReplay, ExactPricesGiveTheExactTimeLeft) {
   // With every task priced at its measured time, the rates are 1 and the list schedule of what
   // is in flight and waiting is the replay itself: the ETA is the time left, at every point and
-  // on any number of ranks. The old ETA is not (the cost in flight, the ranks' last tasks).
-  for (const char* name : kStudies) {
-    for (const int ranks : {1, 2, 5}) {
+  // on any number of ranks. The old ETA is not (the cost in flight, the ranks' last tasks): on
+  // several ranks it is more than 5 % off somewhere in some study (paper_ws's 504 tasks on 2
+  // ranks keep it within 5 %).
+  for (const int ranks : {1, 2, 5}) {
+    bool old_off = false;
+    for (const char* name : kStudies) {
       const Replay r = replay(read_timings(name), ranks, /*exact_prices=*/true);
       ASSERT_EQ(r.at.size(), kCheckpoints) << name;
-      bool old_off = false;
       for (const Checkpoint& c : r.at) {
         EXPECT_NEAR(c.eta, c.left, 1e-9 * r.end) << name << " on " << ranks << " ranks";
         old_off = old_off || std::abs(c.old_error()) > 0.05;
       }
-      if (ranks > 1) {
-        EXPECT_TRUE(old_off) << name << " on " << ranks << " ranks";
-      }
+    }
+    if (ranks > 1) {
+      EXPECT_TRUE(old_off) << "on " << ranks << " ranks";
     }
   }
 }

@@ -194,15 +194,17 @@ namespace wordsens::parallel {
 namespace {
 
 // The driver's hand-out order: one task of every grid point before any point's second, each
-// round longest first, so the ETA has measured every point early.
-TEST(HandOutOrder, TheMostExpensiveTaskOfEveryGroupFirstThenLongestFirst) {
+// round longest first, so the ETA has measured every point early; the task measured first is the
+// point's typical one (its cheapest: a point's budget-check task is its dearest and is priced
+// apart).
+TEST(HandOutOrder, TheCheapestTaskOfEveryGroupFirstThenLongestFirst) {
   //                                 0  1  2  3  4  5  6
   const std::vector<double> costs{5, 9, 1, 9, 2, 4, 4};
   const std::vector<std::uint32_t> groups{0, 0, 1, 0, 1, 2, 2};
-  // Longest first: 1 3 0 5 6 4 2 (ties in the given order). Group 0's first is 1, group 2's
-  // is 5, group 1's is 4; then the rest in the same order.
+  // Group 0's cheapest is 0, group 1's is 2, group 2's is 5 (a tie: the earliest), in that order
+  // (longest first); then the rest longest first (ties in the given order): 1 3 6 4.
   EXPECT_EQ(one_per_group_then_longest_first(costs, groups),
-            (std::vector<std::size_t>{1, 5, 4, 3, 0, 6, 2}));
+            (std::vector<std::size_t>{0, 5, 2, 1, 3, 6, 4}));
   // Each task a group of its own: longest first itself.
   const std::vector<std::uint32_t> own{0, 1, 2, 3, 4, 5, 6};
   EXPECT_EQ(one_per_group_then_longest_first(costs, own), longest_first(costs));
