@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "parallel/poll_pause.hpp"
 #include "parallel/progress.hpp"
