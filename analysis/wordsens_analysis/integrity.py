@@ -134,12 +134,13 @@ def budget_rows(ws: pd.DataFrame) -> list:
         if ok:
             why = ""
         elif least < -rules.CERT_TOL:
-            why = ("the 4× search, a superset of the original one, found less than S: "
+            why = ("the budget-check search, a superset of the original one, found less than S: "
                    "the searches are not nested as they should be")
         else:
             at = g.loc[gain.idxmax()]
             why = (f"the search is not converged (at n={int(at['n'])}, d={int(at['d'])} S "
-                   f"grows by {worst:.1%} with 4× the budget): slopes of S are suspect")
+                   f"grows by {worst:.1%} with the budget-check factor times the budget and the "
+                   "starts): slopes of S are suspect")
         out.append(_row(f"budget_gain[{model}]", model, "max S_budget_check/S − 1", worst,
                         rules.PASS if ok else rules.FAIL, why, len(g)))
     return out

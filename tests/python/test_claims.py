@@ -239,7 +239,7 @@ def test_bracket_violation_fails_and_comes_first():
 
 def test_certificate_and_budget_checks_fail_on_bad_numbers():
     ws = _ws_frame(cert_rel_err=1e-12, S_budget_check=np.nan)
-    ws.loc[0, "S_budget_check"] = ws.loc[0, "S"] * 1.2  # the 4× search finds 20% more
+    ws.loc[0, "S_budget_check"] = ws.loc[0, "S"] * 1.2  # the budget-check search finds 20% more
     v = verdicts.judge_frames(ws, pd.DataFrame())
     assert row(v, "cert_rel_err[ws]")["verdict"] == rules.PASS
     bg = row(v, "budget_gain[rf]")
