@@ -14,9 +14,10 @@ namespace wordsens {
 
 namespace {
 
-// The task's model's prices under the study's mask (which applies to attention models only).
+// The task's model's prices under the mask its model is built with (model_spec: the study's
+// mask applies to attention models only).
 const ModelCosts& costs_of(const TaskSpec& t, const StudyConfig& config) {
-  return model_costs(t.model, traits(t.model).attention ? config.mask : AttentionMask::none);
+  return model_costs(t.model, model_spec(t, config).mask);
 }
 
 CostShape shape_of(const TaskSpec& t) {
