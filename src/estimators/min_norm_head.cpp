@@ -1,6 +1,7 @@
 #include "estimators/min_norm_head.hpp"
 
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -59,10 +60,14 @@ HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> train,
     throw std::invalid_argument(msg.str());
   }
 
-  // One Gram call on [train; test]: rf regenerates V once for K, k = Φφ(X) and ‖φ(X)‖².
+  // One Gram call on [train; test]: rf regenerates V once for K, k = Φφ(X) and ‖φ(X)‖². A model
+  // that builds Φ builds it once here, for K and for Φᵀ C below (the (N + 1)·p numbers a gen
+  // task holds anyway: the default gram builds them too).
   std::vector<Matrix> samples(train.begin(), train.end());
   samples.push_back(test);
-  const Eigen::MatrixXd G = model.gram(samples);
+  std::optional<Matrix> phi;
+  if (!model.streams_features()) phi = model.feature_matrix(samples);
+  const Eigen::MatrixXd G = phi ? gram_of_rows(*phi) : model.gram(samples);
   const Eigen::MatrixXd K = G.topLeftCorner(N, N);
   const Eigen::VectorXd k_x = G.col(N).head(N);
 
@@ -115,7 +120,8 @@ HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> train,
 
   Matrix C(N + 1, static_cast<Index>(columns.size()));
   for (std::size_t j = 0; j < columns.size(); ++j) C.col(static_cast<Index>(j)) = columns[j];
-  const Matrix P = model.transpose_apply(samples, C);  // p × columns, one more pass for rf
+  // p × columns: one more pass over V for rf.
+  const Matrix P = phi ? Matrix(phi->transpose() * C) : model.transpose_apply(samples, C);
 
   out.phi_x = P.col(col_phi);
   out.theta_star = P.col(col_star);

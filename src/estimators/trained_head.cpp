@@ -46,11 +46,23 @@ namespace {
 constexpr Index kSphereStartRow = 1000;
 constexpr Index kNearOriginStartRow = 2000;
 
-/// Starting points for one position, as in WS: random points on the sphere ‖Δ‖ = √d, points
-/// 0.1·N(0, I) near the origin, and the model's guided direction scaled to the sphere.
-std::vector<Vector> starting_points(const FeatureMap& model, const Matrix& X, Index position,
-                                    const GenOptions& options, std::uint32_t master_seed,
-                                    std::uint32_t task_id) {
+struct Search {
+  Training training;
+  HeadObjective objective;
+  const Vector* theta;
+  ReadoutTarget readout;
+  // Filled by the search; start from "nothing found" (an infinite objective).
+  double best_value;
+  Index best_position;
+  Vector best_delta;
+  long evaluations;
+};
+
+}  // namespace
+
+std::vector<Vector> gen_starting_points(const FeatureMap& model, const Matrix& X, Index position,
+                                        const GenOptions& options, std::uint32_t master_seed,
+                                        std::uint32_t task_id) {
   const Index d = X.cols();
   const double radius = std::sqrt(static_cast<double>(d));
   const GaussianMatrix random(
@@ -72,20 +84,6 @@ std::vector<Vector> starting_points(const FeatureMap& model, const Matrix& X, In
   }
   return starts;
 }
-
-struct Search {
-  Training training;
-  HeadObjective objective;
-  const Vector* theta;
-  ReadoutTarget readout;
-  // Filled by the search; start from "nothing found" (an infinite objective).
-  double best_value;
-  Index best_position;
-  Vector best_delta;
-  long evaluations;
-};
-
-}  // namespace
 
 std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const GenProblem& problem,
                                                const GenOptions& options, std::uint32_t master_seed,
@@ -118,33 +116,70 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
     }
   }
 
-  // Positions outer, searches inner: one (possibly costly) evaluator per position serves them all.
+  // Positions outer: one (possibly costly) evaluator per position serves every search, and every
+  // start of every search climbs in one lockstep, so a round is one batched call of the
+  // evaluator (rf reads its weights once per round, not twice per point). Each ascent takes the
+  // steps it would take alone (up to the last bits of f); ties keep the earlier start.
   const double radius = std::sqrt(static_cast<double>(d));
+  std::unique_ptr<PositionEvaluator> evaluator;  // the last position's, kept for the check below
   for (const Index i : options.positions.resolve(n, master_seed, task_id)) {
-    const auto evaluator = model.at_position(problem.test, i);
-    const auto starts = starting_points(model, problem.test, i, options, master_seed, task_id);
-    for (Search& s : searches) {
-      const BallObjective f = readout_objective(*evaluator, s.readout);
+    evaluator = model.at_position(problem.test, i);
+    const auto starts = gen_starting_points(model, problem.test, i, options, master_seed, task_id);
+    std::vector<Vector> ascent_starts;
+    std::vector<std::size_t> search_of;  // the search of each ascent, search by search
+    for (std::size_t q = 0; q < searches.size(); ++q) {
       for (const Vector& start : starts) {
-        const AscentResult r = minimise_on_ball(f, radius, start, options.ascent);
-        s.evaluations += r.evaluations;
-        if (r.value < s.best_value) {
-          s.best_value = r.value;
-          s.best_position = i;
-          s.best_delta = r.argmax;
-        }
+        ascent_starts.push_back(start);
+        search_of.push_back(q);
+      }
+    }
+    std::vector<const Vector*> readouts;
+    const BallBatchObjective negated_objective = [&](const Matrix& deltas,
+                                                     std::span<const std::size_t> ascents,
+                                                     Vector& values, Matrix& grads) {
+      readouts.clear();
+      for (const std::size_t a : ascents) readouts.push_back(&searches[search_of[a]].readout.v);
+      evaluator->linear_readouts(deltas, readouts, values, &grads);
+      // f = (⟨φ', v⟩ − target)², ∇f = 2(⟨φ', v⟩ − target)·J_Δᵀv; negated: a minimisation.
+      for (std::size_t b = 0; b < ascents.size(); ++b) {
+        const auto col = static_cast<Index>(b);
+        const double residual = values(col) - searches[search_of[ascents[b]]].readout.target;
+        grads.col(col) *= 2.0 * residual;
+        grads.col(col) = -grads.col(col);
+        values(col) = -(residual * residual);
+      }
+    };
+    const std::vector<AscentResult> climbed = maximise_on_ball_lockstep(
+        negated_objective, radius, std::move(ascent_starts), options.ascent);
+    for (std::size_t a = 0; a < climbed.size(); ++a) {
+      Search& s = searches[search_of[a]];
+      const AscentResult& r = climbed[a];
+      const double value = -r.value;
+      s.evaluations += r.evaluations;
+      if (value < s.best_value) {
+        s.best_value = value;
+        s.best_position = i;
+        s.best_delta = r.argmax;
       }
     }
   }
 
   // Reported numbers are recomputed from scratch at the best point found, and checked against
-  // the incremental evaluator the search used at that point (the record's certification).
-  std::vector<GenResult> results;
-  std::unique_ptr<PositionEvaluator> evaluator;
+  // the incremental evaluator the search used at that point (the record's certification). The
+  // changed texts of all searches go through the plain path together: rf's full sampler serves
+  // them from one pass over V instead of one pass each.
+  std::vector<Matrix> changed_texts;
   for (const Search& s : searches) {
-    Matrix changed = problem.test;
-    changed.row(s.best_position) += s.best_delta.transpose();
-    const Vector phi_changed = model.features(changed);
+    changed_texts.push_back(problem.test);
+    changed_texts.back().row(s.best_position) += s.best_delta.transpose();
+  }
+  const std::vector<Vector> phi_of_changed =
+      changed_texts.empty() ? std::vector<Vector>{}
+                            : model.recompute_plain(changed_texts, /*want_bound=*/false).features;
+  std::vector<GenResult> results;
+  for (std::size_t q = 0; q < searches.size(); ++q) {
+    const Search& s = searches[q];
+    const Vector& phi_changed = phi_of_changed[q];
     if (!evaluator || evaluator->position() != s.best_position) {
       evaluator = model.at_position(problem.test, s.best_position);
     }

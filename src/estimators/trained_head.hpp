@@ -51,6 +51,14 @@ struct GenResult {
   long evaluations = 0;
 };
 
+/// The starts of gen's searches at one position, as in WS: random points on the sphere ‖Δ‖ = √d,
+/// points 0.1·N(0, I) near the origin, and the model's guided direction scaled to the sphere
+/// (rows of the position's own ascent_starts matrix, apart from those WS uses).
+[[nodiscard]] std::vector<Vector> gen_starting_points(const FeatureMap& model, const Matrix& X,
+                                                      Index position, const GenOptions& options,
+                                                      std::uint32_t master_seed,
+                                                      std::uint32_t task_id);
+
 /// Trains the head(s) and searches Δ; one result per (training, objective) in option order.
 /// Throws std::invalid_argument when N ≥ p, std::runtime_error when K is numerically singular
 /// (the message says which).

@@ -120,7 +120,7 @@ double multi_word_search_cost(const TaskSpec& task, const StudyConfig& config) {
 
 // One of gen's searches (a training × objective pair): per examined position the evaluator's
 // set-up and its ascents (sphere, near-origin and guided starts; gen screens no sphere points),
-// one point at a time through the position evaluator (no batching).
+// whose points the model prices as gen_point_evaluation (the searches climb in lockstep).
 double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const double positions = static_cast<double>(positions_examined(task, config));
   const double starts =
@@ -131,8 +131,8 @@ double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const double per_start =
       std::min(costs.gen_evaluations_per_start(), static_cast<double>(config.search.max_evals));
   return costs.sample_setup(shape) +
-         positions * (costs.position_setup(shape) +
-                      starts * per_start * costs.single_point_evaluation(shape));
+         positions *
+             (costs.position_setup(shape) + starts * per_start * costs.gen_point_evaluation(shape));
 }
 
 double estimated_cost(const TaskSpec& task, const StudyConfig& config) {

@@ -58,6 +58,7 @@ class RandomFeatures final : public FeatureMap {
   /// `want_bound`, the word bounds not yet known (header comment).
   [[nodiscard]] PlainRecomputation recompute_plain(std::span<const Matrix> samples,
                                                    bool want_bound) const override;
+  [[nodiscard]] bool streams_features() const override { return true; }
   [[nodiscard]] Matrix gram(std::span<const Matrix> samples) const override;
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
                                        const Matrix& C) const override;

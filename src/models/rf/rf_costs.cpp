@@ -44,6 +44,11 @@ double RfCosts::set_setup(const CostShape& s, const CostOptions& o, double words
 // V_i forward and back.
 double RfCosts::single_point_evaluation(const CostShape& s) const { return 4.0 * s.k * s.d; }
 
+// gen's searches read V_i once per round of points, fused like ws's (rf_evaluator.cpp), at about
+// ws's batched rate although their rounds are narrower (measured: paper_gen.ini's rf at n = 120,
+// d = 768, 20 ms per point against 29 ms priced here).
+double RfCosts::gen_point_evaluation(const CostShape& s) const { return evaluation(s); }
+
 // Measured with `wordsens ws --trials 1 --seed 1` (docs/PERFORMANCE.md), as (evaluations /
 // positions − 64 screened) / 4 starts: 163-280 (n = 20-40, d = 64-192).
 double RfCosts::ws_evaluations_per_start() const { return 250.0; }
@@ -76,13 +81,19 @@ double RfCosts::multi_word_outside_search(const CostShape& s) const {
   return weights(s) * 3.0 + 3.0 * features(s) / kDenseSpeedup;
 }
 
-// Full sampler: V streamed twice (gram and transpose_apply). Marginal sampler: per pass over the
+// Full sampler: V is generated four times (a = V vec(X) for the search, gram, transpose_apply,
+// and the certification's φ of the searches' changed texts, all in one pass), priced as the two
+// passes of the N + 1 texts (gram and transpose_apply) at kStreamedGenDenseShare, the calibration
+// on paper_glove_brown.ini absorbing the rest. Marginal sampler: per pass over the
 // k rows (gram and transpose_apply), R_b = F Z_b (M²·k) and X_P V_Pᵀ (2·M·|P|·d·k), the rank
 // update (M²·k, gram only), and once the residual covariance (M²·(D − |P|·d)) and its Cholesky
 // factor (M³/3), then the head's (N³/3); normals: k·(M + |P|·d) per pass.
 double RfCosts::gen_outside_search(const CostShape& s, const CostOptions& o, double N, double p,
                                    double positions) const {
-  if (!o.marginal_sampler) return dense_gen(s, N, p, 2.0);
+  if (!o.marginal_sampler) {
+    return 2.0 * weights(s) + (2.0 * (N + 1.0) * features(s) + N * N * p + N * N * N / 3.0) /
+                                  (kStreamedGenDenseShare * kDenseSpeedup);
+  }
   const double M = N + 1.0, k = s.k, d = s.d, D = s.n * s.d;
   const double normals = 2.0 * k * (N + 1.0 + positions * d);
   const double dense = 2.0 * (M * M * k + 2.0 * M * positions * d * k) + M * M * k +

@@ -87,6 +87,7 @@ class MarginalRandomFeatures final : public FeatureMap {
   /// header comment.
   [[nodiscard]] std::optional<SensitivityBound> sensitivity_upper_bound(
       const Matrix& X) const override;
+  [[nodiscard]] bool streams_features() const override { return true; }
   [[nodiscard]] Matrix gram(std::span<const Matrix> samples) const override;
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
                                        const Matrix& C) const override;

@@ -35,6 +35,27 @@ void PositionEvaluator::sensitivity_objective(const Matrix& deltas, Vector& valu
   }
 }
 
+void PositionEvaluator::linear_readouts(const Matrix& deltas,
+                                        std::span<const Vector* const> readouts, Vector& values,
+                                        Matrix* grads) {
+  if (static_cast<Index>(readouts.size()) != deltas.cols()) {
+    throw std::invalid_argument("linear_readouts: one read-out vector per column expected");
+  }
+  values.resize(deltas.cols());
+  if (grads != nullptr) grads->resize(deltas.rows(), deltas.cols());
+  phi_scratch_.resize(base_features().size());
+  Vector delta(deltas.rows());
+  for (Index b = 0; b < deltas.cols(); ++b) {
+    const Vector& v = *readouts[static_cast<std::size_t>(b)];
+    delta = deltas.col(b);
+    features_at(delta, phi_scratch_);
+    values(b) = phi_scratch_.dot(v);
+    if (grads == nullptr) continue;
+    pullback(v, grad_scratch_);
+    grads->col(b) = grad_scratch_;
+  }
+}
+
 void PositionGroup::sensitivity_objective(std::span<const Index> slots, const Matrix& deltas,
                                           Vector& values, Matrix* grads) {
   if (static_cast<Index>(slots.size()) != deltas.cols()) {
@@ -116,12 +137,14 @@ Matrix FeatureMap::feature_matrix(std::span<const Matrix> samples) const {
   return phi;
 }
 
-Matrix FeatureMap::gram(std::span<const Matrix> samples) const {
-  const Matrix phi = feature_matrix(samples);
-  // Symmetric rank update (SYRK): half the flops of a general product, exactly symmetric.
+Matrix gram_of_rows(const Matrix& phi) {
   Matrix K = Matrix::Zero(phi.rows(), phi.rows());
   K.selfadjointView<Eigen::Lower>().rankUpdate(phi);
   return K.selfadjointView<Eigen::Lower>();
+}
+
+Matrix FeatureMap::gram(std::span<const Matrix> samples) const {
+  return gram_of_rows(feature_matrix(samples));
 }
 
 Matrix FeatureMap::transpose_apply(std::span<const Matrix> samples, const Matrix& C) const {

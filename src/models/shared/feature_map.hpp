@@ -94,6 +94,14 @@ class PositionEvaluator {
   /// GEMMs instead of matrix–vector products. Changes the state `pullback` refers to.
   virtual void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads);
 
+  /// Linear read-outs of the perturbed features, the trained head's searches (docs/METHOD.md §7):
+  /// values(b) ← ⟨φ(X^i(Δ_b)), v_b⟩ and, when `grads` is not null, its column b ← the gradient
+  /// J_bᵀ v_b, for the columns Δ_b of `deltas` (d × B) and v_b = *readouts[b] (both resized
+  /// here). The default evaluates one column at a time with features_at and pullback; rf
+  /// overrides it to read its weights once per batch. Changes the state `pullback` refers to.
+  virtual void linear_readouts(const Matrix& deltas, std::span<const Vector* const> readouts,
+                               Vector& values, Matrix* grads);
+
  private:
   Vector phi_scratch_, residual_scratch_, grad_scratch_;  // the default's, allocated once
 };
@@ -213,6 +221,11 @@ class FeatureMap {
   [[nodiscard]] virtual Matrix transpose_apply(std::span<const Matrix> samples,
                                                const Matrix& C) const;
 
+  /// Whether gram and transpose_apply stream Φ (rf) rather than build it. Where they build it,
+  /// the trained head builds Φ once for both products (estimators/min_norm_head.cpp) instead of
+  /// computing every sample's features twice.
+  [[nodiscard]] virtual bool streams_features() const { return false; }
+
   /// A weight matrix under the name the results file gives it ("V", "V1", "W").
   struct NamedWeights {
     std::string name;
@@ -223,7 +236,7 @@ class FeatureMap {
   /// they hold more than `max_entries` numbers in all. Each model answers for itself.
   [[nodiscard]] virtual std::vector<NamedWeights> stored_weights(Index max_entries) const = 0;
 
-  /// Φ itself (N × p), densely. For tests and small problems.
+  /// Φ itself (N × p), densely: the default gram's and transpose_apply's, and tests'.
   [[nodiscard]] Matrix feature_matrix(std::span<const Matrix> samples) const;
 
  protected:
@@ -235,6 +248,10 @@ class FeatureMap {
 /// their memory limit), in one line for a study's plan; nothing when it can. Checked for every
 /// task before a run starts, so that a study does not fail at its largest point hours in.
 [[nodiscard]] std::optional<std::string> model_size_problem(const ModelSpec& spec);
+
+/// ΦΦᵀ of a dense Φ, as a symmetric rank update (SYRK: half the flops of a general product, and
+/// exactly symmetric): FeatureMap::gram's default.
+[[nodiscard]] Matrix gram_of_rows(const Matrix& phi);
 
 /// Builds a model by name; throws InputError with a one-line message for an unknown
 /// name or sizes the model cannot take (e.g. drf layers that do not fit in memory).

@@ -6,6 +6,10 @@ namespace wordsens {
 
 double generation_cost() { return cpu_has_avx512f() ? kGenerationCostAvx512 : kGenerationCost; }
 
+double ModelCosts::gen_point_evaluation(const CostShape& s) const {
+  return single_point_evaluation(s);
+}
+
 // The weights once, then φ three times (the certification's φ(X) and φ(X^M(Δ*))), dense.
 double ModelCosts::multi_word_outside_search(const CostShape& s) const {
   return weights(s) + 3.0 * features(s) / kDenseSpeedup;
@@ -16,16 +20,13 @@ double ModelCosts::ws_outside_search(const CostShape& s, const CostOptions& /*o*
   return weights(s) + features(s);
 }
 
+// The weights once; the N + 1 texts' features (Φ built once), Gram and head: dense matrix
+// products, which run kDenseSpeedup times faster than the estimator's memory-bound matrix–vector
+// mix, at the share kGenDenseShare of that rate.
 double ModelCosts::gen_outside_search(const CostShape& s, const CostOptions& /*o*/, double N,
                                       double p, double /*positions*/) const {
-  return dense_gen(s, N, p, 1.0);
-}
-
-// Gram, features and head: dense matrix products, which run kDenseSpeedup times faster than the
-// estimator's memory-bound matrix–vector mix, at the share kGenDenseShare of that rate.
-double ModelCosts::dense_gen(const CostShape& s, double N, double p, double passes) const {
-  return passes * weights(s) + ((N + 1.0) * passes * features(s) + N * N * p + N * N * N / 3.0) /
-                                   (kGenDenseShare * kDenseSpeedup);
+  return weights(s) +
+         ((N + 1.0) * features(s) + N * N * p + N * N * N / 3.0) / (kGenDenseShare * kDenseSpeedup);
 }
 
 }  // namespace wordsens

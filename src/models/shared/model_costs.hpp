@@ -36,9 +36,13 @@ inline constexpr double kDenseSpeedup = 6.0;
 
 /// gen's dense phase with the whole feature matrix (attention; rf with the full sampler; drf):
 /// the N+1 texts' features one text at a time, the (N+1) × p matrix assembled, its Gram and the
-/// head. Measured on paper_gen.ini (raf, 5 trials, idle): about 0.3 of the dense rate (≈ 12
-/// Gflop/s at n = 40 and 120, d = 768, where the products alone run at ≈ 40).
-inline constexpr double kGenDenseShare = 0.3;
+/// head. Measured on paper_gen.ini (raf, 5 trials, idle): 0.3 of the dense rate while Φ was
+/// built for each of the head's two products; building it once made raf's task at n = 120,
+/// N = 1300 0.69 times as long (35.2 s to 24.2 s, the same machine), hence 0.3 / 0.69 ≈ 0.45.
+inline constexpr double kGenDenseShare = 0.45;
+/// The same phase where Φ is streamed, computed for each of the head's two products (rf with the
+/// full sampler, models/rf/rf_costs.cpp): calibrated on paper_glove_brown.ini.
+inline constexpr double kStreamedGenDenseShare = 0.3;
 
 /// A task's sizes, as the cost formulas use them.
 struct CostShape {
@@ -73,8 +77,13 @@ class ModelCosts {
   /// The set-up of one word set of `words` words (and its certified bound, if any).
   [[nodiscard]] virtual double set_setup(const CostShape& s, const CostOptions& o,
                                          double words) const = 0;
-  /// One objective + gradient evaluation of gen's head searches (one point at a time).
+  /// One objective + gradient evaluation through the position evaluator, one point at a time
+  /// (features_at and pullback).
   [[nodiscard]] virtual double single_point_evaluation(const CostShape& s) const = 0;
+  /// One point of gen's head searches, which climb in lockstep (PositionEvaluator::
+  /// linear_readouts, a few points per call): single_point_evaluation unless the model batches
+  /// them.
+  [[nodiscard]] virtual double gen_point_evaluation(const CostShape& s) const;
   /// Typical evaluations per ascent start of ws's search and of gen's (before max-evals caps
   /// them).
   [[nodiscard]] virtual double ws_evaluations_per_start() const = 0;
@@ -92,10 +101,6 @@ class ModelCosts {
   /// feature dimension p and the head.
   [[nodiscard]] virtual double gen_outside_search(const CostShape& s, const CostOptions& o,
                                                   double N, double p, double positions) const;
-
- protected:
-  /// gen's dense phase when the features are computed `passes` times.
-  [[nodiscard]] double dense_gen(const CostShape& s, double N, double p, double passes) const;
 };
 
 /// The prices of the model `kind` (models/registry.cpp), under the attention models' `mask`.

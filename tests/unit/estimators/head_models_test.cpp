@@ -4,7 +4,9 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "core/gaussian.hpp"
 #include "data/synthetic.hpp"
@@ -95,6 +97,63 @@ TEST_P(HeadOnModel, TrainedHeadsFitTheNewSampleAndWitnessIsInTheBall) {
     EXPECT_NEAR(r.t1, pr.test_label, 1e-8) << to_string(r.training);
     EXPECT_LE(r.delta.norm(), std::sqrt(double(d)) * (1 + 1e-12));
     EXPECT_TRUE(std::isfinite(r.E) && std::isfinite(r.D0) && r.cond_K >= 1.0);
+  }
+}
+
+// The searches of every (training, objective) pair climb in lockstep from all starts of a
+// position; each must end where its start climbed alone ends (minimise_on_ball on the
+// single-point read-out objective), with the best over starts and positions chosen by the same
+// rule (strictly better, so ties keep the earlier start). Models that evaluate the points one by
+// one give the same bits; rf's fused read-outs round differently in the last bits.
+TEST_P(HeadOnModel, LockstepSearchesEndWhereEachStartClimbedAloneEnds) {
+  constexpr std::uint32_t kSeed = 21, kTask = 6;
+  const auto model = make(kTask);
+  const GenProblem pr = synthetic_gen_problem(kSeed, n, d, model->feature_dim() / 2, 2);
+  GenOptions options;
+  options.objectives = {HeadObjective::loss, HeadObjective::align};
+  options.sphere_starts = 2;
+  const std::vector<GenResult> results = evaluate_generalization(*model, pr, options, kSeed, kTask);
+  ASSERT_EQ(results.size(), 4u);
+  const HeadVectors h = fit_heads(*model, pr.train, pr.train_labels, pr.test, pr.test_label,
+                                  {.finetune = true, .retrain = true, .retrain_projection = true});
+  const bool same_bits = GetParam() != "rf";
+  const double radius = std::sqrt(static_cast<double>(d));
+  std::size_t r = 0;
+  for (const Training t : options.trainings) {
+    const Vector& theta = t == Training::finetune ? h.theta_finetune : h.theta_retrain;
+    for (const HeadObjective o : options.objectives) {
+      const ReadoutTarget target =
+          o == HeadObjective::loss ? loss_target(theta, -pr.test_label)
+                                   : align_target(t == Training::finetune ? h.phi_x : h.u_retrain);
+      double best = std::numeric_limits<double>::infinity();
+      Index best_position = 0;
+      Vector best_delta = Vector::Zero(d);
+      long evaluations = 0;
+      for (const Index i : options.positions.resolve(n, kSeed, kTask)) {
+        const auto evaluator = model->at_position(pr.test, i);
+        const BallObjective f = readout_objective(*evaluator, target);
+        const auto starts = gen_starting_points(*model, pr.test, i, options, kSeed, kTask);
+        ASSERT_GE(starts.size(), 3u);
+        for (const Vector& start : starts) {
+          const AscentResult alone = minimise_on_ball(f, radius, start, options.ascent);
+          evaluations += alone.evaluations;
+          if (alone.value < best) {
+            best = alone.value;
+            best_position = i;
+            best_delta = alone.argmax;
+          }
+        }
+      }
+      const GenResult& g = results[r++];
+      const std::string label = to_string(t) + "/" + to_string(o);
+      EXPECT_EQ(g.position, best_position) << label;
+      EXPECT_EQ(g.evaluations, evaluations) << label;
+      if (same_bits) {
+        EXPECT_EQ(g.delta, best_delta) << label;
+      } else {
+        EXPECT_LE((g.delta - best_delta).norm(), 1e-8 * radius) << label;
+      }
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <Eigen/SVD>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 
@@ -50,8 +51,11 @@ class TanhFeatureMap final : public FeatureMap {
   [[nodiscard]] const ModelSpec& spec() const override { return spec_; }
   [[nodiscard]] Index feature_dim() const override { return M_.rows(); }
   [[nodiscard]] Vector features(const Matrix& X) const override {
+    ++feature_calls_;
     return (M_ * vec(X)).array().tanh().matrix();
   }
+  /// How many times `features` ran (what a dense Φ costs).
+  [[nodiscard]] long feature_calls() const { return feature_calls_; }
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override {
     return std::make_unique<TanhEvaluator>(M_, X, position);
@@ -74,6 +78,7 @@ class TanhFeatureMap final : public FeatureMap {
  private:
   ModelSpec spec_;
   Matrix M_;
+  mutable std::atomic<long> feature_calls_{0};
 };
 
 }  // namespace wordsens::testing

@@ -5,8 +5,14 @@
 // so these are the checks of their fast paths.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "model_cases.hpp"
 
@@ -164,6 +170,98 @@ TEST_P(BatchedObjective, PositionGroupEqualsEachPositionsOwnEvaluator) {
   }
   EXPECT_THROW(group->sensitivity_objective(std::vector<Index>{0}, deltas, values, &grads),
                std::invalid_argument);
+}
+
+// The trained head's batched read-outs (PositionEvaluator::linear_readouts, the gen search's one
+// call per round): values ⟨φ(X^i(Δ_b)), v_b⟩ against φ from scratch, gradients against the
+// single-point pullback of v_b and against central differences of the batched values. Every
+// column has its own read-out vector; rf's override is checked on its dot-product path (5
+// points), its GEMM path (12) and several blocks of rows.
+void expect_readouts_match_plain(const FeatureMap& model, const Matrix& X,
+                                 const std::string& label) {
+  const Index n = X.rows(), d = X.cols(), p = model.feature_dim();
+  std::mt19937_64 gen(43);
+  std::normal_distribution<double> normal;
+  std::vector<Vector> directions(3, Vector(p));
+  for (Vector& v : directions) {
+    for (Index r = 0; r < p; ++r) v(r) = normal(gen);
+  }
+  for (const auto& [position, B] :
+       {std::pair{Index{0}, Index{5}}, std::pair{n / 2, Index{12}}, std::pair{n - 1, Index{5}}}) {
+    const auto eval = model.at_position(X, position);
+    const Matrix deltas = batch_of_points(gen, d, B);
+    std::vector<const Vector*> readouts;
+    for (Index b = 0; b < B; ++b) readouts.push_back(&directions[(b * 7 + 1) % 3]);
+    Vector values, values_only;
+    Matrix grads;
+    eval->linear_readouts(deltas, readouts, values, &grads);
+    eval->linear_readouts(deltas, readouts, values_only, nullptr);
+    ASSERT_EQ(values.size(), B);
+    ASSERT_EQ(grads.rows(), d);
+    ASSERT_EQ(grads.cols(), B);
+    for (Index b = 0; b < B; ++b) {
+      const Vector& v = *readouts[static_cast<std::size_t>(b)];
+      const Vector delta = deltas.col(b);
+      Matrix changed = X;
+      changed.row(position) += delta.transpose();
+      const Vector phi_plain = model.features(changed);
+      const double plain = phi_plain.dot(v);
+      const double scale = phi_plain.cwiseAbs().dot(v.cwiseAbs()) + 1e-300;
+      EXPECT_LE(std::abs(values(b) - plain), 1e-12 * scale)
+          << label << " position " << position << " point " << b;
+      EXPECT_EQ(values(b), values_only(b)) << label << ": values without gradients differ";
+      Vector phi, grad;
+      eval->features_at(delta, phi);
+      eval->pullback(v, grad);
+      EXPECT_LE((grads.col(b) - grad).norm(), 1e-10 * grad.norm() + 1e-13)
+          << label << " position " << position << " point " << b;
+    }
+    // Central differences of the batched values, for one point of each read-out.
+    constexpr double kStep = 1e-5;
+    for (Index b = 0; b < 3; ++b) {
+      Matrix around(d, 2 * d);
+      std::vector<const Vector*> same(static_cast<std::size_t>(2 * d),
+                                      readouts[static_cast<std::size_t>(b)]);
+      for (Index j = 0; j < d; ++j) {
+        around.col(2 * j) = deltas.col(b);
+        around.col(2 * j + 1) = deltas.col(b);
+        around(j, 2 * j) += kStep;
+        around(j, 2 * j + 1) -= kStep;
+      }
+      Vector f;
+      eval->linear_readouts(around, same, f, nullptr);
+      Vector fd(d);
+      for (Index j = 0; j < d; ++j) fd(j) = (f(2 * j) - f(2 * j + 1)) / (2 * kStep);
+      const Vector g = grads.col(b);
+      // Δ = 0 (point 2) is no stationary point of a read-out: every point is checked.
+      EXPECT_LT(testing::relative_difference(g, fd), 1e-6)
+          << label << " position " << position << " point " << b;
+    }
+    EXPECT_THROW(eval->linear_readouts(deltas, std::span(readouts).first(1), values, &grads),
+                 std::invalid_argument)
+        << label;
+  }
+}
+
+TEST_P(BatchedObjective, LinearReadoutsEqualPlainValuesAndSinglePointGradients) {
+  const ModelSpec spec = GetParam().spec;
+  const auto model = make_feature_map(spec, {8, 3});
+  expect_readouts_match_plain(*model, testing::test_sample(spec.n, spec.d), GetParam().label);
+}
+
+TEST(BatchedRfObjective, LinearReadoutsOverSeveralRowBlocksAndTheMarginalSampler) {
+  for (const Activation act : {Activation::relu, Activation::tanh}) {
+    const ModelSpec spec{ModelKind::rf, 6, 5, 150, 1, act};
+    const auto model = make_feature_map(spec, {5, 12});
+    expect_readouts_match_plain(*model, testing::test_sample(spec.n, spec.d), "rf k = 150");
+    ModelSpec marginal = spec;
+    marginal.sampling = RfSampling::marginal;
+    const Matrix X = testing::test_sample(spec.n, spec.d);
+    const std::array<Index, 3> positions{0, 3, 5};
+    const std::array<const Matrix*, 1> samples{&X};
+    const auto sampled = make_feature_map(marginal, {5, 12}, positions, samples);
+    expect_readouts_match_plain(*sampled, X, "rf marginal k = 150");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModels, BatchedObjective,

@@ -31,6 +31,7 @@ TEST(ModelCosts, EveryModelPricesEveryStep) {
     EXPECT_GE(costs.sample_setup(shape), 0.0) << t.name;
     EXPECT_TRUE(positive_finite(costs.set_evaluation(shape, 4.0))) << t.name;
     EXPECT_TRUE(positive_finite(costs.single_point_evaluation(shape))) << t.name;
+    EXPECT_TRUE(positive_finite(costs.gen_point_evaluation(shape))) << t.name;
     EXPECT_TRUE(positive_finite(costs.multi_word_outside_search(shape))) << t.name;
     EXPECT_TRUE(positive_finite(costs.ws_evaluations_per_start())) << t.name;
     EXPECT_TRUE(positive_finite(costs.gen_evaluations_per_start())) << t.name;
