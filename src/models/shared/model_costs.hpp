@@ -34,11 +34,12 @@ inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
 inline constexpr double kDenseSpeedup = 6.0;
 #endif
 
-/// gen's dense phase with the whole feature matrix (attention; rf with the full sampler; drf):
+/// gen's dense phase with the whole feature matrix (attention, drf, every model that builds Φ):
 /// the N+1 texts' features one text at a time, the (N+1) × p matrix assembled, its Gram and the
 /// head. Measured on paper_gen.ini (raf, 5 trials, idle): 0.3 of the dense rate while Φ was
 /// built for each of the head's two products; building it once made raf's task at n = 120,
-/// N = 1300 0.69 times as long (35.2 s to 24.2 s, the same machine), hence 0.3 / 0.69 ≈ 0.45.
+/// N = 1300 0.69 times as long (35.2 s to 24.2 s, the same machine): 0.3 / 0.69 ≈ 0.44, and 0.45
+/// matches that machine's paper_gen.ini run.
 inline constexpr double kGenDenseShare = 0.45;
 /// The same phase where Φ is streamed, computed for each of the head's two products (rf with the
 /// full sampler, models/rf/rf_costs.cpp): calibrated on paper_glove_brown.ini.
