@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -211,6 +212,21 @@ AscentResult maximise_on_ball(const BallObjective& f, double radius, Vector star
   starts.push_back(std::move(start));
   return std::move(
       maximise_on_ball_lockstep(one_at_a_time, radius, std::move(starts), options).front());
+}
+
+std::vector<AscentResult> minimise_on_ball_lockstep(const BallBatchObjective& f, double radius,
+                                                    std::vector<Vector> starts,
+                                                    const AscentOptions& options) {
+  const BallBatchObjective negated = [&f](const Matrix& xs, std::span<const std::size_t> ascents,
+                                          Vector& values, Matrix& grads) {
+    f(xs, ascents, values, grads);
+    grads = -grads;
+    values = -values;
+  };
+  std::vector<AscentResult> results =
+      maximise_on_ball_lockstep(negated, radius, std::move(starts), options);
+  for (AscentResult& r : results) r.value = -r.value;
+  return results;
 }
 
 AscentResult pattern_search_on_ball(const BallValue& f, double radius, Vector start,

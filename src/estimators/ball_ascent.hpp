@@ -55,6 +55,12 @@ using BallBatchObjective = std::function<void(
 [[nodiscard]] AscentResult minimise_on_ball(const BallObjective& f, double radius, Vector start,
                                             const AscentOptions& options);
 
+/// minimise_on_ball from every start at once, in lockstep as maximise_on_ball_lockstep.
+[[nodiscard]] std::vector<AscentResult> minimise_on_ball_lockstep(const BallBatchObjective& f,
+                                                                  double radius,
+                                                                  std::vector<Vector> starts,
+                                                                  const AscentOptions& options);
+
 /// value ← f(x), for derivative-free searches.
 using BallValue = std::function<double(const Vector& x)>;
 

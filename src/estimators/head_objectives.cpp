@@ -1,7 +1,10 @@
 #include "estimators/head_objectives.hpp"
 
 #include <memory>
+#include <span>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace wordsens {
 
@@ -26,6 +29,25 @@ BallObjective readout_objective(PositionEvaluator& evaluator, const ReadoutTarge
     evaluator.pullback(readout.v, grad);
     grad *= 2.0 * residual;
     return residual * residual;
+  };
+}
+
+BallBatchObjective readout_objectives(PositionEvaluator& evaluator,
+                                      std::vector<const ReadoutTarget*> readouts) {
+  // The column buffer is shared by the calls (one lockstep at a time uses it).
+  auto columns = std::make_shared<std::vector<const Vector*>>();
+  return [&evaluator, readouts = std::move(readouts), columns](const Matrix& deltas,
+                                                               std::span<const std::size_t> ascents,
+                                                               Vector& values, Matrix& grads) {
+    columns->clear();
+    for (const std::size_t a : ascents) columns->push_back(&readouts[a]->v);
+    evaluator.linear_readouts(deltas, *columns, values, &grads);
+    for (std::size_t b = 0; b < ascents.size(); ++b) {
+      const auto col = static_cast<Index>(b);
+      const double residual = values(col) - readouts[ascents[b]]->target;
+      grads.col(col) *= 2.0 * residual;
+      values(col) = residual * residual;
+    }
   };
 }
 

@@ -4,6 +4,8 @@
 // gradient is one pullback: ∇f = 2(⟨φ', v⟩ − target) · J_Δᵀ v.
 //  * loss:  v = θ (the trained head),  target = y_Δ = −y;
 //  * align: v = u / ‖u‖²,               target = −1, with u = φ(X) (finetune) or P⊥φ(X) (retrain).
+#include <vector>
+
 #include "core/types.hpp"
 #include "estimators/ball_ascent.hpp"
 #include "models/shared/feature_map.hpp"
@@ -25,5 +27,11 @@ struct ReadoutTarget {
 /// returned function keeps references to `evaluator` and `readout`: both must outlive it.
 [[nodiscard]] BallObjective readout_objective(PositionEvaluator& evaluator,
                                               const ReadoutTarget& readout);
+
+/// The same for a lockstep of ascents, ascent a with its own read-out *readouts[a], in one
+/// batched call of the evaluator per round (PositionEvaluator::linear_readouts). Keeps references
+/// to `evaluator` and the read-outs: they must outlive it.
+[[nodiscard]] BallBatchObjective readout_objectives(PositionEvaluator& evaluator,
+                                                    std::vector<const ReadoutTarget*> readouts);
 
 }  // namespace wordsens

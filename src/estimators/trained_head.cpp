@@ -133,31 +133,17 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
         search_of.push_back(q);
       }
     }
-    std::vector<const Vector*> readouts;
-    const BallBatchObjective negated_objective = [&](const Matrix& deltas,
-                                                     std::span<const std::size_t> ascents,
-                                                     Vector& values, Matrix& grads) {
-      readouts.clear();
-      for (const std::size_t a : ascents) readouts.push_back(&searches[search_of[a]].readout.v);
-      evaluator->linear_readouts(deltas, readouts, values, &grads);
-      // f = (⟨φ', v⟩ − target)², ∇f = 2(⟨φ', v⟩ − target)·J_Δᵀv; negated: a minimisation.
-      for (std::size_t b = 0; b < ascents.size(); ++b) {
-        const auto col = static_cast<Index>(b);
-        const double residual = values(col) - searches[search_of[ascents[b]]].readout.target;
-        grads.col(col) *= 2.0 * residual;
-        grads.col(col) = -grads.col(col);
-        values(col) = -(residual * residual);
-      }
-    };
-    const std::vector<AscentResult> climbed = maximise_on_ball_lockstep(
-        negated_objective, radius, std::move(ascent_starts), options.ascent);
+    std::vector<const ReadoutTarget*> readouts;  // of each ascent
+    for (const std::size_t q : search_of) readouts.push_back(&searches[q].readout);
+    const std::vector<AscentResult> climbed =
+        minimise_on_ball_lockstep(readout_objectives(*evaluator, std::move(readouts)), radius,
+                                  std::move(ascent_starts), options.ascent);
     for (std::size_t a = 0; a < climbed.size(); ++a) {
       Search& s = searches[search_of[a]];
       const AscentResult& r = climbed[a];
-      const double value = -r.value;
       s.evaluations += r.evaluations;
-      if (value < s.best_value) {
-        s.best_value = value;
+      if (r.value < s.best_value) {
+        s.best_value = r.value;
         s.best_position = i;
         s.best_delta = r.argmax;
       }

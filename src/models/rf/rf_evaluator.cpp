@@ -40,26 +40,17 @@ class RfEvaluator final : public PositionEvaluator {
   // backward) read it twice from memory: 171 ms against 108 ms per call of 4 points at
   // n = 150, d = 768 (bench_wordsens --benchmark_filter=RfBatched).
   void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) override {
-    const Index k = B_.rows(), columns = deltas.cols();
-    D_ = deltas;
-    values.setZero(columns);
-    if (grads != nullptr) G_.setZero(B_.cols(), columns);
-    for (Index r = 0; r < k; r += kFusedRows) {
-      const Index h = std::min(kFusedRows, k - r);
-      const auto V_b = B_.middleRows(r, h);
-      forward_block(V_b, columns, r, h);
+    fused_pass(deltas, values, grads, [&](Index r, Index h, bool want_cotangent) {
       R_ = P_.colwise() - base_.segment(r, h);  // φ' − φ on these rows
       values += R_.colwise().squaredNorm().transpose();
-      if (grads == nullptr) continue;
+      if (!want_cotangent) return;
       // The cotangent 2(φ' − φ) times ϕ'(z): ReLU' = [z > 0], tanh' = 1 − tanh².
       if (act_ == Activation::relu) {
         R_ = (Z_.array() > 0.0).select(2.0 * R_.array(), 0.0).matrix();
       } else {
         R_.array() *= 2.0 * (1.0 - P_.array().square());
       }
-      accumulate_pullback(V_b, columns, h);
-    }
-    if (grads != nullptr) *grads = G_;
+    });
   }
 
   // The trained head's read-outs ⟨ϕ(a + BΔ_b), v_b⟩ and their gradients Bᵀ(v_b ⊙ ϕ'(a + BΔ_b)),
@@ -75,45 +66,51 @@ class RfEvaluator final : public PositionEvaluator {
     for (const Vector* v : readouts) {
       if (v->size() != k) throw std::invalid_argument("linear_readouts: read-out of wrong size");
     }
-    D_ = deltas;
-    values.setZero(columns);
-    if (grads != nullptr) G_.setZero(B_.cols(), columns);
-    for (Index r = 0; r < k; r += kFusedRows) {
-      const Index h = std::min(kFusedRows, k - r);
-      const auto V_b = B_.middleRows(r, h);
-      forward_block(V_b, columns, r, h);
+    fused_pass(deltas, values, grads, [&](Index r, Index h, bool want_cotangent) {
       W_.resize(h, columns);
       for (Index b = 0; b < columns; ++b) {
         W_.col(b) = readouts[static_cast<std::size_t>(b)]->segment(r, h);
       }
       values += P_.cwiseProduct(W_).colwise().sum().transpose();
-      if (grads == nullptr) continue;
+      if (!want_cotangent) return;
       // The cotangent v ⊙ ϕ'(z): ReLU' = [z > 0], tanh' = 1 − tanh².
       if (act_ == Activation::relu) {
         R_ = (Z_.array() > 0.0).select(W_.array(), 0.0).matrix();
       } else {
         R_ = (W_.array() * (1.0 - P_.array().square())).matrix();
       }
-      accumulate_pullback(V_b, columns, h);
-    }
-    if (grads != nullptr) *grads = G_;
+    });
   }
 
  private:
-  /// Z_ ← a_b + V_b·D_ and P_ ← ϕ(Z_) for the block of h rows from row r (`columns` points).
-  template <typename Block>
-  void forward_block(const Block& V_b, Index columns, Index r, Index h) {
-    if (columns <= kFewColumns) {
-      Z_.noalias() = V_b.lazyProduct(D_);
-    } else {
-      Z_.noalias() = V_b * D_;
+  /// The fused pass over V_i both batched objectives make: values ← 0, and per block of h rows
+  /// from row r, Z_ ← a_b + V_b·D_ and P_ ← ϕ(Z_), then `block(r, h, want_cotangent)` adds the
+  /// block's terms to values and, when gradients are wanted, leaves the block's cotangent in R_,
+  /// which is pulled back into G_ while V_b is still cached.
+  template <typename RowBlock>
+  void fused_pass(const Matrix& deltas, Vector& values, Matrix* grads, RowBlock&& block) {
+    const Index k = B_.rows(), columns = deltas.cols();
+    D_ = deltas;
+    values.setZero(columns);
+    if (grads != nullptr) G_.setZero(B_.cols(), columns);
+    for (Index r = 0; r < k; r += kFusedRows) {
+      const Index h = std::min(kFusedRows, k - r);
+      const auto V_b = B_.middleRows(r, h);
+      if (columns <= kFewColumns) {
+        Z_.noalias() = V_b.lazyProduct(D_);
+      } else {
+        Z_.noalias() = V_b * D_;
+      }
+      Z_.colwise() += a_.segment(r, h);
+      if (act_ == Activation::relu) {
+        P_ = Z_.cwiseMax(0.0);
+      } else {
+        P_ = Z_.array().tanh().matrix();
+      }
+      block(r, h, grads != nullptr);
+      if (grads != nullptr) accumulate_pullback(V_b, columns, h);
     }
-    Z_.colwise() += a_.segment(r, h);
-    if (act_ == Activation::relu) {
-      P_ = Z_.cwiseMax(0.0);
-    } else {
-      P_ = Z_.array().tanh().matrix();
-    }
+    if (grads != nullptr) *grads = G_;
   }
   /// G_ += V_bᵀ R_ for one block of rows (h rows, `columns` points).
   template <typename Block>
