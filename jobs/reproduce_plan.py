@@ -48,7 +48,7 @@ ROOT_TASKS_PER_SECOND = 450.0
 BASE = 30 * MB  # the process itself: binary, libraries, small buffers (without MPI)
 
 ROW = re.compile(r"^\s*(\d+)\s+(ws|gen)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
-                 r"\s+(\d+)\s+\S+\s+(\S+)\s*$")
+                 r"\s+(\d+)\s+(\d+)\s+\S+\s+(\S+)\s*$")
 PREDICTED = re.compile(r"(\d+) cores? ([0-9hms?]+);")
 
 
@@ -66,9 +66,10 @@ def parse_dry_run(text: str) -> dict:
     for line in text.splitlines():
         m = ROW.match(line)
         if m:
-            _, exp, model, n, d, k, L, words, N, tasks, est = m.groups()
+            _, exp, model, n, d, k, L, H, words, N, tasks, est = m.groups()
             points.append(dict(experiment=exp, model=model, n=int(n), d=int(d), k=int(k),
-                               layers=int(L), words=int(words), N=int(N), tasks=int(tasks),
+                               layers=int(L), heads=int(H), words=int(words), N=int(N),
+                               tasks=int(tasks),
                                seconds=seconds(est)))
         elif line.startswith("predicted wall time"):
             predicted = {int(c): seconds(t) for c, t in PREDICTED.findall(line)}

@@ -193,6 +193,13 @@ EXTENSION_CLAIMS = [
           f"in every d, the per-trial mean over n of log(S_block/S_mhraf) below 0 with p ≤ α "
           f"after Holm over the extension rows; {_LB_CONTRAST}",
           extension_claims.residual_rows, extension=True),
+    *[Claim(f"ext_heads_{model}", "beyond the paper", f"More heads keep less of a word: "
+            f"S_{model} falls with the number of heads H (each head d/H wide)", model, "ws",
+            "n ≤ d, per d, the study's heads grid (listed where it has at least 2 values of H)",
+            f"in every d, per trial, the mean over n of the least-squares slope of log S_{model} "
+            f"against log H below 0 with p ≤ α after Holm over the extension rows; "
+            f"{_LB_CONTRAST}",
+            extension_claims.heads_rows, extension=True) for model in ("mhraf", "block")],
     *[Claim(f"ext_causal_{model}", "beyond the paper", f"Under a causal mask the first word "
             f"counts more than the last: S at word 0 above S at word n−1 ({model})",
             f"{model}/causal", "ws", "n ≤ d, per d, mask = causal, positions = all",

@@ -136,10 +136,10 @@ def _label(path: str, taken: set) -> str:
     return label
 
 
-WS_POINT = ["model", "n", "d", "k", "layers", "trial"]
-GEN_POINT = ["model", "n", "d", "k", "layers", "N", "trial", "training", "objective"]
-MW_POINT = ["model", "n", "d", "k", "layers", "words", "trial"]
-TASK_POINT = ["experiment", "model", "n", "d", "k", "layers", "N", "words", "trial"]
+WS_POINT = ["model", "n", "d", "k", "layers", "heads", "trial"]
+GEN_POINT = ["model", "n", "d", "k", "layers", "heads", "N", "trial", "training", "objective"]
+MW_POINT = ["model", "n", "d", "k", "layers", "heads", "words", "trial"]
+TASK_POINT = ["experiment", "model", "n", "d", "k", "layers", "heads", "N", "words", "trial"]
 
 
 def _renumber(df: pd.DataFrame, file_index: int, texts_index: int) -> pd.DataFrame:
@@ -206,19 +206,20 @@ def build_studies(results: list) -> tuple:
 
 
 def shared_points(studies: list) -> pd.DataFrame:
-    """Grid points (experiment, model, n, d, k, L, N) held by more than one study."""
+    """Grid points (experiment, model, n, d, k, L, H, N) held by more than one study."""
     frames = []
     for s in studies:
         for exp, df in (("ws", s.ws), ("gen", s.gen)):
             if df.empty:
                 continue
-            cols = [c for c in ("model", "n", "d", "k", "layers", "N") if c in df]
+            cols = [c for c in ("model", "n", "d", "k", "layers", "heads", "N") if c in df]
             pts = df[cols].drop_duplicates().assign(experiment=exp, study=s.label)
             frames.append(pts)
     if not frames:
         return pd.DataFrame()
     allp = pd.concat(frames, ignore_index=True)
-    keys = [c for c in ("experiment", "model", "n", "d", "k", "layers", "N") if c in allp]
+    keys = [c for c in ("experiment", "model", "n", "d", "k", "layers", "heads", "N")
+            if c in allp]
     allp = allp.fillna({"N": 0})
     g = allp.groupby(keys, sort=True)["study"].agg(lambda v: ", ".join(sorted(set(v))))
     multi = g[g.str.contains(",")]

@@ -207,7 +207,10 @@ def check_attributes(f: h5py.File, problems: Problems) -> None:
 def _task_columns(f: h5py.File, problems: Problems):
     """The /tasks columns as arrays of their common length, or None when unusable."""
     sets = _datasets(f, names.GROUP_TASKS)
-    for column in names.TASK_COLUMNS + ("words",):
+    expected = names.TASK_COLUMNS + ("words",)
+    if _minor(f) >= names.HEADS_MINOR:
+        expected += ("heads",)
+    for column in expected:
         if column not in sets:
             problems.add(f"/{names.GROUP_TASKS}/{column} is missing")
     if any(c not in sets for c in ("task_id", "done", "experiment")):
@@ -227,10 +230,13 @@ def check_task_crc(f: h5py.File, tasks: dict, problems: Problems) -> None:
     """The task table and config_text match the CRC-32 the writer stored (FORMAT.md)."""
     if names.ATTR_TASK_TABLE_CRC32 not in f.attrs or "config_text" not in f.attrs:
         return
-    if any(c not in tasks for c in names.TASK_CRC_COLUMNS):
+    # heads is covered when the table has it (every writer from 1.8 on): a heads column removed
+    # from such a file still changes the bytes.
+    columns = {c: t for c, t in names.TASK_CRC_COLUMNS.items() if c != "heads" or c in tasks}
+    if any(c not in tasks for c in columns):
         return
     crc = zlib.crc32(_text(f.attrs["config_text"]).encode("utf-8"))
-    for column, dtype in names.TASK_CRC_COLUMNS.items():
+    for column, dtype in columns.items():
         values = np.asarray(tasks[column])
         if dtype.startswith("S"):
             values = values.astype(dtype)

@@ -12,16 +12,17 @@ import numpy as np
 import pandas as pd
 
 from . import regimes, rules
-from .judgement import Group, Row, missing_test
+from . import groups, stats
+from .judgement import Group, Row, missing_test, sign_test
 from .ws_claims import (_attention_inside, _attention_plan_of, _judged_groups, _no_group,
                         _on_the_same_texts, _own_study, _partner, _partner_of, _partner_rows,
-                        _ratio_frame, mean_log_gap_test)
+                        _ratio_frame, head_axes, head_groups, mean_log_gap_test)
 
 
 def residual_rows(c, study) -> list:
-    """The block against its attention alone: in every d, the per-trial mean over n of
-    log(S_block/S_mhraf) on the same texts below 0 (the residual path and the LayerNorms keep
-    less of a word than the attention does by itself)."""
+    """The block against its attention alone: in every d (and H), the per-trial mean over n of
+    log(S_block/S_mhraf) on the same texts and with the same heads below 0 (the residual path
+    and the LayerNorms keep less of a word than the attention does by itself)."""
     partner = "mhraf"
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
     found = _attention_inside(row, c, study)
@@ -29,25 +30,104 @@ def residual_rows(c, study) -> list:
         return [row]
     sub, inside = found
     pool = _partner_rows(study, partner)
+    if "heads" not in pool:
+        pool = pool.assign(heads=1)
     n_used = set()
-    for (d,), g, plan in _judged_groups(row, inside, ["d"], _attention_plan_of(study, c.model),
-                                        lambda d: f"d={d}"):
-        suffix, og = _partner(_on_the_same_texts(pool, partner, g), _own_study(sub))
-        grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)),
+    keys, label_of = head_groups(inside)
+    several = inside["heads"].nunique() > 1
+    for (d, H), g, plan in _judged_groups(row, inside, keys, _attention_plan_of(study, c.model),
+                                          label_of):
+        same = _on_the_same_texts(pool, partner, g)
+        suffix, og = _partner(same[same["heads"] == H], _own_study(sub))
+        grp = Group(",".join(filter(None, [label_of(d, H), suffix])), d=str(int(d)),
                     positive=rules.NOT_REFUTED_LB,
                     note=f"S_{c.model} and S_{partner} are lower bounds found by ascent",
                     partner=_partner_of(og, partner, _own_study(sub)),
-                    axes={"d": int(d), "n": list(plan.ns)})
+                    axes={**head_axes({"d": d, "heads": H}, several), "n": list(plan.ns)})
         row.groups.append(grp)
         if plan.shortfall:
             grp.unavailable = plan.shortfall
             continue
         label = f"mean over n of log(S_{c.model}/S_{partner}), per trial"
         if og is None:
-            grp.tests = [missing_test(label, f"no {partner} records on the same texts (the "
-                                             f"same heads)")]
+            grp.tests = [missing_test(label, f"no {partner} records on the same texts with "
+                                             f"H = {H}")]
             continue
         mean_log_gap_test(grp, _ratio_frame(g, og, "S", "S"), plan, label, "below", n_used)
+    _no_group(row, c)
+    row.n_used = regimes.ns_text(n_used)
+    return [row]
+
+
+def _log_s_per_head(g: pd.DataFrame, heads: list, plan_of, d) -> tuple:
+    """(trials × H × n array of log S, trial index, n, reason): each H's complete curves over its
+    design, on the trials every H has; `reason` names what is missing, as the other rules do."""
+    curves = []
+    for H in heads:
+        gh = g[g["heads"] == H]
+        plan = plan_of({"d": d, "heads": H}, gh)
+        if plan.shortfall:
+            return None, None, None, f"H={H}: {plan.shortfall}"
+        cur = groups.usable_curves(gh, "S", plan)
+        if cur["reason"]:
+            return None, None, None, f"H={H}: {cur['reason']}"
+        curves.append(pd.DataFrame(np.log(cur["matrix"]), index=cur["index"],
+                                   columns=cur["x"].astype(int)))
+    ns = sorted(set.intersection(*(set(c.columns) for c in curves)))
+    if any(list(c.columns) != ns for c in curves):
+        return None, None, None, ("the heads' designs differ in n: "
+                                  + "; ".join(f"H={H}: n={regimes.ns_text(c.columns)}"
+                                              for H, c in zip(heads, curves)))
+    trials = sorted(set.intersection(*(set(c.index) for c in curves)))
+    if len(trials) < max(len(c.index) for c in curves):
+        return None, None, None, (f"only {len(trials)} trials have S at every H and n")
+    cube = np.stack([c.loc[trials, ns].to_numpy() for c in curves], axis=1)
+    return cube, np.asarray(trials), ns, ""
+
+
+def heads_rows(c, study) -> list:
+    """More heads keep less of a word: in every d, per trial, the mean over the regime's n of the
+    least-squares slope of log S against log H (the heads grid, same texts) below 0. Listed only
+    where the study runs the model over at least 2 values of H."""
+    ws = study.ws
+    sub = ws[ws["model"] == c.model] if not ws.empty else ws
+    if sub.empty or "heads" not in sub or sub["heads"].nunique() < 2:
+        return []
+    row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
+    found = _attention_inside(row, c, study)
+    if found is None:
+        return [row]
+    _sub, inside = found
+    plan_of = _attention_plan_of(study, c.model)
+    n_used = set()
+    label = "mean over n of the slope of log S vs log H, per trial"
+    small = []
+    for d, g in inside.groupby("d", sort=True):
+        heads = sorted(int(h) for h in g["heads"].unique())
+        plans = [plan_of({"d": d, "heads": H}, g[g["heads"] == H]) for H in heads]
+        if len(heads) < 2 or any(p.too_small() for p in plans):
+            small.append(f"d={d}: " + (f"only H={heads[0]}" if len(heads) < 2 else
+                                       f"fewer than {rules.MIN_POINTS} values of n in the "
+                                       f"regime"))
+            continue
+        grp = Group(f"d={d}", d=str(int(d)), positive=rules.NOT_REFUTED_LB,
+                    note=f"S_{c.model} at each H is a lower bound found by ascent",
+                    axes={"d": int(d), "n": list(plans[0].ns)})
+        row.groups.append(grp)
+        cube, trials, ns, why = _log_s_per_head(g, heads, plan_of, d)
+        if why:
+            grp.unavailable = why
+            continue
+        # Per trial and n, the slope over H; then the trial's mean over n.
+        slopes = stats.ols_slopes(np.log(heads), np.moveaxis(cube, 1, 2)).mean(axis=1)
+        n_used.update(ns)
+        grp.n_used = regimes.ns_text(ns)
+        grp.tests = [sign_test(pd.Series(slopes, index=trials),
+                               f"{label} (H={','.join(map(str, heads))})",
+                               confirm=("below", 0.0), refute=("above", 0.0))]
+    if small:
+        row.outside = "; ".join(filter(None, [row.outside, "not judged: " + "; ".join(small)]))
+        row.hint = "; ".join(small)
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
@@ -78,11 +158,13 @@ def causal_rows(c, study) -> list:
     _sub, inside = found
     n_used = set()
     label = "mean over n of log(S at word 0 / S at word n−1), per trial"
-    for (d,), g, plan in _judged_groups(row, inside, ["d"], _attention_plan_of(study, c.model),
-                                        lambda d: f"d={d}"):
-        grp = Group(f"d={d}", d=str(int(d)), positive=rules.NOT_REFUTED_LB,
+    keys, label_of = head_groups(inside)
+    several = inside["heads"].nunique() > 1
+    for (d, H), g, plan in _judged_groups(row, inside, keys, _attention_plan_of(study, c.model),
+                                          label_of):
+        grp = Group(label_of(d, H), d=str(int(d)), positive=rules.NOT_REFUTED_LB,
                     note="each position's S is a lower bound found by ascent",
-                    axes={"d": int(d), "n": list(plan.ns)})
+                    axes={**head_axes({"d": d, "heads": H}, several), "n": list(plan.ns)})
         row.groups.append(grp)
         if plan.shortfall:
             grp.unavailable = plan.shortfall

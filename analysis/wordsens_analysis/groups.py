@@ -40,7 +40,7 @@ def prepare_planned(tasks: pd.DataFrame | None, series: str) -> pd.DataFrame | N
     if tasks is None or tasks.empty:
         return None
     tasks = tasks.copy()
-    for column, default in (("layers", 1), ("words", 1), ("N", 0)):
+    for column, default in (("layers", 1), ("heads", 1), ("words", 1), ("N", 0)):
         if column not in tasks:
             tasks[column] = default
     tasks["done"] = tasks["done"].astype(bool) if "done" in tasks else True

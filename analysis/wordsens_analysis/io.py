@@ -281,6 +281,18 @@ def _drop_duplicates(df: pd.DataFrame, keys: list, table: str, notes: list) -> p
 
 
 MODEL_KEYS = {"heads": "4", "mask": "none"}  # the defaults of `wordsens run`
+# The models with several heads in every build that wrote files before /tasks/heads (format 1.8).
+MULTI_HEAD_BEFORE_1_8 = ("mhraf", "block")
+
+
+def heads_before_1_8(models: pd.Series, config_text) -> np.ndarray:
+    """H per task of a file without /tasks/heads: its configuration's one `heads` for the
+    multi-head models, 1 for the others."""
+    try:
+        heads = int(model_keys(config_text)["heads"])
+    except ValueError:
+        heads = int(MODEL_KEYS["heads"])
+    return np.where(models.astype(str).isin(MULTI_HEAD_BEFORE_1_8), heads, 1).astype(np.int64)
 
 
 def model_keys(config_text) -> dict:
@@ -307,6 +319,7 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
     total = values.shape[0]
     budget = WITNESS_BUDGET  # weights can be large (V up to 10⁷ values per task)
     model_of = dict(zip(tasks.get("task_id", []), tasks.get("model", [])))
+    heads_of = dict(zip(tasks.get("task_id", []), tasks.get("heads", [])))
     s_of = dict(zip(ws.get("task_id", []), ws.get("S", [])))
     su_of = dict(zip(ws.get("task_id", []), ws.get("S_upper", [])))
     m_of = dict(zip(ws.get("task_id", []), ws.get("words", [1] * len(ws))))
@@ -347,7 +360,8 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
                            delta=delta, X=arrays.get(names.WITNESS_X),
                            W=arrays.get(names.WITNESS_W), S=float(s_of.get(tid, float("nan"))),
                            S_upper=float(su_of.get(tid, float("nan"))), arrays=arrays,
-                           words=words, sets=sets, model_keys=keys))
+                           words=words, sets=sets,
+                           model_keys=dict(keys, heads=str(int(heads_of.get(tid, 1))))))
     if left_out:
         notes.append(f"/witness: {left_out} arrays not loaded (over the memory budget of "
                      f"{WITNESS_BUDGET} values)")
@@ -565,6 +579,8 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
             tasks["layers"] = 1
         if "words" not in tasks:  # before format 1.4 every task changed one word
             tasks["words"] = 1
+        if "heads" not in tasks:  # before format 1.8: the configuration's one H
+            tasks["heads"] = heads_before_1_8(tasks["model"], attrs.get("config_text"))
     ws = _drop_duplicates(ws, ["task_id"], "ws", notes)
     gen = _drop_duplicates(gen, ["task_id", "training", "objective"], "gen", notes)
     if not tasks.empty:

@@ -19,6 +19,9 @@ ROW_CRC_MINOR = 6
 ROW_CRC32 = "row_crc32"
 # From format 1.7 on, /models records the traits of the models the task table runs (catalogue.py).
 MODELS_MINOR = 7
+# From format 1.8 on, /tasks/heads holds H per task (a grid axis of mhraf and block); before, a
+# study's multi-head models ran the one `heads` of its configuration text.
+HEADS_MINOR = 8
 
 # Attributes of every dataset (format 1.2 on): its unit and a one-line meaning.
 ATTR_UNIT = "unit"
@@ -77,7 +80,7 @@ WITNESS_X = "X"          # the sample, n × d (rows already rescaled to norm √
 WITNESS_W = "W"          # attention weights, d × d
 
 # Task columns joined onto the record tables (ws, gen).
-JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "words", "trial")
+JOIN_COLUMNS = ("point_id", "model", "n", "d", "k", "N", "layers", "heads", "words", "trial")
 
 # Integer codes of enumerations stored as numbers (src/study/record_fields.cpp names them).
 EXPERIMENTS = {0: "ws", 1: "gen"}
@@ -92,10 +95,10 @@ SCOPES = {0: "none", 1: "all", 2: "examined"}
 # never set when it meets damaged link or attribute storage while listing (h5py then dies of
 # SIGSEGV or abort), while a lookup by name fails cleanly.
 _STATISTICS = ("mean", "std", "sem", "median", "q05", "q95")
-_POINT = ("point_id", "model", "n", "d", "k", "N", "layers", "words")
+_POINT = ("point_id", "model", "n", "d", "k", "N", "layers", "heads", "words")
 _WS_RAGGED = ("witness", "examined", "position_S", "argmax_set", "examined_sets", "set_S")
 DATASETS = {
-    GROUP_TASKS: TASK_COLUMNS + ("words",),
+    GROUP_TASKS: TASK_COLUMNS + ("words", "heads"),
     GROUP_WS: ("task_id", "S", "S_upper", "S_upper_scope", "cert_rel_err", "argmax_position",
                "phi_norm", "evaluations", "starts", "starts_at_budget", "stationarity",
                "S_budget_check", "seconds", ROW_CRC32)
@@ -114,10 +117,11 @@ ROOT_ATTRS = (ATTR_FILETYPE, ATTR_FORMAT_VERSION, *PROVENANCE_ATTRS, "build", "c
 ATTR_TASK_TABLE_CRC32 = "task_table_crc32"
 REQUIRED_ROOT_ATTRS = ("software_version", "git_sha", "created_utc", "command_line", "mpi_ranks",
                        "master_seed", "config_text", "config_hash", "save_witness")
-# The bytes task_table_crc32 covers after config_text: each column whole, in this order and type.
+# The bytes task_table_crc32 covers after config_text: each column whole, in this order and type
+# (heads where the table has it: every writer from format 1.8 on).
 TASK_CRC_COLUMNS = {"task_id": "<u4", "point_id": "<u4", "experiment": "u1", "model": "S16",
                     "n": "<i8", "d": "<i8", "k": "<i8", "N": "<i8", "layers": "<i8",
-                    "words": "<i8", "trial": "<u4"}
+                    "heads": "<i8", "words": "<i8", "trial": "<u4"}
 # Record tables: the key no two rows of done tasks share, the rows a done task has ("one",
 # "at least one", "any"), and the experiment of their tasks (-1: either).
 RECORD_TABLES = {

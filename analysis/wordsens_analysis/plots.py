@@ -99,21 +99,29 @@ def ws_figure(ws: pd.DataFrame, outdir: str, verdicts=None) -> list:
     if ws.empty:
         return []
     ws = ws.copy()
-    if "layers" not in ws:
-        ws["layers"] = 1
+    for column in ("layers", "heads"):
+        if column not in ws:
+            ws[column] = 1
     ds = sorted(ws["d"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(5.8 * len(ds), 4.6), squeeze=False)
     for ax, d in zip(axes[0], ds):
         wd = ws[ws["d"] == d]
         wd = wd.assign(k_label=regimes.k_labels(wd))
         several_k = wd.groupby("model")["k_label"].nunique()
-        for (model, L, kl), g in wd.groupby(["model", "layers", "k_label"], sort=True):
+        several_h = wd.groupby("model")["heads"].nunique()
+        for (model, L, H, kl), g in wd.groupby(["model", "layers", "heads", "k_label"],
+                                               sort=True):
             label = f"{model} (L={L})" if catalogue.is_deep(model) else model
+            if several_h.get(model, 1) > 1:
+                label += f" (H={H})"
             if several_k.get(model, 1) > 1 or kl:
                 label += f", {kl}"
             st = _style(model)
             if catalogue.is_deep(model):  # tell the depths apart
                 i = (int(L) - 1) % 4
+                st = dict(st, ls=("-", "--", ":", "-.")[i], marker=("s", "D", "P", "X")[i])
+            elif several_h.get(model, 1) > 1:  # and the heads
+                i = sorted(wd.loc[wd["model"] == model, "heads"].unique()).index(H) % 4
                 st = dict(st, ls=("-", "--", ":", "-.")[i], marker=("s", "D", "P", "X")[i])
             if "S_upper" in g and g["S_upper"].notna().any():
                 up = g.groupby("n")["S_upper"].mean()

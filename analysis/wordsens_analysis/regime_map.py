@@ -66,8 +66,9 @@ def _edges(values) -> np.ndarray:
     return np.concatenate([[v[0] ** 2 / mid[0]], mid, [v[-1] ** 2 / mid[-1]]])
 
 
-def figure(ws: pd.DataFrame, study, model: str, outdir: str) -> list:
-    """Two heatmaps of one (study, model): mean S over (n, d), and the local slope."""
+def figure(ws: pd.DataFrame, study, model: str, outdir: str, heads=None) -> list:
+    """Two heatmaps of one (study, model): mean S over (n, d), and the local slope; `heads`:
+    one H of a model run over a heads grid (its maps are never averaged over H)."""
     from matplotlib import colors, ticker
 
     from . import plots
@@ -76,6 +77,8 @@ def figure(ws: pd.DataFrame, study, model: str, outdir: str) -> list:
     g = ws[ws["model"] == model]
     if study is not None:
         g = g[g["series"] == study]
+    if heads is not None:
+        g = g[g["heads"] == heads]
     lev = level_table(g)
     slo = local_slopes(g)
     ns, ds = np.asarray(lev.columns, dtype=float), np.asarray(lev.index, dtype=float)
@@ -135,10 +138,12 @@ def figure(ws: pd.DataFrame, study, model: str, outdir: str) -> list:
         a.set_ylabel("embedding dimension d")
         a.legend(loc="upper left", fontsize=8)
     where = f" — study {study}" if study else ""
-    fig.suptitle(f"Regime map of {model}{where}: below the dashed line n > d, where Thm 3 does "
+    which = model + (f" (H={heads})" if heads is not None else "")
+    fig.suptitle(f"Regime map of {which}{where}: below the dashed line n > d, where Thm 3 does "
                  "not speak", fontsize=10)
     fig.tight_layout()
-    name = "regime_map_" + model + (f"_{_safe(study)}" if study else "")
+    name = ("regime_map_" + model + (f"_H{heads}" if heads is not None else "")
+            + (f"_{_safe(study)}" if study else ""))
     return plots._save(fig, outdir, name)
 
 
@@ -165,8 +170,14 @@ def figures(ws: pd.DataFrame, outdir: str) -> list:
     """[(title, png path)] for every (study, model) that has a map."""
     out = []
     for study, model in mapped(ws):
-        paths = figure(ws, study, model, outdir)
-        where = f" ({study})" if study else ""
-        out.append((f"Regime map of {model}{where}: mean S and local slope over (n, d), "
-                    "with the line n = d", paths[0]))
+        rows = ws[ws["model"] == model]
+        if study is not None:
+            rows = rows[rows["series"] == study]
+        several = "heads" in rows and rows["heads"].nunique() > 1
+        for heads in sorted(rows["heads"].unique()) if several else [None]:
+            paths = figure(ws, study, model, outdir, heads)
+            where = f" ({study})" if study else ""
+            which = model + (f" (H={heads})" if heads is not None else "")
+            out.append((f"Regime map of {which}{where}: mean S and local slope over (n, d), "
+                        "with the line n = d", paths[0]))
     return out

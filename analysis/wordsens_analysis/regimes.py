@@ -96,7 +96,8 @@ def outside_text(df: pd.DataFrame, mask: pd.Series, keys: list, why: str) -> str
 
 
 def _short(col: str) -> str:
-    return {"layers": "L", "k_label": "k", "training": "t", "objective": "o"}.get(col, col)
+    return {"layers": "L", "heads": "H", "k_label": "k", "training": "t",
+            "objective": "o"}.get(col, col)
 
 
 def ns_text(values) -> str:

@@ -77,12 +77,20 @@ def html_table(df: pd.DataFrame) -> str:
                       classes="t")
 
 
+def _point_keys(df: pd.DataFrame, keys) -> list:
+    """The grid keys `df` has, with H after the depth where a study runs more than one head."""
+    out = [k for k in keys if k in df]
+    if "heads" in df and (df["heads"] != 1).any():
+        out.insert(out.index("layers") + 1 if "layers" in out else 1, "heads")
+    return out
+
+
 def summaries(ws, gen, several, prefix: tuple = ()) -> dict:
     """Per grid point statistics of S (and S_upper's mean), of S_m and of E; `prefix`: leading
     group columns (the study, in a report over several studies)."""
     out = {}
     if not ws.empty:
-        keys = [*prefix, *[k for k in WS_KEYS if k in ws]]
+        keys = [*prefix, *_point_keys(ws, WS_KEYS)]
         s = stats.summarize(ws, keys, "S")
         if "S_upper" in ws and ws["S_upper"].notna().any():
             up = stats.summarize(ws.dropna(subset=["S_upper"]), keys, "S_upper")
@@ -90,10 +98,10 @@ def summaries(ws, gen, several, prefix: tuple = ()) -> dict:
                         how="left")
         out["ws_summary"] = s
     if several is not None and not several.empty:
-        keys = [*prefix, *[k for k in (*WS_KEYS, "words") if k in several]]
+        keys = [*prefix, *_point_keys(several, (*WS_KEYS, "words"))]
         out["multi_word_summary"] = stats.summarize(several, keys, "S")
     if not gen.empty:
-        keys = [*prefix, *[k for k in GEN_KEYS if k in gen]]
+        keys = [*prefix, *_point_keys(gen, GEN_KEYS)]
         out["gen_summary"] = stats.summarize(gen, keys, "E")
     return out
 

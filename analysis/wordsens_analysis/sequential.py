@@ -129,7 +129,7 @@ def _selectors(experiment: str, model: str, axes: dict, partner: bool) -> list:
     read at the group's d and n only)."""
     base = f"experiment:{experiment},model:{model},d:{int(axes['d'])}"
     if not partner:
-        for axis in ("N", "L"):
+        for axis in ("N", "L", "H"):
             if axis in axes:
                 base += f",{axis}:{int(axes[axis])}"
     return [f"{base},n:{int(n)}" for n in axes.get("n", [])] or [base]
@@ -140,7 +140,7 @@ def _matching(tasks, selector: str):
     if tasks is None or tasks.empty:
         return tasks
     column = {"experiment": "experiment", "model": "model", "d": "d", "n": "n", "N": "N",
-              "L": "layers"}
+              "L": "layers", "H": "heads"}
     mask = np.ones(len(tasks), dtype=bool)
     for part in selector.split(","):
         axis, value = part.split(":", 1)
@@ -162,7 +162,8 @@ def _state(study, selectors: list):
         if sub is None or sub.empty:
             continue
         used.append(sel)
-        keys = [c for c in ("experiment", "model", "n", "d", "k", "layers", "N") if c in sub]
+        keys = [c for c in ("experiment", "model", "n", "d", "k", "layers", "heads", "N")
+                if c in sub]
         counts |= set(int(v) for v in sub.groupby(keys)["trial"].size().unique())
         if "done" in sub:
             done = done and bool(sub["done"].astype(bool).all())

@@ -33,8 +33,8 @@ def prepare_ws(ws: pd.DataFrame, k_label: pd.Series | None = None) -> pd.DataFra
     ws = ws.copy()
     if ws.empty:
         return ws
-    if "layers" not in ws:
-        ws["layers"] = 1
+    for column in ("layers", "heads"):  # 1 where a table built by hand leaves them out
+        ws[column] = ws[column].fillna(1).astype(np.int64) if column in ws else 1
     if "S_upper" not in ws:
         ws["S_upper"] = np.nan
     ws["S_upper"] = ws["S_upper"].astype(float)
@@ -237,6 +237,23 @@ def _attention_plan_of(study, model: str):
     return _planner(study, model, study.settings.attention_mask)
 
 
+def head_groups(inside: pd.DataFrame) -> tuple:
+    """(group keys, label of a key) of an attention claim: per d, and per H where the model's
+    rows have more than one (a multi-head model run over a heads grid); groups of different H
+    are never pooled into one curve."""
+    if "heads" in inside and inside["heads"].nunique() > 1:
+        return ["d", "heads"], lambda d, H: f"d={d},H={H}"
+    return ["d", "heads"], lambda d, H: f"d={d}"
+
+
+def head_axes(key: dict, several: bool) -> dict:
+    """A group's axes (sequential.py's selectors) with H where the claim's rows vary in it."""
+    out = {"d": int(key["d"])}
+    if several:
+        out["H"] = int(key["heads"])
+    return out
+
+
 def thm3_rows(c, study) -> list:
     """Thm 3: in every d, S_raf flat in n (inside the window ±FLAT) and high: above rf's
     certified upper bound on the same texts at every n, the ratio growing with n. The same for
@@ -250,13 +267,15 @@ def thm3_rows(c, study) -> list:
     pool = _partner_rows(study, "rf")
     n_used = set()
     plan_of = _attention_plan_of(study, c.model)
-    for (d,), g, plan in _judged_groups(row, inside, ["d"], plan_of, lambda d: f"d={d}"):
+    keys, label_of = head_groups(inside)
+    for (d, H), g, plan in _judged_groups(row, inside, keys, plan_of, label_of):
         partners = _on_the_same_texts(pool, "rf", g)
         partners = partners[regimes.ws_mask(partners, "rf") & partners["S_upper"].notna()]
         suffix, og = _partner(partners, _own_study(sub))
-        grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)),
+        grp = Group(",".join(filter(None, [label_of(d, H), suffix])), d=str(int(d)),
                     partner=_partner_of(og, "rf", _own_study(sub)),
-                    axes={"d": int(d), "n": list(plan.ns)})
+                    axes={**head_axes({"d": d, "heads": H}, inside["heads"].nunique() > 1),
+                          "n": list(plan.ns)})
         row.groups.append(grp)
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
@@ -269,7 +288,7 @@ def thm3_rows(c, study) -> list:
             grp.note = ("rf's S_upper bounds the examined positions only: the ratio is not "
                         "a certified lower bound of the true one")
         if flat.estimate < -flat_window:
-            decays = (f"S_{c.model} decays at d={d}; S is a lower bound found by ascent, so this "
+            decays = (f"S_{c.model} decays at {label_of(d, H)}; S is a lower bound found by ascent, so this "
                       "cannot refute Ω(1): either the claim fails there or the search misses "
                       "the maximum")
             row.hint = "; ".join(filter(None, [row.hint, decays]))

@@ -64,7 +64,7 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
   // Per experiment and model, then per grid point.
   std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::size_t>> by_model;
   using Point = std::tuple<std::string, std::string, long long, long long, long long, long long,
-                           int, long long, std::uint32_t>;
+                           int, int, long long, std::uint32_t>;
   std::map<Point, std::pair<std::size_t, std::size_t>> by_point;
   for (std::size_t i = 0; i < c.tasks.size(); ++i) {
     const TaskSpec& t = c.tasks[i];
@@ -74,8 +74,8 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
     ++m.second;
     auto& p = by_point[{to_string(t.experiment), to_string(t.model), static_cast<long long>(t.n),
                         static_cast<long long>(t.d), static_cast<long long>(t.k),
-                        static_cast<long long>(t.N), t.layers, static_cast<long long>(t.words),
-                        t.point_id}];
+                        static_cast<long long>(t.N), t.layers, t.heads,
+                        static_cast<long long>(t.words), t.point_id}];
     p.first += d;
     ++p.second;
   }
@@ -85,13 +85,14 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
                 counts.second, percent(counts.first, counts.second).c_str());
   }
   std::cout << std::flush << "\nper grid point (done/total):\n";
-  std::printf("  %-4s %-9s %7s %6s %9s %7s %3s %5s %15s\n", "exp", "model", "n", "d", "k", "N", "L",
-              "m", "done/total");
+  std::printf("  %-4s %-9s %7s %6s %9s %7s %3s %3s %5s %15s\n", "exp", "model", "n", "d", "k", "N",
+              "L", "H", "m", "done/total");
   for (const auto& [key, counts] : by_point) {
-    const auto& [experiment, model, n, d, k, N, L, m, point] = key;
+    const auto& [experiment, model, n, d, k, N, L, H, m, point] = key;
     (void)point;
-    std::printf("  %-4s %-9s %7lld %6lld %9lld %7lld %3d %5lld %7zu/%-7zu\n", experiment.c_str(),
-                model.c_str(), n, d, k, N, L, m, counts.first, counts.second);
+    std::printf("  %-4s %-9s %7lld %6lld %9lld %7lld %3d %3d %5lld %7zu/%-7zu\n",
+                experiment.c_str(), model.c_str(), n, d, k, N, L, H, m, counts.first,
+                counts.second);
   }
   std::fflush(stdout);
   if (show_config) std::cout << "\nconfiguration:\n" << c.provenance.config_text << "\n";

@@ -67,9 +67,9 @@ void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats*
       ("activation", &r.activation, "relu",
        {"relu, tanh or gelu", "activation = tanh"},
        "activation of rf, drf and block's MLP: relu or tanh; gelu for block's MLP only")
-      ("heads", &r.heads, std::to_string(defaults.heads),
-       {"integer >= 1 dividing every d", "heads = 8"},
-       "attention heads H of mhraf and block (each head d/H wide); ignored without them")
+      ("heads", &r.heads, "4",
+       {"integer grid, each dividing every d", "heads = 1,2,4"},
+       "attention heads H of mhraf and block (grid; each head d/H wide); ignored without them")
       ("mask", &r.mask, "none",
        {"none or causal", "mask = causal"},
        "the attention models' mask: none, or causal (word j attends to words 0..j only); "
@@ -94,7 +94,7 @@ void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats*
       ("select", &r.select, "",
        {"selectors: axis:value lists separated by ;", "select = model:raf;model:rf,n:20"},
        "grid points run (empty: all): selectors separated by ';', each a ','-list of axis:value "
-       "(axes experiment, model, n, d, N, L, m), e.g. model:raf,d:384;model:rf,d:768")
+       "(axes experiment, model, n, d, N, L, H, m), e.g. model:raf,d:384;model:rf,d:768")
       ("seed", &r.seed, "1",
        {"integer in [0, 4294967295]", "seed = 7"},
        "master seed, 0 ... 4294967295")
@@ -262,7 +262,7 @@ StudyConfig resolve_study(const RunKeyValues& r) {
         "activation = 'gelu' applies to block's MLP only: rf and drf need relu or tanh (their "
         "certified bound needs a 1-Lipschitz activation)");
   }
-  s.heads = parse_integer_value("heads", r.heads, 1, StudyLimits::max_d);
+  s.grid.heads = parse_int_grid("heads", r.heads, 1, StudyLimits::max_d);
   s.mask = parse_keyed("mask", r.mask, "none or causal", parse_mask);
   if (r.rf_sampling != "full" && r.rf_sampling != "marginal") {
     throw_bad_value("rf-sampling", r.rf_sampling, "full or marginal");

@@ -45,17 +45,17 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
     p.seconds += task_seconds.back();
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%6s  %-4s %-9s %7s %6s %10s %3s %5s %7s %6s %12s %10s\n",
-                "point", "exp", "model", "n", "d", "k", "L", "m", "N", "tasks", "est. Gflop",
+  std::snprintf(line, sizeof line, "%6s  %-4s %-9s %7s %6s %10s %3s %3s %5s %7s %6s %12s %10s\n",
+                "point", "exp", "model", "n", "d", "k", "L", "H", "m", "N", "tasks", "est. Gflop",
                 "est. time");
   out << line;
   for (const auto& [id, p] : points) {
     const TaskSpec& t = *p.first;
     std::snprintf(
-        line, sizeof line, "%6u  %-4s %-9s %7lld %6lld %10lld %3d %5lld %7lld %6zu %12s %10s\n", id,
-        to_string(t.experiment).c_str(), to_string(t.model).c_str(), static_cast<long long>(t.n),
-        static_cast<long long>(t.d), static_cast<long long>(t.k), t.layers,
-        static_cast<long long>(t.words), static_cast<long long>(t.N), p.count,
+        line, sizeof line, "%6u  %-4s %-9s %7lld %6lld %10lld %3d %3d %5lld %7lld %6zu %12s %10s\n",
+        id, to_string(t.experiment).c_str(), to_string(t.model).c_str(),
+        static_cast<long long>(t.n), static_cast<long long>(t.d), static_cast<long long>(t.k),
+        t.layers, t.heads, static_cast<long long>(t.words), static_cast<long long>(t.N), p.count,
         format_flops(p.cost).c_str(), parallel::format_duration(p.seconds).c_str());
     out << line;
   }

@@ -23,7 +23,7 @@ std::vector<Column> task_columns() {
   return {
       {c::kTaskId, Kind::u32, "id", "stable id of the task: its row, and its random-number entity"},
       {c::kPointId, Kind::u32, "id",
-       "stable id of the grid point (experiment, model, n, d, k, L, m, N)"},
+       "stable id of the grid point (experiment, model, n, d, k, L, H, m, N)"},
       {c::kExperiment, Kind::u8, "code", "0 ws, 1 gen"},
       {c::kModel, Kind::str, "name", "rf, drf, raf, raf_relu, raf_v, mhraf or block"},
       {c::kN, Kind::i64, "words", "n, words per text"},
@@ -31,6 +31,8 @@ std::vector<Column> task_columns() {
       {c::kK, Kind::i64, "features", "k, width of rf and drf (0 for attention models)"},
       {c::kNTrain, Kind::i64, "texts", "N, training-set size of gen (0 for ws)"},
       {c::kLayers, Kind::i64, "layers", "L, depth of drf (1 otherwise)"},
+      {c::kHeads, Kind::i64, "heads", "H, attention heads of mhraf and block (1 otherwise)",
+       s::kHeadsMinor},
       {c::kWords, Kind::i64, "words", "m, words changed at once (ws; 1 for gen)", 4},
       {c::kTrial, Kind::u32, "index", "trial within the grid point"},
       {c::kDone, Kind::u8, "flag", "1 once the task's rows are complete (the commit flag)"}};
@@ -89,8 +91,8 @@ Table witness_table() {
 std::vector<Column> point_columns() {
   auto all = task_columns();
   std::vector<Column> columns;
-  for (const char* name :
-       {c::kPointId, c::kModel, c::kN, c::kD, c::kK, c::kNTrain, c::kLayers, c::kWords}) {
+  for (const char* name : {c::kPointId, c::kModel, c::kN, c::kD, c::kK, c::kNTrain, c::kLayers,
+                           c::kHeads, c::kWords}) {
     for (const auto& column : all) {
       if (column.name == name) columns.push_back(column);
     }
@@ -270,6 +272,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   write_task_column<std::int64_t>(group, c::kK, tasks, [](auto& t) { return t.k; });
   write_task_column<std::int64_t>(group, c::kNTrain, tasks, [](auto& t) { return t.N; });
   write_task_column<std::int64_t>(group, c::kLayers, tasks, [](auto& t) { return t.layers; });
+  write_task_column<std::int64_t>(group, c::kHeads, tasks, [](auto& t) { return t.heads; });
   write_task_column<std::int64_t>(group, c::kWords, tasks, [](auto& t) { return t.words; });
   write_task_column<std::uint32_t>(group, c::kTrial, tasks, [](auto& t) { return t.trial; });
   h5::append(h5::open_dataset(group, c::kDone), std::vector<std::uint8_t>(tasks.size(), 0));
@@ -373,6 +376,32 @@ h5::Handle open_checked(const std::string& path, h5::Access access) {
   return file;
 }
 
+namespace {
+
+// H of a file written before /tasks/heads (format 1.8): its configuration's one `heads` line,
+// which canonical_text wrote whenever a multi-head model was in the study (4, the default of
+// those versions, without one).
+std::int64_t heads_of_config(const h5::Handle& file) {
+  const std::string text = h5::read_string_attribute(file, s::attr::kConfigText);
+  const std::string key = "heads = ";
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (text.compare(at, key.size(), key) == 0) {
+      const std::string value = text.substr(at + key.size(), end - at - key.size());
+      char* stop = nullptr;
+      const long long heads = std::strtoll(value.c_str(), &stop, 10);
+      if (value.empty() || *stop != '\0' || heads < 1) {
+        throw std::runtime_error("config_text's heads = '" + value + "' is not one H >= 1");
+      }
+      return heads;
+    }
+    at = end + 1;
+  }
+  return 4;
+}
+
+}  // namespace
+
 std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
   const h5::Handle group = h5::open_group(file, s::kTasks);
   const auto ids = h5::read_all<std::uint32_t>(h5::open_dataset(group, c::kTaskId));
@@ -390,8 +419,14 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
   const auto words = h5::exists(group, c::kWords)
                          ? h5::read_all<std::int64_t>(h5::open_dataset(group, c::kWords))
                          : std::vector<std::int64_t>(rows, 1);
-  for (std::size_t size : {points.size(), experiments.size(), models.size(), n.size(), d.size(),
-                           k.size(), N.size(), layers.size(), trials.size(), words.size()}) {
+  // Before format 1.8 the multi-head models of a study ran its one `heads`.
+  const bool heads_stored = h5::exists(group, c::kHeads);
+  const auto heads = heads_stored ? h5::read_all<std::int64_t>(h5::open_dataset(group, c::kHeads))
+                                  : std::vector<std::int64_t>(rows, 1);
+  const std::int64_t single_heads = heads_stored ? 1 : heads_of_config(file);
+  for (std::size_t size :
+       {points.size(), experiments.size(), models.size(), n.size(), d.size(), k.size(), N.size(),
+        layers.size(), heads.size(), trials.size(), words.size()}) {
     if (size != rows) throw std::runtime_error("the task table's columns differ in length");
   }
   std::vector<TaskSpec> tasks(rows);
@@ -414,6 +449,8 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
     t.k = k[i];
     t.N = N[i];
     t.layers = static_cast<int>(layers[i]);
+    t.heads =
+        static_cast<int>(heads_stored || !traits(t.model).multi_head ? heads[i] : single_heads);
     t.words = words[i];
     t.trial = trials[i];
   }

@@ -96,8 +96,10 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file);
 std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks);
 
 /// schema::attr::kTaskTableCrc32 of a configuration text and its task table
-/// (io/task_table_crc.cpp).
-std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks);
+/// (io/task_table_crc.cpp); `with_heads`: whether the table has the heads column (every writer
+/// from format 1.8 on), which the checksum then covers.
+std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks,
+                               bool with_heads = true);
 
 std::string utc_now();                             // 2026-11-26T00:10:00Z
 std::string config_hash(const std::string& text);  // FNV-1a 64, 16 hex digits

@@ -69,7 +69,7 @@ std::vector<BuildTasks> merged_builds(const std::vector<std::string>& inputs,
 bool same_spec(const TaskSpec& a, const TaskSpec& b) {
   return a.point_id == b.point_id && a.experiment == b.experiment && a.model == b.model &&
          a.n == b.n && a.d == b.d && a.k == b.k && a.N == b.N && a.layers == b.layers &&
-         a.trial == b.trial;
+         a.heads == b.heads && a.trial == b.trial;
 }
 
 }  // namespace

@@ -120,7 +120,14 @@ struct ResultsFile::Impl {
       // A table newer than the file (a resumed older file): its rows are never written.
       if (table.since_minor > 0 && !h5::exists(file, table.group)) continue;
       std::vector<std::string> names;
-      for (const auto& column : table.columns) names.push_back(column.name);
+      const h5::Handle group = h5::open_group(file, table.group);
+      for (const auto& column : table.columns) {
+        // A column newer than a resumed older file (/tasks/heads and the summaries' in a 1.7
+        // file): the task table is never appended to, and the summaries skip it. A column the
+        // file's own version has is never missing here (require_consistent ran first).
+        if (column.since_minor > 0 && !h5::exists(group, column.name)) continue;
+        names.push_back(column.name);
+      }
       for (const auto& flat : table.flats) names.push_back(flat.values);
       for (const auto& name : names) {
         const std::string key = std::string(table.group) + "/" + name;

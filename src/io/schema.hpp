@@ -10,7 +10,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 7;
+inline constexpr int kFormatMinor = 8;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
@@ -29,6 +29,9 @@ inline constexpr int kRowCrcMinor = 6;
 // catalogue of the writing build gives them (models/registry.cpp), so that a reader needs no
 // list of its own.
 inline constexpr int kModelsMinor = 7;
+// The first minor version with the column /tasks/heads (H as a grid axis). Before it a study had
+// one H, its configuration's `heads`, for its multi-head models: readers take it from there.
+inline constexpr int kHeadsMinor = 8;
 
 // Root attributes (provenance).
 namespace attr {
@@ -49,8 +52,9 @@ inline constexpr const char* kMergedFrom = "merged_from";    // merge outputs on
 // `<data spelling> size=<bytes> mtime=<UTC> content=<hash>`; resume and merge compare content.
 inline constexpr const char* kInputFingerprints = "input_fingerprints";
 // Format 1.5: CRC-32 (zlib's) of config_text's bytes followed by the task table's columns as
-// stored, column after column (task_id, point_id, experiment, model, n, d, k, N, layers, words,
-// trial; little-endian, model NUL-padded to kModelLength bytes; done is not included): every
+// stored, column after column (task_id, point_id, experiment, model, n, d, k, N, layers, heads
+// (format 1.8 on), words, trial; little-endian, model NUL-padded to kModelLength bytes; done is
+// not included): every
 // reader can tell a task table edited after the run planned it, without the planner. int64.
 inline constexpr const char* kTaskTableCrc32 = "task_table_crc32";
 // Format 1.5, only in a file holding records of several builds (a merge with
@@ -84,6 +88,7 @@ inline constexpr const char* kD = "d";
 inline constexpr const char* kK = "k";
 inline constexpr const char* kNTrain = "N";
 inline constexpr const char* kLayers = "layers";
+inline constexpr const char* kHeads = "heads";  // int64, format 1.8
 inline constexpr const char* kWords = "words";  // int64, format 1.4
 inline constexpr const char* kTrial = "trial";  // uint32
 inline constexpr const char* kDone = "done";    // uint8 0/1

@@ -30,6 +30,7 @@ struct Buffers {
     i64[c::kK].push_back(task.k);
     i64[c::kNTrain].push_back(task.N);
     i64[c::kLayers].push_back(task.layers);
+    i64[c::kHeads].push_back(task.heads);
     i64[c::kWords].push_back(task.words);
   }
   void add_statistics(const std::string& quantity, const std::vector<double>& values) {
@@ -43,6 +44,8 @@ struct Buffers {
              const std::vector<Column>& columns) const {
     const h5::Handle group = h5::open_group(file, group_name);
     for (const auto& column : columns) {
+      // A column newer than a resumed older file (heads in a 1.7 file) stays absent.
+      if (column.since_minor > 0 && !h5::exists(group, column.name)) continue;
       const h5::Handle ds = h5::open_dataset(group, column.name);
       h5::set_length(ds, 0);
       switch (column.kind) {

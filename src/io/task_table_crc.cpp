@@ -25,7 +25,8 @@ void add_column(Crc32& crc, const std::vector<TaskSpec>& tasks, F field) {
 
 }  // namespace
 
-std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks) {
+std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks,
+                               bool with_heads) {
   Crc32 crc;
   crc.add(config_text.data(), config_text.size());
   add_column<std::uint32_t>(crc, tasks, [](const TaskSpec& t) { return t.task_id; });
@@ -43,6 +44,9 @@ std::uint32_t task_table_crc32(const std::string& config_text, const std::vector
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.k; });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.N; });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.layers; });
+  if (with_heads) {
+    add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.heads; });
+  }
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.words; });
   add_column<std::uint32_t>(crc, tasks, [](const TaskSpec& t) { return t.trial; });
   return crc.value();

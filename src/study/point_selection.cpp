@@ -77,6 +77,8 @@ PointSelector parse_selector(const std::string& text) {
       set_once(s.N, positive_integer(text, axis, value), text, axis);
     } else if (axis == "L") {
       set_once(s.layers, positive_integer(text, axis, value), text, axis);
+    } else if (axis == "H") {
+      set_once(s.heads, positive_integer(text, axis, value), text, axis);
     } else if (axis == "m") {
       set_once(s.words, positive_integer(text, axis, value), text, axis);
     } else {
@@ -91,7 +93,8 @@ PointSelector parse_selector(const std::string& text) {
 bool PointSelector::matches(const TaskSpec& point) const {
   return (!experiment || *experiment == point.experiment) && (!model || *model == point.model) &&
          (!n || *n == point.n) && (!d || *d == point.d) && (!N || *N == point.N) &&
-         (!layers || *layers == point.layers) && (!words || *words == point.words);
+         (!layers || *layers == point.layers) && (!heads || *heads == point.heads) &&
+         (!words || *words == point.words);
 }
 
 std::string PointSelector::to_string() const {
@@ -102,6 +105,7 @@ std::string PointSelector::to_string() const {
   if (d) parts.push_back("d:" + std::to_string(*d));
   if (N) parts.push_back("N:" + std::to_string(*N));
   if (layers) parts.push_back("L:" + std::to_string(*layers));
+  if (heads) parts.push_back("H:" + std::to_string(*heads));
   if (words) parts.push_back("m:" + std::to_string(*words));
   std::string text;
   for (const auto& p : parts) text += (text.empty() ? "" : ",") + p;

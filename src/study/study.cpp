@@ -124,6 +124,7 @@ std::string describe(const TaskSpec& task) {
   const ModelTraits& model = traits(task.model);
   if (!model.attention) s += " k=" + std::to_string(task.k);
   if (model.deep) s += " L=" + std::to_string(task.layers);
+  if (model.multi_head) s += " H=" + std::to_string(task.heads);
   if (task.words != 1) s += " m=" + std::to_string(task.words);
   if (task.experiment == Experiment::gen) s += " N=" + std::to_string(task.N);
   return s + " trial=" + std::to_string(task.trial) + " (task " + std::to_string(task.task_id) +
@@ -184,7 +185,7 @@ ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   spec.layers = task.layers;
   spec.activation = config.activation;
   if (traits(task.model).marginal_sampler) spec.sampling = config.rf_sampling;
-  if (traits(task.model).multi_head) spec.heads = config.heads;
+  spec.heads = task.heads;
   if (traits(task.model).attention) spec.mask = config.mask;
   return spec;
 }
@@ -303,6 +304,14 @@ std::vector<TaskSpec> grid_points(const StudyConfig& config) {
         return traits(p.model).deep ? config.grid.layers : std::vector<Index>{1};
       },
       [](TaskSpec& p, Index L) { p.layers = static_cast<int>(L); });
+  // After the depth: one value of H keeps every point's index (hence its weights) as before the
+  // heads grid existed.
+  expand<Index>(
+      points, trials,
+      [&](const TaskSpec& p) {
+        return traits(p.model).multi_head ? config.grid.heads : std::vector<Index>{1};
+      },
+      [](TaskSpec& p, Index H) { p.heads = static_cast<int>(H); });
   expand<Index>(
       points, trials,
       [&](const TaskSpec& p) {
@@ -413,8 +422,9 @@ std::string canonical_text(const StudyConfig& c) {
   if (c.rf_sampling == RfSampling::marginal && has_marginal_sampler_model(c)) {
     entries["rf-sampling"] = "marginal";
   }
-  // Likewise heads and the mask, which only change the models they apply to.
-  if (has_multi_head_model(c)) entries["heads"] = std::to_string(c.heads);
+  // Likewise heads and the mask, which only change the models they apply to (one H is written
+  // as before the heads grid existed).
+  if (has_multi_head_model(c)) entries["heads"] = join_grid(c.grid.heads);
   if (c.mask != AttentionMask::none && has_attention_model(c)) entries["mask"] = to_string(c.mask);
   if (c.descriptive) entries["purpose"] = "descriptive";
   if (c.grid.first_trial > 0) entries["first-trial"] = std::to_string(c.grid.first_trial);

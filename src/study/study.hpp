@@ -46,6 +46,7 @@ struct StudyGrid {
   std::vector<KItem> k{KItem{true, 1.0, 0}};
   std::vector<Index> N{20};      // gen training-set sizes
   std::vector<Index> layers{2};  // drf depth L
+  std::vector<Index> heads{4};   // H of the multi-head models (mhraf, block); each divides d
   /// ws: the numbers m of words changed at once (1: S), and fractions f giving m = ⌈f·n⌉ at each
   /// n (so that m/n stays fixed while n grows).
   std::vector<Index> words{1};
@@ -91,7 +92,6 @@ struct StudyConfig {
   // The models' settings.
   Activation activation = Activation::relu;
   RfSampling rf_sampling = RfSampling::full;  // rf's weights (ws and gen)
-  Index heads = 4;                            // H of the multi-head models (mhraf, block)
   AttentionMask mask = AttentionMask::none;   // the attention models' mask
   // A map rather than a test of the claims (the report shows its rows as a breakdown only);
   // changes no task, only the stored configuration.
@@ -144,7 +144,7 @@ void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& co
 [[nodiscard]] bool has_marginal_sampler_model(const StudyConfig& config);
 
 /// Whether a model with several heads (mhraf, block) is among the study's models (then
-/// canonical_text names heads).
+/// canonical_text names heads, and their tasks run each H of the heads grid).
 [[nodiscard]] bool has_multi_head_model(const StudyConfig& config);
 
 /// Whether an attention model is among the study's models (then canonical_text names a causal

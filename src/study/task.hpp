@@ -18,12 +18,13 @@ enum class Experiment : std::uint8_t { ws = 0, gen = 1 };
 
 struct TaskSpec {
   std::uint32_t task_id = 0;   // stable: position in the planned task table
-  std::uint32_t point_id = 0;  // stable id of (experiment, model, n, d, k, L, m, N)
+  std::uint32_t point_id = 0;  // stable id of (experiment, model, n, d, k, L, H, m, N)
   Experiment experiment = Experiment::ws;
   ModelKind model = ModelKind::rf;
   Index n = 0, d = 0, k = 0;  // k resolved to a number (k = 1.0D → n·d)
   Index N = 0;                // training-set size (gen; 0 for ws)
   int layers = 1;             // L (drf; 1 otherwise)
+  int heads = 1;              // H, attention heads (mhraf, block; 1 otherwise)
   Index words = 1;            // m, the words changed at once (ws; 1 for gen): S_m, S = S_1
   std::uint32_t trial = 0;
   /// The Philox counter entity of the task's weights, starts and positions: its point's index in

@@ -121,6 +121,10 @@ def case_ws_bad_inputs(binary):
         # argument, run's data sources.
         (["--mod", "rf", *base], "--mod: unknown option"),
         (["--model", "rf", "--n", "4,8", "--d", "3"], "n = '4,8': wordsens ws takes one value"),
+        (["--model", "mhraf", "--n", "4", "--d", "8", "--heads", "1,2"],
+         "heads = '1,2': wordsens ws takes one value"),
+        (["--model", "mhraf", "--n", "4", "--d", "8", "--heads", "3"],
+         "mhraf: heads = 3 must divide d = 8"),
         (["--model", "rf", *base, "--k", "1D,2D"], "k = '1D,2D'"),
         (["--model", "rf,raf", *base], "model = 'rf,raf'"),
         (["--model", "rf", *base, "extra"], "an argument too many"),

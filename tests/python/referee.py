@@ -17,23 +17,26 @@ class Study:
         self.tasks, self.ws, self.gen = [], [], []
         self.trial_effect = self.rng.normal(0, noise, size=trials)
 
-    def _task(self, experiment, model, n, d, k, N, layers, trial, done, words=1):
+    def _task(self, experiment, model, n, d, k, N, layers, trial, done, words=1, heads=1):
         tid = len(self.tasks)
         self.tasks.append(dict(task_id=tid, experiment=experiment, model=model, n=n, d=d, k=k,
-                               N=N, layers=layers, words=words, trial=trial, done=done))
+                               N=N, layers=layers, heads=heads, words=words, trial=trial,
+                               done=done))
         return tid
 
     def ws_group(self, model, d, ns, S, upper=None, layers=1, k_of=None, scope="all",
-                 missing=(), shortfall=None):
+                 missing=(), shortfall=None, heads=1):
         """S, upper: (level, slope) or a function of (n, trial) -> value. missing: (n, trial)
-        pairs planned but not done; shortfall: trials done only at the largest n."""
+        pairs planned but not done; shortfall: trials done only at the largest n; heads: H of a
+        multi-head model's group."""
         wide = model in ("rf", "drf")
         k_of = k_of or (lambda n, d: n * d)
         for n in ns:
             for t in range(self.trials):
                 done = (n, t) not in missing and not (
                     shortfall is not None and n == max(ns) and t >= shortfall)
-                tid = self._task("ws", model, n, d, k_of(n, d) if wide else 0, 0, layers, t, done)
+                tid = self._task("ws", model, n, d, k_of(n, d) if wide else 0, 0, layers, t, done,
+                                 heads=heads)
                 if not done:
                     continue
                 s = _value(S, n, t) * np.exp(self.trial_effect[t]
@@ -42,7 +45,8 @@ class Study:
                 if upper is not None:
                     su = max(_value(upper, n, t) * np.exp(self.trial_effect[t]), 1.01 * s)
                 self.ws.append(dict(task_id=tid, model=model, n=n, d=d, k=k_of(n, d) if wide
-                                    else 0, layers=layers, N=0, words=1, trial=t, S=s,
+                                    else 0, layers=layers, heads=heads, N=0, words=1, trial=t,
+                                    S=s,
                                     S_upper=su, S_upper_scope=scope if upper is not None
                                     else "none"))
         return self

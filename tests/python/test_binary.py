@@ -183,11 +183,82 @@ def test_witnesses_of_several_words_are_recomputed_in_numpy(tmp_path):
     assert bad["rel_diff"].iloc[0] > 1e-3
 
 
+HEADS = """\
+experiments = ws
+models = rf,mhraf
+n = 4,8
+d = 8
+k = 1.0D
+positions = first
+max-evals = 60
+trials = 2
+"""
+
+
+def _crc_without_heads(f) -> int:
+    """task_table_crc32 as a writer before /tasks/heads (format 1.7) computed it."""
+    import zlib
+    crc = zlib.crc32(bytes(f.attrs["config_text"]))
+    for column, dtype in names.TASK_CRC_COLUMNS.items():
+        if column != "heads":
+            crc = zlib.crc32(f["tasks"][column][:].astype(dtype).tobytes(), crc)
+    return crc
+
+
+def test_every_h_of_a_heads_grid_is_stored_and_its_witnesses_reproduce(tmp_path):
+    """heads = 1,2: mhraf runs both H (rf one point), the reader joins H onto the records, and
+    every witness recomputed by the numpy twin with its own task's H gives its stored S (with
+    the other H it would not)."""
+    (tmp_path / "heads.ini").write_text(HEADS)
+    out = tmp_path / "heads.h5"
+    run_study(tmp_path, tmp_path / "heads.ini", "--heads", "1,2", "--save-witness", "--output",
+              str(out))
+    res = read_results(out)
+    assert sorted(res.ws.loc[res.ws["model"] == "mhraf", "heads"].unique()) == [1, 2]
+    assert set(res.ws.loc[res.ws["model"] == "rf", "heads"]) == {1}
+    mh = [w for w in res.witnesses if w.model == "mhraf"]
+    assert len(mh) == 2 * 2 * 2 and {w.model_keys["heads"] for w in mh} == {"1", "2"}
+    checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+    assert (checks["rel_diff"] <= 1e-9).all(), checks
+    swapped = [w for w in mh if w.model_keys["heads"] == "2"][:1]
+    swapped[0].model_keys = dict(swapped[0].model_keys, heads="1")
+    bad = pd.DataFrame(check_witnesses(swapped), columns=CHECK_COLUMNS)
+    assert bad["rel_diff"].iloc[0] > 1e-6
+
+
+def test_a_file_before_the_heads_column_reads_its_configurations_heads(tmp_path):
+    """A file of format 1.7 (no /tasks/heads, its checksum without it): mhraf's tasks read
+    with the configuration's one heads, rf's with 1, the file checks clean, and its witnesses
+    still reproduce."""
+    import h5py
+    (tmp_path / "heads.ini").write_text(HEADS)
+    out = tmp_path / "old.h5"
+    run_study(tmp_path, tmp_path / "heads.ini", "--heads", "2", "--save-witness", "--output",
+              str(out))
+    with h5py.File(out, "r+") as f:
+        for group in ("tasks", "summary/ws", "summary/gen"):
+            del f[group]["heads"]
+        f.attrs["format_version"] = np.array([1, 7], dtype=np.int32)
+        f.attrs["task_table_crc32"] = np.int64(_crc_without_heads(f))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no damage note
+        res = read_results(out)
+    assert res.format_version == (1, 7)
+    heads = res.ws.groupby("model")["heads"].unique().to_dict()
+    assert list(heads["mhraf"]) == [2] and list(heads["rf"]) == [1], heads
+    checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+    assert (checks["rel_diff"] <= 1e-9).all(), checks
+    p = subprocess.run([BIN, "info", "--check", str(out)], capture_output=True, text=True,
+                       env=env(), timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
 def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):
     """jobs/configs/block.ini and block_causal.ini at their seed, at n <= 16 and 10 trials (CI
     time): the report over both has one extension row per claim beyond the paper and none for a
     claim of the paper about a masked model; the contrasts it decides hold (the block keeps less
-    of a word than its attention alone, the first word more than the last under the mask); the
+    of a word than its attention alone, more heads keep less, the first word more than the last
+    under the mask); the
     block's decaying lower bound does not confirm Omega(1); its own report draws S against n for
     every model of the study; integrity passes."""
     from conftest import ROOT
@@ -205,8 +276,10 @@ def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):
     v = pd.read_csv(tmp_path / "rep" / "verdicts.csv", keep_default_na=False)
     ext = v[v["kind"] == "extension"].set_index("claim")["verdict"].to_dict()
     assert sorted(ext) == sorted(["ext_raf_v", "ext_mhraf", "ext_block", "ext_residual",
-                                  "ext_causal_raf", "ext_causal_block"]), ext
-    for claim in ("ext_residual", "ext_causal_raf", "ext_causal_block"):
+                                  "ext_heads_mhraf", "ext_heads_block", "ext_causal_raf",
+                                  "ext_causal_block"]), ext
+    for claim in ("ext_residual", "ext_heads_mhraf", "ext_heads_block", "ext_causal_raf",
+                  "ext_causal_block"):
         assert ext[claim] == "not refuted (lower bound only)", (claim, ext)
     assert ext["ext_block"] == "inconclusive", ext
     assert "contradicted" not in ext.values()

@@ -237,6 +237,31 @@ def test_regime_map_numbers_against_a_plain_computation():
     assert regime_map.mapped(g[g.d < 32]) == []
 
 
+def test_a_heads_grid_gets_one_regime_map_per_h(tmp_path):
+    """A multi-head model run over several H is mapped once per H, never averaged over H: each
+    map's mean S is that H's own."""
+    from wordsens_analysis import catalogue, regime_map
+    catalogue.register([catalogue.ModelTraits("mhraf", True, False, False, 32)], "test")
+    rows = []
+    for H, level in ((1, 4.0), (4, 2.0)):
+        for d in (8, 16, 32):
+            for t in range(3):
+                for n in (8, 16, 32):
+                    rows.append(dict(model="mhraf", heads=H, d=d, n=n, trial=t, S=level))
+    ws = pd.DataFrame(rows)
+    drawn = regime_map.figures(ws, str(tmp_path))
+    assert [title.split(":")[0] for title, _ in drawn] == [
+        "Regime map of mhraf (H=1)", "Regime map of mhraf (H=4)"]
+    for H in (1, 4):
+        assert (tmp_path / f"regime_map_mhraf_H{H}.png").exists()
+    assert not (tmp_path / "regime_map_mhraf.png").exists()
+    one = ws[ws.heads == 4]
+    (tmp_path / "one").mkdir()
+    assert [t.split(":")[0] for t, _ in regime_map.figures(one, str(tmp_path / "one"))] == [
+        "Regime map of mhraf"]
+    assert regime_map.level_table(one).loc[16, 16] == pytest.approx(2.0)
+
+
 def write_multi_word_study(path, config, seed=1):
     """A study with tasks of several changed words (test_multi_word's frames: rf and raf), as
     the writer stores it: /tasks with a `words` column, S_m in /ws."""

@@ -321,3 +321,61 @@ def test_masked_and_unmasked_attention_are_never_read_for_each_other():
     assert not plain["claim"].str.startswith("ext_causal").any()
     assert row(plain, "thm3_raf")["verdict"] in POSITIVE
 
+
+
+# --- beyond the paper: the number of heads ----------------------------------------------------
+
+def heads_study(model, levels, trials=12, missing=None, slope=0.0):
+    """`model` at d = 64 over H = sorted(levels), S = levels[H]·n^slope on the same texts."""
+    s = Study(trials=trials)
+    for H, level in sorted(levels.items()):
+        s.ws_group(model, 64, NS, S=(level, slope), heads=H,
+                   missing=missing[1] if missing and missing[0] == H else ())
+    return s
+
+
+@pytest.mark.parametrize("model", ["mhraf", "block"])
+def test_the_heads_claim_fails_where_more_heads_keep_as_much_or_more(model):
+    _beyond()
+    claim = f"ext_heads_{model}"
+    falls = row(judge(heads_study(model, {1: 3.8, 2: 3.2, 4: 2.8, 8: 2.6})), claim)
+    assert falls["verdict"] == rules.NOT_REFUTED_LB and falls["kind"] == rules.EXTENSION
+    flat = row(judge(heads_study(model, {1: 3.0, 2: 3.0, 4: 3.0}, trials=20)), claim)
+    assert flat["verdict"] == rules.INCONCLUSIVE
+    rises = row(judge(heads_study(model, {1: 2.0, 2: 2.5, 4: 3.0})), claim)
+    assert rises["verdict"] == rules.CONTRADICTED
+    # A planned trial missing at one H leaves the group undecided, and says where.
+    short = row(judge(heads_study(model, {1: 3.8, 4: 2.8}, missing=(4, [(NS[0], 0)]))), claim)
+    assert short["verdict"] == rules.INCONCLUSIVE and "H=4" in short["reason"]
+
+
+def test_a_study_with_one_value_of_h_has_no_heads_row():
+    _beyond()
+    one = judge(heads_study("mhraf", {4: 2.8}))
+    assert not one["claim"].str.startswith("ext_heads").any()
+    assert row(one, "ext_mhraf")["kind"] == rules.EXTENSION
+
+
+def test_omega_is_judged_per_h_and_never_pooled_over_the_heads():
+    _beyond()
+    s = Study()
+    s.ws_group("mhraf", 64, NS, S=(3.0, 0.0), heads=1)
+    s.ws_group("mhraf", 64, NS, S=(3.0, -0.3), heads=4)  # decays at H = 4 only
+    t = judge(with_rf(s, 64))
+    r = row(t, "ext_mhraf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "decays at d=64,H=4" in r["reason"], r["reason"]
+    assert row(t, "ext_mhraf/d=64,H=1,k=1D")["verdict"] == rules.CONFIRMED
+    assert row(t, "ext_mhraf/d=64,H=4,k=1D")["verdict"] == rules.INCONCLUSIVE
+
+
+def test_the_residual_claim_pairs_the_block_with_mhraf_of_the_same_h():
+    _beyond()
+    s = Study()
+    # Paired by H, the block is above its attention at H = 4: contradicted. Paired with the
+    # wrong H (mhraf's H = 1, far higher), it would look below.
+    s.ws_group("mhraf", 64, NS, S=(3.0, 0.0), heads=1).ws_group("mhraf", 64, NS, S=(0.5, 0.0),
+                                                                heads=4)
+    s.ws_group("block", 64, NS, S=(2.0, 0.0), heads=1).ws_group("block", 64, NS, S=(1.0, 0.0),
+                                                                heads=4)
+    r = row(judge(s), "ext_residual")
+    assert r["verdict"] == rules.CONTRADICTED and "H=4" in r["reason"], r["reason"]

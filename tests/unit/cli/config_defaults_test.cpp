@@ -32,7 +32,7 @@ TEST(RunDefaults, StudyGridsAndListsWithoutOptions) {
   EXPECT_EQ(s.grid.N, std::vector<Index>{20});
   EXPECT_EQ(s.grid.layers, std::vector<Index>{2});
   EXPECT_EQ(s.activation, Activation::relu);
-  EXPECT_EQ(s.heads, 4);
+  EXPECT_EQ(s.grid.heads, std::vector<Index>{4});
   EXPECT_EQ(s.mask, AttentionMask::none);
   EXPECT_EQ(s.rf_sampling, RfSampling::full);
   EXPECT_FALSE(s.descriptive);

@@ -17,7 +17,7 @@
 namespace wordsens {
 namespace {
 
-// The task table written out as nested loops: experiment, model, n, d, k, L, m, N, trial.
+// The task table written out as nested loops: experiment, model, n, d, k, L, H, m, N, trial.
 std::vector<TaskSpec> nested_loops(const StudyConfig& c) {
   std::vector<TaskSpec> tasks;
   std::uint32_t point_id = 0;
@@ -40,24 +40,27 @@ std::vector<TaskSpec> nested_loops(const StudyConfig& c) {
           }
           for (const Index k : widths) {
             for (const Index L : traits.deep ? c.grid.layers : std::vector<Index>{1}) {
-              for (const Index m : e == Experiment::ws ? words_at(c, n) : std::vector<Index>{1}) {
-                for (const Index N : e == Experiment::gen ? c.grid.N : std::vector<Index>{0}) {
-                  for (std::uint32_t trial = 0; trial < c.grid.trials; ++trial) {
-                    TaskSpec t;
-                    t.task_id = static_cast<std::uint32_t>(tasks.size());
-                    t.point_id = point_id;
-                    t.experiment = e;
-                    t.model = model;
-                    t.n = n;
-                    t.d = d;
-                    t.k = k;
-                    t.layers = static_cast<int>(L);
-                    t.words = m;
-                    t.N = N;
-                    t.trial = trial;
-                    tasks.push_back(t);
+              for (const Index H : traits.multi_head ? c.grid.heads : std::vector<Index>{1}) {
+                for (const Index m : e == Experiment::ws ? words_at(c, n) : std::vector<Index>{1}) {
+                  for (const Index N : e == Experiment::gen ? c.grid.N : std::vector<Index>{0}) {
+                    for (std::uint32_t trial = 0; trial < c.grid.trials; ++trial) {
+                      TaskSpec t;
+                      t.task_id = static_cast<std::uint32_t>(tasks.size());
+                      t.point_id = point_id;
+                      t.experiment = e;
+                      t.model = model;
+                      t.n = n;
+                      t.d = d;
+                      t.k = k;
+                      t.layers = static_cast<int>(L);
+                      t.heads = static_cast<int>(H);
+                      t.words = m;
+                      t.N = N;
+                      t.trial = trial;
+                      tasks.push_back(t);
+                    }
+                    ++point_id;
                   }
-                  ++point_id;
                 }
               }
             }
@@ -81,6 +84,7 @@ void expect_same_tables(const std::vector<TaskSpec>& a, const std::vector<TaskSp
     EXPECT_EQ(a[i].d, b[i].d);
     EXPECT_EQ(a[i].k, b[i].k);
     EXPECT_EQ(a[i].layers, b[i].layers);
+    EXPECT_EQ(a[i].heads, b[i].heads);
     EXPECT_EQ(a[i].words, b[i].words);
     EXPECT_EQ(a[i].N, b[i].N);
     EXPECT_EQ(a[i].trial, b[i].trial);
@@ -112,6 +116,89 @@ TEST(PlanTasks, EqualsTheNestedLoopsOnEveryAxis) {
   expect_same_tables(planned, nested_loops(c));
   expect_entities_are_task_ids(planned);
   EXPECT_GT(planned.size(), 300U);
+}
+
+// H is an axis of the multi-head models only: every other model keeps H = 1 and one point.
+TEST(PlanTasks, TheHeadsGridMultipliesTheMultiHeadModelsOnly) {
+  StudyConfig c;
+  c.grid.models = {ModelKind::rf, ModelKind::raf, ModelKind::mhraf, ModelKind::block};
+  c.grid.n = {4, 8};
+  c.grid.d = {8};
+  c.grid.heads = {1, 2, 4};
+  c.grid.trials = 2;
+  const auto planned = plan_tasks(c);
+  expect_same_tables(planned, nested_loops(c));
+  expect_entities_are_task_ids(planned);
+  std::map<ModelKind, std::set<int>> heads_of;
+  for (const TaskSpec& t : planned) heads_of[t.model].insert(t.heads);
+  EXPECT_EQ(heads_of[ModelKind::rf], (std::set<int>{1}));
+  EXPECT_EQ(heads_of[ModelKind::raf], (std::set<int>{1}));
+  EXPECT_EQ(heads_of[ModelKind::mhraf], (std::set<int>{1, 2, 4}));
+  EXPECT_EQ(heads_of[ModelKind::block], (std::set<int>{1, 2, 4}));
+  EXPECT_EQ(planned.size(), 2u * 2u * (1 + 1 + 3 + 3));
+  for (const TaskSpec& t : planned) EXPECT_EQ(model_spec(t, c).heads, t.heads) << describe(t);
+}
+
+// One value of H plans what a study planned before H was a grid: the same points, ids and
+// random streams whatever the value (so the records of older files stay reproducible).
+TEST(PlanTasks, OneValueOfHKeepsEveryPointsIdAndStreams) {
+  StudyConfig c;
+  c.grid.models = {ModelKind::raf, ModelKind::mhraf, ModelKind::block};
+  c.grid.n = {4, 8};
+  c.grid.d = {8};
+  c.grid.heads = {4};
+  const auto four = plan_tasks(c);
+  c.grid.heads = {2};
+  const auto two = plan_tasks(c);
+  ASSERT_EQ(four.size(), two.size());
+  for (std::size_t i = 0; i < four.size(); ++i) {
+    EXPECT_EQ(four[i].stream_entity, two[i].stream_entity);
+    EXPECT_EQ(four[i].point_id, two[i].point_id);
+    EXPECT_EQ(four[i].heads, traits(four[i].model).multi_head ? 4 : 1);
+  }
+  EXPECT_NE(canonical_text(c).find("\nheads = 2\n"), std::string::npos);
+  c.grid.heads = {1, 2, 4};
+  EXPECT_NE(canonical_text(c).find("\nheads = 1,2,4\n"), std::string::npos);
+}
+
+// Each H must divide every d: refused with one line naming the model and the sizes.
+TEST(PlanTasks, AHeadCountThatDoesNotDivideDIsRefused) {
+  StudyConfig c;
+  c.grid.models = {ModelKind::mhraf};
+  c.grid.n = {4};
+  c.grid.d = {8};
+  c.grid.heads = {2, 3};
+  try {
+    check_model_sizes(plan_tasks(c), c);
+    FAIL() << "heads = 3 with d = 8 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mhraf: heads = 3 must divide d = 8"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A selection names H as `H:`: only the points of that H run, the others keep their streams.
+TEST(PlanTasks, ASelectionByHeadsRunsThoseHeadsOnly) {
+  StudyConfig c;
+  c.grid.models = {ModelKind::raf, ModelKind::mhraf};
+  c.grid.n = {4};
+  c.grid.d = {8};
+  c.grid.heads = {1, 2, 4};
+  const auto all = plan_tasks(c);
+  c.grid.select = PointSelection::parse("model:mhraf,H:2");
+  EXPECT_EQ(c.grid.select.to_string(), "model:mhraf,H:2");
+  const auto some = plan_tasks(c);
+  ASSERT_EQ(some.size(), c.grid.trials);
+  for (const TaskSpec& t : some) {
+    EXPECT_EQ(t.heads, 2);
+    const auto same = std::find_if(all.begin(), all.end(), [&](const TaskSpec& a) {
+      return a.model == t.model && a.heads == t.heads && a.trial == t.trial;
+    });
+    ASSERT_NE(same, all.end());
+    EXPECT_EQ(same->stream_entity, t.stream_entity);
+  }
+  c.grid.select = PointSelection::parse("model:mhraf,H:8");
+  EXPECT_THROW((void)plan_tasks(c), InputError);
 }
 
 TEST(PlanTasks, ASmallStudyEqualsTheNestedLoopsToo) {

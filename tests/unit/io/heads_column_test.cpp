@@ -1,0 +1,141 @@
+// /tasks/heads (format 1.8): H of every task, covered by task_table_crc32. Files before it ran
+// their multi-head models at the one `heads` of their configuration: they are read so, checked
+// with the checksum their writer computed (without the column), and resumed.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "io/results_file.hpp"
+#include "io/schema.hpp"
+#include "io_test_support.hpp"
+
+namespace wordsens::io {
+namespace {
+
+using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
+
+// mhraf at H = 2 and 8 beside rf (H = 1), three trials each.
+std::vector<TaskSpec> heads_tasks() {
+  std::vector<TaskSpec> tasks;
+  const std::pair<ModelKind, int> points[] = {
+      {ModelKind::rf, 1}, {ModelKind::mhraf, 2}, {ModelKind::mhraf, 8}};
+  std::uint32_t point = 0;
+  for (const auto& [model, heads] : points) {
+    for (std::uint32_t trial = 0; trial < 3; ++trial) {
+      TaskSpec t;
+      t.task_id = static_cast<std::uint32_t>(tasks.size());
+      t.point_id = point;
+      t.model = model;
+      t.n = 16;  // above the test records' argmax_position (task_id % 7)
+      t.d = 8;
+      t.k = model == ModelKind::rf ? 128 : 0;
+      t.heads = heads;
+      t.trial = trial;
+      t.stream_entity = t.task_id;
+      tasks.push_back(t);
+    }
+    ++point;
+  }
+  return tasks;
+}
+
+const std::string kHeadsConfig = std::string(kConfig) + "heads = 8\n";
+
+class HeadsColumnTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!has_h5py()) GTEST_SKIP() << "h5py is needed to edit a file";
+    dir_ = scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    tasks_ = heads_tasks();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  [[nodiscard]] std::string path() const { return (dir_ / "r.h5").string(); }
+
+  // r.h5 with its first `done` tasks done, then `code` run on it by h5py (as `f`).
+  void write(std::size_t done, const std::string& code) {
+    {
+      auto file = ResultsFile::create(path(), provenance(kHeadsConfig), tasks_, false);
+      for (std::size_t i = 0; i < done; ++i) append_task(file, tasks_[i]);
+      file.write_summaries();
+    }
+    const std::string cmd = "/usr/bin/python3 -c \"import h5py, numpy as np\nf = h5py.File('" +
+                            path() + "', 'r+')\n" + code + "\nf.close()\"";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << code;
+  }
+
+  // The edits that make r.h5 a file of format 1.7 as its writer left it: no heads columns, and
+  // the checksum of the task table without them (FORMAT.md, task_table_crc32).
+  [[nodiscard]] static std::string as_1_7() {
+    return "import zlib\n"
+           "del f['tasks/heads']\ndel f['summary/ws/heads']\ndel f['summary/gen/heads']\n"
+           "f.attrs['format_version'] = np.array([1, 7], dtype='int32')\n"
+           "crc = zlib.crc32(bytes(f.attrs['config_text']))\n"
+           "for c, t in [('task_id', '<u4'), ('point_id', '<u4'), ('experiment', 'u1'), "
+           "('model', 'S16'), ('n', '<i8'), ('d', '<i8'), ('k', '<i8'), ('N', '<i8'), "
+           "('layers', '<i8'), ('words', '<i8'), ('trial', '<u4')]:\n"
+           "    crc = zlib.crc32(f['tasks'][c][:].astype(t).tobytes(), crc)\n"
+           "f.attrs['task_table_crc32'] = np.int64(crc)";
+  }
+
+  [[nodiscard]] static std::string text(const std::vector<std::string>& lines) {
+    std::string all;
+    for (const auto& line : lines) all += line + "\n";
+    return all;
+  }
+
+  std::filesystem::path dir_;
+  std::vector<TaskSpec> tasks_;
+};
+
+TEST_F(HeadsColumnTest, EveryTasksHIsStoredAndReadBack) {
+  ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), ""));
+  const FileContents c = read_results(path());
+  EXPECT_EQ(c.format_minor, schema::kFormatMinor);
+  ASSERT_EQ(c.tasks.size(), tasks_.size());
+  for (std::size_t i = 0; i < tasks_.size(); ++i) EXPECT_EQ(c.tasks[i].heads, tasks_[i].heads);
+  EXPECT_FALSE(check_results(path()).damaged()) << text(check_results(path()).problems);
+}
+
+// The checksum covers H: a task table whose H was edited, or whose heads column was removed,
+// no longer matches it.
+TEST_F(HeadsColumnTest, AnEditedOrRemovedHeadsColumnIsDamage) {
+  for (const std::string code : {"f['tasks/heads'][4] = 4", "del f['tasks/heads']"}) {
+    ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), code));
+    const Diagnosis d = check_results(path());
+    EXPECT_TRUE(d.damaged()) << code;
+    EXPECT_NE(text(d.problems).find("task_table_crc32"), std::string::npos) << code << "\n"
+                                                                            << text(d.problems);
+    std::filesystem::remove(path());
+  }
+}
+
+// A 1.7 file has no heads column: its mhraf tasks read with its configuration's heads = 8, the
+// others with 1; its checksum (without the column) matches; a run resumes it, keeping its
+// version.
+TEST_F(HeadsColumnTest, AFileBeforeTheColumnReadsItsConfigurationsHeadsAndResumes) {
+  ASSERT_NO_FATAL_FAILURE(write(3, as_1_7()));
+  const Diagnosis before = check_results(path());
+  EXPECT_FALSE(before.damaged()) << text(before.problems);
+  {
+    const FileContents c = read_results(path());
+    EXPECT_EQ(c.format_minor, 7);
+    for (const TaskSpec& t : c.tasks) EXPECT_EQ(t.heads, t.model == ModelKind::mhraf ? 8 : 1);
+  }
+  {
+    auto file = ResultsFile::open_for_resume(path(), kHeadsConfig);
+    for (const auto& t : tasks_) {
+      if (!file.is_done(t.task_id)) append_task(file, t);
+    }
+    file.write_summaries();
+  }
+  const Diagnosis after = check_results(path());
+  EXPECT_FALSE(after.damaged()) << text(after.problems);
+  const FileContents c = read_results(path());
+  EXPECT_EQ(c.format_minor, 7);
+  EXPECT_EQ(c.ws.size(), tasks_.size());
+}
+
+}  // namespace
+}  // namespace wordsens::io
