@@ -16,7 +16,8 @@ from . import groups, stats
 from .judgement import Group, Row, missing_test, sign_test
 from .ws_claims import (_attention_inside, _attention_plan_of, _judged_groups, _no_group,
                         _on_the_same_texts, _own_study, _partner, _partner_of, _partner_rows,
-                        _ratio_frame, head_axes, head_groups, mean_log_gap_test)
+                        _ratio_frame, head_axes, head_groups, mean_log_gap_test,
+                        several_heads)
 
 
 def residual_rows(c, study) -> list:
@@ -33,8 +34,7 @@ def residual_rows(c, study) -> list:
     if "heads" not in pool:
         pool = pool.assign(heads=1)
     n_used = set()
-    keys, label_of = head_groups(inside)
-    several = inside["heads"].nunique() > 1
+    keys, label_of, several = head_groups(inside, study, c.model)
     for (d, H), g, plan in _judged_groups(row, inside, keys, _attention_plan_of(study, c.model),
                                           label_of):
         same = _on_the_same_texts(pool, partner, g)
@@ -85,13 +85,22 @@ def _log_s_per_head(g: pd.DataFrame, heads: list, plan_of, d) -> tuple:
     return cube, np.asarray(trials), ns, ""
 
 
+def _planned_heads(study, model: str, d) -> set:
+    """The H the study's task table plans for `model`'s one-word ws tasks at d."""
+    p = study.planned
+    if p is None or p.empty or "heads" not in p:
+        return set()
+    p = p[(p["experiment"] == "ws") & (p["model"] == model) & (p["d"] == d) & (p["words"] == 1)]
+    return {int(h) for h in p["heads"].unique()}
+
+
 def heads_rows(c, study) -> list:
     """More heads keep less of a word: in every d, per trial, the mean over the regime's n of the
     least-squares slope of log S against log H (the heads grid, same texts) below 0. Listed only
     where the study runs the model over at least 2 values of H."""
     ws = study.ws
     sub = ws[ws["model"] == c.model] if not ws.empty else ws
-    if sub.empty or "heads" not in sub or sub["heads"].nunique() < 2:
+    if sub.empty or not several_heads(sub, study, c.model):
         return []
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
     found = _attention_inside(row, c, study)
@@ -103,7 +112,9 @@ def heads_rows(c, study) -> list:
     label = "mean over n of the slope of log S vs log H, per trial"
     small = []
     for d, g in inside.groupby("d", sort=True):
-        heads = sorted(int(h) for h in g["heads"].unique())
+        # Every H the study planned at this d, with records or not: an H that ran no trial is a
+        # shortfall of the group, never a value left out.
+        heads = sorted({int(h) for h in g["heads"].unique()} | _planned_heads(study, c.model, d))
         plans = [plan_of({"d": d, "heads": H}, g[g["heads"] == H]) for H in heads]
         if len(heads) < 2 or any(p.too_small() for p in plans):
             small.append(f"d={d}: " + (f"only H={heads[0]}" if len(heads) < 2 else
@@ -158,8 +169,7 @@ def causal_rows(c, study) -> list:
     _sub, inside = found
     n_used = set()
     label = "mean over n of log(S at word 0 / S at word n−1), per trial"
-    keys, label_of = head_groups(inside)
-    several = inside["heads"].nunique() > 1
+    keys, label_of, several = head_groups(inside, study, c.model)
     for (d, H), g, plan in _judged_groups(row, inside, keys, _attention_plan_of(study, c.model),
                                           label_of):
         grp = Group(label_of(d, H), d=str(int(d)), positive=rules.NOT_REFUTED_LB,

@@ -78,11 +78,18 @@ def _width_per_n(g: pd.DataFrame, xs) -> np.ndarray:
 
 
 def _judged_groups(row: Row, frame: pd.DataFrame, keys: list, plan_of, label_of) -> list:
-    """(key, frame, design) of the groups a claim can judge; groups whose grid has fewer than
-    MIN_POINTS values of n in the regime are listed in the row's outside_regime instead."""
-    out, small = [], []
+    """(key, frame, design) of the groups a claim can judge, in the order of their keys; groups
+    whose grid has fewer than MIN_POINTS values of n in the regime are listed in the row's
+    outside_regime instead. A group the task table plans but none of whose tasks is done (a d or
+    an H a partial run never reached) comes with no rows and its shortfall: never left out."""
+    found = {}
     for key, g in frame.groupby(keys if len(keys) > 1 else keys[0], sort=True):
-        key = key if isinstance(key, tuple) else (key,)
+        found[key if isinstance(key, tuple) else (key,)] = g
+    for key in getattr(plan_of, "planned_keys", lambda _: set())(keys) - set(found):
+        found[key] = frame.iloc[0:0]
+    out, small = [], []
+    for key in sorted(found):
+        g = found[key]
         plan = plan_of(dict(zip(keys, key)), g)
         if plan.too_small():
             small.append(plan.small_text(label_of(*key)))
@@ -97,6 +104,17 @@ def _judged_groups(row: Row, frame: pd.DataFrame, keys: list, plan_of, label_of)
 def _planner(study, model: str, in_regime):
     def plan_of(key: dict, g: pd.DataFrame) -> groups.Design:
         return groups.design(study.planned, g, "ws", model, key, in_regime)
+
+    def planned_keys(keys: list) -> set:
+        """The groups the task table plans for the model's one-word ws tasks in the regime."""
+        p = study.planned
+        if p is None or p.empty or any(k not in p for k in keys):
+            return set()
+        p = p[(p["experiment"] == "ws") & (p["model"] == model) & (p["words"] == 1)]
+        p = p[in_regime(p)] if not p.empty else p
+        return {tuple(r) for r in p[keys].drop_duplicates().itertuples(index=False)}
+
+    plan_of.planned_keys = planned_keys
     return plan_of
 
 
@@ -207,6 +225,8 @@ def _partner_of(og, model: str, own_study) -> tuple:
 def _on_the_same_texts(pool: pd.DataFrame, model: str, g: pd.DataFrame) -> pd.DataFrame:
     """`model`'s rows of the pool at the group's d, n and trials: the same texts (a trial's texts
     depend only on its seed, data source, n, d and trial index, which combined.py keeps apart)."""
+    if g.empty:  # a planned group without records: nothing to pair with
+        return pool.iloc[0:0]
     return pool[(pool["model"] == model) & (pool["d"] == g["d"].iloc[0]) & pool["n"].isin(g["n"])
                 & pool["trial"].isin(g["trial"])]
 
@@ -237,13 +257,22 @@ def _attention_plan_of(study, model: str):
     return _planner(study, model, study.settings.attention_mask)
 
 
-def head_groups(inside: pd.DataFrame) -> tuple:
-    """(group keys, label of a key) of an attention claim: per d, and per H where the model's
-    rows have more than one (a multi-head model run over a heads grid); groups of different H
-    are never pooled into one curve."""
-    if "heads" in inside and inside["heads"].nunique() > 1:
-        return ["d", "heads"], lambda d, H: f"d={d},H={H}"
-    return ["d", "heads"], lambda d, H: f"d={d}"
+def several_heads(inside: pd.DataFrame, study, model: str) -> bool:
+    """Whether the model runs more than one H: in its records or in the study's task table."""
+    heads = set(inside["heads"].unique()) if "heads" in inside else set()
+    p = study.planned
+    if p is not None and not p.empty and "heads" in p:
+        heads |= set(p.loc[p["model"] == model, "heads"].unique())
+    return len(heads) > 1
+
+
+def head_groups(inside: pd.DataFrame, study, model: str) -> tuple:
+    """(group keys, label of a key, several H) of an attention claim: per d, and per H (named
+    where the model runs more than one: a multi-head model over a heads grid); groups of
+    different H are never pooled into one curve."""
+    if several_heads(inside, study, model):
+        return ["d", "heads"], lambda d, H: f"d={d},H={H}", True
+    return ["d", "heads"], lambda d, H: f"d={d}", False
 
 
 def head_axes(key: dict, several: bool) -> dict:
@@ -267,14 +296,14 @@ def thm3_rows(c, study) -> list:
     pool = _partner_rows(study, "rf")
     n_used = set()
     plan_of = _attention_plan_of(study, c.model)
-    keys, label_of = head_groups(inside)
+    keys, label_of, several = head_groups(inside, study, c.model)
     for (d, H), g, plan in _judged_groups(row, inside, keys, plan_of, label_of):
         partners = _on_the_same_texts(pool, "rf", g)
         partners = partners[regimes.ws_mask(partners, "rf") & partners["S_upper"].notna()]
         suffix, og = _partner(partners, _own_study(sub))
         grp = Group(",".join(filter(None, [label_of(d, H), suffix])), d=str(int(d)),
                     partner=_partner_of(og, "rf", _own_study(sub)),
-                    axes={**head_axes({"d": d, "heads": H}, inside["heads"].nunique() > 1),
+                    axes={**head_axes({"d": d, "heads": H}, several),
                           "n": list(plan.ns)})
         row.groups.append(grp)
         fit = groups.fit_group(grp, g, "S", plan, n_used)

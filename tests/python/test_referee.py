@@ -347,6 +347,11 @@ def test_the_heads_claim_fails_where_more_heads_keep_as_much_or_more(model):
     # A planned trial missing at one H leaves the group undecided, and says where.
     short = row(judge(heads_study(model, {1: 3.8, 4: 2.8}, missing=(4, [(NS[0], 0)]))), claim)
     assert short["verdict"] == rules.INCONCLUSIVE and "H=4" in short["reason"]
+    # An H planned and never run is no less missing than one trial of it.
+    never = heads_study(model, {1: 3.8, 2: 3.2, 4: 2.8},
+                        missing=(4, [(n, t) for n in NS for t in range(12)]))
+    r = row(judge(never), claim)
+    assert r["verdict"] == rules.INCONCLUSIVE and "H=4" in r["reason"], r["reason"]
 
 
 def test_a_study_with_one_value_of_h_has_no_heads_row():
@@ -379,3 +384,32 @@ def test_the_residual_claim_pairs_the_block_with_mhraf_of_the_same_h():
                                                                 heads=4)
     r = row(judge(s), "ext_residual")
     assert r["verdict"] == rules.CONTRADICTED and "H=4" in r["reason"], r["reason"]
+
+
+def _never_run(ns=NS, trials=12):
+    return [(n, t) for n in ns for t in range(trials)]
+
+
+def test_a_planned_group_none_of_whose_tasks_ran_is_never_left_out():
+    """A d (or an H) the task table plans and a partial run never reached makes its claim
+    inconclusive, named, instead of the claim being judged on the groups that ran."""
+    _beyond()
+    s = Study()
+    s.ws_group("raf", 64, NS, S=(2.0, 0.0)).ws_group("raf", 128, NS, S=(2.0, 0.0),
+                                                     missing=_never_run())
+    r = row(judge(with_rf(with_rf(s, 64), 128)), "thm3_raf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "d=128: n=8 has 0 of 12" in r["reason"], \
+        r["reason"]
+    s = Study()
+    s.ws_group("rf", 64, NS, S=(2.0, -0.5), upper=(4.0, -0.6))
+    s.ws_group("rf", 128, NS, S=(2.0, -0.5), upper=(4.0, -0.6), missing=_never_run())
+    r = row(judge(s), "thm1_rf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "d=128" in r["reason"], r["reason"]
+    s = Study()
+    s.ws_group("mhraf", 64, NS, S=(3.0, 0.0), heads=1)
+    s.ws_group("mhraf", 64, NS, S=(3.0, 0.0), heads=4, missing=_never_run())
+    t = judge(with_rf(s, 64))
+    r = row(t, "ext_mhraf")
+    assert r["verdict"] == rules.INCONCLUSIVE and "d=64,H=4" in r["reason"], r["reason"]
+    # The heads claim is listed although only one H has records: two are planned.
+    assert row(t, "ext_heads_mhraf")["verdict"] == rules.INCONCLUSIVE
