@@ -225,6 +225,7 @@ TASK_EDITS = [
     ("N", "f['tasks/N'][-1] = 9"),
     ("d", "f['tasks/d'][2] = 4"),
     ("layers", "f['tasks/layers'][3] = 3"),
+    ("heads", "f['tasks/heads'][0] = 2"),
     ("words", "f['tasks/words'][0] = 2"),
     ("trial", "f['tasks/trial'][0] = 1\nf['tasks/trial'][1] = 0"),
     ("point_id", "f['tasks/point_id'][0] = 5"),
@@ -260,7 +261,7 @@ def task_table_against_plan(case):
         "crc = zlib.crc32(f.attrs['config_text'])",
         "for c, dt in (('task_id', '<u4'), ('point_id', '<u4'), ('experiment', 'u1'),",
         "              ('model', 'S16'), ('n', '<i8'), ('d', '<i8'), ('k', '<i8'), ('N', '<i8'),",
-        "              ('layers', '<i8'), ('words', '<i8'), ('trial', '<u4')):",
+        "              ('layers', '<i8'), ('heads', '<i8'), ('words', '<i8'), ('trial', '<u4')):",
         "    crc = zlib.crc32(t[c][:].astype(dt).tobytes(), crc)",
         "f.attrs.modify('task_table_crc32', np.int64(crc))"]))
     _refused_by_all(case, config, path, "differs from the plan of config_text", report=False)
