@@ -59,13 +59,13 @@ def residual_rows(c, study) -> list:
     return [row]
 
 
-def _log_s_per_head(g: pd.DataFrame, heads: list, plan_of, d) -> tuple:
+def _log_s_per_head(g: pd.DataFrame, heads: list, plans: list) -> tuple:
     """(trials × H × n array of log S, trial index, n, reason): each H's complete curves over its
-    design, on the trials every H has; `reason` names what is missing, as the other rules do."""
+    design (`plans`, one per H), on the trials every H has; `reason` names what is missing, as
+    the other rules do."""
     curves = []
-    for H in heads:
+    for H, plan in zip(heads, plans):
         gh = g[g["heads"] == H]
-        plan = plan_of({"d": d, "heads": H}, gh)
         if plan.shortfall:
             return None, None, None, f"H={H}: {plan.shortfall}"
         cur = groups.usable_curves(gh, "S", plan)
@@ -85,15 +85,6 @@ def _log_s_per_head(g: pd.DataFrame, heads: list, plan_of, d) -> tuple:
     return cube, np.asarray(trials), ns, ""
 
 
-def _planned_heads(study, model: str, d) -> set:
-    """The H the study's task table plans for `model`'s one-word ws tasks at d."""
-    p = study.planned
-    if p is None or p.empty or "heads" not in p:
-        return set()
-    p = p[(p["experiment"] == "ws") & (p["model"] == model) & (p["d"] == d) & (p["words"] == 1)]
-    return {int(h) for h in p["heads"].unique()}
-
-
 def heads_rows(c, study) -> list:
     """More heads keep less of a word: in every d, per trial, the mean over the regime's n of the
     least-squares slope of log S against log H (the heads grid, same texts) below 0. Listed only
@@ -108,13 +99,15 @@ def heads_rows(c, study) -> list:
         return [row]
     _sub, inside = found
     plan_of = _attention_plan_of(study, c.model)
+    planned = plan_of.planned_keys(["d", "heads"])
     n_used = set()
     label = "mean over n of the slope of log S vs log H, per trial"
     small = []
     for d, g in inside.groupby("d", sort=True):
         # Every H the study planned at this d, with records or not: an H that ran no trial is a
         # shortfall of the group, never a value left out.
-        heads = sorted({int(h) for h in g["heads"].unique()} | _planned_heads(study, c.model, d))
+        heads = sorted({int(h) for h in g["heads"].unique()}
+                       | {int(H) for dd, H in planned if dd == d})
         plans = [plan_of({"d": d, "heads": H}, g[g["heads"] == H]) for H in heads]
         if len(heads) < 2 or any(p.too_small() for p in plans):
             small.append(f"d={d}: " + (f"only H={heads[0]}" if len(heads) < 2 else
@@ -125,7 +118,7 @@ def heads_rows(c, study) -> list:
                     note=f"S_{c.model} at each H is a lower bound found by ascent",
                     axes={"d": int(d), "n": list(plans[0].ns)})
         row.groups.append(grp)
-        cube, trials, ns, why = _log_s_per_head(g, heads, plan_of, d)
+        cube, trials, ns, why = _log_s_per_head(g, heads, plans)
         if why:
             grp.unavailable = why
             continue

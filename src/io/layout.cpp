@@ -378,26 +378,20 @@ h5::Handle open_checked(const std::string& path, h5::Access access) {
 
 namespace {
 
-// H of a file written before /tasks/heads (format 1.8): its configuration's one `heads` line,
-// which canonical_text wrote whenever a multi-head model was in the study (4, the default of
-// those versions, without one).
+// H of a file written before /tasks/heads (format 1.8): its configuration's one `heads`, which
+// canonical_text wrote whenever a multi-head model was in the study (4, the default of those
+// versions, without one).
 std::int64_t heads_of_config(const h5::Handle& file) {
-  const std::string text = h5::read_string_attribute(file, s::attr::kConfigText);
-  const std::string key = "heads = ";
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    if (text.compare(at, key.size(), key) == 0) {
-      const std::string value = text.substr(at + key.size(), end - at - key.size());
-      char* stop = nullptr;
-      const long long heads = std::strtoll(value.c_str(), &stop, 10);
-      if (value.empty() || *stop != '\0' || heads < 1) {
-        throw std::runtime_error("config_text's heads = '" + value + "' is not one H >= 1");
-      }
-      return heads;
-    }
-    at = end + 1;
+  const auto entries = parse_config(h5::read_string_attribute(file, s::attr::kConfigText));
+  const auto found = entries.find("heads");
+  if (found == entries.end()) return 4;
+  const std::string& value = found->second;
+  char* stop = nullptr;
+  const long long heads = std::strtoll(value.c_str(), &stop, 10);
+  if (value.empty() || *stop != '\0' || heads < 1) {
+    throw std::runtime_error("config_text's heads = '" + value + "' is not one H >= 1");
   }
-  return 4;
+  return heads;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // how it is created, and how an existing file is opened and checked. Names come from schema.hpp.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,10 @@ std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks);
 /// from format 1.8 on), which the checksum then covers.
 std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks,
                                bool with_heads = true);
+
+/// The `key = value` lines of a configuration text as a map (a key under an INI section `[s]`
+/// is `s.key`; comments and blank lines skipped): what resume compares and old files read.
+std::map<std::string, std::string> parse_config(const std::string& text);
 
 std::string utc_now();                             // 2026-11-26T00:10:00Z
 std::string config_hash(const std::string& text);  // FNV-1a 64, 16 hex digits

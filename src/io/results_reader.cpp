@@ -112,6 +112,34 @@ std::vector<Record> read_records(const h5::Handle& file, const char* group,
   return records;
 }
 
+}  // namespace
+
+std::vector<std::string> differing_config_keys(const std::string& a, const std::string& b,
+                                               const std::vector<std::string>& ignored) {
+  const auto left = detail::parse_config(a);
+  const auto right = detail::parse_config(b);
+  const std::set<std::string> skip(ignored.begin(), ignored.end());
+  std::set<std::string> keys;
+  for (const auto& [key, value] : left) {
+    const auto other = right.find(key);
+    if (other == right.end() || other->second != value) keys.insert(key);
+  }
+  for (const auto& [key, value] : right) {
+    if (left.find(key) == left.end()) keys.insert(key);
+  }
+  std::vector<std::string> result;
+  for (const auto& key : keys) {
+    // An ignored key also matches inside an INI section ("run.shard" for "shard").
+    const auto dot = key.rfind('.');
+    const bool ignore =
+        skip.count(key) != 0 || (dot != std::string::npos && skip.count(key.substr(dot + 1)) != 0);
+    if (!ignore) result.push_back(key);
+  }
+  return result;
+}
+
+namespace detail {
+
 std::map<std::string, std::string> parse_config(const std::string& text) {
   std::map<std::string, std::string> entries;
   std::string section;
@@ -140,34 +168,6 @@ std::map<std::string, std::string> parse_config(const std::string& text) {
   }
   return entries;
 }
-
-}  // namespace
-
-std::vector<std::string> differing_config_keys(const std::string& a, const std::string& b,
-                                               const std::vector<std::string>& ignored) {
-  const auto left = parse_config(a);
-  const auto right = parse_config(b);
-  const std::set<std::string> skip(ignored.begin(), ignored.end());
-  std::set<std::string> keys;
-  for (const auto& [key, value] : left) {
-    const auto other = right.find(key);
-    if (other == right.end() || other->second != value) keys.insert(key);
-  }
-  for (const auto& [key, value] : right) {
-    if (left.find(key) == left.end()) keys.insert(key);
-  }
-  std::vector<std::string> result;
-  for (const auto& key : keys) {
-    // An ignored key also matches inside an INI section ("run.shard" for "shard").
-    const auto dot = key.rfind('.');
-    const bool ignore =
-        skip.count(key) != 0 || (dot != std::string::npos && skip.count(key.substr(dot + 1)) != 0);
-    if (!ignore) result.push_back(key);
-  }
-  return result;
-}
-
-namespace detail {
 
 FileContents read_contents(const h5::Handle& file, const ReadOptions& options,
                            const std::vector<std::uint8_t>* done) {

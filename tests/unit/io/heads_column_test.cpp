@@ -41,7 +41,8 @@ std::vector<TaskSpec> heads_tasks() {
   return tasks;
 }
 
-const std::string kHeadsConfig = std::string(kConfig) + "heads = 8\n";
+// A canonical text as the writer stores it (no INI section), with the study's one H.
+const std::string kHeadsConfig = "d = 8\nheads = 8\nmodels = rf,mhraf\nn = 16\nseed = 12345\n";
 
 class HeadsColumnTest : public ::testing::Test {
  protected:
