@@ -176,7 +176,8 @@ _LB_CONTRAST = (f"both are lower bounds found by ascent, so a positive verdict i
 
 def _omega(model: str, what: str) -> Claim:
     return Claim(f"ext_{model}", "beyond the paper", f"{what} keeps a single word: S_{model} = "
-                 f"Ω(1)", model, "ws", "n ≤ d, per d",
+                 f"Ω(1)", model, "ws", "n ≤ d, per d (and per H and MLP width k where the "
+                 f"study runs several)",
                  f"as Thm 3 with S_{model} in place of S_raf: confirmed when in every d its slope "
                  f"of log S against log n lies inside [−{FLAT}, +{FLAT}] and it stays above rf's "
                  f"certified upper bound on the same texts at every n, the gap growing; {_STATS}",
@@ -189,14 +190,16 @@ EXTENSION_CLAIMS = [
     _omega("block", "A random pre-LayerNorm transformer block"),
     Claim("ext_residual", "beyond the paper", "The block keeps less of a word than its attention "
           "alone: S_block < S_mhraf on the same texts (residual path, LayerNorm, MLP)", "block",
-          "ws", "n ≤ d, per d, mhraf with the same heads on the same texts",
-          f"in every d, the per-trial mean over n of log(S_block/S_mhraf) below 0 with p ≤ α "
+          "ws", "n ≤ d, per d (and per H and MLP width k), mhraf with the same heads on the "
+          "same texts",
+          f"in every d (and H, and width k of the block's MLP), the per-trial mean over n of log(S_block/S_mhraf) below 0 with p ≤ α "
           f"after Holm over the extension rows; {_LB_CONTRAST}",
           extension_claims.residual_rows, extension=True),
     *[Claim(f"ext_heads_{model}", "beyond the paper", f"More heads keep less of a word: "
             f"S_{model} falls with the number of heads H (each head d/H wide)", model, "ws",
-            "n ≤ d, per d, the study's heads grid (listed where it has at least 2 values of H)",
-            f"in every d, per trial, the mean over n of the least-squares slope of log S_{model} "
+            "n ≤ d, per d (and per MLP width k), the study's heads grid (listed where it has "
+            "at least 2 values of H)",
+            f"in every d (and width k of the block's MLP), per trial, the mean over n of the least-squares slope of log S_{model} "
             f"against log H below 0 with p ≤ α after Holm over the extension rows; "
             f"{_LB_CONTRAST}",
             extension_claims.heads_rows, extension=True) for model in ("mhraf", "block")],

@@ -16,7 +16,7 @@ from . import groups, stats
 from .judgement import Group, Row, missing_test, sign_test
 from .ws_claims import (_attention_inside, _attention_plan_of, _judged_groups, _no_group,
                         _on_the_same_texts, _own_study, _partner, _partner_of, _partner_rows,
-                        _ratio_frame, head_axes, head_groups, mean_log_gap_test,
+                        _ratio_frame, _runs_several, head_groups, mean_log_gap_test,
                         several_heads)
 
 
@@ -34,16 +34,18 @@ def residual_rows(c, study) -> list:
     if "heads" not in pool:
         pool = pool.assign(heads=1)
     n_used = set()
-    keys, label_of, several = head_groups(inside, study, c.model)
-    for (d, H), g, plan in _judged_groups(row, inside, keys, _attention_plan_of(study, c.model),
-                                          label_of):
+    keys, label_of, axes_of = head_groups(inside, study, c.model)
+    # Each MLP width k of the block is its own group, paired with the same attention (mhraf has
+    # no MLP, so no width).
+    for (d, H, k), g, plan in _judged_groups(row, inside, keys,
+                                             _attention_plan_of(study, c.model), label_of):
         same = _on_the_same_texts(pool, partner, g)
         suffix, og = _partner(same[same["heads"] == H], _own_study(sub))
-        grp = Group(",".join(filter(None, [label_of(d, H), suffix])), d=str(int(d)),
+        grp = Group(",".join(filter(None, [label_of(d, H, k), suffix])), d=str(int(d)),
                     positive=rules.NOT_REFUTED_LB,
                     note=f"S_{c.model} and S_{partner} are lower bounds found by ascent",
                     partner=_partner_of(og, partner, _own_study(sub)),
-                    axes={**head_axes({"d": d, "heads": H}, several), "n": list(plan.ns)})
+                    axes={**axes_of(d, H, k), "n": list(plan.ns)})
         row.groups.append(grp)
         if plan.shortfall:
             grp.unavailable = plan.shortfall
@@ -86,9 +88,10 @@ def _log_s_per_head(g: pd.DataFrame, heads: list, plans: list) -> tuple:
 
 
 def heads_rows(c, study) -> list:
-    """More heads keep less of a word: in every d, per trial, the mean over the regime's n of the
-    least-squares slope of log S against log H (the heads grid, same texts) below 0. Listed only
-    where the study runs the model over at least 2 values of H."""
+    """More heads keep less of a word: in every d (and every MLP width k of the block), per
+    trial, the mean over the regime's n of the least-squares slope of log S against log H (the
+    heads grid, same texts) below 0. Listed only where the study runs the model over at least 2
+    values of H."""
     ws = study.ws
     sub = ws[ws["model"] == c.model] if not ws.empty else ws
     if sub.empty or not several_heads(sub, study, c.model):
@@ -99,24 +102,32 @@ def heads_rows(c, study) -> list:
         return [row]
     _sub, inside = found
     plan_of = _attention_plan_of(study, c.model)
-    planned = plan_of.planned_keys(["d", "heads"])
+    planned = plan_of.planned_keys(["d", "k", "heads"])
+    widths = _runs_several(inside, study, c.model, "k")
     n_used = set()
     label = "mean over n of the slope of log S vs log H, per trial"
     small = []
-    for d, g in inside.groupby("d", sort=True):
-        # Every H the study planned at this d, with records or not: an H that ran no trial is a
-        # shortfall of the group, never a value left out.
+    # A group per d and width k (every (d, k) the table plans, with records or not).
+    by_width = {key: g for key, g in inside.groupby(["d", "k"], sort=True)}
+    for d, k in {(dd, kk) for dd, kk, _H in planned} - set(by_width):
+        by_width[(d, k)] = inside.iloc[0:0]
+    for (d, k) in sorted(by_width):
+        g = by_width[(d, k)]
+        # Every H the study planned at this (d, k), with records or not: an H that ran no trial
+        # is a shortfall of the group, never a value left out.
         heads = sorted({int(h) for h in g["heads"].unique()}
-                       | {int(H) for dd, H in planned if dd == d})
-        plans = [plan_of({"d": d, "heads": H}, g[g["heads"] == H]) for H in heads]
+                       | {int(H) for dd, kk, H in planned if (dd, kk) == (d, k)})
+        where = f"d={d}" + (f",mlp={k}" if widths else "")
+        plans = [plan_of({"d": d, "k": k, "heads": H}, g[g["heads"] == H]) for H in heads]
         if len(heads) < 2 or any(p.too_small() for p in plans):
-            small.append(f"d={d}: " + (f"only H={heads[0]}" if len(heads) < 2 else
-                                       f"fewer than {rules.MIN_POINTS} values of n in the "
-                                       f"regime"))
+            small.append(f"{where}: " + (f"only H={heads[0]}" if len(heads) < 2 else
+                                         f"fewer than {rules.MIN_POINTS} values of n in the "
+                                         f"regime"))
             continue
-        grp = Group(f"d={d}", d=str(int(d)), positive=rules.NOT_REFUTED_LB,
+        grp = Group(where, d=str(int(d)), positive=rules.NOT_REFUTED_LB,
                     note=f"S_{c.model} at each H is a lower bound found by ascent",
-                    axes={"d": int(d), "n": list(plans[0].ns)})
+                    axes={"d": int(d), **({"k": int(k)} if widths else {}),
+                          "n": list(plans[0].ns)})
         row.groups.append(grp)
         cube, trials, ns, why = _log_s_per_head(g, heads, plans)
         if why:
@@ -162,12 +173,12 @@ def causal_rows(c, study) -> list:
     _sub, inside = found
     n_used = set()
     label = "mean over n of log(S at word 0 / S at word n−1), per trial"
-    keys, label_of, several = head_groups(inside, study, c.model)
-    for (d, H), g, plan in _judged_groups(row, inside, keys, _attention_plan_of(study, c.model),
-                                          label_of):
-        grp = Group(label_of(d, H), d=str(int(d)), positive=rules.NOT_REFUTED_LB,
+    keys, label_of, axes_of = head_groups(inside, study, c.model)
+    for (d, H, k), g, plan in _judged_groups(row, inside, keys,
+                                             _attention_plan_of(study, c.model), label_of):
+        grp = Group(label_of(d, H, k), d=str(int(d)), positive=rules.NOT_REFUTED_LB,
                     note="each position's S is a lower bound found by ascent",
-                    axes={**head_axes({"d": d, "heads": H}, several), "n": list(plan.ns)})
+                    axes={**axes_of(d, H, k), "n": list(plan.ns)})
         row.groups.append(grp)
         if plan.shortfall:
             grp.unavailable = plan.shortfall

@@ -60,7 +60,8 @@ def design(planned: pd.DataFrame | None, records: pd.DataFrame, experiment: str,
         if one_word:
             p = p[p["words"] == 1]
         for column, value in key.items():
-            p = p[p[column] == value]
+            if column in p:  # a table built by hand may lack k (attention models have none)
+                p = p[p[column] == value]
         p = p[in_regime(p)] if not p.empty else p
     if p is None or p.empty:
         return Design(sorted(int(v) for v in records[x].unique()), 0, "")

@@ -295,6 +295,18 @@ def heads_before_1_8(models: pd.Series, config_text) -> np.ndarray:
     return np.where(models.astype(str).isin(MULTI_HEAD_BEFORE_1_8), heads, 1).astype(np.int64)
 
 
+# The models with an MLP in every build that wrote files before block's width was stored
+# (format 1.9): their k was 0, their MLP names.BLOCK_WIDTH_FACTOR·d wide.
+MLP_BEFORE_1_9 = ("block",)
+
+
+def mlp_width_before_1_9(tasks: pd.DataFrame) -> pd.Series:
+    """k per task of a file before format 1.9: the width its block's MLP ran, 4d, where the
+    file stored 0; every other k as stored."""
+    old = tasks["model"].astype(str).isin(MLP_BEFORE_1_9) & (tasks["k"] == 0)
+    return tasks["k"].where(~old, names.BLOCK_WIDTH_FACTOR * tasks["d"]).astype(np.int64)
+
+
 def model_keys(config_text) -> dict:
     """heads and mask of a configuration text (`key = value` lines), their defaults otherwise."""
     keys = dict(MODEL_KEYS)
@@ -581,6 +593,8 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
             tasks["words"] = 1
         if "heads" not in tasks:  # before format 1.8: the configuration's one H
             tasks["heads"] = heads_before_1_8(tasks["model"], attrs.get("config_text"))
+        if version[1] < names.MLP_WIDTH_MINOR and "k" in tasks:
+            tasks["k"] = mlp_width_before_1_9(tasks)
     ws = _drop_duplicates(ws, ["task_id"], "ws", notes)
     gen = _drop_duplicates(gen, ["task_id", "training", "objective"], "gen", notes)
     if not tasks.empty:

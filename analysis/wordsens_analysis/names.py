@@ -22,6 +22,10 @@ MODELS_MINOR = 7
 # From format 1.8 on, /tasks/heads holds H per task (a grid axis of mhraf and block); before, a
 # study's multi-head models ran the one `heads` of its configuration text.
 HEADS_MINOR = 8
+# From format 1.9 on, /tasks/k holds block's MLP width (the mlp-width grid); before, block's k
+# was 0 and its MLP BLOCK_WIDTH_FACTOR·d wide.
+MLP_WIDTH_MINOR = 9
+BLOCK_WIDTH_FACTOR = 4
 
 # Attributes of every dataset (format 1.2 on): its unit and a one-line meaning.
 ATTR_UNIT = "unit"

@@ -129,7 +129,7 @@ def _selectors(experiment: str, model: str, axes: dict, partner: bool) -> list:
     read at the group's d and n only)."""
     base = f"experiment:{experiment},model:{model},d:{int(axes['d'])}"
     if not partner:
-        for axis in ("N", "L", "H"):
+        for axis in ("k", "N", "L", "H"):
             if axis in axes:
                 base += f",{axis}:{int(axes[axis])}"
     return [f"{base},n:{int(n)}" for n in axes.get("n", [])] or [base]
@@ -139,8 +139,8 @@ def _matching(tasks, selector: str):
     """The rows of a task table a selector matches (one changed word)."""
     if tasks is None or tasks.empty:
         return tasks
-    column = {"experiment": "experiment", "model": "model", "d": "d", "n": "n", "N": "N",
-              "L": "layers", "H": "heads"}
+    column = {"experiment": "experiment", "model": "model", "d": "d", "n": "n", "k": "k",
+              "N": "N", "L": "layers", "H": "heads"}
     mask = np.ones(len(tasks), dtype=bool)
     for part in selector.split(","):
         axis, value = part.split(":", 1)

@@ -242,6 +242,8 @@ def _attention_inside(row: Row, c, study):
     if sub.empty:
         row.unavailable = f"no {c.model} ws records in this file"
         return None
+    if "k" not in sub:  # tables built by hand: attention models have no width
+        sub = sub.assign(k=0)
     mask = settings.attention_mask(sub)
     row.outside = regimes.outside_text(sub, mask, ["d"], settings.outside_text())
     inside = sub[mask]
@@ -257,30 +259,39 @@ def _attention_plan_of(study, model: str):
     return _planner(study, model, study.settings.attention_mask)
 
 
+def _runs_several(inside: pd.DataFrame, study, model: str, column: str) -> bool:
+    """Whether the model runs more than one value of `column`: in its records or in the
+    study's task table."""
+    values = set(inside[column].unique()) if column in inside else set()
+    p = study.planned
+    if p is not None and not p.empty and column in p:
+        values |= set(p.loc[p["model"] == model, column].unique())
+    return len(values) > 1
+
+
 def several_heads(inside: pd.DataFrame, study, model: str) -> bool:
     """Whether the model runs more than one H: in its records or in the study's task table."""
-    heads = set(inside["heads"].unique()) if "heads" in inside else set()
-    p = study.planned
-    if p is not None and not p.empty and "heads" in p:
-        heads |= set(p.loc[p["model"] == model, "heads"].unique())
-    return len(heads) > 1
+    return _runs_several(inside, study, model, "heads")
 
 
 def head_groups(inside: pd.DataFrame, study, model: str) -> tuple:
-    """(group keys, label of a key, several H) of an attention claim: per d, and per H (named
-    where the model runs more than one: a multi-head model over a heads grid); groups of
-    different H are never pooled into one curve."""
-    if several_heads(inside, study, model):
-        return ["d", "heads"], lambda d, H: f"d={d},H={H}", True
-    return ["d", "heads"], lambda d, H: f"d={d}", False
+    """(group keys, label of a key, axes of a key) of an attention claim: per d, per H and per
+    width k (block's MLP), each named where the model runs more than one value (a multi-head
+    model over a heads grid, a block over an mlp-width grid); groups of different H or k are
+    never pooled into one curve. The axes are sequential.py's selectors of the group."""
+    heads = several_heads(inside, study, model)
+    widths = _runs_several(inside, study, model, "k")
 
+    # The width is named mlp=k: a group's label may go on with its rf partner's k (k=1D).
+    def label_of(d, H, k) -> str:
+        return ",".join([f"d={d}"] + ([f"H={H}"] if heads else []) +
+                        ([f"mlp={k}"] if widths else []))
 
-def head_axes(key: dict, several: bool) -> dict:
-    """A group's axes (sequential.py's selectors) with H where the claim's rows vary in it."""
-    out = {"d": int(key["d"])}
-    if several:
-        out["H"] = int(key["heads"])
-    return out
+    def axes_of(d, H, k) -> dict:
+        return {"d": int(d), **({"H": int(H)} if heads else {}),
+                **({"k": int(k)} if widths else {})}
+
+    return ["d", "heads", "k"], label_of, axes_of
 
 
 def thm3_rows(c, study) -> list:
@@ -296,15 +307,14 @@ def thm3_rows(c, study) -> list:
     pool = _partner_rows(study, "rf")
     n_used = set()
     plan_of = _attention_plan_of(study, c.model)
-    keys, label_of, several = head_groups(inside, study, c.model)
-    for (d, H), g, plan in _judged_groups(row, inside, keys, plan_of, label_of):
+    keys, label_of, axes_of = head_groups(inside, study, c.model)
+    for (d, H, k), g, plan in _judged_groups(row, inside, keys, plan_of, label_of):
         partners = _on_the_same_texts(pool, "rf", g)
         partners = partners[regimes.ws_mask(partners, "rf") & partners["S_upper"].notna()]
         suffix, og = _partner(partners, _own_study(sub))
-        grp = Group(",".join(filter(None, [label_of(d, H), suffix])), d=str(int(d)),
+        grp = Group(",".join(filter(None, [label_of(d, H, k), suffix])), d=str(int(d)),
                     partner=_partner_of(og, "rf", _own_study(sub)),
-                    axes={**head_axes({"d": d, "heads": H}, several),
-                          "n": list(plan.ns)})
+                    axes={**axes_of(d, H, k), "n": list(plan.ns)})
         row.groups.append(grp)
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
@@ -317,7 +327,7 @@ def thm3_rows(c, study) -> list:
             grp.note = ("rf's S_upper bounds the examined positions only: the ratio is not "
                         "a certified lower bound of the true one")
         if flat.estimate < -flat_window:
-            decays = (f"S_{c.model} decays at {label_of(d, H)}; S is a lower bound found by ascent, so this "
+            decays = (f"S_{c.model} decays at {label_of(d, H, k)}; S is a lower bound found by ascent, so this "
                       "cannot refute Ω(1): either the claim fails there or the search misses "
                       "the maximum")
             row.hint = "; ".join(filter(None, [row.hint, decays]))

@@ -33,8 +33,8 @@ const std::string kUsage =
 // The keys of run that gen takes; those without a default are grids or lists in run, one value
 // that gen cannot guess here.
 KeySubset gen_keys() {
-  return {{"n", "d", "k", "layers", "activation", "heads", "mask", "rf-sampling", "trials", "seed",
-           "positions", "N", "training", "objective", "data"},
+  return {{"n", "d", "k", "mlp-width", "layers", "activation", "heads", "mask", "rf-sampling",
+           "trials", "seed", "positions", "N", "training", "objective", "data"},
           {"n", "d", "N", "training", "objective"},
           {}};
 }

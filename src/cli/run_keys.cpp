@@ -58,6 +58,10 @@ void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats*
       ("k", &r.k, "1.0D",
        {"width grid: multiples of D = n*d, integers or ranges", "k = 0.125D"},
        "rf/drf width: multiples of D = n*d (1.0D, 0.5D) and/or integers or ranges")
+      ("mlp-width", &r.mlp_width, "4d",
+       {"width grid: multiples of d, integers or ranges", "mlp-width = 2d,4d"},
+       "block's MLP width (grid; each width one point, stored as the task's k): multiples of d "
+       "(4d, 0.5d) and/or integers or ranges; ignored without block")
       ("N", &r.N, "20",
        {"integer grid", "N = 20,40"},
        "gen training-set sizes (grid; N < p)")
@@ -94,7 +98,7 @@ void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats*
       ("select", &r.select, "",
        {"selectors: axis:value lists separated by ;", "select = model:raf;model:rf,n:20"},
        "grid points run (empty: all): selectors separated by ';', each a ','-list of axis:value "
-       "(axes experiment, model, n, d, N, L, H, m), e.g. model:raf,d:384;model:rf,d:768")
+       "(axes experiment, model, n, d, k, N, L, H, m), e.g. model:raf,d:384;model:rf,d:768")
       ("seed", &r.seed, "1",
        {"integer in [0, 4294967295]", "seed = 7"},
        "master seed, 0 ... 4294967295")
@@ -254,10 +258,11 @@ StudyConfig resolve_study(const RunKeyValues& r) {
   if (!r.gen_n.empty()) s.grid.gen_n = parse_int_grid("gen-n", r.gen_n, 1, StudyLimits::max_n);
   if (!r.gen_d.empty()) s.grid.gen_d = parse_int_grid("gen-d", r.gen_d, 1, StudyLimits::max_d);
   s.grid.k = parse_k_grid(r.k, StudyLimits::max_k);
+  s.grid.mlp_width = parse_mlp_width_grid(r.mlp_width, StudyLimits::max_k);
   s.grid.N = parse_int_grid("N", r.N, 1, StudyLimits::max_N);
   s.grid.layers = parse_int_grid("layers", r.layers, 1, StudyLimits::max_layers);
   s.activation = parse_activation(r.activation);
-  if (s.activation == Activation::gelu && has_width_model(s)) {
+  if (s.activation == Activation::gelu && has_random_features_model(s)) {
     throw InputError(
         "activation = 'gelu' applies to block's MLP only: rf and drf need relu or tanh (their "
         "certified bound needs a 1-Lipschitz activation)");

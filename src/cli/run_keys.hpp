@@ -19,10 +19,10 @@ namespace wordsens::cli {
 // The values of run's keys as written: each is parsed by hand (cli/option_values.hpp, the grid
 // layer), so that every key refuses a bad value with a line that starts with its name.
 struct RunKeyValues {
-  std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, N, layers, activation,
-      positions, training, objective, data, output, shard, seed, rf_sampling, words, words_fraction,
-      word_sets, purpose, heads, mask, trials, walltime, progress, select, first_trial = "0",
-                                                                           max_trials = "0";
+  std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, mlp_width, N, layers,
+      activation, positions, training, objective, data, output, shard, seed, rf_sampling, words,
+      words_fraction, word_sets, purpose, heads, mask, trials, walltime, progress, select,
+      first_trial = "0", max_trials = "0";
   SearchOptionValues search;
   // Switches: "true" when given alone (--dry-run), or the value of --dry-run=true|false and of
   // `dry-run = true|false` in the file.

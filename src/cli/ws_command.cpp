@@ -54,8 +54,8 @@ const std::string kUsage =
 
 // The keys of run that ws takes; n and d have no default (run's are grids).
 KeySubset ws_keys() {
-  return {{"n", "d", "k", "layers", "activation", "heads", "mask", "rf-sampling", "trials", "seed",
-           "positions", "words", "word-sets", "data"},
+  return {{"n", "d", "k", "mlp-width", "layers", "activation", "heads", "mask", "rf-sampling",
+           "trials", "seed", "positions", "words", "word-sets", "data"},
           {"n", "d"},
           {}};
 }

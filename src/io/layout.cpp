@@ -28,7 +28,8 @@ std::vector<Column> task_columns() {
       {c::kModel, Kind::str, "name", "rf, drf, raf, raf_relu, raf_v, mhraf or block"},
       {c::kN, Kind::i64, "words", "n, words per text"},
       {c::kD, Kind::i64, "1", "d, embedding dimension"},
-      {c::kK, Kind::i64, "features", "k, width of rf and drf (0 for attention models)"},
+      {c::kK, Kind::i64, "features",
+       "k, width of rf and drf, and of block's MLP (0 for the other attention models)"},
       {c::kNTrain, Kind::i64, "texts", "N, training-set size of gen (0 for ws)"},
       {c::kLayers, Kind::i64, "layers", "L, depth of drf (1 otherwise)"},
       {c::kHeads, Kind::i64, "heads", "H, attention heads of mhraf and block (1 otherwise)",
@@ -396,6 +397,11 @@ std::int64_t heads_of_config(const h5::Handle& file) {
 
 }  // namespace
 
+bool stores_mlp_width(const h5::Handle& file) {
+  const std::vector<int> version = format_version(file);
+  return version.size() != 2 || version[1] >= schema::kMlpWidthMinor;
+}
+
 std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
   const h5::Handle group = h5::open_group(file, s::kTasks);
   const auto ids = h5::read_all<std::uint32_t>(h5::open_dataset(group, c::kTaskId));
@@ -418,6 +424,8 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
   const auto heads = heads_stored ? h5::read_all<std::int64_t>(h5::open_dataset(group, c::kHeads))
                                   : std::vector<std::int64_t>(rows, 1);
   const std::int64_t single_heads = heads_stored ? 1 : heads_of_config(file);
+  // Before format 1.9 block's k was 0: its MLP was kBlockWidthFactor·d wide.
+  const bool mlp_width_stored = stores_mlp_width(file);
   for (std::size_t size :
        {points.size(), experiments.size(), models.size(), n.size(), d.size(), k.size(), N.size(),
         layers.size(), heads.size(), trials.size(), words.size()}) {
@@ -440,7 +448,9 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
     t.model = *kind;
     t.n = n[i];
     t.d = d[i];
-    t.k = k[i];
+    t.k = mlp_width_stored || traits(t.model).width != ModelWidth::mlp || k[i] != 0
+              ? k[i]
+              : kBlockWidthFactor * d[i];
     t.N = N[i];
     t.layers = static_cast<int>(layers[i]);
     t.heads =

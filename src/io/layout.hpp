@@ -99,8 +99,14 @@ std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks);
 /// schema::attr::kTaskTableCrc32 of a configuration text and its task table
 /// (io/task_table_crc.cpp); `with_heads`: whether the table has the heads column (every writer
 /// from format 1.8 on), which the checksum then covers.
+/// `mlp_width_stored`: whether the table stores block's MLP width as its k (format 1.9 on);
+/// before, the checksum covered a k of 0 for block (read_tasks gives the width it ran).
 std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks,
-                               bool with_heads = true);
+                               bool with_heads = true, bool mlp_width_stored = true);
+
+/// Whether the file's /tasks/k holds block's MLP width (format 1.9 on; read_tasks maps a 0 of an
+/// older file to the width its block ran).
+bool stores_mlp_width(const h5::Handle& file);
 
 /// The `key = value` lines of a configuration text as a map (a key under an INI section `[s]`
 /// is `s.key`; comments and blank lines skipped): what resume compares and old files read.

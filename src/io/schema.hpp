@@ -10,7 +10,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 8;
+inline constexpr int kFormatMinor = 9;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
@@ -32,6 +32,9 @@ inline constexpr int kModelsMinor = 7;
 // The first minor version with the column /tasks/heads (H as a grid axis). Before it a study had
 // one H, its configuration's `heads`, for its multi-head models: readers take it from there.
 inline constexpr int kHeadsMinor = 8;
+// The first minor version whose /tasks/k holds block's MLP width (the mlp-width grid). Before it
+// block's k was 0 and its MLP kBlockWidthFactor·d wide: readers take that width.
+inline constexpr int kMlpWidthMinor = 9;
 
 // Root attributes (provenance).
 namespace attr {

@@ -6,6 +6,7 @@
 #include "io/crc32.hpp"
 #include "io/layout.hpp"
 #include "io/schema.hpp"
+#include "models/shared/model_kind.hpp"
 
 namespace wordsens::io::detail {
 
@@ -26,7 +27,7 @@ void add_column(Crc32& crc, const std::vector<TaskSpec>& tasks, F field) {
 }  // namespace
 
 std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks,
-                               bool with_heads) {
+                               bool with_heads, bool mlp_width_stored) {
   Crc32 crc;
   crc.add(config_text.data(), config_text.size());
   add_column<std::uint32_t>(crc, tasks, [](const TaskSpec& t) { return t.task_id; });
@@ -41,7 +42,9 @@ std::uint32_t task_table_crc32(const std::string& config_text, const std::vector
   crc.add(models.data(), models.size());
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.n; });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.d; });
-  add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.k; });
+  add_column<std::int64_t>(crc, tasks, [&](const TaskSpec& t) {
+    return mlp_width_stored || traits(t.model).width != ModelWidth::mlp ? t.k : Index{0};
+  });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.N; });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.layers; });
   if (with_heads) {

@@ -54,7 +54,7 @@ std::optional<std::string> heads_problem(const ModelSpec& spec) {
 // the rows by kind; model_kind_test checks it).
 const auto& catalogue() {
   static const auto rows = std::to_array<CatalogueRow>({
-      {{ModelKind::rf, "rf", false, false, true, 0},
+      {{ModelKind::rf, "rf", false, false, true, 0, false, ModelWidth::features},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<RandomFeatures>(spec, key);
        },
@@ -63,7 +63,7 @@ const auto& catalogue() {
          static const RfCosts costs;
          return costs;
        }},
-      {{ModelKind::drf, "drf", false, true, false, 0},
+      {{ModelKind::drf, "drf", false, true, false, 0, false, ModelWidth::features},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          require_input(spec.layers >= 1,
                        "drf: layers must be >= 1, got " + std::to_string(spec.layers));
@@ -89,7 +89,7 @@ const auto& catalogue() {
          return costs;
        },
        []() -> const ModelCosts& {
-         static const TransformerCosts costs({false, false, 0}, 80.0);
+         static const TransformerCosts costs({false, false, false}, 80.0);
          return costs;
        }},
       {{ModelKind::raf_relu, "raf_relu", true, false, false, 32},
@@ -104,7 +104,7 @@ const auto& catalogue() {
          return costs;
        },
        []() -> const ModelCosts& {
-         static const TransformerCosts costs({false, false, 0}, 180.0);
+         static const TransformerCosts costs({false, false, false}, 180.0);
          return costs;
        }},
       // Beyond the paper: raf with random value and output projections. Its ascents, measured
@@ -121,31 +121,32 @@ const auto& catalogue() {
          return costs;
        },
        []() -> const ModelCosts& {
-         static const TransformerCosts costs({false, true, 0}, 110.0);
+         static const TransformerCosts costs({false, true, false}, 110.0);
          return costs;
        }},
       // H heads with queries, keys, values and an output projection (transformer.hpp); a
-      // pre-LayerNorm block with its residual path and MLP. Their ascents, measured with
-      // block.ini (n = 4 … 32, d = 64): mhraf 108–130 evaluations per start, block 265–290 (most
-      // of its ascents stop at the budget of 300 without gaining: docs/METHOD.md §2). block's
-      // 160 prices the whole study right (2 min 27 s predicted on 2 ranks, 2 min 12–22 s
-      // measured): its evaluations at n = 32 run faster than half the dense rate.
+      // pre-LayerNorm block with its residual path and an MLP of width k (mlp-width). Their
+      // ascents, measured with block.ini (n = 4 … 32, d = 64): mhraf 108–130 evaluations per start,
+      // block 265–290 (most of its ascents stop at the budget of 300 without gaining:
+      // docs/METHOD.md §2). block's 160 prices the whole study right (2 min 27 s predicted on 2
+      // ranks, 2 min 12–22 s measured): its evaluations at n = 32 run faster than half the dense
+      // rate.
       {{ModelKind::mhraf, "mhraf", true, false, false, 32, true},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<TransformerFeatures>(spec, key);
        },
        heads_problem,
        []() -> const ModelCosts& {
-         static const TransformerCosts costs({true, true, 0}, 115.0);
+         static const TransformerCosts costs({true, true, false}, 115.0);
          return costs;
        }},
-      {{ModelKind::block, "block", true, false, false, 32, true},
+      {{ModelKind::block, "block", true, false, false, 32, true, ModelWidth::mlp},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<TransformerFeatures>(spec, key);
        },
        heads_problem,
        []() -> const ModelCosts& {
-         static const TransformerCosts costs({true, true, kBlockWidthFactor}, 160.0);
+         static const TransformerCosts costs({true, true, true}, 160.0);
          return costs;
        }},
   });
@@ -170,7 +171,7 @@ std::unique_ptr<FeatureMap> build(const ModelSpec& spec, WeightKey key,
   require_input(spec.d >= 1, name + ": d must be >= 1, got " + std::to_string(spec.d));
   // Weight windows are addressed by 32-bit rows and columns (core/gaussian.hpp).
   require_input(spec.n * spec.d <= (Index{1} << 32), name + ": n*d exceeds 2^32");
-  if (!model.attention) {
+  if (model.width != ModelWidth::none) {
     require_input(spec.k >= 1, name + ": k must be >= 1, got " + std::to_string(spec.k));
     require_input(spec.k <= (Index{1} << 32), name + ": k exceeds 2^32");
   }

@@ -170,35 +170,82 @@ std::string KItem::to_string() const {
   return relative ? format_double(factor) + "D" : std::to_string(value);
 }
 
-std::vector<KItem> parse_k_grid(const std::string& text, Index max_k) {
-  const std::string key = "k";
+namespace {
+
+// The items of a width grid: `<factor><suffix>` (relative, 0 < factor <= 1e6) or an integer grid
+// item; relative ones first (ascending factor), then absolute ones (ascending), deduplicated.
+// `Item` is an aggregate {relative, factor, value}.
+template <typename Item>
+std::vector<Item> parse_width_grid(const std::string& key, const std::string& text,
+                                   std::string_view suffixes, const std::string& relative_form,
+                                   Index max_width) {
   if (trim(text).empty()) fail(key, text, "empty grid");
-  std::vector<KItem> relative, absolute;
+  std::vector<Item> relative, absolute;
   for (const auto item : split(text, ',')) {
-    if (!item.empty() && (item.back() == 'D' || item.back() == 'd')) {
+    if (!item.empty() && suffixes.find(item.back()) != std::string_view::npos) {
       double factor = 0;
       const auto number = trim(item.substr(0, item.size() - 1));
       if (!parse_real(number, factor) || factor <= 0 || factor > 1e6) {
-        fail(key, item, "a relative width is <factor>D with 0 < factor <= 1e6, e.g. 1.0D");
+        fail(key, item, "a relative width is " + relative_form);
       }
       relative.push_back({true, factor, 0});
       continue;
     }
-    for (const Index v : parse_int_grid(key, std::string(item), 1, max_k)) {
+    for (const Index v : parse_int_grid(key, std::string(item), 1, max_width)) {
       absolute.push_back({false, 0.0, v});
     }
   }
   std::sort(relative.begin(), relative.end(),
-            [](const KItem& a, const KItem& b) { return a.factor < b.factor; });
+            [](const Item& a, const Item& b) { return a.factor < b.factor; });
   std::sort(absolute.begin(), absolute.end(),
-            [](const KItem& a, const KItem& b) { return a.value < b.value; });
-  std::vector<KItem> result;
+            [](const Item& a, const Item& b) { return a.value < b.value; });
+  std::vector<Item> result;
   for (const auto* list : {&relative, &absolute}) {
     for (const auto& k : *list) {
       if (result.empty() || !(result.back() == k)) result.push_back(k);
     }
   }
   return result;
+}
+
+template <typename Item>
+std::string join_items(const std::vector<Item>& values) {
+  std::string out;
+  for (const auto& k : values) {
+    if (!out.empty()) out += ',';
+    out += k.to_string();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<KItem> parse_k_grid(const std::string& text, Index max_k) {
+  return parse_width_grid<KItem>("k", text, "Dd", "<factor>D with 0 < factor <= 1e6, e.g. 1.0D",
+                                 max_k);
+}
+
+Index MlpWidthItem::resolve(Index d) const {
+  if (!relative) return value;
+  const double k = std::round(factor * static_cast<double>(d));
+  return std::max<Index>(1, static_cast<Index>(k));
+}
+
+std::string MlpWidthItem::to_string() const {
+  return relative ? format_double(factor) + "d" : std::to_string(value);
+}
+
+std::vector<MlpWidthItem> parse_mlp_width_grid(const std::string& text, Index max_width) {
+  const std::string key = "mlp-width";
+  for (const auto item : split(text, ',')) {
+    if (!item.empty() && item.back() == 'D') {
+      fail(key, item,
+           "the MLP width is a multiple of d (4d) or an integer, not of D = n*d (that is k's "
+           "spelling)");
+    }
+  }
+  return parse_width_grid<MlpWidthItem>(key, text, "d", "<factor>d with 0 < factor <= 1e6, e.g. 4d",
+                                        max_width);
 }
 
 std::vector<std::string> parse_name_list(const std::string& key, const std::string& text,
@@ -230,14 +277,9 @@ std::string join_grid(const std::vector<Index>& values) {
   return out;
 }
 
-std::string join_grid(const std::vector<KItem>& values) {
-  std::string out;
-  for (const auto& k : values) {
-    if (!out.empty()) out += ',';
-    out += k.to_string();
-  }
-  return out;
-}
+std::string join_grid(const std::vector<KItem>& values) { return join_items(values); }
+
+std::string join_grid(const std::vector<MlpWidthItem>& values) { return join_items(values); }
 
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;

@@ -41,8 +41,30 @@ struct KItem {
 
 /// Parses a k grid: comma-separated items, each `<factor>D` (factor > 0) or an integer grid
 /// item as in parse_int_grid (numbers and ranges). Relative items come first (ascending
-/// factor), then absolute ones (ascending), deduplicated. Throws InputError.
+/// factor), then absolute ones (ascending), deduplicated. Throws InputError. (`<factor>d` is
+/// read as `<factor>D` too, as it always was: k scales with D = n·d.)
 [[nodiscard]] std::vector<KItem> parse_k_grid(const std::string& text, Index max_k);
+
+/// One item of the MLP width grid (`mlp-width`, block's MLP): an absolute width, or a multiple
+/// of the embedding dimension d (`4d`, `0.5d`), the way transformers size their MLPs. Not a
+/// multiple of D = n·d: a block's MLP acts on each word's row alone.
+struct MlpWidthItem {
+  bool relative = false;  // true: width = round(factor · d)
+  double factor = 0.0;    // when relative
+  Index value = 0;        // when absolute
+
+  /// The width at embedding dimension d (at least 1).
+  [[nodiscard]] Index resolve(Index d) const;
+  /// Canonical spelling: `4d`, `0.5d`, or the integer.
+  [[nodiscard]] std::string to_string() const;
+  friend bool operator==(const MlpWidthItem&, const MlpWidthItem&) = default;
+};
+
+/// Parses an MLP width grid: comma-separated items, each `<factor>d` (factor > 0) or an integer
+/// grid item as in parse_int_grid. Relative items first (ascending factor), then absolute ones
+/// (ascending), deduplicated. `<factor>D` is refused with a line saying why. Throws InputError.
+[[nodiscard]] std::vector<MlpWidthItem> parse_mlp_width_grid(const std::string& text,
+                                                             Index max_width);
 
 /// Parses a comma-separated list of names, each of which must be in `allowed`; the result
 /// follows the order of `allowed` (canonical), without duplicates. Throws for an unknown or
@@ -54,6 +76,7 @@ struct KItem {
 /// Joins values with commas (the canonical text of a grid).
 [[nodiscard]] std::string join_grid(const std::vector<Index>& values);
 [[nodiscard]] std::string join_grid(const std::vector<KItem>& values);
+[[nodiscard]] std::string join_grid(const std::vector<MlpWidthItem>& values);
 [[nodiscard]] std::string join_names(const std::vector<std::string>& names);
 
 /// Shortest text that parses back to exactly `value` (for canonical configuration text).

@@ -28,7 +28,7 @@ std::string trimmed(const std::string& text) {
 [[noreturn]] void refuse(const std::string& selector, const std::string& why) {
   throw InputError("select: '" + selector + "': " + why +
                    " (expected e.g. model:raf,d:384;model:rf,d:768; axes experiment, "
-                   "model, n, d, N, L, m)");
+                   "model, n, d, k, N, L, H, m)");
 }
 
 Index positive_integer(const std::string& selector, const std::string& axis,
@@ -73,6 +73,8 @@ PointSelector parse_selector(const std::string& text) {
       set_once(s.n, positive_integer(text, axis, value), text, axis);
     } else if (axis == "d") {
       set_once(s.d, positive_integer(text, axis, value), text, axis);
+    } else if (axis == "k") {
+      set_once(s.k, positive_integer(text, axis, value), text, axis);
     } else if (axis == "N") {
       set_once(s.N, positive_integer(text, axis, value), text, axis);
     } else if (axis == "L") {
@@ -92,9 +94,9 @@ PointSelector parse_selector(const std::string& text) {
 
 bool PointSelector::matches(const TaskSpec& point) const {
   return (!experiment || *experiment == point.experiment) && (!model || *model == point.model) &&
-         (!n || *n == point.n) && (!d || *d == point.d) && (!N || *N == point.N) &&
-         (!layers || *layers == point.layers) && (!heads || *heads == point.heads) &&
-         (!words || *words == point.words);
+         (!n || *n == point.n) && (!d || *d == point.d) && (!k || *k == point.k) &&
+         (!N || *N == point.N) && (!layers || *layers == point.layers) &&
+         (!heads || *heads == point.heads) && (!words || *words == point.words);
 }
 
 std::string PointSelector::to_string() const {
@@ -103,6 +105,7 @@ std::string PointSelector::to_string() const {
   if (model) parts.push_back("model:" + wordsens::to_string(*model));
   if (n) parts.push_back("n:" + std::to_string(*n));
   if (d) parts.push_back("d:" + std::to_string(*d));
+  if (k) parts.push_back("k:" + std::to_string(*k));
   if (N) parts.push_back("N:" + std::to_string(*N));
   if (layers) parts.push_back("L:" + std::to_string(*layers));
   if (heads) parts.push_back("H:" + std::to_string(*heads));

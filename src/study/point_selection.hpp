@@ -5,8 +5,8 @@
 //
 //   select = model:raf,d:384;model:raf_relu,d:768
 //
-// Axes: experiment, model, n, d, N, L (drf depth), H (heads), m (changed words). The empty
-// selection selects every point.
+// Axes: experiment, model, n, d, k (the width: rf's and drf's features, block's MLP), N, L (drf
+// depth), H (heads), m (changed words). The empty selection selects every point.
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +19,7 @@ namespace wordsens {
 struct PointSelector {
   std::optional<Experiment> experiment;
   std::optional<ModelKind> model;
-  std::optional<Index> n, d, N, layers, heads, words;
+  std::optional<Index> n, d, k, N, layers, heads, words;
 
   [[nodiscard]] bool matches(const TaskSpec& point) const;
   /// "experiment:gen,model:rf,d:768" (axes in the order above).

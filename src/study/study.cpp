@@ -81,8 +81,13 @@ bool has_attention_model(const StudyConfig& config) {
   return has_model_with(config, [](const ModelTraits& t) { return t.attention; });
 }
 
-bool has_width_model(const StudyConfig& config) {
-  return has_model_with(config, [](const ModelTraits& t) { return !t.attention; });
+bool has_random_features_model(const StudyConfig& config) {
+  return has_model_with(config,
+                        [](const ModelTraits& t) { return t.width == ModelWidth::features; });
+}
+
+bool has_mlp_model(const StudyConfig& config) {
+  return has_model_with(config, [](const ModelTraits& t) { return t.width == ModelWidth::mlp; });
 }
 
 std::string to_string(AttentionMask mask) {
@@ -122,7 +127,7 @@ std::string describe(const TaskSpec& task) {
   std::string s = to_string(task.experiment) + " " + to_string(task.model) +
                   " n=" + std::to_string(task.n) + " d=" + std::to_string(task.d);
   const ModelTraits& model = traits(task.model);
-  if (!model.attention) s += " k=" + std::to_string(task.k);
+  if (model.width != ModelWidth::none) s += " k=" + std::to_string(task.k);
   if (model.deep) s += " L=" + std::to_string(task.layers);
   if (model.multi_head) s += " H=" + std::to_string(task.heads);
   if (task.words != 1) s += " m=" + std::to_string(task.words);
@@ -230,13 +235,22 @@ bool contains(const std::vector<T>& values, const T& value) {
   return std::find(values.begin(), values.end(), value) != values.end();
 }
 
-// The widths of a point's model at its (n, d): several k items may resolve to the same width,
-// one point each; attention models have none (0).
+// The widths of a point's model at its (n, d), from the model's grid (k for random features,
+// mlp-width for an MLP): several items may resolve to the same width, one point each; models
+// without a width have none (0).
 std::vector<Index> widths_at(const StudyConfig& config, const TaskSpec& point) {
-  if (traits(point.model).attention) return {0};
   if (point.n * point.d > StudyLimits::max_D) return {0};  // refused by check_point
   std::vector<Index> widths;
-  for (const auto& item : config.grid.k) widths.push_back(item.resolve(point.n, point.d));
+  switch (traits(point.model).width) {
+    case ModelWidth::none:
+      return {0};
+    case ModelWidth::features:
+      for (const auto& item : config.grid.k) widths.push_back(item.resolve(point.n, point.d));
+      break;
+    case ModelWidth::mlp:
+      for (const auto& item : config.grid.mlp_width) widths.push_back(item.resolve(point.d));
+      break;
+  }
   std::sort(widths.begin(), widths.end());
   widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
   return widths;
@@ -255,11 +269,11 @@ void check_point(const TaskSpec& point) {
   }
   const Index p = feature_dim(point);
   if (point.experiment == Experiment::gen && point.N >= p) {
-    const bool attention = traits(point.model).attention;
+    const bool width = traits(point.model).width != ModelWidth::none;
     throw InputError(
         "gen needs N < p (the minimum-norm head interpolates N points in p dimensions): N=" +
         std::to_string(point.N) + " >= p=" + std::to_string(p) + " for " + to_string(point.model) +
-        " at " + at + (attention ? "" : ", k=" + std::to_string(point.k)));
+        " at " + at + (width ? ", k=" + std::to_string(point.k) : ""));
   }
 }
 
@@ -425,6 +439,11 @@ std::string canonical_text(const StudyConfig& c) {
   // Likewise heads and the mask, which only change the models they apply to (one H is written
   // as before the heads grid existed).
   if (has_multi_head_model(c)) entries["heads"] = join_grid(c.grid.heads);
+  // The MLP width only when not the default (files before mlp-width existed ran 4d) and a model
+  // with an MLP is in the study.
+  if (has_mlp_model(c) && c.grid.mlp_width != StudyGrid{}.mlp_width) {
+    entries["mlp-width"] = join_grid(c.grid.mlp_width);
+  }
   if (c.mask != AttentionMask::none && has_attention_model(c)) entries["mask"] = to_string(c.mask);
   if (c.descriptive) entries["purpose"] = "descriptive";
   if (c.grid.first_trial > 0) entries["first-trial"] = std::to_string(c.grid.first_trial);

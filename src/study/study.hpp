@@ -42,8 +42,10 @@ struct StudyGrid {
   std::vector<ModelKind> models{ModelKind::rf};         // canonical order: rf, drf, raf, raf_relu
   std::vector<ModelKind> gen_models;  // models of the gen experiment; empty: `models`
   std::vector<Index> n{10}, d{8};
-  std::vector<Index> gen_n, gen_d;  // grids of the gen experiment; empty: `n`, `d`
-  std::vector<KItem> k{KItem{true, 1.0, 0}};
+  std::vector<Index> gen_n, gen_d;            // grids of the gen experiment; empty: `n`, `d`
+  std::vector<KItem> k{KItem{true, 1.0, 0}};  // widths of rf and drf
+  /// Widths of block's MLP (4d: kBlockWidthFactor, the default of `mlp-width`).
+  std::vector<MlpWidthItem> mlp_width{MlpWidthItem{true, 4.0, 0}};
   std::vector<Index> N{20};      // gen training-set sizes
   std::vector<Index> layers{2};  // drf depth L
   std::vector<Index> heads{4};   // H of the multi-head models (mhraf, block); each divides d
@@ -151,9 +153,13 @@ void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& co
 /// mask).
 [[nodiscard]] bool has_attention_model(const StudyConfig& config);
 
-/// Whether a model of width k (rf, drf) is among the study's models (`activation = gelu` is
-/// refused then).
-[[nodiscard]] bool has_width_model(const StudyConfig& config);
+/// Whether a model of random features (rf, drf: k features, certified bounds that need a
+/// 1-Lipschitz activation) is among the study's models (`activation = gelu` is refused then).
+[[nodiscard]] bool has_random_features_model(const StudyConfig& config);
+
+/// Whether a model with an MLP (block) is among the study's models (then canonical_text names
+/// mlp-width when it is not the default, and their tasks run each width of the mlp-width grid).
+[[nodiscard]] bool has_mlp_model(const StudyConfig& config);
 
 [[nodiscard]] std::string to_string(AttentionMask mask);
 [[nodiscard]] AttentionMask parse_mask(const std::string& text);  // throws InputError

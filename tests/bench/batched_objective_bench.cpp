@@ -110,20 +110,21 @@ BENCHMARK(BM_RfBatchedObjective)
 // The transformer family (models/transformer/transformer_layer.hpp), one point at a time: its
 // arithmetic per point and gradient is 3n²·d + 2n·d² + 4n·d·k + 6d² + 3n·d multiply–adds (scores,
 // A V and ∂A over all heads; Y W_O and its pullback; the MLP's two products both ways, k = 4d for
-// block, 0 for mhraf; the moved row's inputs and their gradients; raf_v under the mask, which has
-// no keys, does 2d² fewer) — "within 2× of the DGEMM bound" reads pct_of_dgemm ≥ 50.
-// `peak_MiB`: the process's peak resident memory (getrusage), the model's weights and one
-// evaluator's passes included.
+// block (the default mlp-width), 0 for mhraf; the moved row's inputs and their gradients; raf_v
+// under the mask, which has no keys, does 2d² fewer) — "within 2× of the DGEMM bound" reads
+// pct_of_dgemm ≥ 50. `peak_MiB`: the process's peak resident memory (getrusage), the model's
+// weights and one evaluator's passes included.
 double transformer_flops(const ModelSpec& spec) {
   const double n = static_cast<double>(spec.n), d = static_cast<double>(spec.d);
-  const double k = spec.kind == ModelKind::block ? static_cast<double>(kBlockWidthFactor) * d : 0.0;
+  const double k = static_cast<double>(spec.k);  // block's MLP; 0 for the others
   return 2.0 * (3.0 * n * n * d + 2.0 * n * d * d + 4.0 * n * d * k + 6.0 * d * d + 3.0 * n * d);
 }
 
 void transformer_loop(benchmark::State& state, ModelKind kind) {
   ModelSpec spec{.kind = kind, .n = state.range(0), .d = state.range(1)};
   spec.heads = state.range(3);
-  if (kind == ModelKind::raf_v) spec.mask = AttentionMask::causal;  // through the family's path
+  if (kind == ModelKind::block) spec.k = kBlockWidthFactor * spec.d;  // the default mlp-width
+  if (kind == ModelKind::raf_v) spec.mask = AttentionMask::causal;    // through the family's path
   batched_loop(state, spec, transformer_flops(spec));
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

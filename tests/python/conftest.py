@@ -192,6 +192,8 @@ def relabel(tasks, ws, gen, source: str, target: str):
         if c == "k" and target in ("rf", "drf"):  # a width where the source had none: k = D
             D = tasks["n"][model == source] * tasks["d"][model == source]
             copy = np.where(copy > 0, copy, D)
+        if c == "k" and target in ("raf", "raf_relu"):  # no width where the source had one
+            copy = np.zeros_like(copy)
         new_tasks[c] = np.concatenate([v[keep_t], copy])
 
     def table(rows):

@@ -25,12 +25,12 @@ class Study:
         return tid
 
     def ws_group(self, model, d, ns, S, upper=None, layers=1, k_of=None, scope="all",
-                 missing=(), shortfall=None, heads=1):
+                 missing=(), shortfall=None, heads=1, width=None):
         """S, upper: (level, slope) or a function of (n, trial) -> value. missing: (n, trial)
         pairs planned but not done; shortfall: trials done only at the largest n; heads: H of a
-        multi-head model's group."""
-        wide = model in ("rf", "drf")
-        k_of = k_of or (lambda n, d: n * d)
+        multi-head model's group; width: the k of a model with an MLP (block's width)."""
+        wide = model in ("rf", "drf") or width is not None
+        k_of = (lambda n, d: width) if width is not None else k_of or (lambda n, d: n * d)
         for n in ns:
             for t in range(self.trials):
                 done = (n, t) not in missing and not (

@@ -1,6 +1,7 @@
 """The real binary end to end: a tiny `wordsens run`, then the reader and the report on it."""
 import os
 import re
+import shutil
 import subprocess
 import warnings
 
@@ -251,6 +252,84 @@ def test_a_file_before_the_heads_column_reads_its_configurations_heads(tmp_path)
     p = subprocess.run([BIN, "info", "--check", str(out)], capture_output=True, text=True,
                        env=env(), timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+MLP_WIDTH = """\
+experiments = ws
+models = mhraf,block
+n = 4,8
+d = 8
+heads = 2
+positions = first
+max-evals = 60
+trials = 2
+"""
+
+
+def test_every_mlp_width_of_the_block_is_a_point_and_its_witnesses_reproduce(tmp_path):
+    """mlp-width = 2d,4d,12: block runs each width as a point of its own (its k in /tasks, W1 and
+    W2 that wide), mhraf one point with k = 0, and every witness recomputed by the numpy twin
+    from its own weights gives its stored S."""
+    (tmp_path / "mlp.ini").write_text(MLP_WIDTH)
+    out = tmp_path / "mlp.h5"
+    run_study(tmp_path, tmp_path / "mlp.ini", "--mlp-width", "2d,4d,12", "--save-witness",
+              "--output", str(out))
+    res = read_results(out)
+    assert sorted(res.ws.loc[res.ws["model"] == "block", "k"].unique()) == [12, 16, 32]
+    assert set(res.ws.loc[res.ws["model"] == "mhraf", "k"]) == {0}
+    block = [w for w in res.witnesses if w.model == "block"]
+    assert len(block) == 3 * 2 * 2
+    assert {w.arrays["W1"].shape for w in block} == {(8, 12), (8, 16), (8, 32)}
+    checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+    assert (checks["rel_diff"] <= 1e-9).all(), checks
+    p = subprocess.run([BIN, "info", "--check", str(out)], capture_output=True, text=True,
+                       env=env(), timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_a_file_before_the_mlp_width_reads_its_block_at_4d_and_checks_clean(tmp_path):
+    """A file of format 1.8 stored 0 as block's k (its MLP was 4d wide) and computed its
+    checksum over the 0: the reader gives the block k = 4d, its witnesses reproduce, `info
+    --check` compares it with the plan of its configuration (which has no mlp-width) and finds
+    it clean, and the same command resumes it as finished (it keeps 1.8). A 0 written into a
+    file of this version is damage: the checksum covers the width. (Resuming a 1.8 file with
+    block tasks left to run: tests/unit/io/mlp_width_column_test.cpp.)"""
+    import h5py
+    import zlib
+    (tmp_path / "mlp.ini").write_text(MLP_WIDTH)
+    old = tmp_path / "old.h5"
+    run_study(tmp_path, tmp_path / "mlp.ini", "--output", str(old), "--save-witness")
+    edited = tmp_path / "edited.h5"
+    shutil.copy(old, edited)
+    for path, as_1_8 in ((old, True), (edited, False)):
+        with h5py.File(path, "r+") as f:
+            for group in ("tasks", "summary/ws", "summary/gen"):
+                if len(f[group]["k"]):
+                    k = f[group]["k"][:]
+                    k[f[group]["model"][:].astype(str) == "block"] = 0
+                    f[group]["k"][:] = k
+            if as_1_8:
+                f.attrs["format_version"] = np.array([1, 8], dtype=np.int32)
+                crc = zlib.crc32(bytes(f.attrs["config_text"]))
+                for column, dtype in names.TASK_CRC_COLUMNS.items():
+                    crc = zlib.crc32(f["tasks"][column][:].astype(dtype).tobytes(), crc)
+                f.attrs["task_table_crc32"] = np.int64(crc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no damage note
+        res = read_results(old)
+    assert res.format_version == (1, 8)
+    assert set(res.tasks.loc[res.tasks["model"] == "block", "k"]) == {32}
+    assert set(res.ws.loc[res.ws["model"] == "block", "k"]) == {32}
+    checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
+    assert (checks["rel_diff"] <= 1e-9).all(), checks
+    p = subprocess.run([BIN, "info", "--check", str(old)], capture_output=True, text=True,
+                       env=env(), timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    run_study(tmp_path, tmp_path / "mlp.ini", "--output", str(old), "--save-witness")
+    assert read_results(old).format_version == (1, 8)
+    p = subprocess.run([BIN, "info", "--check", str(edited)], capture_output=True, text=True,
+                       env=env(), timeout=120)
+    assert p.returncode != 0 and "task_table_crc32" in p.stdout + p.stderr, p.stdout + p.stderr
 
 
 def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):

@@ -413,3 +413,62 @@ def test_a_planned_group_none_of_whose_tasks_ran_is_never_left_out():
     assert r["verdict"] == rules.INCONCLUSIVE and "d=64,H=4" in r["reason"], r["reason"]
     # The heads claim is listed although only one H has records: two are planned.
     assert row(t, "ext_heads_mhraf")["verdict"] == rules.INCONCLUSIVE
+
+
+# --- beyond the paper: the block's MLP width ----------------------------------------------------
+
+def test_omega_of_the_block_is_judged_per_mlp_width_and_never_pooled():
+    """A block flat at one MLP width and decaying at another: pooled over the widths, the mean
+    slope would sit near −0.15 with both widths' trials; judged per width, the decaying one keeps
+    the claim from being confirmed and is named."""
+    _beyond()
+    s = Study()
+    s.ws_group("block", 64, NS, S=(3.0, 0.0), heads=4, width=128)
+    s.ws_group("block", 64, NS, S=(3.0, -0.3), heads=4, width=256)
+    t = judge(with_rf(s, 64))
+    r = row(t, "ext_block")
+    assert r["verdict"] == rules.INCONCLUSIVE and "decays at d=64,mlp=256" in r["reason"], \
+        r["reason"]
+    assert row(t, "ext_block/d=64,mlp=128,k=1D")["verdict"] == rules.CONFIRMED
+    assert row(t, "ext_block/d=64,mlp=256,k=1D")["verdict"] == rules.INCONCLUSIVE
+    # One width: the groups are named as before, without the width.
+    one = judge(with_rf(Study().ws_group("block", 64, NS, S=(3.0, 0.0), heads=4, width=256), 64))
+    assert row(one, "ext_block")["verdict"] == rules.CONFIRMED
+    assert row(one, "ext_block/d=64,k=1D")["verdict"] == rules.CONFIRMED
+
+
+def test_the_residual_claim_pairs_every_mlp_width_with_the_same_attention():
+    """At one width the block keeps more than its attention alone (contradicts), at the other
+    less: pooled over widths, the mean log ratio would be below 0 and hide it."""
+    _beyond()
+    s = Study().ws_group("mhraf", 64, NS, S=(1.0, 0.0), heads=4)
+    s.ws_group("block", 64, NS, S=(1.3, 0.0), heads=4, width=64)
+    s.ws_group("block", 64, NS, S=(0.2, 0.0), heads=4, width=512)
+    r = row(judge(s), "ext_residual")
+    assert r["verdict"] == rules.CONTRADICTED and "mlp=64" in r["reason"], r["reason"]
+    below = Study().ws_group("mhraf", 64, NS, S=(1.0, 0.0), heads=4)
+    below.ws_group("block", 64, NS, S=(0.5, 0.0), heads=4, width=64)
+    below.ws_group("block", 64, NS, S=(0.2, 0.0), heads=4, width=512)
+    assert row(judge(below), "ext_residual")["verdict"] == rules.NOT_REFUTED_LB
+
+
+def test_the_heads_claim_of_the_block_is_judged_per_mlp_width():
+    """More heads keep less of a word at one width and more at another: each width its own
+    group, the rising one contradicts."""
+    _beyond()
+    s = Study()
+    for H, (narrow, wide) in {1: (3.8, 2.0), 2: (3.2, 2.5), 4: (2.8, 3.0)}.items():
+        s.ws_group("block", 64, NS, S=(narrow, 0.0), heads=H, width=64)
+        s.ws_group("block", 64, NS, S=(wide, 0.0), heads=H, width=256)
+    t = judge(s)
+    r = row(t, "ext_heads_block")
+    assert r["verdict"] == rules.CONTRADICTED and "mlp=256" in r["reason"], r["reason"]
+    assert row(t, "ext_heads_block/d=64,mlp=64")["verdict"] == rules.NOT_REFUTED_LB
+    # A width the task table plans and that never ran is a shortfall, never left out.
+    short = Study()
+    for H, level in {1: 3.8, 2: 3.2, 4: 2.8}.items():
+        short.ws_group("block", 64, NS, S=(level, 0.0), heads=H, width=64)
+        short.ws_group("block", 64, NS, S=(level, 0.0), heads=H, width=256,
+                       missing=_never_run())
+    r = row(judge(short), "ext_heads_block")
+    assert r["verdict"] == rules.INCONCLUSIVE and "mlp=256" in r["reason"], r["reason"]

@@ -15,11 +15,22 @@ namespace wordsens {
 
 enum class ModelKind : std::uint8_t { rf, drf, raf, raf_relu, raf_v, mhraf, block };
 
+/// What a model's width k is, and which grid of the study gives it (a task's k; 0 without one).
+enum class ModelWidth : std::uint8_t {
+  none,      // attention without an MLP (raf, raf_relu, raf_v, mhraf): no width
+  features,  // rf, drf: k random features (per layer), from the `k` grid
+  mlp,       // block: the width of its MLP, from the `mlp-width` grid
+};
+
+/// The default MLP width of block (`mlp-width = 4d`, the common transformer choice), as a
+/// multiple of d; every block of a results file before format 1.9 ran this width.
+inline constexpr int kBlockWidthFactor = 4;
+
 struct ModelTraits {
   ModelKind kind;
   std::string_view name;
-  /// raf, raf_relu: φ(X) has n·d coordinates and the model has no width k; their positions
-  /// share the sample's products, so their searches start from more sphere points in all.
+  /// raf, raf_relu: φ(X) has n·d coordinates (random features have k); their positions share
+  /// the sample's products, so their searches start from more sphere points in all.
   bool attention;
   /// drf: a depth L (the `layers` grid).
   bool deep;
@@ -34,6 +45,8 @@ struct ModelTraits {
   int min_total_sphere_starts;
   /// mhraf, block: several attention heads (the `heads` key).
   bool multi_head = false;
+  /// rf, drf: k features; block: its MLP's width.
+  ModelWidth width = ModelWidth::none;
 };
 
 /// Every model's traits, in the canonical order of studies and files (rf, drf, raf, raf_relu,

@@ -161,7 +161,8 @@ TransformerLayer transformer_layer(const ModelSpec& spec, WeightKey key) {
       layer.V = weights(key, kValue, d, d, unit);
       layer.O = weights(key, kOutput, d, d, unit);
       if (spec.kind == ModelKind::block) {
-        const Index k = kBlockWidthFactor * d;
+        const Index k = spec.k;
+        require_input(k >= 1, name + ": the MLP width k must be >= 1, got " + std::to_string(k));
         layer.pre_norm = true;
         layer.residual = true;
         layer.W1 = weights(key, kMlpIn, d, k, unit);

@@ -6,7 +6,8 @@
 //           Q, K, V, O ∈ R^{d×d} iid N(0, 1/d) (head h: columns C_h of Q, K and V), no norm,
 //           no residual, no MLP;
 //   block   a pre-LayerNorm transformer block, X + MHA(LN(X)) then + MLP(LN(·)), with mhraf's
-//           attention and an MLP of width k = 4d, W1 ∈ R^{d×k} iid N(0, 1/d), W2 ∈ R^{k×d}
+//           attention and an MLP of width k (the task's k, from `mlp-width`; 4d by default),
+//           W1 ∈ R^{d×k} iid N(0, 1/d), W2 ∈ R^{k×d}
 //           iid N(0, c/k), c = 1/E ϕ(g)² (ReLU 2, tanh 2.536, GELU 2.352), so that each part keeps
 //           a row's norm in expectation;
 //   raf, raf_relu, raf_v under a causal mask (mask = causal): their weights, their definition,
@@ -28,9 +29,6 @@
 #include "models/transformer/transformer_layer.hpp"
 
 namespace wordsens {
-
-/// The MLP width of block, as a multiple of d (the common transformer choice).
-inline constexpr Index kBlockWidthFactor = 4;
 
 /// The layer of `spec`'s model (mhraf, block; raf, raf_relu, raf_v with a causal mask) with the
 /// weights of `key`. Throws InputError for heads that do not divide d.

@@ -13,7 +13,7 @@ double at_half_dense(double multiply_adds) { return 2.0 * multiply_adds / (kDens
 }  // namespace
 
 double TransformerCosts::dense_pass(const CostShape& s) const {
-  const double n = s.n, d = s.d, k = static_cast<double>(parts_.mlp_width_factor) * s.d;
+  const double n = s.n, d = s.d, k = parts_.mlp ? s.k : 0.0;
   double madds = 2.0 * n * n * d;              // scores and A V, over all heads
   if (parts_.projections) madds += n * d * d;  // Y O
   madds += 2.0 * n * d * k;                    // LN(H1) W1 and ϕ(·) W2
@@ -36,7 +36,7 @@ double TransformerCosts::features(const CostShape& s) const {
 }
 
 double TransformerCosts::weights(const CostShape& s) const {
-  const double d = s.d, k = static_cast<double>(parts_.mlp_width_factor) * s.d;
+  const double d = s.d, k = parts_.mlp ? s.k : 0.0;
   const double matrices = (parts_.keys ? 2.0 : 1.0) + (parts_.projections ? 2.0 : 0.0);
   return generation_cost() * (matrices * d * d + 2.0 * d * k);
 }

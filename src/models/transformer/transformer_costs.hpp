@@ -7,9 +7,9 @@ namespace wordsens {
 
 /// Which parts a model of the family has (transformer.hpp).
 struct TransformerParts {
-  bool keys = true;            // Q and K (else raf's W)
-  bool projections = true;     // V and O
-  Index mlp_width_factor = 0;  // k = factor · d; 0: no MLP
+  bool keys = true;         // Q and K (else raf's W)
+  bool projections = true;  // V and O
+  bool mlp = false;         // an MLP of the task's width k
 };
 
 class TransformerCosts final : public ModelCosts {

@@ -33,6 +33,7 @@ TEST(RunDefaults, StudyGridsAndListsWithoutOptions) {
   EXPECT_EQ(s.grid.layers, std::vector<Index>{2});
   EXPECT_EQ(s.activation, Activation::relu);
   EXPECT_EQ(s.grid.heads, std::vector<Index>{4});
+  EXPECT_EQ(s.grid.mlp_width, (std::vector<MlpWidthItem>{MlpWidthItem{true, 4.0, 0}}));
   EXPECT_EQ(s.mask, AttentionMask::none);
   EXPECT_EQ(s.rf_sampling, RfSampling::full);
   EXPECT_FALSE(s.descriptive);
@@ -86,7 +87,7 @@ const std::vector<std::string> kStudyKeys{
     "activation",  "rf-sampling",    "trials",     "seed",        "positions",
     "words",       "words-fraction", "word-sets",  "training",    "objective",
     "data",        "save-witness",   "purpose",    "first-trial", "max-trials",
-    "select",      "heads",          "mask"};
+    "select",      "heads",          "mask",       "mlp-width"};
 const std::vector<std::string> kSearchKeys{
     "max-evals",    "rel-tol",       "sphere-starts",           "near-origin-starts",
     "guided-start", "screen-points", "min-total-sphere-starts", "upper-bound",

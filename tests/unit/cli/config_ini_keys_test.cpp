@@ -37,6 +37,7 @@ std::vector<KeyCase> study_key_cases() {
       {"activation", "tanh", {}},
       {"rf-sampling", "marginal", {}},
       {"heads", "8", {{"models", "mhraf"}}},
+      {"mlp-width", "2d,100", {{"models", "block"}}},
       {"mask", "causal", {}},
       {"purpose", "descriptive", {}},
       {"trials", "7", {}},

@@ -214,5 +214,16 @@ TEST(ConfigText, HeadsAndMaskOnlyWithAModelTheyApplyTo) {
   EXPECT_EQ(text_of({"--models=rf,drf", "--mask=causal"}), text_of({"--models=rf,drf"}));
 }
 
+// mlp-width changes block only, and is named only when not the default (4d, the width every
+// block ran before the key existed), so that those files resume and studies without a block
+// that differ in it are one study.
+TEST(ConfigText, MlpWidthOnlyWithABlockAndWhenNotTheDefault) {
+  EXPECT_FALSE(contains(text_of({"--models=block"}), "mlp-width"));
+  EXPECT_EQ(text_of({"--models=block", "--mlp-width=4d"}), text_of({"--models=block"}));
+  EXPECT_EQ(text_of({"--models=block", "--mlp-width=4.0d"}), text_of({"--models=block"}));
+  EXPECT_TRUE(contains(text_of({"--models=block", "--mlp-width=8d,2d"}), "\nmlp-width = 2d,8d\n"));
+  EXPECT_EQ(text_of({"--models=rf,mhraf", "--mlp-width=2d"}), text_of({"--models=rf,mhraf"}));
+}
+
 }  // namespace
 }  // namespace wordsens::cli

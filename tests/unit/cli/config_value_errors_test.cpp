@@ -103,6 +103,9 @@ TEST(ValueErrors, HeadsAndMask) {
   expect_usage_error({"--heads=0"}, {"heads = '0'"});
   expect_usage_error({"--heads=two"}, {"heads = 'two'"});
   expect_usage_error({"--mask=upper"}, {"mask = 'upper'", "none or causal"});
+  expect_usage_error({"--mlp-width=0"}, {"mlp-width = '0'"});
+  expect_usage_error({"--mlp-width=4x"}, {"mlp-width = '4x'"});
+  expect_usage_error({"--mlp-width=1.0D"}, {"mlp-width = '1.0D'", "multiple of d"});
 }
 
 TEST(ValueErrors, TrialsOutOfRange) {

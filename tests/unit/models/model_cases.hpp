@@ -42,15 +42,20 @@ inline std::vector<ModelCase> all_model_cases(Index n = 7, Index d = 5, Index k 
   const auto none = AttentionMask::none, causal = AttentionMask::causal;
   cases.push_back({"mhraf", with({ModelKind::mhraf, n, d, 0, 1, Activation::relu}, d, none)});
   cases.push_back({"mhraf_1", with({ModelKind::mhraf, n, d, 0, 1, Activation::relu}, 1, none)});
-  cases.push_back({"block", with({ModelKind::block, n, d, 0, 1, Activation::relu}, d, none)});
+  // The block's MLP at the default width 4d, and at a width that is no multiple of d.
+  const Index mlp = kBlockWidthFactor * d;
+  cases.push_back({"block", with({ModelKind::block, n, d, mlp, 1, Activation::relu}, d, none)});
   cases.push_back(
-      {"block_tanh_1", with({ModelKind::block, n, d, 0, 1, Activation::tanh}, 1, none)});
-  cases.push_back({"block_gelu", with({ModelKind::block, n, d, 0, 1, Activation::gelu}, d, none)});
+      {"block_tanh_1", with({ModelKind::block, n, d, mlp, 1, Activation::tanh}, 1, none)});
+  cases.push_back(
+      {"block_gelu", with({ModelKind::block, n, d, mlp, 1, Activation::gelu}, d, none)});
+  cases.push_back({"block_k3", with({ModelKind::block, n, d, 3, 1, Activation::relu}, 1, none)});
   for (const ModelKind kind : {ModelKind::raf, ModelKind::raf_relu, ModelKind::raf_v,
                                ModelKind::mhraf, ModelKind::block}) {
     const Index heads = kind == ModelKind::mhraf || kind == ModelKind::block ? d : 1;
-    cases.push_back(
-        {to_string(kind) + "_causal", with({kind, n, d, 0, 1, Activation::relu}, heads, causal)});
+    const Index width = kind == ModelKind::block ? mlp : 0;
+    cases.push_back({to_string(kind) + "_causal",
+                     with({kind, n, d, width, 1, Activation::relu}, heads, causal)});
   }
   return cases;
 }

@@ -68,5 +68,17 @@ TEST(ModelCosts, TheCausalMaskPricesTheEvaluatorThatRuns) {
   }
 }
 
+// block's MLP is priced at the task's width k (mlp-width): wider costs more, in its evaluations
+// and in its weights; mhraf, which has no MLP, does not read k.
+TEST(ModelCosts, TheBlocksMlpIsPricedAtItsWidth) {
+  const CostShape narrow{32, 64, 64.0, 1.0}, wide{32, 64, 1024.0, 1.0};
+  const ModelCosts& block = model_costs(ModelKind::block);
+  EXPECT_GT(block.evaluation(wide), 2.0 * block.evaluation(narrow));
+  EXPECT_GT(block.weights(wide), 2.0 * block.weights(narrow));
+  const ModelCosts& mhraf = model_costs(ModelKind::mhraf);
+  EXPECT_EQ(mhraf.evaluation(wide), mhraf.evaluation(narrow));
+  EXPECT_EQ(mhraf.weights(wide), mhraf.weights(narrow));
+}
+
 }  // namespace
 }  // namespace wordsens

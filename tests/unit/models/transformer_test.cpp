@@ -16,10 +16,12 @@
 namespace wordsens {
 namespace {
 
+// block's MLP at its default width 4d unless `width` says otherwise.
 ModelSpec spec_of(ModelKind kind, Index n, Index d, Index heads = 1,
                   AttentionMask mask = AttentionMask::none,
-                  Activation activation = Activation::relu) {
-  ModelSpec spec{kind, n, d, 0, 1, activation};
+                  Activation activation = Activation::relu, Index width = 0) {
+  const Index k = kind != ModelKind::block ? 0 : width > 0 ? width : kBlockWidthFactor * d;
+  ModelSpec spec{kind, n, d, k, 1, activation};
   spec.heads = heads;
   spec.mask = mask;
   return spec;
@@ -112,6 +114,43 @@ TEST(Transformer, FeaturesAreTheDefinitionWithTheStoredWeights) {
         }
       }
     }
+  }
+}
+
+// The block's MLP is as wide as its spec's k (the task's width, from mlp-width): W1 is d × k,
+// W2 k × d scaled by c/k, and φ is the definition at each width. The attention's matrices are
+// the same at every width (roles keep their matrix), so widths differ in the MLP only.
+TEST(Transformer, TheBlocksMlpIsAsWideAsItsK) {
+  const Index n = 5, d = 8;
+  const Matrix X = testing::test_sample(n, d);
+  const WeightKey key{2, 7};
+  std::map<Index, Vector> features;
+  for (const Index k : {Index{1}, Index{3}, Index{8}, Index{32}, Index{100}}) {
+    const auto model = make_feature_map(
+        spec_of(ModelKind::block, n, d, 2, AttentionMask::none, Activation::relu, k), key);
+    const auto w = weights_of(*model);
+    EXPECT_EQ(w.at("W1").rows(), d);
+    EXPECT_EQ(w.at("W1").cols(), k);
+    EXPECT_EQ(w.at("W2").rows(), k);
+    EXPECT_EQ(w.at("W2").cols(), d);
+    // Entries of W2 have variance 2/k (ReLU's gain): their mean square is of that order.
+    if (k >= 32) {
+      const double mean_square = w.at("W2").squaredNorm() / static_cast<double>(k * d);
+      EXPECT_NEAR(mean_square * static_cast<double>(k) / 2.0, 1.0, 0.3) << k;
+    }
+    const Matrix expected = transformer_plain(X, w, 2, false, true, Activation::relu);
+    features[k] = model->features(X);
+    EXPECT_LT((features[k] - vec(expected)).norm(), 1e-12 * expected.norm()) << k;
+  }
+  EXPECT_GT((features[8] - features[32]).norm(), 1e-3 * features[8].norm());
+  // A width of 0 is refused, with its name.
+  ModelSpec none = spec_of(ModelKind::block, n, d, 2);
+  none.k = 0;
+  try {
+    (void)make_feature_map(none, key);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("block: k must be >= 1"), std::string::npos) << e.what();
   }
 }
 

@@ -115,6 +115,46 @@ TEST(KGrid, MalformedItemsAreRejected) {
   EXPECT_THROW((void)parse_k_grid("2000", 1000), InputError);
 }
 
+// A lower-case d in k has always meant D = n·d: it still does (the MLP width's grid is the one
+// that counts in d).
+TEST(KGrid, ALowerCaseDStillMeansD) { EXPECT_EQ(join_grid(parse_k_grid("0.5d", 1 << 30)), "0.5D"); }
+
+TEST(MlpWidthGrid, MultiplesOfDAndIntegers) {
+  const auto w = parse_mlp_width_grid("4d", 1 << 30);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(w[0].relative);
+  EXPECT_EQ(w[0].resolve(64), 256);
+  EXPECT_EQ(w[0].to_string(), "4d");
+
+  const auto mixed = parse_mlp_width_grid("100, 2d, 0.5d, 1:3:lin3, 4.0d", 1 << 30);
+  EXPECT_EQ(join_grid(mixed), "0.5d,2d,4d,1,2,3,100");
+  EXPECT_EQ(mixed[0].resolve(7), 4);  // round(3.5) = 4
+  EXPECT_EQ(mixed[0].resolve(1), 1);  // at least 1
+  EXPECT_EQ(mixed[6].resolve(7), 100);
+  // The canonical text parses back to the same grid.
+  EXPECT_EQ(parse_mlp_width_grid(join_grid(mixed), 1 << 30), mixed);
+}
+
+TEST(MlpWidthGrid, MalformedItemsAreRejectedWithTheKeysName) {
+  for (const char* bad : {"", "d", "0d", "-1d", "xd", "1e7d", "0", "abc", "1.5", "4d,", "2D"}) {
+    try {
+      (void)parse_mlp_width_grid(bad, 1 << 30);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind("mlp-width = '", 0), 0u) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+  try {
+    (void)parse_mlp_width_grid("1D", 1 << 30);
+    FAIL() << "1D accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not of D = n*d"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)parse_mlp_width_grid("2000", 1000), InputError);
+}
+
 TEST(NameList, CanonicalOrderAndUnknownNames) {
   const std::vector<std::string> allowed{"rf", "drf", "raf", "raf_relu"};
   EXPECT_EQ(parse_name_list("models", "raf,rf,raf", allowed),

@@ -31,10 +31,15 @@ std::vector<TaskSpec> nested_loops(const StudyConfig& c) {
       if (std::find(models.begin(), models.end(), model) == models.end()) continue;
       for (const Index n : n_grid_of(c, e)) {
         for (const Index d : d_grid_of(c, e)) {
+          // rf and drf: the k grid at (n, d); block: its MLP's, at d; the others none.
           std::vector<Index> widths{0};
-          if (!traits.attention) {
+          if (traits.width != ModelWidth::none) {
             widths.clear();
-            for (const KItem& item : c.grid.k) widths.push_back(item.resolve(n, d));
+            if (traits.width == ModelWidth::features) {
+              for (const KItem& item : c.grid.k) widths.push_back(item.resolve(n, d));
+            } else {
+              for (const MlpWidthItem& item : c.grid.mlp_width) widths.push_back(item.resolve(d));
+            }
             std::sort(widths.begin(), widths.end());
             widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
           }
@@ -139,6 +144,64 @@ TEST(PlanTasks, TheHeadsGridMultipliesTheMultiHeadModelsOnly) {
   for (const TaskSpec& t : planned) EXPECT_EQ(model_spec(t, c).heads, t.heads) << describe(t);
 }
 
+// The MLP width is an axis of block only, from mlp-width (multiples of d, integers): rf keeps
+// the k grid, the attention models without an MLP k = 0; each width is one point of its own.
+TEST(PlanTasks, TheMlpWidthGridMultipliesTheBlockOnly) {
+  StudyConfig c;
+  c.grid.models = {ModelKind::rf, ModelKind::raf, ModelKind::mhraf, ModelKind::block};
+  c.grid.n = {4, 8};
+  c.grid.d = {8, 16};
+  c.grid.k = parse_k_grid("0.5D", 1 << 30);
+  c.grid.mlp_width = parse_mlp_width_grid("2d,4d,24", 1 << 30);  // 24 = 3d at d = 8
+  c.grid.heads = {1, 2};
+  c.grid.trials = 2;
+  const auto planned = plan_tasks(c);
+  expect_same_tables(planned, nested_loops(c));
+  expect_entities_are_task_ids(planned);
+  std::map<ModelKind, std::set<Index>> widths_of;
+  for (const TaskSpec& t : planned) {
+    widths_of[t.model].insert(t.k);
+    EXPECT_EQ(model_spec(t, c).k, t.k) << describe(t);
+    if (t.model == ModelKind::rf) {
+      EXPECT_EQ(t.k, t.n * t.d / 2) << describe(t);
+    }
+    if (t.model == ModelKind::block) {
+      EXPECT_NE(describe(t).find(" k=" + std::to_string(t.k)), std::string::npos);
+    }
+  }
+  EXPECT_EQ(widths_of[ModelKind::raf], (std::set<Index>{0}));
+  EXPECT_EQ(widths_of[ModelKind::mhraf], (std::set<Index>{0}));
+  EXPECT_EQ(widths_of[ModelKind::block], (std::set<Index>{16, 24, 32, 64}));
+  // 2 trials × 2 n × (rf 2 d + raf 2 d + mhraf 2 d × 2 H + block (3 widths at d = 8 and 3 at
+  // d = 16) × 2 H).
+  EXPECT_EQ(planned.size(), 2u * 2u * (2 + 2 + 4 + 12));
+}
+
+// The default width, 4d, plans what a study planned before mlp-width existed: the same points,
+// ids and streams (block's stored k is now its width), and its text names no mlp-width, so the
+// files of those versions resume; another width is named, and only where a block runs.
+TEST(PlanTasks, TheDefaultMlpWidthKeepsThePointsAndTheText) {
+  StudyConfig c;
+  c.grid.models = {ModelKind::raf, ModelKind::block};
+  c.grid.n = {4, 8};
+  c.grid.d = {8};
+  const auto four = plan_tasks(c);
+  for (const TaskSpec& t : four) {
+    EXPECT_EQ(t.k, t.model == ModelKind::block ? kBlockWidthFactor * t.d : 0) << describe(t);
+  }
+  EXPECT_EQ(canonical_text(c).find("mlp-width"), std::string::npos);
+  c.grid.mlp_width = parse_mlp_width_grid("2d", 1 << 30);
+  const auto two = plan_tasks(c);
+  ASSERT_EQ(four.size(), two.size());
+  for (std::size_t i = 0; i < four.size(); ++i) {
+    EXPECT_EQ(four[i].stream_entity, two[i].stream_entity);
+    EXPECT_EQ(four[i].point_id, two[i].point_id);
+  }
+  EXPECT_NE(canonical_text(c).find("\nmlp-width = 2d\n"), std::string::npos);
+  c.grid.models = {ModelKind::raf, ModelKind::mhraf};
+  EXPECT_EQ(canonical_text(c).find("mlp-width"), std::string::npos);
+}
+
 // One value of H plans what a study planned before H was a grid: the same points, ids and
 // random streams whatever the value (so the records of older files stay reproducible).
 TEST(PlanTasks, OneValueOfHKeepsEveryPointsIdAndStreams) {
@@ -198,6 +261,34 @@ TEST(PlanTasks, ASelectionByHeadsRunsThoseHeadsOnly) {
     EXPECT_EQ(same->stream_entity, t.stream_entity);
   }
   c.grid.select = PointSelection::parse("model:mhraf,H:8");
+  EXPECT_THROW((void)plan_tasks(c), InputError);
+}
+
+// A selection names a width as `k:`: block's MLP width or rf's k, the others keep their
+// streams; a width no point has matches nothing and is refused.
+TEST(PlanTasks, ASelectionByWidthRunsThatWidthOnly) {
+  StudyConfig c;
+  c.grid.models = {ModelKind::rf, ModelKind::block};
+  c.grid.n = {4};
+  c.grid.d = {8};
+  c.grid.k = parse_k_grid("1D,2D", 1 << 30);                  // 32, 64
+  c.grid.mlp_width = parse_mlp_width_grid("2d,4d", 1 << 30);  // 16, 32
+  const auto all = plan_tasks(c);
+  c.grid.select = PointSelection::parse("k:32");
+  EXPECT_EQ(c.grid.select.to_string(), "k:32");
+  const auto some = plan_tasks(c);
+  ASSERT_EQ(some.size(), 2 * c.grid.trials);  // rf at k = 32 and block at width 32
+  for (const TaskSpec& t : some) {
+    EXPECT_EQ(t.k, 32) << describe(t);
+    const auto same = std::find_if(all.begin(), all.end(), [&](const TaskSpec& a) {
+      return a.model == t.model && a.k == t.k && a.trial == t.trial;
+    });
+    ASSERT_NE(same, all.end());
+    EXPECT_EQ(same->stream_entity, t.stream_entity);
+  }
+  c.grid.select = PointSelection::parse("model:block,k:16");
+  EXPECT_EQ(plan_tasks(c).size(), c.grid.trials);
+  c.grid.select = PointSelection::parse("model:block,k:64");
   EXPECT_THROW((void)plan_tasks(c), InputError);
 }
 
@@ -328,7 +419,7 @@ TEST(PlanTasks, BadExtensionsAreRefusedWithOneLine) {
     EXPECT_EQ(std::string(e.what()),
               "select: 'model:bert,d:4': unknown model 'bert' (models: " + known_model_list() +
                   ") (expected e.g. model:raf,d:384;model:rf,d:768; axes experiment, model, n, "
-                  "d, N, L, m)");
+                  "d, k, N, L, H, m)");
   }
 }
 
