@@ -196,12 +196,13 @@ trials = 2
 """
 
 
-def _crc_without_heads(f) -> int:
-    """task_table_crc32 as a writer before /tasks/heads (format 1.7) computed it."""
+def _task_table_crc(f, without=()) -> int:
+    """task_table_crc32 of the file's task table as it is stored, as its writer computed it;
+    `without`: columns an older writer's table did not have (heads before format 1.8)."""
     import zlib
     crc = zlib.crc32(bytes(f.attrs["config_text"]))
     for column, dtype in names.TASK_CRC_COLUMNS.items():
-        if column != "heads":
+        if column not in without:
             crc = zlib.crc32(f["tasks"][column][:].astype(dtype).tobytes(), crc)
     return crc
 
@@ -240,7 +241,7 @@ def test_a_file_before_the_heads_column_reads_its_configurations_heads(tmp_path)
         for group in ("tasks", "summary/ws", "summary/gen"):
             del f[group]["heads"]
         f.attrs["format_version"] = np.array([1, 7], dtype=np.int32)
-        f.attrs["task_table_crc32"] = np.int64(_crc_without_heads(f))
+        f.attrs["task_table_crc32"] = np.int64(_task_table_crc(f, without=("heads",)))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no damage note
         res = read_results(out)
@@ -295,7 +296,6 @@ def test_a_file_before_the_mlp_width_reads_its_block_at_4d_and_checks_clean(tmp_
     file of this version is damage: the checksum covers the width. (Resuming a 1.8 file with
     block tasks left to run: tests/unit/io/mlp_width_column_test.cpp.)"""
     import h5py
-    import zlib
     (tmp_path / "mlp.ini").write_text(MLP_WIDTH)
     old = tmp_path / "old.h5"
     run_study(tmp_path, tmp_path / "mlp.ini", "--output", str(old), "--save-witness")
@@ -310,10 +310,7 @@ def test_a_file_before_the_mlp_width_reads_its_block_at_4d_and_checks_clean(tmp_
                     f[group]["k"][:] = k
             if as_1_8:
                 f.attrs["format_version"] = np.array([1, 8], dtype=np.int32)
-                crc = zlib.crc32(bytes(f.attrs["config_text"]))
-                for column, dtype in names.TASK_CRC_COLUMNS.items():
-                    crc = zlib.crc32(f["tasks"][column][:].astype(dtype).tobytes(), crc)
-                f.attrs["task_table_crc32"] = np.int64(crc)
+                f.attrs["task_table_crc32"] = np.int64(_task_table_crc(f))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no damage note
         res = read_results(old)

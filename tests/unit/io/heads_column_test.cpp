@@ -44,27 +44,9 @@ std::vector<TaskSpec> heads_tasks() {
 // A canonical text as the writer stores it (no INI section), with the study's one H.
 const std::string kHeadsConfig = "d = 8\nheads = 8\nmodels = rf,mhraf\nn = 16\nseed = 12345\n";
 
-class HeadsColumnTest : public ::testing::Test {
+class HeadsColumnTest : public EditedFileTest {
  protected:
-  void SetUp() override {
-    if (!has_h5py()) GTEST_SKIP() << "h5py is needed to edit a file";
-    dir_ = scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    tasks_ = heads_tasks();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  [[nodiscard]] std::string path() const { return (dir_ / "r.h5").string(); }
-
-  // r.h5 with its first `done` tasks done, then `code` run on it by h5py (as `f`).
-  void write(std::size_t done, const std::string& code) {
-    {
-      auto file = ResultsFile::create(path(), provenance(kHeadsConfig), tasks_, false);
-      for (std::size_t i = 0; i < done; ++i) append_task(file, tasks_[i]);
-      file.write_summaries();
-    }
-    const std::string cmd = "/usr/bin/python3 -c \"import h5py, numpy as np\nf = h5py.File('" +
-                            path() + "', 'r+')\n" + code + "\nf.close()\"";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << code;
-  }
+  HeadsColumnTest() : EditedFileTest(heads_tasks(), kHeadsConfig) {}
 
   // The edits that make r.h5 a file of format 1.7 as its writer left it: no heads columns, and
   // the checksum of the task table without them (FORMAT.md, task_table_crc32).
@@ -79,15 +61,6 @@ class HeadsColumnTest : public ::testing::Test {
            "    crc = zlib.crc32(f['tasks'][c][:].astype(t).tobytes(), crc)\n"
            "f.attrs['task_table_crc32'] = np.int64(crc)";
   }
-
-  [[nodiscard]] static std::string text(const std::vector<std::string>& lines) {
-    std::string all;
-    for (const auto& line : lines) all += line + "\n";
-    return all;
-  }
-
-  std::filesystem::path dir_;
-  std::vector<TaskSpec> tasks_;
 };
 
 TEST_F(HeadsColumnTest, EveryTasksHIsStoredAndReadBack) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/results_file.hpp"
@@ -138,6 +139,45 @@ inline RunProvenance provenance(const std::string& config_text, bool save_witnes
 
 inline const char* kConfig =
     "[run]\nseed = 12345\ntrials = 3\nmodels = rf,raf\nn = 10:20:lin3\nd = 4\n";
+
+/// A test that edits a results file with h5py (skipped without it), as a tool or an older writer
+/// would have left it: r.h5 in a scratch directory of the test's own, written from `tasks_` under
+/// the configuration text `config_`, then changed by a Python snippet.
+class EditedFileTest : public ::testing::Test {
+ protected:
+  EditedFileTest(std::vector<TaskSpec> tasks, std::string config)
+      : tasks_(std::move(tasks)), config_(std::move(config)) {}
+  void SetUp() override {
+    if (!has_h5py()) GTEST_SKIP() << "h5py is needed to edit a file";
+    dir_ = scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  [[nodiscard]] std::string path() const { return (dir_ / "r.h5").string(); }
+
+  /// r.h5 with its first `done` tasks done (and its summaries written, with `summaries`), then
+  /// `code` run on it by h5py (as `f`).
+  void write(std::size_t done, const std::string& code, bool summaries = true) {
+    {
+      auto file = ResultsFile::create(path(), provenance(config_), tasks_, false);
+      for (std::size_t i = 0; i < done; ++i) append_task(file, tasks_[i]);
+      if (summaries) file.write_summaries();
+    }
+    const std::string cmd = "/usr/bin/python3 -c \"import h5py, numpy as np\nf = h5py.File('" +
+                            path() + "', 'r+')\n" + code + "\nf.close()\"";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << code;
+  }
+
+  /// Lines (a diagnosis's problems or notes) as one text, for a failure message or a search.
+  [[nodiscard]] static std::string text(const std::vector<std::string>& lines) {
+    std::string all;
+    for (const auto& line : lines) all += line + "\n";
+    return all;
+  }
+
+  std::filesystem::path dir_;
+  std::vector<TaskSpec> tasks_;
+  std::string config_;
+};
 
 inline std::string file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

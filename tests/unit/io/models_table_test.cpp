@@ -16,38 +16,17 @@ namespace {
 
 using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
 
-class ModelsTableTest : public ::testing::Test {
+// rf and raf (ws), raf_relu (gen); the file without summaries.
+class ModelsTableTest : public EditedFileTest {
  protected:
-  void SetUp() override {
-    if (!has_h5py()) GTEST_SKIP() << "h5py is needed to edit a file";
-    dir_ = scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    tasks_ = make_tasks(4, 2);  // rf and raf (ws), raf_relu (gen)
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  [[nodiscard]] std::string path() const { return (dir_ / "r.h5").string(); }
+  ModelsTableTest() : EditedFileTest(make_tasks(4, 2), kConfig) {}
 
-  // r.h5 with the first `done` tasks done, then `code` run on it by h5py (as `f`).
   void write(std::size_t done, const std::string& code) {
-    {
-      auto file = ResultsFile::create(path(), provenance(kConfig), tasks_, false);
-      for (std::size_t i = 0; i < done; ++i) append_task(file, tasks_[i]);
-    }
-    const std::string cmd = "/usr/bin/python3 -c \"import h5py, numpy as np\nf = h5py.File('" +
-                            path() + "', 'r+')\n" + code + "\nf.close()\"";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << code;
-  }
-
-  [[nodiscard]] static std::string text(const std::vector<std::string>& lines) {
-    std::string all;
-    for (const auto& line : lines) all += line + "\n";
-    return all;
+    EditedFileTest::write(done, code, /*summaries=*/false);
   }
   [[nodiscard]] static bool lists(const std::vector<std::string>& lines, const std::string& words) {
     return text(lines).find(words) != std::string::npos;
   }
-
-  std::filesystem::path dir_;
-  std::vector<TaskSpec> tasks_;
 };
 
 TEST_F(ModelsTableTest, ListsEachModelOfTheTasksOnceWithItsKindsTraits) {
