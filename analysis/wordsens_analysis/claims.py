@@ -192,14 +192,16 @@ EXTENSION_CLAIMS = [
           "alone: S_block < S_mhraf on the same texts (residual path, LayerNorm, MLP)", "block",
           "ws", "n ≤ d, per d (and per H and MLP width k), mhraf with the same heads on the "
           "same texts",
-          f"in every d (and H, and width k of the block's MLP), the per-trial mean over n of log(S_block/S_mhraf) below 0 with p ≤ α "
+          f"in every d (and H, and width k of the block's MLP), the per-trial mean over n of "
+          f"log(S_block/S_mhraf) below 0 with p ≤ α "
           f"after Holm over the extension rows; {_LB_CONTRAST}",
           extension_claims.residual_rows, extension=True),
     *[Claim(f"ext_heads_{model}", "beyond the paper", f"More heads keep less of a word: "
             f"S_{model} falls with the number of heads H (each head d/H wide)", model, "ws",
             "n ≤ d, per d (and per MLP width k), the study's heads grid (listed where it has "
             "at least 2 values of H)",
-            f"in every d (and width k of the block's MLP), per trial, the mean over n of the least-squares slope of log S_{model} "
+            f"in every d (and width k of the block's MLP), per trial, the mean over n of the "
+            f"least-squares slope of log S_{model} "
             f"against log H below 0 with p ≤ α after Holm over the extension rows; "
             f"{_LB_CONTRAST}",
             extension_claims.heads_rows, extension=True) for model in ("mhraf", "block")],

@@ -245,9 +245,8 @@ void check_plan(const h5::Handle& file, int minor, const std::string& config_tex
     // A heads column removed from a file that had one changes the bytes covered: still a
     // mismatch.
     const bool with_heads = h5::exists(h5::open_group(file, schema::kTasks), c::kHeads);
-    const bool mlp_width_stored = minor >= schema::kMlpWidthMinor;
     if (stored != static_cast<std::int64_t>(
-                      task_table_crc32(config_text, tasks, with_heads, mlp_width_stored))) {
+                      task_table_crc32(config_text, tasks, with_heads, stores_mlp_width(file)))) {
       d.problems.push_back(
           "the task table or config_text does not match its checksum task_table_crc32 (edited "
           "after the run planned it)");
