@@ -167,6 +167,20 @@ class EditedFileTest : public ::testing::Test {
     ASSERT_EQ(std::system(cmd.c_str()), 0) << code;
   }
 
+  /// Python lines, run after the edits of `f`, that store the task table's checksum over its
+  /// columns as they are now stored, as the file's writer computed it (FORMAT.md,
+  /// task_table_crc32: heads where the table has it).
+  [[nodiscard]] static std::string rehash_task_table() {
+    return "import zlib\n"
+           "crc = zlib.crc32(bytes(f.attrs['config_text']))\n"
+           "for c, t in [('task_id', '<u4'), ('point_id', '<u4'), ('experiment', 'u1'), "
+           "('model', 'S16'), ('n', '<i8'), ('d', '<i8'), ('k', '<i8'), ('N', '<i8'), "
+           "('layers', '<i8'), ('heads', '<i8'), ('words', '<i8'), ('trial', '<u4')]:\n"
+           "    if c in f['tasks']:\n"
+           "        crc = zlib.crc32(f['tasks'][c][:].astype(t).tobytes(), crc)\n"
+           "f.attrs['task_table_crc32'] = np.int64(crc)\n";
+  }
+
   /// Lines (a diagnosis's problems or notes) as one text, for a failure message or a search.
   [[nodiscard]] static std::string text(const std::vector<std::string>& lines) {
     std::string all;

@@ -54,19 +54,13 @@ class MlpWidthColumnTest : public EditedFileTest {
   // task table and the summaries, and the checksum of the task table over that 0 (FORMAT.md,
   // task_table_crc32).
   [[nodiscard]] static std::string as_1_8() {
-    return "import zlib\n"
-           "for g in ('tasks', 'summary/ws', 'summary/gen'):\n"
+    return "for g in ('tasks', 'summary/ws', 'summary/gen'):\n"
            "    k = f[g]['k'][:]\n"
            "    block = f[g]['model'][:].astype(str) == 'block'\n"
            "    k[block] = 0\n"
            "    f[g]['k'][:] = k\n"
-           "f.attrs['format_version'] = np.array([1, 8], dtype='int32')\n"
-           "crc = zlib.crc32(bytes(f.attrs['config_text']))\n"
-           "for c, t in [('task_id', '<u4'), ('point_id', '<u4'), ('experiment', 'u1'), "
-           "('model', 'S16'), ('n', '<i8'), ('d', '<i8'), ('k', '<i8'), ('N', '<i8'), "
-           "('layers', '<i8'), ('heads', '<i8'), ('words', '<i8'), ('trial', '<u4')]:\n"
-           "    crc = zlib.crc32(f['tasks'][c][:].astype(t).tobytes(), crc)\n"
-           "f.attrs['task_table_crc32'] = np.int64(crc)";
+           "f.attrs['format_version'] = np.array([1, 8], dtype='int32')\n" +
+           rehash_task_table();
   }
 };
 
