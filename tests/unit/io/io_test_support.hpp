@@ -167,6 +167,26 @@ class EditedFileTest : public ::testing::Test {
     ASSERT_EQ(std::system(cmd.c_str()), 0) << code;
   }
 
+  /// A run's resume of r.h5: every task not done yet is appended, then the summaries written.
+  void resume_the_rest() {
+    auto file = ResultsFile::open_for_resume(path(), config_);
+    for (const auto& t : tasks_) {
+      if (!file.is_done(t.task_id)) append_task(file, t);
+    }
+    file.write_summaries();
+  }
+
+  /// r.h5 with every task done, edited by `code`, is damage its task table's checksum sees
+  /// (then removed, for the next edit).
+  void expect_checksum_damage(const std::string& code) {
+    ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), code));
+    const Diagnosis d = check_results(path());
+    EXPECT_TRUE(d.damaged()) << code;
+    EXPECT_NE(text(d.problems).find("task_table_crc32"), std::string::npos) << code << "\n"
+                                                                            << text(d.problems);
+    std::filesystem::remove(path());
+  }
+
   /// Python lines, run after the edits of `f`, that store the task table's checksum over its
   /// columns as they are now stored, as the file's writer computed it (FORMAT.md,
   /// task_table_crc32: heads where the table has it).

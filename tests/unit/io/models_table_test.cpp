@@ -78,13 +78,7 @@ TEST_F(ModelsTableTest, AnOlderFileWithoutTheTableIsCheckedAndResumed) {
   ASSERT_NO_FATAL_FAILURE(
       write(3, "del f['models']\nf.attrs['format_version'] = np.array([1, 6], dtype='int32')"));
   EXPECT_FALSE(check_results(path()).damaged()) << text(check_results(path()).problems);
-  {
-    auto file = ResultsFile::open_for_resume(path(), kConfig);
-    for (const auto& t : tasks_) {
-      if (!file.is_done(t.task_id)) append_task(file, t);
-    }
-    file.write_summaries();
-  }
+  resume_the_rest();
   const Diagnosis d = check_results(path());
   EXPECT_FALSE(d.damaged()) << text(d.problems);
   const FileContents c = read_results(path());
