@@ -40,8 +40,8 @@
 # claims are still open (`wordsens-report --next-batch`); the trials of the next look (twice as
 # many, up to max-trials) are added only at the grid points of the open claims' groups, in files
 # STUDY.look-J-trials-A-B.h5 (trials A … B−1, `--first-trial --select`), and the claims are judged
-# again, until every claim is decided or at its cap. The report corrects every test for the
-# number of looks a study may take (docs/VERDICT_RULES.md, "Trials until decided").
+# again, until every claim is decided or at its cap. The report divides every test's p-value by
+# its look's share of alpha (docs/VERDICT_RULES.md, "Trials until decided").
 #
 # Resumable: rerunning the same command continues every file where it stopped (a finished file
 # costs a second). The real-text study needs analysis/datasets/cache/glove_brown.h5, built once by

@@ -38,7 +38,7 @@ class Test:
     kind: str = "sign"    # "sign" (median, order statistics) or "t" (mean, Student-t)
     coverage: float = np.nan  # exact coverage of a median interval
     per_trial: object = None
-    looks: int = 1  # the Bonferroni factor over looks its p-values carry (sequential.py)
+    looks: float = 1.0  # 1 / its look's share of α, the factor its p-values carry (sequential.py)
 
     def text(self) -> str:
         center = "median" if self.kind == "sign" else "mean"

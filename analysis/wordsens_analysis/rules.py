@@ -10,7 +10,7 @@ the changelog is in docs/VERDICT_RULES.md, with the reasons for every rule.
 """
 from __future__ import annotations
 
-RULES_VERSION = "3.4"
+RULES_VERSION = "3.5"
 
 # Verdicts of claims (primary and secondary rows), positive ones strongest first.
 CONFIRMED = "confirmed"  # evidence of the kind that can decide the claim, every group agreeing
@@ -67,12 +67,16 @@ BUDGET_GAIN_MAX = 0.05  # S with 4× budget and starts at most 5% above S
 
 
 # Trials until decided (sequential.py): a study planned with max-trials M and a first batch of T
-# trials may be looked at after T, 2T, 4T, … (capped at M) trials; every test p-value of the
-# study is multiplied by that number of looks K (Bonferroni over the looks), whichever look the
-# row is read at.
-SEQUENTIAL_RULE = ("looks at T, 2T, 4T, … ≤ max-trials trials per point; every p-value times the "
-                   "number K of planned looks (Bonferroni over looks); trials added only at the "
-                   "points of groups of claims no primary row decides, from one look to the next")
+# trials may be looked at after T, 2T, 4T, … (capped at M) trials, K looks; a test read at the
+# first look has its p-value divided by FIRST_LOOK_SHARE, one read at a later look by
+# (1 − FIRST_LOOK_SHARE)/(K − 1) (weighted Bonferroni over the looks). The paper's claims are
+# expected to be decided at the first look, so it gets nearly all of α.
+FIRST_LOOK_SHARE = 0.9
+SEQUENTIAL_RULE = (f"looks at T, 2T, 4T, … ≤ max-trials trials per point; α split over the K "
+                   f"planned looks, {FIRST_LOOK_SHARE:g} of it at the first and the rest equally "
+                   f"at the others (every p-value divided by its look's share: weighted "
+                   f"Bonferroni over looks); trials added only at the points of groups of claims "
+                   f"no primary row decides, from one look to the next")
 
 SECONDARY_RULES = {
     "<claim>/<group>": "one row per group of every primary claim (every d, depth L, width k, "

@@ -215,12 +215,12 @@ def _demote(row: Row) -> Row:
 
 def judged_rows(studies: list, where: str = "in this file") -> tuple:
     """(rows, their study labels, integrity checks) of every study, decided: each study's test
-    p-values carry its Bonferroni factor over looks (sequential.py) before Holm's correction."""
+    p-values carry their look's share of α (sequential.py) before Holm's correction."""
     rows, labels, checks = [], [], []
     for s in studies:
         own = [(_demote(r) if s.descriptive else r) for r in claim_rows(s) if _own_claim(r, s)]
         if s.plan is not None:
-            sequential.correct_for_looks(own, s.plan.looks)
+            sequential.correct_for_looks(own, s.plan)
         rows += own
         labels += [s.label] * len(own)
         for c in integrity.rows(s.ws, s.gen_records, s.witness_checks):
