@@ -219,8 +219,7 @@ def judged_rows(studies: list, where: str = "in this file") -> tuple:
     rows, labels, checks = [], [], []
     for s in studies:
         own = [(_demote(r) if s.descriptive else r) for r in claim_rows(s) if _own_claim(r, s)]
-        if s.plan is not None:
-            sequential.correct_for_looks(own, s.plan)
+        sequential.correct_for_looks(own, s.plan)
         rows += own
         labels += [s.label] * len(own)
         for c in integrity.rows(s.ws, s.gen_records, s.witness_checks):
