@@ -10,7 +10,7 @@ the changelog is in docs/VERDICT_RULES.md, with the reasons for every rule.
 """
 from __future__ import annotations
 
-RULES_VERSION = "3.5"
+RULES_VERSION = "3.6"
 
 # Verdicts of claims (primary and secondary rows), positive ones strongest first.
 CONFIRMED = "confirmed"  # evidence of the kind that can decide the claim, every group agreeing
@@ -67,14 +67,17 @@ BUDGET_GAIN_MAX = 0.05  # S with 4× budget and starts at most 5% above S
 
 
 # Trials until decided (sequential.py): a study planned with max-trials M and a first batch of T
-# trials may be looked at after T, 2T, 4T, … (capped at M) trials, K looks; a test read at the
-# first look has its p-value divided by FIRST_LOOK_SHARE, one read at a later look by
-# (1 − FIRST_LOOK_SHARE)/(K − 1) (weighted Bonferroni over the looks). The paper's claims are
-# expected to be decided at the first look, so it gets nearly all of α.
+# trials may be looked at after T, 2T, 4T, … (capped at M) trials, K looks, of which J can decide
+# (t trials with 2^−t ≤ ALPHA: the smallest p-value of an exact sign test); a test read at the
+# first of those has its p-value divided by FIRST_LOOK_SHARE, one read at a later one by
+# (1 − FIRST_LOOK_SHARE)/(J − 1), one read at a look that cannot decide stays at 1 (weighted
+# Bonferroni over the looks). The paper's claims are expected to be decided at the first look
+# that can, so it gets nearly all of α.
 FIRST_LOOK_SHARE = 0.9
-SEQUENTIAL_RULE = (f"looks at T, 2T, 4T, … ≤ max-trials trials per point; α split over the K "
-                   f"planned looks, {FIRST_LOOK_SHARE:g} of it at the first and the rest equally "
-                   f"at the others (every p-value divided by its look's share: weighted "
+SEQUENTIAL_RULE = (f"looks at T, 2T, 4T, … ≤ max-trials trials per point; α split over the "
+                   f"planned looks that can decide (t trials with 2^−t ≤ α), {FIRST_LOOK_SHARE:g} "
+                   f"of it at the first and the rest equally at the others, none at a look "
+                   f"that cannot (every p-value divided by its look's share: weighted "
                    f"Bonferroni over looks); trials added only at the points of groups of claims "
                    f"no primary row decides, from one look to the next")
 

@@ -8,10 +8,11 @@ The design (docs/VERDICT_RULES.md, "Trials until decided"):
   `looks(T, M)`, K looks at most, fixed before any data is seen. Every extension runs the trials
   from one look to the next at the points it extends (`first-trial`, `select`), so a point's
   trial count is always one of the schedule's.
-- **α split over the looks, most of it at the first.** The first look spends
-  `rules.FIRST_LOOK_SHARE` (0.9) of α, each later look an equal part of the rest: a test read at
-  look j has its p-value divided by that look's share w_j (weighted Bonferroni over the looks,
-  Σ w_j = 1). Whatever rule decides when to stop (here: a claim stops when it is decided), the
+- **α split over the looks, most of it at the first that can decide.** The first look whose
+  trial count t can decide at all (2^−t ≤ α: an exact sign test over fewer trials never reaches
+  α) spends `rules.FIRST_LOOK_SHARE` (0.9) of α, each later look an equal part of the rest, a
+  look before it nothing: a test read at look j has its p-value divided by that look's share w_j
+  (weighted Bonferroni over the looks, Σ w_j = 1, the w_j fixed by the schedule and α alone). Whatever rule decides when to stop (here: a claim stops when it is decided), the
   chance that some look gives p ≤ w_j·α under the null is at most Σ w_j·α = α, so the corrected
   p-value is a valid p-value at every level, and the rules built on it (intersection-union over
   groups, Bonferroni over refuting groups, Holm over claims) keep their guarantees. The paper's
@@ -86,20 +87,48 @@ def study_plan(study) -> Plan:
     return Plan(first, cap, looks(first, cap) if cap > first else [first])
 
 
+def deciding_looks(plan: Plan) -> list:
+    """0-based indices of the looks at which a test can decide anything: those whose trial count
+    t lets an exact sign test (every rule's test) reach α at all, 2^−t ≤ α. A look before that
+    (5 trials at α = 0.025: 2^−5 = 0.031) cannot confirm or refute whatever share it gets, so it
+    gets none. All looks when none can (the shares must still sum to 1)."""
+    can = [j for j, t in enumerate(plan.schedule) if 0.5 ** t <= rules.ALPHA]
+    return can or list(range(plan.looks))
+
+
+def look_shares(plan: Plan) -> list:
+    """The part of α each planned look may spend, fixed by the schedule and α alone (before any
+    data): 1 with one planned look; otherwise rules.FIRST_LOOK_SHARE at the first look that can
+    decide (deciding_looks), (1 − that)/(J − 1) at each of the J − 1 later deciding looks, 0 at a
+    look that cannot decide. They sum to 1."""
+    if plan is None or plan.looks <= 1:
+        return [1.0]
+    can = deciding_looks(plan)
+    shares = [0.0] * plan.looks
+    if len(can) == 1:
+        shares[can[0]] = 1.0
+        return shares
+    shares[can[0]] = rules.FIRST_LOOK_SHARE
+    for j in can[1:]:
+        shares[j] = (1.0 - rules.FIRST_LOOK_SHARE) / (len(can) - 1)
+    return shares
+
+
 def look_share(plan: Plan, trials: int) -> float:
-    """The part of α that a test read at `trials` trials per point may spend: 1 with one planned
-    look; with K ≥ 2, rules.FIRST_LOOK_SHARE at the first look and (1 − that)/(K − 1) at each
-    later one. A trial count off the schedule (trials missing, or extended by hand) gets the
-    smallest share, as if it were a later look."""
+    """The part of α that a test read at `trials` trials per point may spend (look_shares). A
+    trial count off the schedule (trials missing, or extended by hand) gets the smallest share a
+    deciding look gets, as if it were a later look."""
     if plan is None or plan.looks <= 1:
         return 1.0
-    later = (1.0 - rules.FIRST_LOOK_SHARE) / (plan.looks - 1)
-    return rules.FIRST_LOOK_SHARE if plan.look_of(trials) == 1 else later
+    shares = look_shares(plan)
+    k = plan.look_of(trials)
+    return shares[k - 1] if k else min(s for s in shares if s > 0)
 
 
 def correct_for_looks(rows: list, plan: Plan) -> None:
     """Divides every test p-value of `rows` (their own tests and their groups') by the share of α
-    of the look its trials were read at (look_share), once per test object."""
+    of the look its trials were read at (look_share), once per test object; a look without a
+    share leaves every p-value at 1."""
     if plan is None or plan.looks <= 1:
         return
     seen: set = set()
@@ -109,11 +138,12 @@ def correct_for_looks(rows: list, plan: Plan) -> None:
             if id(t) in seen:
                 continue
             seen.add(id(t))
-            factor = 1.0 / look_share(plan, t.trials)
+            share = look_share(plan, t.trials)
+            factor = 1.0 / share if share > 0 else np.inf
             for attr in ("p_confirm", "p_refute"):
                 p = getattr(t, attr)
                 if p is not None and np.isfinite(p):
-                    setattr(t, attr, min(1.0, factor * p))
+                    setattr(t, attr, min(1.0, factor * p) if share > 0 else 1.0)
             t.looks = factor
 
 

@@ -4,7 +4,8 @@ A study looks at its data after each batch of trials (5, 10, 20, 40 per point) a
 only while a claim is open. Looking again and again at data that keep growing inflates a test's
 error: the chance that *some* look gives p ≤ α is larger than α. The rules correct for it by
 dividing every p-value by its look's share of α (weighted Bonferroni over the looks: 0.9 of α at the
-first look, the rest split equally over the others). Checked
+first look that can decide, the rest split equally over the later ones, none at a look too early to
+decide). Checked
 here through the rules' own code (sign_test, Row, finish, correct_for_looks) with each claim
 false at its boundary (the per-trial statistic's median exactly at the threshold):
 
@@ -95,28 +96,44 @@ def test_the_schedule_doubles_up_to_the_cap():
     assert plan.next_trials(7) == 0  # off the schedule: never extended automatically
 
 
-def test_the_first_look_gets_most_of_alpha_and_the_shares_sum_to_one():
-    for first, cap in ((5, 40), PAPER, (6, 20)):
+def test_the_first_look_that_can_decide_gets_most_of_alpha_and_the_shares_sum_to_one():
+    for first, cap in ((5, 40), PAPER, (6, 20), (2, 4)):
         plan = _plan(first, cap)
-        shares = [sequential.look_share(plan, n) for n in plan.schedule]
-        assert shares[0] == rules.FIRST_LOOK_SHARE
+        shares = sequential.look_shares(plan)
         assert sum(shares) == pytest.approx(1.0)
-        assert all(s == pytest.approx(shares[1]) for s in shares[1:])
+        can = [j for j, n in enumerate(plan.schedule) if 0.5 ** n <= rules.ALPHA]
+        if not can:  # (2, 4): no look can decide; the shares still sum to 1
+            continue
+        assert shares[can[0]] == rules.FIRST_LOOK_SHARE
+        # a look whose smallest p-value is above α spends nothing; the later ones share the rest
+        assert all(shares[j] == 0.0 for j in range(can[0]))
+        assert all(shares[j] == pytest.approx(shares[can[1]]) for j in can[1:])
+        assert [sequential.look_share(plan, n) for n in plan.schedule] == shares
+    # 5 trials cannot decide at α = 0.025 (2^−5 = 0.031): the 5, 10, 20, 40 schedule spends
+    # 0.9 of α at 10 trials and 0.05 at each of 20 and 40
+    assert sequential.look_shares(_plan()) == pytest.approx(
+        [0.0, rules.FIRST_LOOK_SHARE, (1 - rules.FIRST_LOOK_SHARE) / 2,
+         (1 - rules.FIRST_LOOK_SHARE) / 2])
+    assert sequential.look_shares(_plan(*PAPER)) == pytest.approx(
+        [rules.FIRST_LOOK_SHARE, 1 - rules.FIRST_LOOK_SHARE])
     # one planned look: the whole of α; a count off the schedule: the smallest share
     assert sequential.look_share(sequential.Plan(10, 10, [10]), 10) == 1.0
-    assert sequential.look_share(_plan(), 7) == pytest.approx((1 - rules.FIRST_LOOK_SHARE) / 3)
+    assert sequential.look_share(_plan(), 7) == pytest.approx((1 - rules.FIRST_LOOK_SHARE) / 2)
 
 
 def test_the_correction_divides_each_test_once_by_its_looks_share():
     plan = _plan()
-    first, later = _row("c", np.ones(5)), _row("c", np.ones(10))
+    early, first, later = (_row("c", np.ones(n)) for n in (5, 10, 20))
     sec = Row(rules.SECONDARY, "c/d=8", "", "", "m", "", tests=first.groups[0].tests)
     p1, p2 = first.groups[0].tests[0].p_confirm, later.groups[0].tests[0].p_confirm
-    sequential.correct_for_looks([first, sec, later], plan)
+    sequential.correct_for_looks([early, first, sec, later], plan)
     assert first.groups[0].tests[0].p_confirm == pytest.approx(p1 / rules.FIRST_LOOK_SHARE)
     assert later.groups[0].tests[0].p_confirm == pytest.approx(
-        min(1.0, p2 * 3 / (1 - rules.FIRST_LOOK_SHARE)))
+        min(1.0, p2 * 2 / (1 - rules.FIRST_LOOK_SHARE)))
     assert first.groups[0].tests[0].looks == pytest.approx(1 / rules.FIRST_LOOK_SHARE)
+    # a look that cannot decide spends none of α: its tests can neither confirm nor refute
+    assert early.groups[0].tests[0].p_confirm == 1.0
+    assert early.groups[0].tests[0].p_refute == 1.0
     single = _row("c", np.ones(10))
     p = single.groups[0].tests[0].p_confirm
     sequential.correct_for_looks([single], sequential.Plan(10, 10, [10]))
