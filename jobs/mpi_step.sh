@@ -18,7 +18,11 @@
 #   dynamic loader runs before any handler can exist) kills it, and mpirun then ends the whole
 #   job. Each rank starts under `env --block-signal=USR1` (GNU coreutils 8.31 or later; without
 #   it the rank starts plainly): the signal waits, blocked, until `wordsens run` has installed
-#   its handlers and unblocks it, then checkpoints the run (exit 3).
+#   its handlers and unblocks it, then checkpoints the run (exit 3). mpirun forwards a USR1 to
+#   the ranks it has forked, even to one between its exec and the shim's first instructions (a
+#   millisecond or two, longer on a loaded machine); such a rank dies of it before it has run
+#   anything, and mpirun ends the job with exit 138 (128 + USR1). The run then stands where a
+#   checkpoint before its first task would leave it, and is reported as one (exit 3).
 # - A USR1 sent to this script (Slurm's `--signal=B:USR1@…` reaches the batch shell, or a user's
 #   `kill -USR1`; one that comes before the step starts is remembered from the moment this file
 #   is sourced) is passed on as soon as the run can take it: under mpirun to the local ranks
@@ -137,6 +141,12 @@ wordsens_mpi_step() {
     # the status of a finished child, so a second wait also reports one that ended meanwhile.
     [ "${WORDSENS_SIGNALLED}" -eq 1 ] || break
   done
+  if [ "${WORDSENS_STEP_OPEN_MPI}" -eq 1 ] && [ "${WORDSENS_RC}" -eq 138 ]; then
+    echo "${WORDSENS_STEP_NAME}: a rank died of a USR1 that came while it was still being" \
+      "loaded (${WORDSENS_STEP_LAUNCHER} exit 138), before it could take it: stopped as if" \
+      "checkpointed; run the same command again to resume (exit 3)" >&2
+    WORDSENS_RC=3
+  fi
   trap 'WORDSENS_PENDING_USR1=1' USR1
 }
 

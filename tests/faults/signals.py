@@ -253,6 +253,23 @@ def usr1_at_any_moment(case):
     print("; ".join(outcomes))
 
 
+def usr1_kills_a_rank_while_it_loads(case):
+    """mpirun forwards a USR1 to a rank between its exec and the shim's first instructions, where
+    nothing can hold it: the rank dies of it before it has run anything and mpirun ends the job
+    (exit 138). Made certain here with ranks that take the default action of USR1 at once
+    (Python, unblocked, SIG_DFL): jobs/mpi_step.sh reports the step as checkpointed, exit 3,
+    naming what happened; any other exit of mpirun is passed on unchanged."""
+    die = ("import os, signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR1]); "
+           "signal.signal(signal.SIGUSR1, signal.SIG_DFL); os.kill(os.getpid(), signal.SIGUSR1)")
+    res = case.run(["bash", MPI_STEP, MPIRUN, "--oversubscribe", "-n", "2", "--",
+                    sys.executable, "-c", die])
+    check(res.rc == 3, f"exit {res.rc}\n{res}")
+    check("checkpointed" in res.err and "USR1" in res.err, f"no message naming it: {res}")
+    res = case.run(["bash", MPI_STEP, MPIRUN, "--oversubscribe", "-n", "2", "--",
+                    sys.executable, "-c", "raise SystemExit(7)"])
+    check(res.rc != 3 and res.rc != 0, f"another failure became exit {res.rc}\n{res}")
+
+
 def closed_streams_mpirun(case):
     """mpirun with stdout and stderr closed spins forever once the ranks have finished (Open
     MPI's launcher, even with `true` as the ranks). Started as the job scripts start it
@@ -268,7 +285,8 @@ def closed_streams_mpirun(case):
 
 
 CASES = {f.__name__: f for f in (term_during_startup, usr1_during_startup, term_to_mpirun,
-                                 closed_stderr, usr1_at_any_moment, closed_streams_mpirun)}
+                                 closed_stderr, usr1_at_any_moment,
+                                 usr1_kills_a_rank_while_it_loads, closed_streams_mpirun)}
 
 if __name__ == "__main__":
     sys.exit(main(CASES))
