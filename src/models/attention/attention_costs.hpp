@@ -22,9 +22,11 @@ inline constexpr double kCachedAttentionSpeedup = 2.2;
 
 class AttentionCosts final : public ModelCosts {
  public:
-  /// `ws_evaluations_per_start`: the typical count of the model's ascents.
-  explicit AttentionCosts(double ws_evaluations_per_start)
-      : ws_evaluations_per_start_(ws_evaluations_per_start) {}
+  /// `ws_evaluations_per_start`: the typical count of the model's ascents at the default budget;
+  /// `ws_share_at_budget`: the share of them that runs until any budget (ModelCosts).
+  explicit AttentionCosts(double ws_evaluations_per_start, double ws_share_at_budget = 0.0)
+      : ws_evaluations_per_start_(ws_evaluations_per_start),
+        ws_share_at_budget_(ws_share_at_budget) {}
 
   [[nodiscard]] double evaluation(const CostShape& s) const override;
   [[nodiscard]] double features(const CostShape& s) const override;
@@ -39,10 +41,12 @@ class AttentionCosts final : public ModelCosts {
     return ws_evaluations_per_start_;
   }
   [[nodiscard]] double gen_evaluations_per_start() const override;
+  [[nodiscard]] double ws_share_at_budget() const override { return ws_share_at_budget_; }
   [[nodiscard]] double multi_word_growth(double words) const override;
 
  private:
   double ws_evaluations_per_start_;
+  double ws_share_at_budget_;
 };
 
 /// raf_v's prices (value_attention.hpp): raf's, plus its projection P = W_V W_O, one dense

@@ -89,6 +89,10 @@ class ModelCosts {
   /// them).
   [[nodiscard]] virtual double ws_evaluations_per_start() const = 0;
   [[nodiscard]] virtual double gen_evaluations_per_start() const = 0;
+  /// The share of ws's ascents that run until the evaluation budget whatever it is (stalled far
+  /// from a stationary point); the others converge on their own. 0 when the typical count above
+  /// is one of converging ascents, as for most models.
+  [[nodiscard]] virtual double ws_share_at_budget() const { return 0.0; }
   /// How much longer the joint ascents of `words` changed words run than one word's.
   [[nodiscard]] virtual double multi_word_growth(double words) const = 0;
 

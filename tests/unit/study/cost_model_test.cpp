@@ -165,5 +165,24 @@ TEST(CostModel, AscentLengthIsCappedByMaxEvals) {
   EXPECT_GT(estimated_cost(rf, c), capped);
 }
 
+// raf_relu's ascents at n = 150, d = 384 (`wordsens ws --model raf_relu --n 150 --d 384
+// --positions all --trials 2 --seed 20240206 --max-evals B --format csv`): (evaluations /
+// positions − 32 screened) / 7 starts per position = 187, 120 and 76 at B = 300, 150 and 80.
+// About half of them stall until any budget, so halving it does not halve their length.
+TEST(CostModel, RafRelusAscentsShortenLessThanTheirBudget) {
+  StudyConfig c;
+  const TaskSpec relu{0, 0, Experiment::ws, ModelKind::raf_relu, 150, 384, 0, 0, 1, 0};
+  const double measured[][2] = {{300, 187}, {150, 120}, {80, 76}};
+  for (const auto& [budget, evaluations] : measured) {
+    c.search.max_evals = static_cast<int>(budget);
+    EXPECT_NEAR(expected_evaluations_per_start(relu, c), evaluations, 0.1 * evaluations)
+        << "max-evals = " << budget;
+  }
+  // A model whose ascents converge keeps its count under any budget above it.
+  const TaskSpec raf{0, 0, Experiment::ws, ModelKind::raf, 150, 384, 0, 0, 1, 0};
+  c.search.max_evals = 150;
+  EXPECT_DOUBLE_EQ(expected_evaluations_per_start(raf, c), 80.0);
+}
+
 }  // namespace
 }  // namespace wordsens
