@@ -12,8 +12,9 @@ The design (docs/VERDICT_RULES.md, "Trials until decided"):
   trial count t can decide at all (2^−t ≤ α: an exact sign test over fewer trials never reaches
   α) spends `rules.FIRST_LOOK_SHARE` (0.9) of α, each later look an equal part of the rest, a
   look before it nothing: a test read at look j has its p-value divided by that look's share w_j
-  (weighted Bonferroni over the looks, Σ w_j = 1, the w_j fixed by the schedule and α alone). Whatever rule decides when to stop (here: a claim stops when it is decided), the
-  chance that some look gives p ≤ w_j·α under the null is at most Σ w_j·α = α, so the corrected
+  (weighted Bonferroni over the looks, Σ w_j = 1, the w_j fixed by the schedule and α alone).
+  Whatever rule decides when to stop (here: a claim stops when it is decided), the chance that
+  some look gives p ≤ w_j·α under the null is at most Σ w_j·α = α, so the corrected
   p-value is a valid p-value at every level, and the rules built on it (intersection-union over
   groups, Bonferroni over refuting groups, Holm over claims) keep their guarantees. The paper's
   claims are expected to be decided at the first look, which therefore gets nearly all of α: a
