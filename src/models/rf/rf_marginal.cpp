@@ -298,13 +298,19 @@ std::optional<SensitivityBound> MarginalRandomFeatures::sensitivity_upper_bound(
                           every_word ? BoundScope::all_positions : BoundScope::examined_positions};
 }
 
-void MarginalRandomFeatures::for_each_feature_block(
-    const std::function<void(Index r0, const Matrix& phi_b)>& consume) const {
+void MarginalRandomFeatures::for_each_feature_block(const FeatureBlockConsumer& consume,
+                                                    bool keep) const {
   const SampleSet& set = *sample_set_;
   const Index M = set.count, d = spec_.d;
-  Matrix Zb, Vb, A_b;
+  // Kept, block b is the M × h row-major array at offset M·r0 of one buffer (all of Φ, M × k),
+  // in huge pages: filled page by page in 4 KiB pages, it cost more than the pass it saves.
+  HugePageBuffer kept;
+  if (keep) kept = HugePageBuffer(static_cast<std::size_t>(M) * static_cast<std::size_t>(spec_.k));
+  Matrix Zb, Vb, scratch;
   for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
     const Index h = std::min(kSampleRowBlock, spec_.k - r0);
+    if (!keep) scratch.resize(M, h);
+    Eigen::Map<Matrix> A_b(keep ? kept.data() + M * r0 : scratch.data(), M, h);
     Zb.resize(M, h);
     Z_.fill(0, r0, M, h, Zb.data(), h);
     if (set.triangular) {
@@ -320,15 +326,28 @@ void MarginalRandomFeatures::for_each_feature_block(
     activate_in_place(spec_.activation, A_b);
     consume(r0, A_b);
   }
+  if (keep) {
+    const std::lock_guard<std::mutex> lock(blocks_mutex_);
+    kept_features_ = std::move(kept);
+  }
+}
+
+bool MarginalRandomFeatures::holds_feature_blocks() const {
+  const std::lock_guard<std::mutex> lock(blocks_mutex_);
+  return !kept_features_.empty();
 }
 
 Matrix MarginalRandomFeatures::gram(std::span<const Matrix> samples) const {
   check_sample_set(samples);
   const Index M = sample_set_->count;
+  const bool keep =
+      8.0 * static_cast<double>(M) * static_cast<double>(spec_.k) <= kMaxKeptFeatureBytes;
   Matrix K = Matrix::Zero(M, M);
-  for_each_feature_block([&](Index /*r0*/, const Matrix& phi_b) {
-    K.selfadjointView<Eigen::Lower>().rankUpdate(phi_b);
-  });
+  for_each_feature_block(
+      [&](Index /*r0*/, const Eigen::Ref<const Matrix>& phi_b) {
+        K.selfadjointView<Eigen::Lower>().rankUpdate(phi_b);
+      },
+      keep);
   return K.selfadjointView<Eigen::Lower>();
 }
 
@@ -342,9 +361,23 @@ Matrix MarginalRandomFeatures::transpose_apply(std::span<const Matrix> samples,
                                 " samples");
   }
   Matrix theta(spec_.k, C.cols());
-  for_each_feature_block([&](Index r0, const Matrix& phi_b) {
+  const auto apply = [&](Index r0, const Eigen::Ref<const Matrix>& phi_b) {
     theta.middleRows(r0, phi_b.cols()).noalias() = phi_b.transpose() * C;
-  });
+  };
+  HugePageBuffer kept;
+  {
+    // Taken, not copied: the head needs Φᵀ C once, and Φ is the largest array of its task.
+    const std::lock_guard<std::mutex> lock(blocks_mutex_);
+    kept = std::move(kept_features_);
+  }
+  if (kept.empty()) {
+    for_each_feature_block(apply, /*keep=*/false);
+    return theta;
+  }
+  for (Index r0 = 0; r0 < spec_.k; r0 += kSampleRowBlock) {
+    const Index h = std::min(kSampleRowBlock, spec_.k - r0);
+    apply(r0, Eigen::Map<const Matrix>(kept.data() + M * r0, M, h));
+  }
   return theta;
 }
 

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "core/gaussian.hpp"
+#include "core/huge_page_buffer.hpp"
 #include "models/bounds/block_norm.hpp"
 #include "models/shared/feature_map.hpp"
 #include "models/shared/sample_cache.hpp"
@@ -67,6 +68,11 @@ class MarginalRandomFeatures final : public FeatureMap {
   static constexpr Index kRowBlock = 1024;
   /// Rows of V_P and columns of Z per block of gram / transpose_apply (memory ≈ 3·M·256 doubles).
   static constexpr Index kSampleRowBlock = 256;
+  /// gram keeps the blocks of Φ it streamed, for the transpose_apply that follows it (the trained
+  /// head's second pass), when Φ (M × k doubles) takes at most this much; larger Φ is streamed
+  /// again. The second pass regenerated Z and V_P and redid the triangular product: about a sixth
+  /// of an rf head at n = 120, d = 768, N = 1300 (its Φ: 0.96 GB).
+  static constexpr double kMaxKeptFeatureBytes = 2.0 * (1 << 30);
 
   /// WS mode. `positions`: P, distinct, each in [0, n), non-empty (PositionSet::resolve's result).
   MarginalRandomFeatures(ModelSpec spec, WeightKey key, std::span<const Index> positions);
@@ -113,6 +119,8 @@ class MarginalRandomFeatures final : public FeatureMap {
   [[nodiscard]] const Matrix& residual_covariance() const;
   /// Gen mode: whether F is G's Cholesky factor (else its symmetric square root; for tests).
   [[nodiscard]] bool factor_is_cholesky() const;
+  /// Gen mode: whether gram has left Φ's blocks for the next transpose_apply (for tests).
+  [[nodiscard]] bool holds_feature_blocks() const;
 
  private:
   // Gen mode's sample set: what the residuals and the blocks' products need, not the samples.
@@ -136,9 +144,10 @@ class MarginalRandomFeatures final : public FeatureMap {
   /// R[:, s] in gen mode, σ(X)·z in WS mode.
   [[nodiscard]] Vector residual(const Matrix& X) const;
   /// Streams row blocks of (V_P, Z): calls consume(r0, Φ_b) with Φ_b = ϕ(A[r0 : r0 + h, :])ᵀ
-  /// (count × h) for each block of kSampleRowBlock feature rows, never all of Φ (count × k).
-  void for_each_feature_block(
-      const std::function<void(Index r0, const Matrix& phi_b)>& consume) const;
+  /// (count × h) for each block of kSampleRowBlock feature rows, never all of Φ (count × k)
+  /// unless `keep`, which stores the blocks in kept_blocks_.
+  using FeatureBlockConsumer = std::function<void(Index r0, const Eigen::Ref<const Matrix>& phi_b)>;
+  void for_each_feature_block(const FeatureBlockConsumer& consume, bool keep) const;
 
   ModelSpec spec_;
   GaussianMatrix V_;  // weights matrix 0: the full sampler's V
@@ -155,6 +164,10 @@ class MarginalRandomFeatures final : public FeatureMap {
   // (NaN: not computed).
   mutable std::vector<std::unique_ptr<BlockSpectrum>> spectra_;
   mutable std::vector<double> word_bounds_;
+  // Gen mode: Φ's blocks as gram streamed them, taken by the next transpose_apply (both see the
+  // very same numbers: the blocks are a deterministic function of the weights).
+  mutable std::mutex blocks_mutex_;
+  mutable HugePageBuffer kept_features_;
 };
 
 }  // namespace wordsens

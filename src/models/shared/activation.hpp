@@ -28,7 +28,7 @@ inline void activate(Activation act, const Vector& z, Vector& out) {
 }
 
 /// Z ← ϕ(Z) entrywise, for a block of preactivations.
-inline void activate_in_place(Activation act, Matrix& Z) {
+inline void activate_in_place(Activation act, Eigen::Ref<Matrix> Z) {
   if (act == Activation::relu) {
     Z = Z.cwiseMax(0.0);
   } else if (act == Activation::gelu) {
