@@ -47,7 +47,15 @@ Eigen::MatrixXd GramSolver::solve(const Eigen::MatrixXd& B) const {
 HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> train,
                       const Vector& train_labels, const Matrix& test, double test_label,
                       const HeadRequest& request) {
-  const Index N = static_cast<Index>(train.size());
+  std::vector<Matrix> samples(train.begin(), train.end());
+  samples.push_back(test);
+  return fit_heads(model, samples, train_labels, test_label, request);
+}
+
+HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> samples,
+                      const Vector& train_labels, double test_label, const HeadRequest& request) {
+  if (samples.empty()) throw std::invalid_argument("fit_heads: no test text");
+  const Index N = static_cast<Index>(samples.size()) - 1;
   const Index p = model.feature_dim();
   if (N < 1) throw std::invalid_argument("the training set is empty (N = 0)");
   if (train_labels.size() != N) {
@@ -63,8 +71,6 @@ HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> train,
   // One Gram call on [train; test]: rf regenerates V once for K, k = Φφ(X) and ‖φ(X)‖². A model
   // that builds Φ builds it once here, for K and for Φᵀ C below (the (N + 1)·p numbers a gen
   // task holds anyway: the default gram builds them too).
-  std::vector<Matrix> samples(train.begin(), train.end());
-  samples.push_back(test);
   std::optional<Matrix> phi;
   if (!model.streams_features()) phi = model.feature_matrix(samples);
   const Eigen::MatrixXd G = phi ? gram_of_rows(*phi) : model.gram(samples);

@@ -61,4 +61,12 @@ struct HeadVectors {
                                     const Vector& train_labels, const Matrix& test,
                                     double test_label, const HeadRequest& request);
 
+/// The same with the texts already in one list, the N training texts then X (the order of
+/// `gram`'s samples): the other form copies them into such a list, at n = 120, d = 768,
+/// N = 1300 a gigabyte of fresh memory per task.
+[[nodiscard]] HeadVectors fit_heads(const FeatureMap& model,
+                                    std::span<const Matrix> train_then_test,
+                                    const Vector& train_labels, double test_label,
+                                    const HeadRequest& request);
+
 }  // namespace wordsens

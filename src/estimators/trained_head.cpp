@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <span>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/gaussian.hpp"
@@ -85,12 +87,18 @@ std::vector<Vector> gen_starting_points(const FeatureMap& model, const Matrix& X
   return starts;
 }
 
-std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const GenProblem& problem,
-                                               const GenOptions& options, std::uint32_t master_seed,
-                                               std::uint32_t task_id) {
-  const Index n = problem.test.rows();
-  const Index d = problem.test.cols();
-  const double y = problem.test_label;
+namespace {
+
+// evaluate_generalization over the texts in one list, the training texts then X: fit_heads'
+// order, so that no copy of the (possibly gigabyte-sized) training set is made.
+std::vector<GenResult> evaluate_on_texts(const FeatureMap& model, std::span<const Matrix> texts,
+                                         const Vector& train_labels, double test_label,
+                                         const GenOptions& options, std::uint32_t master_seed,
+                                         std::uint32_t task_id) {
+  const Matrix& test = texts.back();
+  const Index n = test.rows();
+  const Index d = test.cols();
+  const double y = test_label;
   const double y_changed = -y;  // the one-word change flips the meaning (docs/METHOD.md §7)
 
   HeadRequest request;
@@ -100,8 +108,7 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
       if (t == Training::retrain && o == HeadObjective::align) request.retrain_projection = true;
     }
   }
-  const HeadVectors heads =
-      fit_heads(model, problem.train, problem.train_labels, problem.test, y, request);
+  const HeadVectors heads = fit_heads(model, texts, train_labels, y, request);
 
   std::vector<Search> searches;
   for (const Training t : options.trainings) {
@@ -123,8 +130,8 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
   const double radius = std::sqrt(static_cast<double>(d));
   std::unique_ptr<PositionEvaluator> evaluator;  // the last position's, kept for the check below
   for (const Index i : options.positions.resolve(n, master_seed, task_id)) {
-    evaluator = model.at_position(problem.test, i);
-    const auto starts = gen_starting_points(model, problem.test, i, options, master_seed, task_id);
+    evaluator = model.at_position(test, i);
+    const auto starts = gen_starting_points(model, test, i, options, master_seed, task_id);
     std::vector<Vector> ascent_starts;
     std::vector<std::size_t> search_of;  // the search of each ascent, search by search
     for (std::size_t q = 0; q < searches.size(); ++q) {
@@ -156,7 +163,7 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
   // them from one pass over V instead of one pass each.
   std::vector<Matrix> changed_texts;
   for (const Search& s : searches) {
-    changed_texts.push_back(problem.test);
+    changed_texts.push_back(test);
     changed_texts.back().row(s.best_position) += s.best_delta.transpose();
   }
   const std::vector<Vector> phi_of_changed =
@@ -167,7 +174,7 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
     const Search& s = searches[q];
     const Vector& phi_changed = phi_of_changed[q];
     if (!evaluator || evaluator->position() != s.best_position) {
-      evaluator = model.at_position(problem.test, s.best_position);
+      evaluator = model.at_position(test, s.best_position);
     }
     Vector phi_search(phi_changed.size());
     evaluator->features_at(s.best_delta, phi_search);
@@ -187,6 +194,26 @@ std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const Ge
     results.push_back(std::move(r));
   }
   return results;
+}
+
+}  // namespace
+
+std::vector<GenResult> evaluate_generalization(const FeatureMap& model, const GenProblem& problem,
+                                               const GenOptions& options, std::uint32_t master_seed,
+                                               std::uint32_t task_id) {
+  std::vector<Matrix> texts(problem.train.begin(), problem.train.end());
+  texts.push_back(problem.test);
+  return evaluate_on_texts(model, texts, problem.train_labels, problem.test_label, options,
+                           master_seed, task_id);
+}
+
+std::vector<GenResult> evaluate_generalization(const FeatureMap& model, GenProblem&& problem,
+                                               const GenOptions& options, std::uint32_t master_seed,
+                                               std::uint32_t task_id) {
+  std::vector<Matrix> texts = std::move(problem.train);
+  texts.push_back(std::move(problem.test));
+  return evaluate_on_texts(model, texts, problem.train_labels, problem.test_label, options,
+                           master_seed, task_id);
 }
 
 }  // namespace wordsens

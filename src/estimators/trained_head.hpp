@@ -67,5 +67,12 @@ struct GenResult {
                                                              const GenOptions& options,
                                                              std::uint32_t master_seed,
                                                              std::uint32_t task_id);
+/// The same, taking the problem's texts over instead of copying them (a gen task's largest
+/// array at large n and N).
+[[nodiscard]] std::vector<GenResult> evaluate_generalization(const FeatureMap& model,
+                                                             GenProblem&& problem,
+                                                             const GenOptions& options,
+                                                             std::uint32_t master_seed,
+                                                             std::uint32_t task_id);
 
 }  // namespace wordsens

@@ -124,12 +124,12 @@ void run_ws(const TaskSpec& task, const StudyConfig& config, const DataSource& d
 
 void run_gen(const TaskSpec& task, const StudyConfig& config, const DataSource& data,
              TaskDetail detail, TaskOutput& out) {
-  const GenProblem problem = data.gen_problem(task.n, task.d, task.N, task.trial);
+  GenProblem problem = data.gen_problem(task.n, task.d, task.N, task.trial);
   const GenOptions options = gen_options(config);
   const auto model = make_gen_feature_map(
       model_spec(task, config), {config.seed, task.stream_entity}, problem, options.positions);
   const auto results =
-      evaluate_generalization(*model, problem, options, config.seed, task.stream_entity);
+      evaluate_generalization(*model, std::move(problem), options, config.seed, task.stream_entity);
   for (const GenResult& g : results) {
     GenRecord r;
     r.task_id = task.task_id;

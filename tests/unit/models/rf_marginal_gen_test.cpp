@@ -2,7 +2,8 @@
 // law of the preactivations of all samples and of V_P matches the full sampler's (exact moments,
 // also when the residual covariance is singular), the trained head's D1 and E have the full
 // sampler's distribution (two-sample KS tests, with a wrong law the test must reject), the
-// streamed Gram matrix equals the plain one, and results are bitwise reproducible.
+// streamed Gram matrix equals the plain one, the features gram keeps for transpose_apply give its
+// product bitwise, and results are bitwise reproducible.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -195,6 +197,65 @@ TEST(RfMarginalGen, StreamedGramAndTransposeApplyEqualThePlainComputation) {
     Matrix Xp = X;
     Xp.row(2) += delta.transpose();
     EXPECT_LT(testing::relative_difference(phi, model.features(Xp)), 1e-12);
+  }
+}
+
+TEST(RfMarginalGen, FeaturesKeptByGramGiveTransposeApplyBitwise) {
+  // gram keeps Φ's blocks for the head's Φᵀ C; the same product streamed again (a model that
+  // never ran gram) must give the very same bits, and the blocks go with their one use.
+  const Index n = 4, d = 3, M = 6;
+  const Index k = 3 * MarginalRandomFeatures::kSampleRowBlock + 11;
+  const std::vector<Matrix> samples = distinct_samples(n, d, M, 7);
+  std::mt19937_64 gen(2);
+  Matrix C(M, 3);
+  for (Index j = 0; j < C.cols(); ++j) C.col(j) = testing::gaussian_vector(gen, M);
+  const std::vector<Index> P{1};
+  const MarginalRandomFeatures kept(marginal_spec(n, d, k), {5, 2}, P, pointers(samples));
+  const MarginalRandomFeatures streamed(marginal_spec(n, d, k), {5, 2}, P, pointers(samples));
+  EXPECT_FALSE(kept.holds_feature_blocks());
+  const Matrix K = kept.gram(samples);
+  EXPECT_TRUE(kept.holds_feature_blocks());
+  const Matrix theta_kept = kept.transpose_apply(samples, C);
+  EXPECT_FALSE(kept.holds_feature_blocks()) << "Φ outlived the product it was kept for";
+  const Matrix theta_streamed = streamed.transpose_apply(samples, C);
+  ASSERT_EQ(theta_kept.rows(), k);
+  EXPECT_EQ(std::memcmp(theta_kept.data(), theta_streamed.data(),
+                        sizeof(double) * static_cast<std::size_t>(theta_kept.size())),
+            0);
+  // A second product after the blocks are gone streams them again: still the same bits.
+  const Matrix theta_again = kept.transpose_apply(samples, C);
+  EXPECT_EQ(std::memcmp(theta_again.data(), theta_streamed.data(),
+                        sizeof(double) * static_cast<std::size_t>(theta_again.size())),
+            0);
+  EXPECT_EQ(std::memcmp(K.data(), streamed.gram(samples).data(),
+                        sizeof(double) * static_cast<std::size_t>(K.size())),
+            0);
+}
+
+TEST(RfMarginalGen, TakingTheProblemOverGivesTheSameResultsAsCopyingIt) {
+  // run_task hands its problem over (no copy of the training texts); the results are bitwise
+  // those of the copying form.
+  const Index n = 5, d = 3, k = 40, N = 6;
+  GenOptions options;
+  options.trainings = {Training::finetune, Training::retrain};
+  options.objectives = {HeadObjective::loss, HeadObjective::align};
+  options.positions = PositionSet::parse("first");
+  const GenProblem problem = synthetic_gen_problem(3, n, d, N, 2);
+  const auto copying =
+      make_gen_feature_map(marginal_spec(n, d, k), {3, 1}, problem, options.positions);
+  const auto taking =
+      make_gen_feature_map(marginal_spec(n, d, k), {3, 1}, problem, options.positions);
+  const auto a = evaluate_generalization(*copying, problem, options, 3, 1);
+  GenProblem handed = problem;
+  const auto b = evaluate_generalization(*taking, std::move(handed), options, 3, 1);
+  ASSERT_EQ(a.size(), 4U);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    EXPECT_EQ(std::memcmp(&a[j].D1, &b[j].D1, sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(&a[j].E, &b[j].E, sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(&a[j].t1, &b[j].t1, sizeof(double)), 0);
+    EXPECT_EQ(a[j].position, b[j].position);
+    EXPECT_EQ(a[j].evaluations, b[j].evaluations);
   }
 }
 
