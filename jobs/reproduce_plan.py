@@ -25,9 +25,11 @@ arrays its task holds (formulas below, fitted to peak RSS measured with /usr/bin
 | ws rf, n = 150, d = 768, k = D (marginal) | same | 727 MB |
 | ws raf, n = 250, d = 768 | W, X, a group of 13 position evaluators | 176 MB |
 | ws drf, n = 10, d = 192, k = D, L = 8 | every layer, 8 (k D + (L-1) k^2) bytes | 250 MB |
-| gen rf, n = 40, d = 768, N = 1100, k = D (marginal) | V_i, the texts, their Gram | 599 MB |
-| gen rf, same (full) | features, texts, a block of V | 862 MB |
-| gen raf, n = 40, d = 768, N = 1100 | features (N+1) x n d, about three copies | 857 MB |
+| gen rf, n = 40, d = 768, N = 1100, k = D (marginal) | the texts, then Phi (kept) or V_i | 616 MB |
+| gen rf, same (full) | the texts and their stacked copy | 619 MB |
+| gen raf, n = 40, d = 768, N = 1100 | the texts and their features, (N+1) x n d each | 594 MB |
+
+(gen rows: `wordsens gen` with `--training finetune --objective loss --positions first`.)
 """
 from __future__ import annotations
 
@@ -117,11 +119,15 @@ def memory_bytes(p: dict, sampling: str = "full") -> float:
     M = N + 1
     if p["model"] == "rf":
         if sampling == "marginal":
-            return 1.1 * 8 * (k * d + M * D + 3 * M * M) + BASE
-        return 1.1 * 8 * (M * k + M * D + k * d) + BASE
+            # the texts throughout; then Phi, which gram keeps for the transpose when it takes at
+            # most 2 GiB (rf_marginal.hpp, kMaxKeptFeatureBytes), or later the searched block V_i
+            kept = M * k if 8 * M * k <= 2 * 2**30 else 0
+            return 1.1 * 8 * (M * D + 3 * M * M + max(k * d, kept)) + BASE
+        # the texts and their stacked copy (one pass over V serves the Gram), later V_i
+        return 1.1 * 8 * (M * D + max(M * D, k * d)) + BASE
     if p["model"] == "drf":
         return 1.05 * 8 * (k * D + (L - 1) * k * k + 2 * M * k) + BASE
-    return 3 * 8 * M * D + 16 * M * M + BASE
+    return 2.1 * 8 * M * D + 16 * M * M + BASE
 
 
 def shards(core_seconds: float, tasks: int, ranks: int, job_seconds: float) -> int:

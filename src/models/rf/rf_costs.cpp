@@ -1,6 +1,7 @@
 #include "models/rf/rf_costs.hpp"
 
 #include "models/bounds/float_gram.hpp"
+#include "models/rf/rf_marginal.hpp"
 
 namespace wordsens {
 
@@ -85,9 +86,10 @@ double RfCosts::multi_word_outside_search(const CostShape& s) const {
 // and the certification's φ of the searches' changed texts, all in one pass), priced as the two
 // passes of the N + 1 texts (gram and transpose_apply) at kStreamedGenDenseShare, the calibration
 // on paper_glove_brown.ini absorbing the rest. Marginal sampler: per pass over the
-// k rows (gram and transpose_apply), R_b = F Z_b (M²·k) and X_P V_Pᵀ (2·M·|P|·d·k), the rank
-// update (M²·k, gram only), and once the residual covariance (M²·(D − |P|·d)) and its Cholesky
-// factor (M³/3), then the head's (N³/3); normals: k·(M + |P|·d) per pass.
+// k rows (gram and transpose_apply; one when gram keeps Φ for the transpose, rf_marginal.hpp),
+// R_b = F Z_b (M²·k) and X_P V_Pᵀ (2·M·|P|·d·k), the rank update (M²·k, gram only), and once the
+// residual covariance (M²·(D − |P|·d)) and its Cholesky factor (M³/3), then the head's (N³/3);
+// normals: k·(M + |P|·d) per pass.
 double RfCosts::gen_outside_search(const CostShape& s, const CostOptions& o, double N, double p,
                                    double positions) const {
   if (!o.marginal_sampler) {
@@ -95,8 +97,9 @@ double RfCosts::gen_outside_search(const CostShape& s, const CostOptions& o, dou
                                   (kStreamedGenDenseShare * kDenseSpeedup);
   }
   const double M = N + 1.0, k = s.k, d = s.d, D = s.n * s.d;
-  const double normals = 2.0 * k * (N + 1.0 + positions * d);
-  const double dense = 2.0 * (M * M * k + 2.0 * M * positions * d * k) + M * M * k +
+  const double passes = 8.0 * M * k <= MarginalRandomFeatures::kMaxKeptFeatureBytes ? 1.0 : 2.0;
+  const double normals = passes * k * (N + 1.0 + positions * d);
+  const double dense = passes * (M * M * k + 2.0 * M * positions * d * k) + M * M * k +
                        M * M * (D - positions * d) + M * M * M / 3.0;
   return generation_cost() * normals + dense / kDenseSpeedup + (N * N * N / 3.0) / kDenseSpeedup;
 }
