@@ -8,7 +8,6 @@
 
 #include "core/errors.hpp"
 #include "core/gaussian.hpp"
-#include "models/bounds/block_norm.hpp"
 #include "models/bounds/lanczos.hpp"
 #include "models/bounds/rounding.hpp"
 #include "models/bounds/spectral_certificate.hpp"
@@ -245,16 +244,8 @@ const DeepRandomFeatures::NormBounds& DeepRandomFeatures::norm_bounds() const {
     for (Index i = 0; i < spec_.n; ++i) {
       bounds.first_layer_blocks.push_back(certified_norm(layers_[0].middleCols(i * d, d)));
     }
-    // The k × k layers from their single-precision Gram matrix (models/bounds/float_gram.hpp),
-    // certified as rf's blocks are: the double Gram's k³ multiply-adds took about a tenth of a
-    // task at L = 8, n = 20, d = 192 (k = 3840); the float terms loosen each factor by about
-    // 1e-3 there (S_upper 578.6 against 574.9 for seed 20240206, trial 0).
     for (std::size_t l = 1; l < layers_.size(); ++l) {
-      const Matrix& V = layers_[l];
-      bounds.hidden_layers.push_back(
-          streamed_norm_bound(V.rows(), V.cols(), [&V](Index r0, Index h, double* out) {
-            std::copy_n(V.data() + r0 * V.cols(), h * V.cols(), out);
-          }));
+      bounds.hidden_layers.push_back(certified_norm(layers_[l]));
     }
     norm_bounds_ = std::move(bounds);
   }

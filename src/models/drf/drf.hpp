@@ -24,14 +24,12 @@
 // k = D, loose by the constant (2√2)^{L−1} (ReLU halves the energy each layer, which the
 // operator norms cannot see).
 //
-// Certification (models/bounds/spectral_certificate.hpp): every norm from its Gram matrix, whose
-// rounding error is added — the k × d blocks from a double d × d Gram matrix (γ·‖·‖_F²), the
-// k × k layers from a single-precision one (models/bounds/float_gram.hpp: the entries' and the
-// partial sums' rounding; half the cost of the k³ double products, about 1e-3 looser per layer
-// at k = 3840) — and λ_max of the computed Gram matrix certified by a Cholesky factorisation of
-// μI − Ĝ with μ just above a Lanczos estimate — no full eigen-decomposition (O(k³) with a large
-// constant at k = 3840); the factorisation costs k³/3. The products U_{1,i}·√d·∏U_l are rounded
-// up. Computed once per model (independent of X) and cached.
+// Certification (models/bounds/spectral_certificate.hpp): every norm from its double Gram matrix
+// (the k × d blocks: d × d; the k × k layers: k × k), whose rounding error γ·‖·‖_F² is added, and
+// λ_max of the computed Gram matrix certified by a Cholesky factorisation of μI − Ĝ with μ just
+// above a Lanczos estimate — no full eigen-decomposition (O(k³) with a large constant at k =
+// 3840); the Gram matrix costs k³ flops and the factorisation k³/3. The products U_{1,i}·√d·∏U_l
+// are rounded up. Computed once per model (independent of X) and cached.
 #include <mutex>
 #include <optional>
 #include <vector>
