@@ -97,7 +97,7 @@ double RfCosts::gen_outside_search(const CostShape& s, const CostOptions& o, dou
                                   (kStreamedGenDenseShare * kDenseSpeedup);
   }
   const double M = N + 1.0, k = s.k, d = s.d, D = s.n * s.d;
-  const double passes = 8.0 * M * k <= MarginalRandomFeatures::kMaxKeptFeatureBytes ? 1.0 : 2.0;
+  const double passes = MarginalRandomFeatures::keeps_features(M, k) ? 1.0 : 2.0;
   const double normals = passes * k * (N + 1.0 + positions * d);
   const double dense = passes * (M * M * k + 2.0 * M * positions * d * k) + M * M * k +
                        M * M * (D - positions * d) + M * M * M / 3.0;

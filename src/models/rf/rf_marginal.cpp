@@ -340,8 +340,7 @@ bool MarginalRandomFeatures::holds_feature_blocks() const {
 Matrix MarginalRandomFeatures::gram(std::span<const Matrix> samples) const {
   check_sample_set(samples);
   const Index M = sample_set_->count;
-  const bool keep =
-      8.0 * static_cast<double>(M) * static_cast<double>(spec_.k) <= kMaxKeptFeatureBytes;
+  const bool keep = keeps_features(static_cast<double>(M), static_cast<double>(spec_.k));
   Matrix K = Matrix::Zero(M, M);
   for_each_feature_block(
       [&](Index /*r0*/, const Eigen::Ref<const Matrix>& phi_b) {

@@ -73,6 +73,10 @@ class MarginalRandomFeatures final : public FeatureMap {
   /// again. The second pass regenerated Z and V_P and redid the triangular product: about a sixth
   /// of an rf head at n = 120, d = 768, N = 1300 (its Φ: 0.96 GB).
   static constexpr double kMaxKeptFeatureBytes = 2.0 * (1 << 30);
+  /// Whether gram keeps Φ for M samples and k features (the cost model prices the head by it).
+  [[nodiscard]] static constexpr bool keeps_features(double M, double k) {
+    return 8.0 * M * k <= kMaxKeptFeatureBytes;
+  }
 
   /// WS mode. `positions`: P, distinct, each in [0, n), non-empty (PositionSet::resolve's result).
   MarginalRandomFeatures(ModelSpec spec, WeightKey key, std::span<const Index> positions);
@@ -145,7 +149,7 @@ class MarginalRandomFeatures final : public FeatureMap {
   [[nodiscard]] Vector residual(const Matrix& X) const;
   /// Streams row blocks of (V_P, Z): calls consume(r0, Φ_b) with Φ_b = ϕ(A[r0 : r0 + h, :])ᵀ
   /// (count × h) for each block of kSampleRowBlock feature rows, never all of Φ (count × k)
-  /// unless `keep`, which stores the blocks in kept_blocks_.
+  /// unless `keep`, which stores them in kept_features_.
   using FeatureBlockConsumer = std::function<void(Index r0, const Eigen::Ref<const Matrix>& phi_b)>;
   void for_each_feature_block(const FeatureBlockConsumer& consume, bool keep) const;
 
