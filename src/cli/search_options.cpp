@@ -38,6 +38,8 @@ SearchOptionValues::SearchOptionValues() {
   min_total_sphere_starts = min_total_sphere_starts_text(defaults.search.min_total_sphere_starts);
   upper_bound = bool_text(defaults.search.upper_bound);
   budget_check = std::to_string(defaults.search.budget_check);
+  race_evaluations = std::to_string(defaults.search.race_evaluations);
+  race_survivors = std::to_string(defaults.search.race_survivors);
 }
 
 void add_search_options(po::options_description& options, SearchOptionValues& v, bool ws_options,
@@ -75,7 +77,15 @@ void add_search_options(po::options_description& options, SearchOptionValues& v,
       ("budget-check", po::value(&v.budget_check)->default_value(v.budget_check),
        {"0, or an integer in [2, 16]", "budget-check = 4"},
        "ws: 0 off; f in 2..16: trial 0 of every one-word grid point reruns its search with f times the "
-       "evaluations and starts, seeded with the plain search's points (S_budget_check >= S)");
+       "evaluations and starts, seeded with the plain search's points (S_budget_check >= S)")
+      ("race-evaluations", po::value(&v.race_evaluations)->default_value(v.race_evaluations),
+       {"integer >= 0", "race-evaluations = 30"},
+       "ws: 0 off; e >= 1: every ascent climbs e evaluations, then only the race-survivors best of "
+       "those still climbing, over all positions, go on to max-evals (where e < max-evals, d > 16 "
+       "and the starts outnumber them)")
+      ("race-survivors", po::value(&v.race_survivors)->default_value(v.race_survivors),
+       {"integer >= 1", "race-survivors = 128"},
+       "ws: the ascents a race lets go on to max-evals");
   // clang-format on
 }
 
@@ -97,6 +107,9 @@ void apply_search_options(const SearchOptionValues& v, StudyConfig& study) {
   const int budget_check = static_cast<int>(
       parse_integer_value("budget-check", v.budget_check, 0, kMaxBudgetCheck, budget_range));
   if (budget_check == 1) throw_bad_value("budget-check", v.budget_check, budget_range);
+  const int race_evaluations = starts("race-evaluations", v.race_evaluations);
+  const int race_survivors =
+      static_cast<int>(parse_integer_value("race-survivors", v.race_survivors, 1, kMaxStarts));
   if (sphere_starts + near_origin_starts == 0 && !guided_start) {
     throw InputError(
         "sphere-starts = 0, near-origin-starts = 0, guided-start = false: no ascent start (set "
@@ -111,6 +124,8 @@ void apply_search_options(const SearchOptionValues& v, StudyConfig& study) {
   study.search.guided_start = guided_start;
   study.search.upper_bound = upper_bound;
   study.search.budget_check = budget_check;
+  study.search.race_evaluations = race_evaluations;
+  study.search.race_survivors = race_survivors;
 }
 
 }  // namespace wordsens::cli

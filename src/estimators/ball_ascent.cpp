@@ -48,18 +48,6 @@ void project_onto_balls(Vector& x, double radius, Index block) {
 
 namespace {
 
-/// One ascent of maximise_on_ball_lockstep: the state its loop keeps between rounds.
-struct Ascent {
-  Vector x, g;      // the iterate and ∇f there
-  double fx = 0.0;  // f(x)
-  double gnorm = 0.0;
-  double step = 0.0;  // distance of the next trial step along ĝ
-  int stalled = 0;
-  bool stopped = false;  // by a rule other than the budget
-  bool done = false;
-  AscentResult result;
-};
-
 void check_ascent_arguments(double radius, const AscentOptions& options) {
   if (!(radius >= 0.0) || !std::isfinite(radius)) {
     throw std::invalid_argument("maximise_on_ball: radius must be finite and non-negative");
@@ -70,7 +58,7 @@ void check_ascent_arguments(double radius, const AscentOptions& options) {
 }
 
 /// The ascent after its first evaluation (fx, g at its start).
-void begin(Ascent& a, double radius, const AscentOptions& options) {
+void begin(AscentState& a, double radius, const AscentOptions& options) {
   a.result = {a.x, a.fx, 1, false};
   if (!std::isfinite(a.fx)) {
     throw std::runtime_error("maximise_on_ball: the objective is not finite at the start");
@@ -89,17 +77,19 @@ void begin(Ascent& a, double radius, const AscentOptions& options) {
   a.step = std::min(options.initial_step > 0.0 ? options.initial_step : 0.1 * radius, 2.0 * radius);
 }
 
-void finish(Ascent& a, const AscentOptions& options) {
+void finish(AscentState& a, const AscentOptions& options) {
   a.result.at_budget = !a.stopped && a.stalled < options.patience;
   a.done = true;
 }
 
-/// The trial point y of a running ascent, or false when the ascent ends before it.
-bool propose(Ascent& a, double radius, const AscentOptions& options, Vector& y) {
+/// The trial point y of a running ascent, or false when the ascent ends before it or pauses
+/// (it has used `limit` evaluations; a pause changes nothing, the next advance goes on from it).
+bool propose(AscentState& a, double radius, const AscentOptions& options, long limit, Vector& y) {
   if (a.result.evaluations >= options.max_evaluations || a.stalled >= options.patience) {
     finish(a, options);
     return false;
   }
+  if (a.result.evaluations >= limit) return false;
   y = a.x + (a.step / a.gnorm) * a.g;
   project_onto_balls(y, radius, options.ball_block);
   if ((y - a.x).norm() <= kMinMove * radius) {
@@ -113,7 +103,7 @@ bool propose(Ascent& a, double radius, const AscentOptions& options, Vector& y) 
 }
 
 /// The ascent after f(y) = fy, ∇f(y) = gy.
-void accept_or_shrink(Ascent& a, const Vector& y, double fy, const Vector& gy, double radius,
+void accept_or_shrink(AscentState& a, const Vector& y, double fy, const Vector& gy, double radius,
                       const AscentOptions& options) {
   ++a.result.evaluations;
   // Rejecting steps that do not increase f makes the iterate sequence monotone; NaN is
@@ -140,33 +130,38 @@ void accept_or_shrink(Ascent& a, const Vector& y, double fy, const Vector& gy, d
 
 }  // namespace
 
-std::vector<AscentResult> maximise_on_ball_lockstep(const BallBatchObjective& f, double radius,
-                                                    std::vector<Vector> starts,
-                                                    const AscentOptions& options) {
+AscentState::AscentState(Vector start) : x(std::move(start)) {}
+
+void advance_in_lockstep(const BallBatchObjective& f, double radius, std::span<AscentState> ascents,
+                         const AscentOptions& options, long limit) {
   check_ascent_arguments(radius, options);
-  std::vector<AscentResult> results;
-  if (starts.empty()) return results;
-  const Index dim = starts.front().size();
-  std::vector<Ascent> ascents(starts.size());
-  Matrix points(dim, static_cast<Index>(starts.size()));
-  for (std::size_t b = 0; b < starts.size(); ++b) {
-    if (starts[b].size() != dim) {
+  if (limit < 1) throw std::invalid_argument("advance_in_lockstep: the limit must be >= 1");
+  if (ascents.empty()) return;
+  const Index dim = ascents.front().x.size();
+  Matrix points(dim, static_cast<Index>(ascents.size()));
+  std::vector<std::size_t> running;
+  // The first evaluation, at the projected start, of every ascent that has not had it.
+  for (std::size_t b = 0; b < ascents.size(); ++b) {
+    AscentState& a = ascents[b];
+    if (a.x.size() != dim) {
       throw std::invalid_argument("maximise_on_ball: the starts differ in dimension");
     }
-    project_onto_balls(starts[b], radius, options.ball_block);
-    points.col(static_cast<Index>(b)) = starts[b];
+    if (a.begun) continue;
+    project_onto_balls(a.x, radius, options.ball_block);
+    points.col(static_cast<Index>(running.size())) = a.x;
+    running.push_back(b);
   }
   Vector values;
   Matrix grads;
-  std::vector<std::size_t> running(starts.size());
-  for (std::size_t b = 0; b < starts.size(); ++b) running[b] = b;
-  f(points, running, values, grads);
-  for (std::size_t b = 0; b < starts.size(); ++b) {
-    Ascent& a = ascents[b];
-    a.x = std::move(starts[b]);
-    a.fx = values(static_cast<Index>(b));
-    a.g = grads.col(static_cast<Index>(b));
-    begin(a, radius, options);
+  if (!running.empty()) {
+    f(points.leftCols(static_cast<Index>(running.size())), running, values, grads);
+    for (std::size_t c = 0; c < running.size(); ++c) {
+      AscentState& a = ascents[running[c]];
+      a.fx = values(static_cast<Index>(c));
+      a.g = grads.col(static_cast<Index>(c));
+      a.begun = true;
+      begin(a, radius, options);
+    }
   }
   Vector y;
   Vector gy;
@@ -174,7 +169,7 @@ std::vector<AscentResult> maximise_on_ball_lockstep(const BallBatchObjective& f,
     running.clear();
     for (std::size_t b = 0; b < ascents.size(); ++b) {
       if (ascents[b].done) continue;
-      if (propose(ascents[b], radius, options, y)) {
+      if (propose(ascents[b], radius, options, limit, y)) {
         points.col(static_cast<Index>(running.size())) = y;
         running.push_back(b);
       }
@@ -189,8 +184,19 @@ std::vector<AscentResult> maximise_on_ball_lockstep(const BallBatchObjective& f,
                        options);
     }
   }
+}
+
+std::vector<AscentResult> maximise_on_ball_lockstep(const BallBatchObjective& f, double radius,
+                                                    std::vector<Vector> starts,
+                                                    const AscentOptions& options) {
+  check_ascent_arguments(radius, options);
+  std::vector<AscentState> ascents;
+  ascents.reserve(starts.size());
+  for (Vector& start : starts) ascents.emplace_back(std::move(start));
+  advance_in_lockstep(f, radius, ascents, options, options.max_evaluations);
+  std::vector<AscentResult> results;
   results.reserve(ascents.size());
-  for (Ascent& a : ascents) results.push_back(std::move(a.result));
+  for (AscentState& a : ascents) results.push_back(std::move(a.result));
   return results;
 }
 

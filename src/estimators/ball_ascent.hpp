@@ -51,6 +51,31 @@ using BallBatchObjective = std::function<void(
                                                                   std::vector<Vector> starts,
                                                                   const AscentOptions& options);
 
+/// One ascent of a lockstep search between rounds: what advance_in_lockstep keeps, so that a
+/// search can run many ascents a short way, compare them and let only some go on (the race of
+/// estimators/word_sensitivity.cpp).
+struct AscentState {
+  explicit AscentState(Vector start);
+  Vector x, g;      // the iterate and ∇f there
+  double fx = 0.0;  // f(x)
+  double gnorm = 0.0;
+  double step = 0.0;  // distance of the next trial step along ĝ
+  int stalled = 0;
+  bool stopped = false;  // by a rule other than the budget
+  bool begun = false;    // f and ∇f known at the (projected) start
+  bool done = false;     // stopped by a rule or by options.max_evaluations; never goes on
+  AscentResult result;   // so far; final once done
+};
+
+/// Advances every ascent of `ascents` that is not done, in lockstep rounds (one call of f per
+/// round, indices into `ascents`), until each is done or has used `limit` evaluations (limit ≥
+/// 1); an ascent not begun first projects its start onto the ball and evaluates it. Pausing
+/// changes nothing: advancing to a limit a and then to b takes the steps that advancing to b at
+/// once takes, whenever f returns for a column what it returns for that point alone.
+/// maximise_on_ball_lockstep is one advance to options.max_evaluations.
+void advance_in_lockstep(const BallBatchObjective& f, double radius, std::span<AscentState> ascents,
+                         const AscentOptions& options, long limit);
+
 /// Minimises f over the ball: the result's `value` is f(argmin) (not negated).
 [[nodiscard]] AscentResult minimise_on_ball(const BallObjective& f, double radius, Vector start,
                                             const AscentOptions& options);

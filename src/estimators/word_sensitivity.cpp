@@ -46,6 +46,8 @@ struct PositionBest {
   long starts = 0;
   long starts_at_budget = 0;
   double stationarity = 0.0;  // at delta
+  bool stationarity_known = false;
+  bool finished = false;  // the race: every ascent recorded and the point's stationarity known
 };
 
 /// What one position's search does. The plain search screens rows [0, screen) of the position's
@@ -61,6 +63,8 @@ struct StartPlan {
   AscentOptions ascent;
   int polish_evaluations = 0;
   int polish_max_dim = 0;
+  int race_evaluations = 0;  // 0: no race
+  int race_survivors = 0;
 };
 
 /// At most this many points per call of the evaluator's batched objective: a raf batch needs
@@ -71,6 +75,10 @@ constexpr Index kMaxBatch = 64;
 /// repacks the sample's [XW; XWᵀ; X] on every call, so wider calls amortise it (raf over all
 /// 250 positions at d = 768: 27 s instead of 32.5 s, the same S and evaluations).
 constexpr Index kTargetBatch = 64;
+/// The race's survivors go on in groups of at most this many positions: a raf evaluator holds
+/// X, W, T and φ(X) of its sample (about 10 MB at n = 250, d = 768), and the survivors of a
+/// race are spread over many positions, one to three each.
+constexpr Index kMaxSurvivorPositions = 32;
 
 /// f and ∇f (when grads is not null) of the group's slots slots[b] at the columns of `deltas`,
 /// kMaxBatch columns per call.
@@ -90,28 +98,36 @@ void evaluate_chunked(PositionGroup& group, std::span<const Index> slots, const 
   }
 }
 
-/// The search of a group of positions: every start of every position climbs in one lockstep, so
-/// a round is one batched call; per position the outcome is what its own search would give
-/// (same starts, same steps, ties kept by start order), up to the last bits of f.
-std::vector<PositionBest> maximise_positions(const FeatureMap& model, const Matrix& X,
-                                             std::span<const Index> positions,
-                                             const StartPlan& plan,
-                                             std::span<const PositionBest> priors,
-                                             std::uint32_t master_seed, std::uint32_t task_id,
-                                             std::vector<double>& phi_norms) {
-  const auto group = model.at_positions(X, positions);
+/// The lockstep objective over `group` of ascents whose slots are slot_of[a].
+BallBatchObjective group_objective(PositionGroup& group, const std::vector<Index>& slot_of,
+                                   std::vector<Index>& slots) {
+  return [&group, &slot_of, &slots](const Matrix& deltas, std::span<const std::size_t> ascents,
+                                    Vector& values, Matrix& grads) {
+    slots.clear();
+    for (const std::size_t a : ascents) slots.push_back(slot_of[a]);
+    evaluate_chunked(group, slots, deltas, values, &grads);
+  };
+}
+
+/// The starts of every position of a group, position by position (start_slot: each one's slot),
+/// with the screening's evaluations counted in `bests` and the priors (a budget check's plain
+/// search) as each position's first candidate.
+void add_group_starts(const FeatureMap& model, const Matrix& X, PositionGroup& group,
+                      std::span<const Index> positions, const StartPlan& plan,
+                      std::span<const PositionBest> priors, std::uint32_t master_seed,
+                      std::uint32_t task_id, std::vector<PositionBest>& bests,
+                      std::vector<double>& phi_norms, std::vector<Vector>& starts,
+                      std::vector<Index>& start_slot) {
   const Index d = X.cols();
   const double radius = std::sqrt(static_cast<double>(d));
   const std::size_t count = positions.size();
-  std::vector<PositionBest> bests(count);
+  bests.assign(count, PositionBest{});
   phi_norms.assign(count, 0.0);
-  std::vector<Vector> starts;     // every ascent of the group, position by position
-  std::vector<Index> start_slot;  // … and its slot
   std::vector<Index> same_slot;
   for (std::size_t q = 0; q < count; ++q) {
     const Index slot = static_cast<Index>(q), position = positions[q];
     PositionBest& best = bests[q];
-    phi_norms[q] = checked_norm(group->evaluator(slot).base_features());
+    phi_norms[q] = checked_norm(group.evaluator(slot).base_features());
     if (!priors.empty()) {
       best.value = priors[q].value;  // the plain search's best point stays a candidate
       best.delta = priors[q].delta;
@@ -137,7 +153,7 @@ std::vector<PositionBest> maximise_positions(const FeatureMap& model, const Matr
       }
       same_slot.assign(static_cast<std::size_t>(screened), slot);
       Vector f;
-      evaluate_chunked(*group, same_slot, points, f, nullptr);
+      evaluate_chunked(group, same_slot, points, f, nullptr);
       best.evaluations += screened;
       // Stable: equal values keep the row order, so the choice is a pure function of the key.
       std::vector<Index> order(static_cast<std::size_t>(screened));
@@ -167,58 +183,208 @@ std::vector<PositionBest> maximise_positions(const FeatureMap& model, const Matr
       near_origin_starts(kExtraStartRow + more * screened, more * plan.near_origin_starts);
     }
   }
+}
 
+/// An ascent's outcome into its position's best. Strictly greater: ties keep the earlier start,
+/// so the order of starts is the tie rule.
+void record_ascent(const AscentResult& r, PositionBest& best) {
+  best.evaluations += r.evaluations;
+  ++best.starts;
+  best.starts_at_budget += r.at_budget ? 1 : 0;
+  if (r.value > best.value) {
+    best.value = r.value;
+    best.delta = r.argmax;
+  }
+}
+
+/// The polish (d ≤ plan.polish_max_dim) and the stationarity of the best point of `best`, the
+/// position in `slot` of `group`.
+void finish_position(PositionGroup& group, Index slot, const StartPlan& plan, Index d,
+                     PositionBest& best) {
+  const double radius = std::sqrt(static_cast<double>(d));
+  const std::array<Index, 1> one_slot{slot};
+  const BallValue value = [&](const Vector& delta) {
+    Vector f;
+    evaluate_chunked(group, one_slot, delta, f, nullptr);
+    return f(0);
+  };
+  // Row-normalised ReLU attention jumps where a row's only positive score crosses 0, and
+  // ReLU maps have kinks: gradient steps stall next to such maxima. In low dimension a
+  // compass search around the best point is cheap and climbs onto them.
+  const int polish = plan.polish_evaluations * plan.factor;
+  if (d <= plan.polish_max_dim && polish > 0 && best.delta.size() > 0) {
+    AscentResult polished = pattern_search_on_ball(value, radius, best.delta, best.value,
+                                                   0.05 * radius, 1e-10 * radius, polish);
+    best.evaluations += polished.evaluations;
+    best.value = polished.value;
+    best.delta = std::move(polished.argmax);
+  }
+  if (best.delta.size() > 0) {
+    Vector f;
+    Matrix grad;
+    evaluate_chunked(group, one_slot, best.delta, f, &grad);
+    ++best.evaluations;
+    best.stationarity = relative_stationarity(best.delta, grad.col(0), f(0), radius);
+    best.stationarity_known = true;
+  }
+}
+
+/// The search of a group of positions: every start of every position climbs in one lockstep, so
+/// a round is one batched call; per position the outcome is what its own search would give
+/// (same starts, same steps, ties kept by start order), up to the last bits of f.
+std::vector<PositionBest> maximise_positions(const FeatureMap& model, const Matrix& X,
+                                             std::span<const Index> positions,
+                                             const StartPlan& plan,
+                                             std::span<const PositionBest> priors,
+                                             std::uint32_t master_seed, std::uint32_t task_id,
+                                             std::vector<double>& phi_norms) {
+  const auto group = model.at_positions(X, positions);
+  const Index d = X.cols();
+  const double radius = std::sqrt(static_cast<double>(d));
+  std::vector<PositionBest> bests;
+  std::vector<Vector> starts;     // every ascent of the group, position by position
+  std::vector<Index> start_slot;  // … and its slot
+  add_group_starts(model, X, *group, positions, plan, priors, master_seed, task_id, bests,
+                   phi_norms, starts, start_slot);
   AscentOptions ascent = plan.ascent;
   ascent.max_evaluations *= plan.factor;
   std::vector<Index> slots;
-  const BallBatchObjective objective = [&](const Matrix& deltas,
-                                           std::span<const std::size_t> ascents, Vector& values,
-                                           Matrix& grads) {
-    slots.clear();
-    for (const std::size_t a : ascents) slots.push_back(start_slot[a]);
-    evaluate_chunked(*group, slots, deltas, values, &grads);
-  };
-  const std::vector<AscentResult> climbed =
-      maximise_on_ball_lockstep(objective, radius, std::move(starts), ascent);
+  const std::vector<AscentResult> climbed = maximise_on_ball_lockstep(
+      group_objective(*group, start_slot, slots), radius, std::move(starts), ascent);
   for (std::size_t a = 0; a < climbed.size(); ++a) {
-    PositionBest& best = bests[static_cast<std::size_t>(start_slot[a])];
-    const AscentResult& r = climbed[a];
-    best.evaluations += r.evaluations;
-    ++best.starts;
-    best.starts_at_budget += r.at_budget ? 1 : 0;
-    // Strictly greater: ties keep the earlier start, so the order of starts is the tie rule.
-    if (r.value > best.value) {
-      best.value = r.value;
-      best.delta = r.argmax;
+    record_ascent(climbed[a], bests[static_cast<std::size_t>(start_slot[a])]);
+  }
+  for (std::size_t q = 0; q < bests.size(); ++q) {
+    finish_position(*group, static_cast<Index>(q), plan, d, bests[q]);
+  }
+  return bests;
+}
+
+/// An ascent of a raced search: its state and its position (an index into the task's positions).
+struct RacedAscent {
+  AscentState state;
+  std::size_t position = 0;
+};
+
+/// The race's second leg: the survivors (indices into `ascents`, ordered by position) go on to
+/// the full budget in groups of consecutive positions (at most kMaxSurvivorPositions, and about
+/// kTargetBatch points per round where a model groups positions), and each position that had a
+/// survivor gets its polish and stationarity there, once its ascents are all recorded.
+void run_survivors(const FeatureMap& model, const Matrix& X, std::span<const Index> positions,
+                   const StartPlan& plan, const AscentOptions& ascent,
+                   std::vector<RacedAscent>& ascents, const std::vector<std::size_t>& survivors,
+                   const std::vector<std::vector<std::size_t>>& ascents_of,
+                   std::vector<PositionBest>& bests) {
+  const Index d = X.cols();
+  const double radius = std::sqrt(static_cast<double>(d));
+  const Index max_positions =
+      std::clamp<Index>(model.positions_per_group(kTargetBatch, 1), 1, kMaxSurvivorPositions);
+  std::size_t s0 = 0;
+  while (s0 < survivors.size()) {
+    // The chunk: whole positions, until the points or the positions are full.
+    std::vector<Index> members;  // indices into `positions`
+    std::size_t s1 = s0;
+    while (s1 < survivors.size()) {
+      const std::size_t q = ascents[survivors[s1]].position;
+      std::size_t end = s1;
+      while (end < survivors.size() && ascents[survivors[end]].position == q) ++end;
+      if (!members.empty() && (static_cast<Index>(members.size()) >= max_positions ||
+                               static_cast<Index>(end - s0) > kTargetBatch)) {
+        break;
+      }
+      members.push_back(static_cast<Index>(q));
+      s1 = end;
+    }
+    std::vector<Index> chunk_positions;
+    for (const Index q : members) chunk_positions.push_back(positions[static_cast<std::size_t>(q)]);
+    const auto group = model.at_positions(X, chunk_positions);
+    std::vector<AscentState> states;
+    std::vector<Index> slot_of;
+    for (std::size_t s = s0; s < s1; ++s) {
+      RacedAscent& a = ascents[survivors[s]];
+      states.push_back(std::move(a.state));
+      const auto at = std::find(members.begin(), members.end(), static_cast<Index>(a.position));
+      slot_of.push_back(static_cast<Index>(at - members.begin()));
+    }
+    std::vector<Index> slots;
+    advance_in_lockstep(group_objective(*group, slot_of, slots), radius, states, ascent,
+                        ascent.max_evaluations);
+    for (std::size_t s = s0; s < s1; ++s) ascents[survivors[s]].state = std::move(states[s - s0]);
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const std::size_t q = static_cast<std::size_t>(members[m]);
+      for (const std::size_t a : ascents_of[q]) record_ascent(ascents[a].state.result, bests[q]);
+      finish_position(*group, static_cast<Index>(m), plan, d, bests[q]);
+      bests[q].finished = true;
+    }
+    s0 = s1;
+  }
+}
+
+/// The raced search over every position: each group climbs plan.race_evaluations evaluations
+/// per ascent; then, over the whole task, the race_survivors ascents with the highest f of those
+/// still climbing go on to the budget and the others stop where they are (their best point stays
+/// a candidate of its position). Survivors take exactly the steps they take unraced; what the
+/// race saves is the evaluations of ascents that were far behind at the cut.
+std::vector<PositionBest> race_positions(const FeatureMap& model, const Matrix& X,
+                                         std::span<const Index> positions, Index group_size,
+                                         const StartPlan& plan,
+                                         std::span<const PositionBest> priors,
+                                         std::uint32_t master_seed, std::uint32_t task_id,
+                                         std::vector<double>& phi_norms) {
+  const Index d = X.cols();
+  const double radius = std::sqrt(static_cast<double>(d));
+  AscentOptions ascent = plan.ascent;
+  ascent.max_evaluations *= plan.factor;
+  const long cut = static_cast<long>(plan.race_evaluations) * plan.factor;
+  std::vector<PositionBest> bests(positions.size());
+  phi_norms.assign(positions.size(), 0.0);
+  std::vector<RacedAscent> ascents;
+  std::vector<std::vector<std::size_t>> ascents_of(positions.size());
+  for (std::size_t g0 = 0; g0 < positions.size(); g0 += static_cast<std::size_t>(group_size)) {
+    const std::size_t g1 = std::min(positions.size(), g0 + static_cast<std::size_t>(group_size));
+    const std::span<const Index> members = positions.subspan(g0, g1 - g0);
+    const auto group = model.at_positions(X, members);
+    std::vector<PositionBest> group_bests;
+    std::vector<double> group_norms;
+    std::vector<Vector> starts;
+    std::vector<Index> start_slot;
+    add_group_starts(model, X, *group, members, plan,
+                     priors.empty() ? priors : priors.subspan(g0, g1 - g0), master_seed, task_id,
+                     group_bests, group_norms, starts, start_slot);
+    std::vector<AscentState> states;
+    states.reserve(starts.size());
+    for (Vector& start : starts) states.emplace_back(std::move(start));
+    std::vector<Index> slots;
+    advance_in_lockstep(group_objective(*group, start_slot, slots), radius, states, ascent, cut);
+    for (std::size_t a = 0; a < states.size(); ++a) {
+      const std::size_t q = g0 + static_cast<std::size_t>(start_slot[a]);
+      ascents_of[q].push_back(ascents.size());
+      ascents.push_back({std::move(states[a]), q});
+    }
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      bests[g0 + m] = std::move(group_bests[m]);
+      phi_norms[g0 + m] = group_norms[m];
     }
   }
-
-  for (std::size_t q = 0; q < count; ++q) {
-    PositionBest& best = bests[q];
-    const std::array<Index, 1> one_slot{static_cast<Index>(q)};
-    const BallValue value = [&](const Vector& delta) {
-      Vector f;
-      evaluate_chunked(*group, one_slot, delta, f, nullptr);
-      return f(0);
-    };
-    // Row-normalised ReLU attention jumps where a row's only positive score crosses 0, and
-    // ReLU maps have kinks: gradient steps stall next to such maxima. In low dimension a
-    // compass search around the best point is cheap and climbs onto them.
-    const int polish = plan.polish_evaluations * plan.factor;
-    if (d <= plan.polish_max_dim && polish > 0 && best.delta.size() > 0) {
-      AscentResult polished = pattern_search_on_ball(value, radius, best.delta, best.value,
-                                                     0.05 * radius, 1e-10 * radius, polish);
-      best.evaluations += polished.evaluations;
-      best.value = polished.value;
-      best.delta = std::move(polished.argmax);
-    }
-    if (best.delta.size() > 0) {
-      Vector f;
-      Matrix grad;
-      evaluate_chunked(*group, one_slot, best.delta, f, &grad);
-      ++best.evaluations;
-      best.stationarity = relative_stationarity(best.delta, grad.col(0), f(0), radius);
-    }
+  // The cut: the highest f among the ascents still climbing, ties to the earlier ascent (the
+  // order of positions, then of starts), so the choice is a pure function of the task.
+  std::vector<std::size_t> climbing;
+  for (std::size_t a = 0; a < ascents.size(); ++a) {
+    if (!ascents[a].state.done) climbing.push_back(a);
+  }
+  std::stable_sort(climbing.begin(), climbing.end(), [&](std::size_t l, std::size_t r) {
+    return ascents[l].state.result.value > ascents[r].state.result.value;
+  });
+  const std::size_t kept =
+      std::min(climbing.size(), static_cast<std::size_t>(plan.race_survivors) * plan.factor);
+  std::vector<std::size_t> survivors(climbing.begin(),
+                                     climbing.begin() + static_cast<std::ptrdiff_t>(kept));
+  std::sort(survivors.begin(), survivors.end());  // by position, then start
+  run_survivors(model, X, positions, plan, ascent, ascents, survivors, ascents_of, bests);
+  // Positions without a survivor: their ascents as they stood at the cut (or done before it).
+  for (std::size_t q = 0; q < positions.size(); ++q) {
+    if (bests[q].finished) continue;
+    for (const std::size_t a : ascents_of[q]) record_ascent(ascents[a].state.result, bests[q]);
   }
   return bests;
 }
@@ -239,6 +405,8 @@ StartPlan plain_plan(const WsOptions& options, int sphere_starts) {
   plan.ascent = options.ascent;
   plan.polish_evaluations = options.polish_evaluations;
   plan.polish_max_dim = options.polish_max_dim;
+  plan.race_evaluations = options.race_evaluations;
+  plan.race_survivors = options.race_survivors;
   return plan;
 }
 
@@ -252,6 +420,16 @@ void check_options(const WsOptions& options) {
   }
 }
 
+/// Whether `plan` races over `positions`: a race is configured, stops short of the budget, the
+/// dimension is above the polish's (which works on every position's best, after the ascents), and
+/// the positions' starts (two guided ones each) outnumber the survivors.
+bool races(const StartPlan& plan, std::size_t positions, Index d) {
+  return plan.race_evaluations > 0 && plan.race_evaluations < plan.ascent.max_evaluations &&
+         d > plan.polish_max_dim &&
+         static_cast<Index>(positions) * starts_per_position(plan) >
+             static_cast<Index>(plan.race_survivors) * plan.factor;
+}
+
 // The search over every position of `positions`, the plan per position; `prior` (the plain
 // search of a budget check) seeds each position with its best point.
 WsResult search(const FeatureMap& model, const Matrix& X, const StartPlan& plan,
@@ -260,51 +438,74 @@ WsResult search(const FeatureMap& model, const Matrix& X, const StartPlan& plan,
   WsResult result;
   result.positions = positions;
   result.position_maxima.reserve(positions.size());
-  double best_value = -std::numeric_limits<double>::infinity();
-  double best_stationarity = 0.0;
   const Index group_size = std::max<Index>(
       1, model.positions_per_group(kTargetBatch, std::max<Index>(1, starts_per_position(plan))));
-  for (std::size_t g0 = 0; g0 < positions.size(); g0 += static_cast<std::size_t>(group_size)) {
-    const std::size_t g1 = std::min(positions.size(), g0 + static_cast<std::size_t>(group_size));
-    const std::span<const Index> members(positions.data() + g0, g1 - g0);
-    std::vector<PositionBest> seeds;
-    if (prior != nullptr) {
-      for (std::size_t q = g0; q < g1; ++q) {
-        PositionBest seed;
-        seed.delta = prior->position_witnesses.at(q);
-        const double s = prior->position_maxima.at(q) * prior->phi_norm;
-        seed.value = s * s;
-        seeds.push_back(std::move(seed));
-      }
+  std::vector<PositionBest> seeds;
+  if (prior != nullptr) {
+    for (std::size_t q = 0; q < positions.size(); ++q) {
+      PositionBest seed;
+      seed.delta = prior->position_witnesses.at(q);
+      const double s = prior->position_maxima.at(q) * prior->phi_norm;
+      seed.value = s * s;
+      seeds.push_back(std::move(seed));
     }
-    std::vector<double> phi_norms;
-    const std::vector<PositionBest> bests =
-        maximise_positions(model, X, members, plan, seeds, master_seed, task_id, phi_norms);
-    for (std::size_t m = 0; m < members.size(); ++m) {
-      const PositionBest& best = bests[m];
-      const Index position = members[m];
-      result.evaluations += best.evaluations;
-      result.starts += best.starts;
-      result.starts_at_budget += best.starts_at_budget;
-      if (best.delta.size() == 0) {
-        // Only possible when the guided start was the sole start and the model offered none.
-        throw std::runtime_error("no start available for position " + std::to_string(position));
-      }
-      result.position_maxima.push_back(std::sqrt(best.value) / phi_norms[m]);
-      result.position_witnesses.push_back(best.delta);
-      if (best.value > best_value) {
-        best_value = best.value;
-        result.argmax_position = position;
-        result.witness = best.delta;
-        result.phi_norm = phi_norms[m];
-        best_stationarity = best.stationarity;
+  }
+  std::vector<PositionBest> bests;
+  std::vector<double> phi_norms;
+  if (races(plan, positions.size(), X.cols())) {
+    bests = race_positions(model, X, positions, group_size, plan, seeds, master_seed, task_id,
+                           phi_norms);
+  } else {
+    for (std::size_t g0 = 0; g0 < positions.size(); g0 += static_cast<std::size_t>(group_size)) {
+      const std::size_t g1 = std::min(positions.size(), g0 + static_cast<std::size_t>(group_size));
+      const std::span<const Index> members(positions.data() + g0, g1 - g0);
+      std::vector<double> group_norms;
+      std::vector<PositionBest> group_bests = maximise_positions(
+          model, X, members, plan,
+          seeds.empty() ? std::span<const PositionBest>() : std::span(seeds).subspan(g0, g1 - g0),
+          master_seed, task_id, group_norms);
+      for (std::size_t m = 0; m < members.size(); ++m) {
+        bests.push_back(std::move(group_bests[m]));
+        phi_norms.push_back(group_norms[m]);
       }
     }
   }
+  double best_value = -std::numeric_limits<double>::infinity();
+  std::size_t winner = 0;
+  for (std::size_t q = 0; q < positions.size(); ++q) {
+    const PositionBest& best = bests[q];
+    const Index position = positions[q];
+    result.evaluations += best.evaluations;
+    result.starts += best.starts;
+    result.starts_at_budget += best.starts_at_budget;
+    if (best.delta.size() == 0) {
+      // Only possible when the guided start was the sole start and the model offered none.
+      throw std::runtime_error("no start available for position " + std::to_string(position));
+    }
+    result.position_maxima.push_back(std::sqrt(best.value) / phi_norms[q]);
+    result.position_witnesses.push_back(best.delta);
+    if (best.value > best_value) {
+      best_value = best.value;
+      winner = q;
+    }
+  }
+  PositionBest& top = bests[winner];
+  if (!top.stationarity_known) {
+    // A raced position without a survivor (it can win only through a budget check's prior).
+    const std::array<Index, 1> one{positions[winner]};
+    const auto group = model.at_positions(X, one);
+    StartPlan no_polish = plan;
+    no_polish.polish_evaluations = 0;
+    finish_position(*group, 0, no_polish, X.cols(), top);
+    result.evaluations += 1;
+  }
+  result.argmax_position = positions[winner];
+  result.witness = top.delta;
+  result.phi_norm = phi_norms[winner];
   // S is evaluated at the stored witness with the same evaluator, so it is attained (a lower
   // bound); the certification below recomputes it from scratch.
   result.S = std::sqrt(best_value) / result.phi_norm;
-  result.stationarity = best_stationarity;
+  result.stationarity = top.stationarity;
   return result;
 }
 
@@ -354,6 +555,11 @@ int sphere_starts_per_position(const WsOptions& options, ModelKind model, Index 
   if (options.sphere_starts <= 0 || positions <= 0) return options.sphere_starts;
   const Index spread = (min_total_sphere_starts(options, model) + positions - 1) / positions;
   return static_cast<int>(std::max<Index>(options.sphere_starts, spread));
+}
+
+bool search_races(const WsOptions& options, ModelKind model, Index positions, Index d) {
+  const StartPlan plan = plain_plan(options, sphere_starts_per_position(options, model, positions));
+  return races(plan, static_cast<std::size_t>(positions), d);
 }
 
 WsResult estimate_word_sensitivity(const FeatureMap& model, const Matrix& X,

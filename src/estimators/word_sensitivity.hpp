@@ -29,6 +29,12 @@ struct WsOptions {
   int polish_max_dim = 16;       // d ≤ this: compass-search polish of each position's best
   int polish_evaluations = 400;  // … with at most this many evaluations
   bool upper_bound = true;       // compute S_upper where the model has one
+  // The race (0: off): every ascent of the task climbs this many evaluations, then only the
+  // `race_survivors` with the highest f among those still climbing go on to the budget; the
+  // others stop where they are. Applies where the positions' starts outnumber the survivors and d
+  // is above polish_max_dim. A budget check multiplies both by its factor.
+  int race_evaluations = 0;
+  int race_survivors = 128;
 };
 
 struct WsResult {
@@ -61,6 +67,12 @@ struct WsResult {
 /// when sphere_starts is 0.
 [[nodiscard]] int sphere_starts_per_position(const WsOptions& options, ModelKind model,
                                              Index positions);
+
+/// Whether the search of `model` over `positions` positions in dimension d races
+/// (WsOptions::race_evaluations): a race is on and below the budget, d is above polish_max_dim,
+/// and the positions' starts, counting two guided ones each, outnumber the survivors.
+[[nodiscard]] bool search_races(const WsOptions& options, ModelKind model, Index positions,
+                                Index d);
 
 /// Random starts come from Stream::ascent_starts, entity = task id, so the estimate is a pure
 /// function of (model, X, options, master seed, task id).

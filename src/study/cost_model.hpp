@@ -22,6 +22,10 @@ namespace wordsens {
 [[nodiscard]] double expected_evaluations_per_start(const TaskSpec& task,
                                                     const StudyConfig& config);
 
+/// The same within a budget of `budget` evaluations (a race's cut).
+[[nodiscard]] double expected_evaluations_within(const TaskSpec& task, const StudyConfig& config,
+                                                 double budget);
+
 /// Estimated flops of one task.
 [[nodiscard]] double estimated_cost(const TaskSpec& task, const StudyConfig& config);
 

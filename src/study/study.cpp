@@ -155,6 +155,8 @@ WsOptions ws_options(const StudyConfig& config) {
   options.near_origin_starts = config.search.near_origin_starts;
   options.guided_start = config.search.guided_start;
   options.upper_bound = config.search.upper_bound;
+  options.race_evaluations = config.search.race_evaluations;
+  options.race_survivors = config.search.race_survivors;
   return options;
 }
 
@@ -446,6 +448,11 @@ std::string canonical_text(const StudyConfig& c) {
   }
   if (c.mask != AttentionMask::none && has_attention_model(c)) entries["mask"] = to_string(c.mask);
   if (c.descriptive) entries["purpose"] = "descriptive";
+  // The race only when on (files before it existed searched without one and still resume).
+  if (c.search.race_evaluations > 0) {
+    entries["race-evaluations"] = std::to_string(c.search.race_evaluations);
+    entries["race-survivors"] = std::to_string(c.search.race_survivors);
+  }
   if (c.grid.first_trial > 0) entries["first-trial"] = std::to_string(c.grid.first_trial);
   if (c.grid.max_trials > 0) entries["max-trials"] = std::to_string(c.grid.max_trials);
   if (!c.grid.select.empty()) entries["select"] = c.grid.select.to_string();

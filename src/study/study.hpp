@@ -86,6 +86,8 @@ struct SearchSettings {
   /// 0: off; f ≥ 2: trial 0 of every ws grid point also reruns its search with f× the budget
   /// and f× the starts (recheck_with_more_budget), stored as S_budget_check.
   int budget_check = 0;
+  int race_evaluations = WsOptions{}.race_evaluations;  // ws only; 0 = no race
+  int race_survivors = WsOptions{}.race_survivors;      // ws only
 };
 
 struct StudyConfig {

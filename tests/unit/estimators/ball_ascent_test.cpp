@@ -280,5 +280,46 @@ TEST(BallAscent, LockstepAscentsEqualLoneAscents) {
   EXPECT_TRUE(maximise_on_ball_lockstep(batch, 1.0, {}, {}).empty());
 }
 
+// A pause changes nothing: ascents advanced to 7, then 19, then the budget take the steps of one
+// advance to the budget, and a paused ascent is not done (the race lets some of them go on).
+TEST(BallAscent, AdvancingInStagesEqualsOneAdvance) {
+  const Index dim = 5;
+  const Vector a = random_vector(dim, 80);
+  const BallBatchObjective batch = [&a](const Matrix& xs, std::span<const std::size_t>,
+                                        Vector& values, Matrix& grads) {
+    values.resize(xs.cols());
+    grads.resize(xs.rows(), xs.cols());
+    for (Index c = 0; c < xs.cols(); ++c) {
+      const Vector x = xs.col(c);
+      values(c) = (2.0 * x).array().cos().sum() + a.dot(x);
+      grads.col(c) = -2.0 * (2.0 * x).array().sin().matrix() + a;
+    }
+  };
+  AscentOptions options;
+  options.max_evaluations = 60;
+  std::vector<Vector> starts;
+  for (std::uint32_t s = 0; s < 9; ++s) starts.push_back(random_vector(dim, 90 + s, 0.8));
+  const auto once = maximise_on_ball_lockstep(batch, 1.5, starts, options);
+  std::vector<AscentState> staged;
+  for (const Vector& start : starts) staged.emplace_back(start);
+  advance_in_lockstep(batch, 1.5, staged, options, 7);
+  int paused = 0;
+  for (const AscentState& s : staged) {
+    EXPECT_LE(s.result.evaluations, 7);
+    paused += s.done ? 0 : 1;
+  }
+  EXPECT_GT(paused, 0) << "some ascents must still be climbing at 7 evaluations";
+  advance_in_lockstep(batch, 1.5, staged, options, 19);
+  advance_in_lockstep(batch, 1.5, staged, options, options.max_evaluations);
+  for (std::size_t s = 0; s < starts.size(); ++s) {
+    EXPECT_TRUE(staged[s].done) << "start " << s;
+    EXPECT_EQ(staged[s].result.value, once[s].value) << "start " << s;
+    EXPECT_EQ(staged[s].result.evaluations, once[s].evaluations) << "start " << s;
+    EXPECT_EQ(staged[s].result.at_budget, once[s].at_budget) << "start " << s;
+    EXPECT_TRUE(staged[s].result.argmax == once[s].argmax) << "start " << s;
+  }
+  EXPECT_THROW(advance_in_lockstep(batch, 1.5, staged, options, 0), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace wordsens
