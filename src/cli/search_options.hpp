@@ -12,13 +12,14 @@ namespace wordsens::cli {
 
 // The values as written (apply_search_options parses them, cli/option_values.hpp).
 struct SearchOptionValues {
-  std::string max_evals, rel_tol, sphere_starts, near_origin_starts, guided_start, screen_points, race_evaluations, race_survivors,
-      min_total_sphere_starts, upper_bound, budget_check;
+  std::string max_evals, rel_tol, sphere_starts, near_origin_starts, guided_start, screen_points,
+      race_evaluations, race_survivors, min_total_sphere_starts, upper_bound, budget_check;
   SearchOptionValues();  // StudyConfig's defaults
 };
 
 /// Adds --max-evals --rel-tol --sphere-starts --near-origin-starts --guided-start, and with
-/// `ws_options` also --screen-points --min-total-sphere-starts --upper-bound --budget-check --race-evaluations
+/// `ws_options` also --screen-points --min-total-sphere-starts --upper-bound --budget-check
+/// --race-evaluations
 /// --race-survivors; each
 /// key's format goes to `formats` when given (the configuration reference).
 void add_search_options(boost::program_options::options_description& options,
