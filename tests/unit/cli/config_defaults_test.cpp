@@ -64,6 +64,8 @@ TEST(RunDefaults, SearchOptionsAndTrialsAreStudyConfigDefaults) {
   EXPECT_EQ(s.search.guided_start, defaults.search.guided_start);
   EXPECT_EQ(s.search.upper_bound, defaults.search.upper_bound);
   EXPECT_EQ(s.search.budget_check, defaults.search.budget_check);
+  EXPECT_EQ(s.search.race_evaluations, 0) << "the race is off unless asked for";
+  EXPECT_EQ(s.search.race_survivors, defaults.search.race_survivors);
 }
 
 TEST(RunDefaults, RunOptionsWithoutOptions) {
@@ -89,9 +91,9 @@ const std::vector<std::string> kStudyKeys{
     "data",        "save-witness",   "purpose",    "first-trial", "max-trials",
     "select",      "heads",          "mask",       "mlp-width"};
 const std::vector<std::string> kSearchKeys{
-    "max-evals",    "rel-tol",       "sphere-starts",           "near-origin-starts",
-    "guided-start", "screen-points", "min-total-sphere-starts", "upper-bound",
-    "budget-check"};
+    "max-evals",    "rel-tol",          "sphere-starts",           "near-origin-starts",
+    "guided-start", "screen-points",    "min-total-sphere-starts", "upper-bound",
+    "budget-check", "race-evaluations", "race-survivors"};
 const std::vector<std::string> kRunKeys{"help",    "config",   "output", "overwrite",
                                         "dry-run", "walltime", "shard",  "progress"};
 
