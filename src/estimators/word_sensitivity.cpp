@@ -46,8 +46,9 @@ struct PositionBest {
   long starts = 0;
   long starts_at_budget = 0;
   double stationarity = 0.0;  // at delta
+  // Set by finish_position; in a race, also that every ascent of the position is recorded (the
+  // positions with a survivor are finished after their second leg, the others are not).
   bool stationarity_known = false;
-  bool finished = false;  // the race: every ascent recorded and the point's stationarity known
 };
 
 /// What one position's search does. The plain search screens rows [0, screen) of the position's
@@ -314,7 +315,6 @@ void run_survivors(const FeatureMap& model, const Matrix& X, std::span<const Ind
       const std::size_t q = static_cast<std::size_t>(members[m]);
       for (const std::size_t a : ascents_of[q]) record_ascent(ascents[a].state.result, bests[q]);
       finish_position(*group, static_cast<Index>(m), plan, d, bests[q]);
-      bests[q].finished = true;
     }
     s0 = s1;
   }
@@ -383,7 +383,7 @@ std::vector<PositionBest> race_positions(const FeatureMap& model, const Matrix& 
   run_survivors(model, X, positions, plan, ascent, ascents, survivors, ascents_of, bests);
   // Positions without a survivor: their ascents as they stood at the cut (or done before it).
   for (std::size_t q = 0; q < positions.size(); ++q) {
-    if (bests[q].finished) continue;
+    if (bests[q].stationarity_known) continue;
     for (const std::size_t a : ascents_of[q]) record_ascent(ascents[a].state.result, bests[q]);
   }
   return bests;
