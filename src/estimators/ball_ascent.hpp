@@ -53,7 +53,7 @@ using BallBatchObjective = std::function<void(
 
 /// One ascent of a lockstep search between rounds: what advance_in_lockstep keeps, so that a
 /// search can run many ascents a short way, compare them and let only some go on (the race of
-/// estimators/word_sensitivity.cpp).
+/// estimators/ws_race.cpp).
 struct AscentState {
   explicit AscentState(Vector start);
   Vector x, g;      // the iterate and ∇f there
