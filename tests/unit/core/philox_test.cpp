@@ -78,11 +78,13 @@ TEST(GaussianMatrix, ShortRowWindowsEqualTheWideWindowAndSingleEntriesBitwise) {
   // Windows whose rows span at most half a batch of blocks are generated several rows at a time
   // (rf's word blocks: k rows of d columns); each must equal the same window cut from a wide one
   // (generated row by row) and the entries one at a time, for widths and offsets off the 4-normal
-  // groups, row counts that fill batches partly, and a row stride.
+  // groups, row counts that fill batches partly, and a row stride; without the stride, windows of
+  // whole groups (col0 and cols multiples of 4) are written straight into out, the others
+  // through the buffer.
   const auto V = test_matrix();
   const Matrix wide = V.window(3, 0, 70, 600);
   for (const Index cols : {Index{1}, Index{5}, Index{25}, Index{64}, Index{127}, Index{128}}) {
-    for (const Index col0 : {Index{0}, Index{3}, Index{101}}) {
+    for (const Index col0 : {Index{0}, Index{3}, Index{100}, Index{101}}) {
       for (const Index rows : {Index{1}, Index{2}, Index{9}, Index{70}}) {
         Matrix out = Matrix::Constant(rows, cols + 2, -7.0);
         V.fill(3, col0, rows, cols, out.data(), cols + 2);
@@ -92,6 +94,12 @@ TEST(GaussianMatrix, ShortRowWindowsEqualTheWideWindowAndSingleEntriesBitwise) {
             << rows << " x " << cols << " at column " << col0;
         EXPECT_TRUE((out.rightCols(2).array() == -7.0).all()) << "written past the window";
         EXPECT_EQ(out(rows - 1, cols - 1), V(3 + rows - 1, col0 + cols - 1));
+        Matrix packed = Matrix::Constant(rows + 1, cols, -7.0);
+        V.fill(3, col0, rows, cols, packed.data(), cols);
+        ASSERT_EQ(0, std::memcmp(packed.data(), expected.data(),
+                                 sizeof(double) * static_cast<std::size_t>(expected.size())))
+            << rows << " x " << cols << " at column " << col0 << ", no stride";
+        EXPECT_TRUE((packed.bottomRows(1).array() == -7.0).all()) << "written past the window";
       }
     }
   }
@@ -121,6 +129,22 @@ TEST(GaussianMatrix, WholeEqualsStitchedRowBlocksAndColumnBlocksBitwise) {
   EXPECT_EQ(0, std::memcmp(whole.data(), reversed.data(), sizeof(double) * whole.size()));
   for (Index r = 0; r < rows; r += 9)
     for (Index c = 0; c < cols; c += 11) EXPECT_EQ(whole(r, c), V(r, c));
+}
+
+TEST(GaussianMatrix, LongRowWindowsEqualSingleEntriesOnAndOffTheGroups) {
+  // Rows of more than half a batch of blocks are generated row by row, in chunks of whole blocks
+  // written straight into the row and, at a window's ragged ends, through the buffer.
+  const auto V = test_matrix();
+  for (const Index col0 : {Index{0}, Index{2}, Index{1024}}) {
+    for (const Index cols : {Index{600}, Index{1030}, Index{2048}}) {
+      const Matrix W = V.window(5, col0, 2, cols);
+      for (Index r = 0; r < 2; ++r) {
+        for (const Index c : {Index{0}, Index{1}, Index{511}, cols / 2 + 1, cols - 2, cols - 1}) {
+          EXPECT_EQ(W(r, c), V(5 + r, col0 + c)) << col0 << " " << cols << " " << c;
+        }
+      }
+    }
+  }
 }
 
 TEST(GaussianMatrix, BitsArePinnedOnEveryBuildAndCpu) {
