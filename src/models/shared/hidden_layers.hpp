@@ -2,8 +2,8 @@
 // The layers after the first of rf and drf, for a batch of points (one column each): the forward
 // pass H_l = ϕ(Z_l), Z_{l+1} = V_{l+1} H_l and its back-propagation. Shared by the evaluators
 // that move the first layer's input (one word: drf's position group; several: the word-set
-// evaluator), so that every point of a call reads each k × k layer once (a GEMM), not once per
-// point.
+// evaluator), so that every point of a call reads each k × k layer once, not once per point: by
+// blocks of rows up to 8 points, with a GEMM beyond (hidden_layers.cpp).
 #include <span>
 #include <vector>
 

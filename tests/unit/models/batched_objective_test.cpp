@@ -1,8 +1,9 @@
 // The batched word-sensitivity objective (PositionEvaluator::sensitivity_objective) against the
 // plain computation: f(Δ) = ‖φ(X^i(Δ)) − φ(X)‖² from scratch, and ∇f against the single-point
 // pullback and against central differences of the batched f itself. rf and raf override the
-// default (GEMMs; raf never forms φ'), and drf's position group runs its hidden layers as GEMMs,
-// so these are the checks of their fast paths.
+// default (GEMMs; raf never forms φ'), and drf's position group runs its hidden layers in one
+// product per layer (row-block dot products up to 8 points, GEMMs beyond), so these are the
+// checks of their fast paths.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -150,24 +151,31 @@ TEST_P(BatchedObjective, PositionGroupEqualsEachPositionsOwnEvaluator) {
   const auto group = model->at_positions(X, positions);
   ASSERT_EQ(group->size(), 3);
   std::mt19937_64 gen(5);
-  const Matrix deltas = batch_of_points(gen, spec.d, 7);
-  const std::vector<Index> slots{2, 0, 0, 1, 2, 1, 0};  // interleaved, runs of one slot
+  // 7 points: drf's hidden layers without a GEMM; 14: with one (models/shared/hidden_layers.cpp).
+  for (const Index B : {Index{7}, Index{14}}) {
+    const Matrix deltas = batch_of_points(gen, spec.d, B);
+    std::vector<Index> slots{2, 0, 0, 1, 2, 1, 0};  // interleaved, runs of one slot
+    if (B == 14) slots.insert(slots.end(), {0, 0, 1, 1, 1, 2, 2});
+    Vector values;
+    Matrix grads;
+    group->sensitivity_objective(slots, deltas, values, &grads);
+    for (Index b = 0; b < deltas.cols(); ++b) {
+      const Index slot = slots[static_cast<std::size_t>(b)];
+      const auto own = model->at_position(X, positions[static_cast<std::size_t>(slot)]);
+      Vector v;
+      Matrix g;
+      own->sensitivity_objective(deltas.col(b), v, &g);
+      EXPECT_LE(std::abs(values(b) - v(0)), 1e-12 * std::max(v(0), 1.0)) << GetParam().label << b;
+      EXPECT_LE((grads.col(b) - g.col(0)).norm(), 1e-10 * g.norm() + 1e-13)
+          << GetParam().label << " column " << b;
+      const double plain = distance_from_scratch(
+          *model, X, positions[static_cast<std::size_t>(slot)], deltas.col(b));
+      EXPECT_LE(std::abs(values(b) - plain), 1e-11 * std::max(plain, 1e-12)) << b;
+    }
+  }
   Vector values;
   Matrix grads;
-  group->sensitivity_objective(slots, deltas, values, &grads);
-  for (Index b = 0; b < deltas.cols(); ++b) {
-    const Index slot = slots[static_cast<std::size_t>(b)];
-    const auto own = model->at_position(X, positions[static_cast<std::size_t>(slot)]);
-    Vector v;
-    Matrix g;
-    own->sensitivity_objective(deltas.col(b), v, &g);
-    EXPECT_LE(std::abs(values(b) - v(0)), 1e-12 * std::max(v(0), 1.0)) << GetParam().label << b;
-    EXPECT_LE((grads.col(b) - g.col(0)).norm(), 1e-10 * g.norm() + 1e-13)
-        << GetParam().label << " column " << b;
-    const double plain =
-        distance_from_scratch(*model, X, positions[static_cast<std::size_t>(slot)], deltas.col(b));
-    EXPECT_LE(std::abs(values(b) - plain), 1e-11 * std::max(plain, 1e-12)) << b;
-  }
+  const Matrix deltas = batch_of_points(gen, spec.d, 7);
   EXPECT_THROW(group->sensitivity_objective(std::vector<Index>{0}, deltas, values, &grads),
                std::invalid_argument);
 }
