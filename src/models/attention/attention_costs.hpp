@@ -8,10 +8,12 @@ namespace wordsens {
 #if defined(__AVX2__) && defined(__FMA__)
 /// How much faster than the mix raf's batched word-sensitivity objective runs, with both cores
 /// busy (two ranks share the caches the GEMMs repack their operands through: a raf task at
-/// n = 250, d = 768 takes 30–35 s alone and 50 s next to another rank). Calibrated on
-/// paper_ws.ini (210 raf and raf_relu tasks) on 2 ranks: 20 min 19 s measured, 18 min 52 s
-/// predicted.
-inline constexpr double kBatchedSpeedup = 3.5;
+/// n = 250, d = 768 takes 30–35 s alone and 50 s next to another rank). Calibrated on the wall
+/// times of paper_ws.ini and regime_map.ini (720 raf and raf_relu tasks, raced, 2 ranks, the AMD
+/// EPYC host with AVX-512, 2026-12-02): 8 min 34 s and 1 min 36 s measured, 8 min 52 s and
+/// 1 min 21 s priced (19 min 31 s together at 3.5, calibrated before raf's rounds of 64 points
+/// and the race).
+inline constexpr double kBatchedSpeedup = 6.9;
 #else
 inline constexpr double kBatchedSpeedup = 1.75;  // scaled like the v3 value (not measured)
 #endif

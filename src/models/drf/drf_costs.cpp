@@ -4,7 +4,8 @@ namespace wordsens {
 
 double DrfCosts::evaluation(const CostShape& s) const {
   const double weights = s.k * s.d + (s.L - 1.0) * s.k * s.k;
-  return 4.0 * weights / (8.0 * weights <= kDrfCacheBytes ? kCachedDrfSpeedup : 1.0);
+  return 4.0 * weights /
+         (8.0 * weights <= kDrfCacheBytes ? kCachedDrfSpeedup : kRowBlockDrfSpeedup);
 }
 
 double DrfCosts::features(const CostShape& s) const {

@@ -12,6 +12,11 @@ namespace wordsens {
 /// all --max-evals 200 --trials 2 --seed 1`, 2.6 s a trial, 3.7 s before the GEMMs). The same
 /// factor for the baseline build (not measured).
 inline constexpr double kCachedDrfSpeedup = 5.0;
+/// Beyond the cache, the hidden layers of a call of up to 8 points are multiplied by blocks of
+/// rows without GEMM packing (hidden_layers.hpp), about this much faster than the mix: calibrated
+/// on paper_ws_drf.ini's per-task times (90 tasks, n = 5, 10, 20, L = 2, 4, 8, 2 ranks, the AMD
+/// EPYC host, 2026-12-02): 771 s measured, 1713 s priced at the mix's rate.
+inline constexpr double kRowBlockDrfSpeedup = 2.2;
 /// drf layers up to this many bytes (8·(k·d + (L − 1)·k²)) count as cached: half the 32 MiB
 /// last-level cache of the calibration machine, which two ranks share.
 inline constexpr double kDrfCacheBytes = 16.0 * 1024 * 1024;

@@ -38,12 +38,15 @@ inline constexpr double kDenseSpeedup = 6.0;
 /// the N+1 texts' features one text at a time, the (N+1) × p matrix assembled, its Gram and the
 /// head. Measured on paper_gen.ini (raf, 5 trials, idle): 0.3 of the dense rate while Φ was
 /// built for each of the head's two products; building it once made raf's task at n = 120,
-/// N = 1300 0.69 times as long (35.2 s to 24.2 s, the same machine): 0.3 / 0.69 ≈ 0.44, and 0.45
-/// matches that machine's paper_gen.ini run.
-inline constexpr double kGenDenseShare = 0.45;
+/// N = 1300 0.69 times as long (35.2 s to 24.2 s, the same machine): 0.3 / 0.69 ≈ 0.44. Since
+/// then freed memory stays in the process (core/memory_reuse.hpp) and the host's DGEMM runs
+/// AVX-512: calibrated on paper_gen.ini's raf tasks (60 at n = 40, 120, 2 ranks, the AMD EPYC
+/// host, 2026-12-02), 439 s measured, 907 s priced at 0.45.
+inline constexpr double kGenDenseShare = 1.0;
 /// The same phase where Φ is streamed, computed for each of the head's two products (rf with the
-/// full sampler, models/rf/rf_costs.cpp): calibrated on paper_glove_brown.ini.
-inline constexpr double kStreamedGenDenseShare = 0.3;
+/// full sampler, models/rf/rf_costs.cpp): calibrated on paper_glove_brown.ini's rf gen tasks
+/// (210, 2 ranks, the AMD EPYC host, 2026-12-02): 174 s measured, 308 s priced at 0.3.
+inline constexpr double kStreamedGenDenseShare = 0.55;
 
 /// A task's sizes, as the cost formulas use them.
 struct CostShape {
