@@ -528,22 +528,32 @@ def test_plan_useful_ranks_are_capped_by_the_task_count_or_rank_0():
     assert rp.useful_ranks(10**6, 10**6 * 0.1) == (math.floor(root * 0.1), "rank0")
     # a job array: the tasks of one shard job
     assert rp.useful_ranks(1680, 1680 * 600.0, shards=5) == (336, "tasks")
-    # the same through plan(): its last two columns, from the binary's dry-run
-    p = subprocess.run([BIN, "run", CONFIG["regime_map"], "--dry-run"], capture_output=True,
-                       text=True, cwd=ROOT, timeout=120)
-    row = rp.plan(p.stdout, 1024, "full", 4.0)
-    assert row[0] == 300 and row[-2:] == (300, "tasks"), row
-    short = rp.plan(p.stdout.replace("      227      1m11s", "      227         1s"), 1024,
-                    "full", 4.0)
+    # the same through plan(): its last two columns, from the binary's dry-run. paper_ws's tasks
+    # take seconds each, so its task count limits it; regime_map's take a fraction of a second,
+    # so on 1024 ranks rank 0 storing its records does.
+    def dry(study):
+        p = subprocess.run([BIN, "run", CONFIG[study], "--dry-run"], capture_output=True,
+                           text=True, cwd=ROOT, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    row = rp.plan(dry("paper_ws"), 1024, "full", 4.0)
+    assert row[0] == 420 and row[-2:] == (420, "tasks"), row
+    short = rp.plan(dry("regime_map"), 1024, "full", 4.0)
+    assert short[0] == 300 and short[-1] == "rank0" and short[-2] < 300, short
     assert short[-2:] == rp.useful_ranks(short[0], short[2]), short
     # and in reproduce_paper.sh --dry-run's plan column, with a warning past it
-    out = script("--dry-run", "--ranks", 1024, "--only", "regime_map")
+    out = script("--dry-run", "--ranks", 1024, "--only", "paper_ws,regime_map")
     assert out.returncode == 0, out.stderr
-    line = " ".join(dry_rows(out.stdout)["regime_map"])
-    assert "uses at most 300 ranks (its task count), fewer than the 1024 given" in line, line
-    few = " ".join(dry_rows(script("--dry-run", "--ranks", 4, "--only", "regime_map").stdout)
-                   ["regime_map"])
-    assert "uses at most 300 ranks (its task count)" in few and "fewer than" not in few, few
+    rows = dry_rows(out.stdout)
+    line = " ".join(rows["paper_ws"])
+    assert "uses at most 420 ranks (its task count), fewer than the 1024 given" in line, line
+    line = " ".join(rows["regime_map"])
+    assert (f"uses at most {short[-2]} ranks (rank 0 storing the records), fewer than the 1024 "
+            "given") in line, line
+    few = " ".join(dry_rows(script("--dry-run", "--ranks", 4, "--only", "paper_ws").stdout)
+                   ["paper_ws"])
+    assert "uses at most 420 ranks (its task count)" in few and "fewer than" not in few, few
 
 
 def test_plan_shards():
