@@ -1,5 +1,11 @@
-"""Every claim the report judges, each one object: what it says, where it speaks, the records it
-reads, the function that builds its rows, and the paper's side of it.
+"""Every claim the report judges, each one object: its statement (kind, quantifiers, the evidence
+it reads), where it speaks, how its tests read the statement, the function that builds its rows,
+and the paper's side of it.
+
+A claim's rule is derived, not written beside it: `Claim.rule` is its statement, how it is judged,
+and for every kind of evidence it reads what the evidence table (evidence.py) lets that evidence
+say; its rows builder makes every test through `Claim.judge()`, which refuses a test that asks
+its evidence for a direction the table does not give.
 
 The verdict pipeline (verdicts.py) iterates CLAIMS in this order; the "paper vs here" table reads
 `paper`; the figures find a model's claim here; the rules' hash (RULES_HASH) covers every text
@@ -11,9 +17,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
-from . import extension_claims, head_claims, multi_word, rules, ws_claims
-from .rules import (E_FAR, E_LIMIT, E_NEAR, FLAT, HALF_M_TOL, K_OVER_N, M_OVER_N, REFUTE_HALF,
-                    RELU_BEYOND, RELU_DECAY, RELU_FLAT)
+from . import evidence, extension_claims, head_claims, multi_word, rules, ws_claims
+from .judgement import Judge
+from .rules import (E_FAR, E_LIMIT, E_NEAR, FLAT, HALF_M_TOL, K_OVER_N, M_OVER_N, RELU_BEYOND)
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,19 @@ class Paper:
 
 
 @dataclass(frozen=True)
+class Statement:
+    """A claim as the theorem states it: its kind (or kinds, for a Θ(·) claim: an upper and a
+    lower part, each judged by its own evidence) from evidence.py, its words with the quantifiers
+    (with probability ≥ 1 − η over the weights, for every text, for every n of the regime or
+    past some n0), and the evidence this suite brings to it, whose directions come from the
+    evidence table."""
+
+    kinds: tuple
+    text: str
+    evidence: tuple  # evidence kinds (evidence.py) the rows builder may use
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     theorem: str   # the paper's numbering
@@ -34,154 +53,220 @@ class Claim:
     model: str
     table: str     # the records it reads: "ws", "gen" or "multi_word" (several changed words)
     regime: str    # where the claim speaks; other grid points are listed, never used
-    rule: str      # how the verdict is decided
+    statement: Statement
+    judged: str    # how its tests read the statement: statistics, windows, thresholds
     rows: Callable  # rows(claim, study) -> [Row]: its primary row(s) and their breakdown
     paper: Paper | None = None  # None: a claim beyond the paper
     # A claim about a model beyond the paper: its rows are of kind 'extension' (their own Holm
     # family, never in the first line; docs/VERDICT_RULES.md "Beyond the paper").
     extension: bool = False
+    # The columns its verdict rests on, (model, column) with "" for the claim's own model: an
+    # integrity check failing for one of them leaves the claim open (integrity.gate).
+    reads: tuple = (("", "S"),)
+
+    @property
+    def rule(self) -> str:
+        """The rule, derived from the statement and the evidence table: what is judged, and what
+        each kind of evidence the claim reads can say about it."""
+        kinds = self.statement.kinds
+        can = []
+        for e in self.statement.evidence:
+            d = next((evidence.TABLE[(k, e)] for k in kinds if (k, e) in evidence.TABLE), None)
+            if d is not None:
+                can.append(f"{e}: {d.how}")
+        return (f"statement: {self.statement.text}. Judged: {self.judged}. Evidence: "
+                f"{'; '.join(can)}. {_STATS}")
+
+    def judge(self, part: str | None = None) -> Judge:
+        """The Judge of this claim's tests (of one part of a Θ(·) claim)."""
+        kind = part or self.statement.kinds[0]
+        if kind not in self.statement.kinds:
+            raise evidence.RuleError(f"{self.id} has no part of kind {kind}")
+        return Judge(kind)
 
 
-_STATS = ("statistics are per trial (the texts of a trial are shared by all models and all n, so "
-          "a trial gives a whole curve) and judged by their median: exact one-sided sign tests "
-          "at α, 95% order-statistic intervals; every group of the claim's axes in its regime "
-          "must pass (intersection-union), any refuted group contradicts it (Bonferroni over "
-          "the groups' tests), then Holm over the report's primary rows; a planned in-regime "
-          "point with fewer done trials than planned makes its group inconclusive")
+_ETA = f"{1 - rules.TOLERATED:.0%}"
+_STATS = (f"Statistics are per trial (the texts of a trial are shared by all models and all n, "
+          f"so a trial gives a whole curve), each trial an independent draw of weights and "
+          f"texts. 'With probability ≥ 1 − η over the weights' (η = {rules.TOLERATED:g}) is "
+          f"judged as such: a test confirms when the median is on the confirming side (exact "
+          f"one-sided sign test, p ≤ α) and at most ⌊η·m⌋ of its m trials fail the claim (a "
+          f"trial fails a slope when it misses the window by more than {rules.SLOPE_MARGIN:g}, "
+          f"a level, an order or a head's E when it is not on the confirming side); it refutes "
+          f"when the trials on the refuting side are significantly more than η·m (exact binomial "
+          f"test). Slopes of asymptotic claims are read over the end of the design (the last "
+          f"{rules.END_DOUBLINGS} doublings of n in the regime, at least {rules.MIN_POINTS} "
+          f"values), levels and contrasts at every n of the regime (per trial its worst n). "
+          f"Every group of the claim's axes in its regime must pass (intersection-union), any "
+          f"refuted group contradicts it (Bonferroni over the refuting tests), then Holm over "
+          f"the report's rows of the family; a planned in-regime point with fewer done trials "
+          f"than planned, a group with fewer than {rules.MIN_POINTS} values of n in the regime, "
+          f"a partner model's point short of trials, a NaN, infinite or non-positive value "
+          f"where a bound or S is due, and a failed integrity check of a column the claim reads "
+          f"each keep the claim open, named")
+
+_O_HALF = Statement(
+    (evidence.UPPER_RATE,),
+    "with probability ≥ 1 − η over the weights, for every text, S ≤ C·n^−1/2 for every n ≥ n0 "
+    "(C and n0 unknown), where k ≳ d",
+    (evidence.UPPER, evidence.UPPER_EXAMINED, evidence.LOWER))
+_O_HALF_JUDGED = (
+    "per trial, the slope of log S_upper against log n over the end of the design at most "
+    "−1/2 + δ, δ the largest upward drift a bound obeying the theorem can have at the group's own "
+    "n and k (tolerances.py: 0 where k grows with n); refuted when S·√n at the largest n lies "
+    "above C_max, the largest constant a certified bound obeying the theorem can have at the "
+    f"group's sizes (tolerances.level_ceiling, with a margin of {rules.CEILING_MARGIN:g}), in "
+    "significantly more than η of the trials; without S_upper in the group, at most 'not "
+    "refuted (lower bound only)', when S·√n at the largest n lies below C_max")
+
+
+def _omega_statement(model: str) -> Statement:
+    return Statement(
+        (evidence.LOWER_RATE,),
+        f"with probability ≥ 1 − η over the weights, for every text, S_{model} ≥ c > 0 for "
+        f"every n ≤ d (c unknown)",
+        (evidence.LOWER, evidence.LOWER_OVER_UPPER))
+
+
+def _omega_judged(model: str) -> str:
+    return (f"per trial, the slope of log S_{model} against log n over the end of the design "
+            f"above −{FLAT} (not decaying: a decay like n^−0.1 is not Ω(1) on a finite grid), "
+            f"and at every n of the regime S_{model} above rf's certified upper bound on the same "
+            f"texts (the smallest over n of log(S_{model}/S_upper,rf) above 0: an attained S over "
+            f"a certified bound is a lower bound of the true ratio), the gap growing (the slope "
+            f"of that log ratio over the end of the design above 0); 'supported (restricted "
+            f"bound)' when rf's bound covers the examined positions only; never contradicted: no "
+            f"upper bound of S_{model} exists, and a decaying lower bound may be a search that "
+            f"misses the maximum")
+
+
+def _order_statement(a: str, b: str, where: str) -> Statement:
+    return Statement(
+        (evidence.ORDER,),
+        f"with probability ≥ 1 − η over the weights, for every text and every n {where}, "
+        f"{a} > {b}", (evidence.LOWER_PAIR,))
+
+
+_BOUNDED = (("", "S"), ("", "S_upper"))
+_ABOVE_RF = (("", "S"), ("rf", "S_upper"))
+_LB_PAIR = ("both are lower bounds found by ascent: in the claimed order at every n the claim is "
+            "at most 'not refuted (lower bound only)', and the other order refutes nothing "
+            "(inconclusive, with the reason)")
 
 CLAIMS = {c.id: c for c in [
     Claim("thm1_rf", "Thm 1", "Random features forget a single word: S_rf = O(1/√n)", "rf", "ws",
-          "k ≥ d (the theorem needs k ≳ d), per (d, k) group",
-          f"confirmed when in every group the certified upper bound's slope of log S_upper "
-          f"against log n is at most −1/2 + δ, δ the largest upward drift a bound obeying the "
-          f"theorem can have at the group's own n and k (tolerances.py: the maximum over the "
-          f"n positions' blocks; 0 where k grows with n); 'supported (restricted bound)' when "
-          f"S_upper covers only the examined positions; contradicted when the lower bound S "
-          f"decays slower than allowed (slope above {REFUTE_HALF}) in some group; without "
-          f"S_upper at most 'not refuted (lower bound only)': S's slope at most −1/2 + δ and "
-          f"the fit S·√n = A + B/√n with A > 0 (S does not fall faster than 1/√n, as a search "
-          f"that misses the maximum at large n would make it); {_STATS}",
-          ws_claims.o_half_rows,
+          "k ≥ d (the theorem needs k ≳ d), per (d, k) group, k grouped as the grid gives it",
+          _O_HALF, _O_HALF_JUDGED, ws_claims.o_half_rows,
           Paper("Thm 1: random features lose a single word, S_rf = O(1/√n) for k ≳ d",
                 "rf's word sensitivity falls like n^−1/2 (k = D)",
-                "slope of log S_upper vs log n ≤ −1/2 + δ (δ: the bound's own drift)")),
+                "slope of log S_upper vs log n over the end of the design ≤ −1/2 + δ"),
+          reads=_BOUNDED),
     Claim("thm2_drf", "Thm 2", "Deep random features forget a single word too: S_drf = O(1/√n) "
           "for each depth L", "drf", "ws", "k ≥ d, per (d, L, k) group",
-          "as Thm 1, with drf's certified upper bound (all positions) where the file has one, "
-          "in every depth L",
-          ws_claims.o_half_rows,
+          _O_HALF, "as Thm 1, with drf's certified upper bound (all positions) and its ceiling "
+          "(each hidden layer's norm), in every depth L", ws_claims.o_half_rows,
           Paper("Thm 2: deep random features too, S_drf = O(1/√n) for every depth L",
                 "drf falls like n^−1/2 at every L",
-                "slope of log S_upper vs log n ≤ −1/2 + δ in every L")),
+                "slope of log S_upper vs log n over the end of the design ≤ −1/2 + δ in every "
+                "L"), reads=_BOUNDED),
     Claim("thm3_raf", "Thm 3", "Random attention features keep a single word: S_raf = Ω(1)",
           "raf", "ws",
           "n ≤ d (at fixed d and n ≫ d, S_raf = O(√(d/n)): see docs/VERDICT_RULES.md), per d",
-          f"confirmed when in every d, with one-sided p ≤ α after Holm (intersection-union: "
-          f"the row's p is the largest of its tests'): raf is flat, its slope of log S against "
-          f"log n inside [−{FLAT}, +{FLAT}] (two one-sided sign tests; a decay like n^−0.1 is "
-          f"not flat), and high: per trial, the smallest over n of log(S_raf/S_upper,rf) is "
-          f"above 0 (raf above rf's certified upper bound on the same texts at every n; S_raf "
-          f"is attained and S_upper,rf certified, so the ratio is a lower bound of the true "
-          f"one) and its slope against log n is above 0 (the gap grows, ≈ +1/2 predicted); "
-          f"'supported (restricted bound)' when rf's bound covers the examined positions only. "
-          f"S is a lower bound found by ascent: it can confirm Ω(1) but never refute it, so a "
-          f"decaying S_raf gives inconclusive, not contradicted; {_STATS}",
-          ws_claims.thm3_rows,
+          _omega_statement("raf"), _omega_judged("raf"), ws_claims.thm3_rows,
           Paper("Thm 3: random attention keeps a single word, S_raf = Ω(1) (n not large next "
                 "to d)",
                 "raf's word sensitivity stays flat in n, far above rf's",
-                "slope of log S_raf inside ±0.08; S_raf above rf's S_upper at every n, the gap "
-                "growing")),
+                f"slope of log S_raf over the end of the design above −{FLAT}; S_raf above "
+                f"rf's S_upper at every n, the gap growing"), reads=_ABOVE_RF),
     Claim("softmax_raf_relu", "Thm 3 (contrast)", "The softmax matters: row-normalised ReLU "
           "attention keeps less of a word than softmax attention", "raf_relu", "ws",
           f"n ≤ d (as Thm 3), per d; its decay only where n ≥ {RELU_BEYOND}·d",
-          f"at most 'not refuted (lower bound only)' (no upper bound exists for raf_relu): in "
-          f"every d, the per-trial mean over n of log(S_raf/S_relu), paired on the same texts, "
-          f"above 0 with p ≤ α after Holm; contradicted when it is below 0 (raf_relu's S, found "
-          f"by a search that starts from the floor construction of docs/METHOD.md, is as high "
-          f"as raf's). raf_relu keeps S ≳ 0.5 at every n < d, so its decay is looked for only "
-          f"where n ≥ {RELU_BEYOND}·d (secondary rows relu_decay: slope below {RELU_DECAY} not "
-          f"refuted, above {RELU_FLAT} contradicted); {_STATS}",
+          _order_statement("S_raf", "S_relu", "≤ d"),
+          f"per trial, the smallest over the regime's n of log(S_raf/S_relu), paired on the same "
+          f"texts, above 0; {_LB_PAIR}. raf_relu keeps S ≳ 0.5 at every n < d (a floor, "
+          f"docs/METHOD.md), so its decay is shown only where n ≥ {RELU_BEYOND}·d (secondary "
+          f"rows relu_decay, not judged)",
           ws_claims.softmax_rows,
           Paper("The softmax matters: with row-normalised ReLU attention the word is lost",
                 "raf_relu's word sensitivity decays with n while raf's does not",
-                "log(S_raf/S_relu) > 0 on the same texts (n ≤ d); raf_relu's decay where "
-                "n ≥ 2d (beyond its floor)")),
+                "log(S_raf/S_relu) > 0 on the same texts at every n ≤ d; raf_relu's decay "
+                "where n ≥ 2d (beyond its floor), shown"), reads=(("", "S"), ("raf", "S"))),
     Claim("thm45_rf", "Thms 4–5", "A random-features head cannot tell the two texts apart "
           "after a one-word change: E_rf stays far from 0", "rf", "gen",
           f"k ≥ {K_OVER_N}·N (k ≫ N) and N + 1 < k, per (d, N, k) group",
+          Statement((evidence.HEAD_CANNOT, evidence.LIMIT),
+                    "with probability ≥ 1 − η over the weights, for every n large enough (k ≫ "
+                    "N), every one-word change Δ leaves the fitted head wrong on the changed "
+                    "text: E bounded away from 0, tending to 4 as n grows",
+                    (evidence.E_SEARCH, evidence.E_SMALL)),
           f"per training mode, with Δ the best a search minimising E found (objective 'best': "
-          f"the smallest E of the objectives run): at most 'supported (search only)' (a large "
-          f"E is no certificate over the ball) when in every group the median E at the largest "
-          f"planned n is above {E_FAR} (exact sign test, p ≤ α after Holm); contradicted when "
-          f"it is below {E_NEAR} in some group (the search found a Δ the head gets right). "
-          f"'E tends to {E_LIMIT:g}' is claimed only with at least {rules.MIN_POINTS} values of "
-          f"n, when the interval of the per-trial limit L of E = L + B/√n reaches "
-          f"{E_LIMIT:g} in every group (secondary rows limit[…]); {_STATS}",
+          f"the smallest E of the objectives run): per trial, the smallest E over the end of the "
+          f"design's n above {E_FAR} (at most 'supported (search only)': a large E is no "
+          f"certificate over the ball); contradicted when E below {E_NEAR} at some n of the end "
+          f"in significantly more than η of the trials (the search found a Δ the head gets "
+          f"right, which certifies it). 'E tends to {E_LIMIT:g}' is claimed only with at least "
+          f"{rules.MIN_POINTS} values of n, when the interval of the per-trial limit L of "
+          f"E = L + B/√n contains {E_LIMIT:g} in every group (secondary rows limit[…]); an "
+          f"interval wholly above or below it says E does not tend to {E_LIMIT:g}",
           head_claims.head_rows,
           Paper("Thms 4–5: a random-features head cannot tell two texts differing in one word "
                 "apart, after fine-tuning or retraining",
                 "the test error E after the change stays far from 0 and tends to 4 as n grows "
                 "(k ≫ N)",
-                "median E at the largest n > 1 (search only); E → 4 from a fitted limit")),
+                "E > 1 at every n of the end of the design (search only); E → 4 from a fitted "
+                "limit whose interval contains 4"), reads=(("", "E"),)),
     Claim("raf_gen", "Thms 4–5 (contrast)", "A random-attention head can tell the two texts "
           "apart: E_raf near 0 for the best Δ", "raf", "gen",
           "N + 1 < D = n·d and n ≤ d, per (d, N) group",
-          f"per training mode: confirmed when in every group the median E at the largest "
-          f"planned n is below {E_NEAR} (exact sign test, p ≤ α after Holm); E is attained by a "
-          f"stored Δ, so a small E is certified, while a large E (no Δ found) cannot refute "
-          f"the claim: inconclusive; {_STATS}",
+          Statement((evidence.HEAD_CAN,),
+                    "with probability ≥ 1 − η over the weights, for every n ≤ d with N + 1 < "
+                    "n·d, some one-word change Δ makes the fitted head right on the changed "
+                    "text: E near 0", (evidence.E_SMALL, evidence.E_SEARCH)),
+          f"per training mode: per trial, the largest E at the best Δ found over the regime's n "
+          f"below {E_NEAR} (confirmed: E is attained by a stored Δ); a large E (no Δ found) "
+          f"cannot refute the claim: inconclusive",
           head_claims.head_rows,
           Paper("Thms 4–5, contrast: a random-attention head can",
                 "E ≈ 0 at the best one-word change found",
-                "median E at the largest n ≈ 0")),
-    Claim("mw_rf_sqrt_m", "Thm 1 (several words)", "Random features notice m changed words only "
-          "in proportion: S_m grows like √(m/n), slope +1/2 in m", "rf", "multi_word",
-          f"k ≥ d and m ≤ n/{M_OVER_N} (m ≪ n), per (n, d, k) group",
-          f"'supported (restricted bound)' when in every group the slope of log S_m (a lower "
-          f"bound) against log m is above 1/2 − {HALF_M_TOL} and the slope of log S_upper "
-          f"(certified over the examined word sets only) is below 1/2 + {HALF_M_TOL}, with "
-          f"p ≤ α after Holm; 'not refuted (lower bound only)' without S_upper when the lower "
-          f"bound's slope lies inside 1/2 ± {HALF_M_TOL}; contradicted when in some group the "
-          f"lower bound grows faster (slope above 1/2 + {HALF_M_TOL}) or the upper bound slower "
-          f"(slope below 1/2 − {HALF_M_TOL}); m = 1 is the task with one changed word; "
-          f"{_STATS}",
-          multi_word.rf_growth_rows),
-    Claim("mw_rf_fraction", "Thm 1 (several words)", "A fixed fraction of changed words moves "
-          "random features by a constant: at m = ⌈f·n⌉, S_m is flat in n", "rf", "multi_word",
-          "k ≥ d, per (words-fraction f, d, k) group",
-          f"in every group the slope of log S_m against log n: 'supported (restricted bound)' "
-          f"when the lower bound's slope is above −{FLAT} (S_m does not decay) and S_upper's "
-          f"(examined sets) is below +{FLAT}, with p ≤ α after Holm; 'not refuted (lower bound "
-          f"only)' without S_upper when the lower bound's slope lies inside ±{FLAT}; "
-          f"contradicted when in some group the lower bound grows (slope above +{FLAT}) or the "
-          f"upper bound decays (below −{FLAT}); {_STATS}",
-          multi_word.rf_fraction_rows),
-    Claim("mw_raf_one_word", "Thm 3 (several words)", "One changed word already moves "
-          "attention: S_1 = Ω(1), and more words only add to it (S_m ≥ S_1)", "raf", "multi_word",
-          "n ≤ d, per d",
-          f"'not refuted (lower bound only)' when in every d, with p ≤ α after Holm: raf's S_1 "
-          f"(a lower bound) has a slope in n inside [−{FLAT}, +{FLAT}], and the per-trial mean "
-          f"of log(S_m/S_1) over the m ≥ 2 of the file is above 0 (the searches for several "
-          f"words find at least what one word gives); a decaying S_1 or S_m below S_1 cannot "
-          f"refute the claim (lower bounds found by ascent): inconclusive with the reason; "
-          f"{_STATS}",
-          multi_word.raf_one_word_rows),
+                f"E < {E_NEAR} at every n ≤ d"), reads=(("", "E"),)),
+    Claim("mw_rf_sqrt_m", "beyond the paper (Thm 1, several words)", "Random features notice "
+          "m changed words only in proportion: S_m grows like √(m/n), slope +1/2 in m", "rf",
+          "multi_word", f"k ≥ d and m ≤ n/{M_OVER_N} (m ≪ n), per (n, d, k) group",
+          Statement((evidence.UPPER_RATE, evidence.LOWER_RATE),
+                    "with probability ≥ 1 − η over the weights, for every text, c·√(m/n) ≤ S_m "
+                    "≤ C·√(m/n) while m ≪ n (c, C unknown)",
+                    (evidence.UPPER_EXAMINED, evidence.LOWER)),
+          f"per trial over the end of the design in m: the slope of log S_upper (certified over "
+          f"the examined word sets only) against log m at most 1/2 + {HALF_M_TOL} (the upper "
+          f"part, 'supported (restricted bound)'), and the slope of log S_m (a lower bound) at "
+          f"least 1/2 − {HALF_M_TOL} (the lower part); refuted when S_m at the largest m lies "
+          f"above the ceiling of a certified bound on m words in significantly more than η of "
+          f"the trials; without S_upper, at most 'not refuted (lower bound only)'; m = 1 is the "
+          f"task with one changed word",
+          multi_word.rf_growth_rows, extension=True, reads=_BOUNDED),
+    Claim("mw_rf_fraction", "beyond the paper (Thm 1, several words)", "A fixed fraction of "
+          "changed words moves random features by a constant: at m = ⌈f·n⌉, S_m is flat in n",
+          "rf", "multi_word", "k ≥ d, per (words-fraction f, d, k) group",
+          Statement((evidence.UPPER_RATE, evidence.LOWER_RATE),
+                    "with probability ≥ 1 − η over the weights, for every text, at m = ⌈f·n⌉ "
+                    "changed words c ≤ S_m/λ(m/n) ≤ C for every n (c, C unknown), λ(r) = "
+                    "√r·(1 + √(r·n·d/k)) the law of docs/METHOD.md §4: m/n moves with the "
+                    "rounding of f·n, and the law with it",
+                    (evidence.UPPER_EXAMINED, evidence.LOWER)),
+          f"per trial over the end of the design in n: the slope of log(S_upper/λ) at most "
+          f"+{FLAT} (the upper part, 'supported (restricted bound)') and the slope of "
+          f"log(S_m/λ) at least −{FLAT} (the lower part); refuted when S_m at the largest n "
+          f"lies above the ceiling of a certified bound on m words in significantly more than "
+          f"η of the trials; without S_upper, at most 'not refuted (lower bound only)'",
+          multi_word.rf_fraction_rows, extension=True, reads=_BOUNDED),
 ]}
-
-_LB_CONTRAST = (f"both are lower bounds found by ascent, so a positive verdict is at most 'not "
-                f"refuted (lower bound only)', and the opposite order with p ≤ α contradicts the "
-                f"claim; {_STATS}")
 
 
 def _omega(model: str, what: str) -> Claim:
     return Claim(f"ext_{model}", "beyond the paper", f"{what} keeps a single word: S_{model} = "
                  f"Ω(1)", model, "ws", "n ≤ d, per d (and per H and MLP width k where the "
-                 f"study runs several)",
-                 f"as Thm 3 with S_{model} in place of S_raf: confirmed when in every d its slope "
-                 f"of log S against log n lies inside [−{FLAT}, +{FLAT}] and it stays above rf's "
-                 f"certified upper bound on the same texts at every n, the gap growing; {_STATS}",
-                 ws_claims.thm3_rows, extension=True)
+                 f"study runs several)", _omega_statement(model), _omega_judged(model),
+                 ws_claims.thm3_rows, extension=True, reads=_ABOVE_RF)
 
 
 EXTENSION_CLAIMS = [
@@ -191,26 +276,25 @@ EXTENSION_CLAIMS = [
     Claim("ext_residual", "beyond the paper", "The block keeps less of a word than its attention "
           "alone: S_block < S_mhraf on the same texts (residual path, LayerNorm, MLP)", "block",
           "ws", "n ≤ d, per d (and per H and MLP width k), mhraf with the same heads on the "
-          "same texts",
-          f"in every d (and H, and width k of the block's MLP), the per-trial mean over n of "
-          f"log(S_block/S_mhraf) below 0 with p ≤ α "
-          f"after Holm over the extension rows; {_LB_CONTRAST}",
-          extension_claims.residual_rows, extension=True),
+          "same texts", _order_statement("S_mhraf", "S_block", "≤ d"),
+          f"in every d (and H, and width k of the block's MLP), per trial, the largest over the "
+          f"regime's n of log(S_block/S_mhraf) below 0; {_LB_PAIR}",
+          extension_claims.residual_rows, extension=True, reads=(("", "S"), ("mhraf", "S"))),
     *[Claim(f"ext_heads_{model}", "beyond the paper", f"More heads keep less of a word: "
             f"S_{model} falls with the number of heads H (each head d/H wide)", model, "ws",
             "n ≤ d, per d (and per MLP width k), the study's heads grid (listed where it has "
             "at least 2 values of H)",
-            f"in every d (and width k of the block's MLP), per trial, the mean over n of the "
-            f"least-squares slope of log S_{model} "
-            f"against log H below 0 with p ≤ α after Holm over the extension rows; "
-            f"{_LB_CONTRAST}",
+            _order_statement(f"S_{model} at fewer heads", "at more heads", "≤ d"),
+            f"in every d (and width k of the block's MLP), per trial, the largest over the "
+            f"regime's n of the least-squares slope of log S_{model} against log H below 0; "
+            f"{_LB_PAIR}",
             extension_claims.heads_rows, extension=True) for model in ("mhraf", "block")],
     *[Claim(f"ext_causal_{model}", "beyond the paper", f"Under a causal mask the first word "
             f"counts more than the last: S at word 0 above S at word n−1 ({model})",
             f"{model}/causal", "ws", "n ≤ d, per d, mask = causal, positions = all",
-            f"in every d, the per-trial mean over n of log(S_0/S_(n−1)), each the best S found "
-            f"at that word (position_S), above 0 with p ≤ α after Holm over the extension rows; "
-            f"{_LB_CONTRAST}",
+            _order_statement("S at word 0", "S at word n−1", "≤ d"),
+            f"in every d, per trial, the smallest over the regime's n of log(S_0/S_(n−1)), each "
+            f"the best S found at that word (position_S), above 0; {_LB_PAIR}",
             extension_claims.causal_rows, extension=True) for model in ("raf", "block")],
 ]
 CLAIMS.update({c.id: c for c in EXTENSION_CLAIMS})
@@ -233,7 +317,11 @@ def ws_claim_of_model(model: str) -> Claim | None:
 def _texts() -> list:
     out = [f"version {rules.RULES_VERSION}", f"alpha {rules.ALPHA}", f"level {rules.LEVEL}",
            f"min_trials {rules.MIN_TRIALS}", f"min_points {rules.MIN_POINTS}",
+           f"tolerated {rules.TOLERATED}", f"slope_margin {rules.SLOPE_MARGIN}",
+           f"end_doublings {rules.END_DOUBLINGS}",
+           f"ceiling_margin {rules.CEILING_MARGIN}",
            "holm over primary rows", f"sequential: {rules.SEQUENTIAL_RULE}"]
+    out += [" | ".join(r) for r in evidence.table_rows()]
     for c in CLAIMS.values():
         out += [c.id, c.theorem, c.name, c.model, c.regime, c.rule]
     for table in (rules.SECONDARY_RULES, rules.INTEGRITY_RULES):

@@ -2,28 +2,29 @@
 family and the causal mask (docs/METHOD.md §2, docs/VERDICT_RULES.md "Beyond the paper").
 
 Ω(1) of raf_v, mhraf and block is judged by Thm 3's builder (ws_claims.thm3_rows) with the
-claim's model. The two contrasts here compare lower bounds (S found by ascent) on the same texts,
-so that a positive verdict is at most 'not refuted (lower bound only)', and the opposite order,
-significant, contradicts the claim.
+claim's model. The contrasts here compare lower bounds (S found by ascent) on the same texts at
+every n of the regime (per trial the worst n), so that a positive verdict is at most 'not refuted
+(lower bound only)', and the opposite order refutes nothing: two lower bounds never order two
+models (evidence.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from . import regimes, rules
-from . import groups, stats
-from .judgement import Group, Row, missing_test, sign_test
+from . import evidence, groups, regimes, rules, stats
+from .judgement import Group, Row
 from .ws_claims import (_attention_inside, _attention_plan_of, _judged_groups, _no_group,
                         _on_the_same_texts, _own_study, _partner, _partner_of, _partner_rows,
-                        _ratio_frame, _runs_several, head_groups, mean_log_gap_test,
-                        several_heads)
+                        _ratio_frame, _runs_several, head_groups, several_heads,
+                        worst_log_ratio_test)
 
 
 def residual_rows(c, study) -> list:
-    """The block against its attention alone: in every d (and H), the per-trial mean over n of
-    log(S_block/S_mhraf) on the same texts and with the same heads below 0 (the residual path
-    and the LayerNorms keep less of a word than the attention does by itself)."""
+    """The block against its attention alone: in every d (and H, and MLP width), per trial, the
+    largest over the regime's n of log(S_block/S_mhraf) on the same texts and with the same heads
+    below 0 (the residual path and the LayerNorms keep less of a word than the attention does
+    by itself)."""
     partner = "mhraf"
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
     found = _attention_inside(row, c, study)
@@ -34,6 +35,7 @@ def residual_rows(c, study) -> list:
     if "heads" not in pool:
         pool = pool.assign(heads=1)
     n_used = set()
+    judge = c.judge()
     keys, label_of, axes_of = head_groups(inside, study, c.model)
     # Each MLP width k of the block is its own group, paired with the same attention (mhraf has
     # no MLP, so no width).
@@ -41,21 +43,23 @@ def residual_rows(c, study) -> list:
                                              _attention_plan_of(study, c.model), label_of):
         same = _on_the_same_texts(pool, partner, g)
         suffix, og = _partner(same[same["heads"] == H], _own_study(sub))
-        grp = Group(",".join(filter(None, [label_of(d, H, k), suffix])), d=str(int(d)),
-                    positive=rules.NOT_REFUTED_LB,
-                    note=f"S_{c.model} and S_{partner} are lower bounds found by ascent",
-                    partner=_partner_of(og, partner, _own_study(sub)),
-                    axes={**axes_of(d, H, k), "n": list(plan.ns)})
-        row.groups.append(grp)
+        grp = groups.start_group(row, ",".join(filter(None, [label_of(d, H, k), suffix])), d,
+                                 plan, note=f"S_{c.model} and S_{partner} are lower bounds "
+                                            f"found by ascent",
+                                 partner=_partner_of(og, partner, _own_study(sub)),
+                                 axes={**axes_of(d, H, k), "n": list(plan.ns)})
+        if grp.unavailable:
+            continue
         if plan.shortfall:
             grp.unavailable = plan.shortfall
             continue
-        label = f"mean over n of log(S_{c.model}/S_{partner}), per trial"
+        label = f"largest over n of log(S_{c.model}/S_{partner}), per trial"
         if og is None:
-            grp.tests = [missing_test(label, f"no {partner} records on the same texts with "
-                                             f"H = {H}")]
+            grp.tests = [judge.missing(label, f"no {partner} records on the same texts with "
+                                              f"H = {H}", evidence.LOWER_PAIR)]
             continue
-        mean_log_gap_test(grp, _ratio_frame(g, og, "S", "S"), plan, label, "below", n_used)
+        worst_log_ratio_test(judge, grp, _ratio_frame(g, og, "S", "S"), plan, label, "below",
+                             n_used, evidence.LOWER_PAIR)
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
@@ -89,7 +93,7 @@ def _log_s_per_head(g: pd.DataFrame, heads: list, plans: list) -> tuple:
 
 def heads_rows(c, study) -> list:
     """More heads keep less of a word: in every d (and every MLP width k of the block), per
-    trial, the mean over the regime's n of the least-squares slope of log S against log H (the
+    trial, the largest over the regime's n of the least-squares slope of log S against log H (the
     heads grid, same texts) below 0. Listed only where the study runs the model over at least 2
     values of H."""
     ws = study.ws
@@ -105,7 +109,8 @@ def heads_rows(c, study) -> list:
     planned = plan_of.planned_keys(["d", "k", "heads"])
     widths = _runs_several(inside, study, c.model, "k")
     n_used = set()
-    label = "mean over n of the slope of log S vs log H, per trial"
+    judge = c.judge()
+    label = "largest over n of the slope of log S vs log H, per trial"
     small = []
     # A group per d and width k (every (d, k) the table plans, with records or not).
     by_width = {key: g for key, g in inside.groupby(["d", "k"], sort=True)}
@@ -119,27 +124,29 @@ def heads_rows(c, study) -> list:
                        | {int(H) for dd, kk, H in planned if (dd, kk) == (d, k)})
         where = f"d={d}" + (f",mlp={k}" if widths else "")
         plans = [plan_of({"d": d, "k": k, "heads": H}, g[g["heads"] == H]) for H in heads]
-        if len(heads) < 2 or any(p.too_small() for p in plans):
-            small.append(f"{where}: " + (f"only H={heads[0]}" if len(heads) < 2 else
-                                         f"fewer than {rules.MIN_POINTS} values of n in the "
-                                         f"regime"))
+        if len(heads) < 2:
+            small.append(f"{where}: only H={heads[0]}")
             continue
-        grp = Group(where, d=str(int(d)), positive=rules.NOT_REFUTED_LB,
+        grp = Group(where, d=str(int(d)),
                     note=f"S_{c.model} at each H is a lower bound found by ascent",
                     axes={"d": int(d), **({"k": int(k)} if widths else {}),
                           "n": list(plans[0].ns)})
         row.groups.append(grp)
+        if any(p.too_small() for p in plans):
+            grp.unavailable = (f"fewer than {rules.MIN_POINTS} values of n in the regime at "
+                               f"some H: the claim stays open there")
+            continue
         cube, trials, ns, why = _log_s_per_head(g, heads, plans)
         if why:
             grp.unavailable = why
             continue
-        # Per trial and n, the slope over H; then the trial's mean over n.
-        slopes = stats.ols_slopes(np.log(heads), np.moveaxis(cube, 1, 2)).mean(axis=1)
+        # Per trial and n, the slope over H; then the trial's largest over n (every n).
+        slopes = stats.ols_slopes(np.log(heads), np.moveaxis(cube, 1, 2)).max(axis=1)
         n_used.update(ns)
         grp.n_used = regimes.ns_text(ns)
-        grp.tests = [sign_test(pd.Series(slopes, index=trials),
-                               f"{label} (H={','.join(map(str, heads))})",
-                               confirm=("below", 0.0), refute=("above", 0.0))]
+        grp.tests = [judge.test(pd.Series(slopes, index=trials),
+                                f"{label} (H={','.join(map(str, heads))})", evidence.LOWER_PAIR,
+                                confirm=("below", 0.0))]
     if small:
         row.outside = "; ".join(filter(None, [row.outside, "not judged: " + "; ".join(small)]))
         row.hint = "; ".join(small)
@@ -164,31 +171,36 @@ def _first_over_last(g: pd.DataFrame) -> pd.DataFrame:
 
 
 def causal_rows(c, study) -> list:
-    """Under the causal mask word i reaches rows j ≥ i only: in every d, the per-trial mean over
-    n of log(S at word 0 / S at word n − 1) above 0 (the first word counts more than the last)."""
+    """Under the causal mask word i reaches rows j ≥ i only: in every d, per trial, the smallest
+    over the regime's n of log(S at word 0 / S at word n − 1) above 0 (the first word counts
+    more than the last at every n)."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
     found = _attention_inside(row, c, study)
     if found is None:
         return [row]
     _sub, inside = found
     n_used = set()
-    label = "mean over n of log(S at word 0 / S at word n−1), per trial"
+    judge = c.judge()
+    label = "smallest over n of log(S at word 0 / S at word n−1), per trial"
     keys, label_of, axes_of = head_groups(inside, study, c.model)
     for (d, H, k), g, plan in _judged_groups(row, inside, keys,
                                              _attention_plan_of(study, c.model), label_of):
-        grp = Group(label_of(d, H, k), d=str(int(d)), positive=rules.NOT_REFUTED_LB,
-                    note="each position's S is a lower bound found by ascent",
-                    axes={**axes_of(d, H, k), "n": list(plan.ns)})
-        row.groups.append(grp)
+        grp = groups.start_group(row, label_of(d, H, k), d, plan,
+                                 note="each position's S is a lower bound found by ascent",
+                                 axes={**axes_of(d, H, k), "n": list(plan.ns)})
+        if grp.unavailable:
+            continue
         if plan.shortfall:
             grp.unavailable = plan.shortfall
             continue
         ratios = _first_over_last(g)
         if ratios["ratio"].isna().all():
-            grp.tests = [missing_test(label, "the first and the last word were not both "
-                                             "examined (positions = all)")]
+            grp.tests = [judge.missing(label, "the first and the last word were not both "
+                                              "examined (positions = all)", evidence.LOWER_PAIR)]
             continue
-        mean_log_gap_test(grp, ratios.dropna(), plan, label, "above", n_used)
+        worst_log_ratio_test(judge, grp, ratios, plan, label, "above", n_used,
+                             evidence.LOWER_PAIR)
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
+

@@ -5,8 +5,11 @@ A group is a combination of the axes a claim speaks of (d, depth L, width k, N, 
 Its design is the set of in-regime values of n the study planned for it (the /tasks table of
 the file; the user's grid, so a grid the user restricted misses nothing). A point of the design
 with fewer done trials than planned, or whose records are not usable (a non-positive S cannot
-enter a logarithm), makes the group unavailable with a reason naming the point: a partial run
-never drops its largest n silently.
+enter a logarithm, a NaN or infinite bound), makes the group unavailable with a reason naming
+the point: a partial run never drops its largest n silently. A group whose design has fewer
+values of n than a slope needs is a shortfall of its claim too (the claim stays open, the reason
+names the group), never a group left out. Slopes are per trial, over the end of the design
+(shape.py).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import regimes, rules, stats
+from . import regimes, rules, shape, stats
 from .judgement import Group
 
 
@@ -32,11 +35,13 @@ class Design:
 
     def small_text(self, label: str, x: str = "n") -> str:
         return (f"{label}: only {len(self.ns)} value(s) of {x} in the regime (a slope needs "
-                f"{rules.MIN_POINTS})")
+                f"{rules.MIN_POINTS}): the claim stays open there")
 
 
-def prepare_planned(tasks: pd.DataFrame | None, series: str) -> pd.DataFrame | None:
-    """The planned task table with each task's k label (the same labels as its records get)."""
+def prepare_planned(tasks: pd.DataFrame | None, series: str,
+                    grids: dict | None = None) -> pd.DataFrame | None:
+    """The planned task table with each task's k label (the same labels as its records get;
+    `grids`: each study's k grid, regimes.k_labels_per_series)."""
     if tasks is None or tasks.empty:
         return None
     tasks = tasks.copy()
@@ -44,7 +49,7 @@ def prepare_planned(tasks: pd.DataFrame | None, series: str) -> pd.DataFrame | N
         if column not in tasks:
             tasks[column] = default
     tasks["done"] = tasks["done"].astype(bool) if "done" in tasks else True
-    tasks["k_label"] = regimes.k_labels_per_series(tasks, series)
+    tasks["k_label"] = regimes.k_labels_per_series(tasks, series, grids)
     return tasks
 
 
@@ -73,59 +78,72 @@ def design(planned: pd.DataFrame | None, records: pd.DataFrame, experiment: str,
 
 
 def usable_fit(g: pd.DataFrame, y: str, plan: Design, x: str = "n") -> dict:
-    """Per-trial least-squares slopes of log y against log x over the design: `reason` is set
-    when a point of the design or a planned trial has no usable value."""
-    fit = stats.loglog_slope(g[g[x].isin(plan.ns)], x, y, min_trials=rules.MIN_TRIALS,
-                             min_points=rules.MIN_POINTS)
-    if fit["reason"]:
-        return fit
-    return _check_complete(fit, plan, y, x)
+    """Per-trial least-squares slopes of log y against log x over the end of the design
+    (shape.end_of_design), from complete curves over the whole design: `reason` is set when a
+    point of the design or a planned trial has no usable value. Keys: per_trial (a Series by
+    trial), xs (the design), end (the end's values), trials, reason."""
+    cur = usable_curves(g, y, plan, x=x)
+    if cur["reason"]:
+        return cur
+    slopes, end = shape.end_slopes(cur["x"], cur["matrix"])
+    cur["per_trial"] = pd.Series(slopes, index=cur["index"])
+    cur["end"] = end
+    return cur
 
 
-def usable_curves(g: pd.DataFrame, y: str, plan: Design, positive: bool = True) -> dict:
-    """The trials × n matrix of y over the design (stats.complete_curves), with the same
-    completeness check as usable_fit."""
-    cur = stats.complete_curves(g[g["n"].isin(plan.ns)], "n", y, min_trials=rules.MIN_TRIALS,
-                                min_points=rules.MIN_POINTS, positive=positive)
+def usable_curves(g: pd.DataFrame, y: str, plan: Design, positive: bool = True,
+                  x: str = "n") -> dict:
+    """The trials × x matrix of y over the design (stats.complete_curves), every point of the
+    design and every trial present in the records included: a trial with a missing, NaN,
+    infinite (or, for a log, non-positive) value at some point is a shortfall named in
+    `reason`, never dropped."""
+    design = g[g[x].isin(plan.ns)]
+    cur = stats.complete_curves(design, x, y, min_trials=rules.MIN_TRIALS,
+                                min_points=min(rules.MIN_POINTS, len(plan.ns)),
+                                positive=positive)
     if cur["reason"]:
         return cur
     cur["xs"] = cur["x"]
     cur["trials"] = cur["matrix"].shape[0]
-    return _check_complete(cur, plan, y, "n")
+    return _check_complete(cur, plan, y, x, design)
 
 
-def _check_complete(fit: dict, plan: Design, y: str, x: str) -> dict:
+def _check_complete(fit: dict, plan: Design, y: str, x: str, design: pd.DataFrame) -> dict:
     used = {int(v) for v in np.asarray(fit["xs"])}
     missing = [n for n in plan.ns if n not in used]
+    present = design["trial"].nunique()
     if missing:
         fit["reason"] = (f"{x}={','.join(map(str, missing))} left out: fewer than "
                          f"{rules.MIN_TRIALS} usable {y} values")
     elif plan.trials and fit["trials"] < plan.trials:
         fit["reason"] = (f"only {fit['trials']} of {plan.trials} planned trials have a usable "
                          f"{y} at every {x}")
+    elif fit["trials"] < present:
+        fit["reason"] = (f"{present - fit['trials']} of {present} trials have no usable {y} "
+                         f"(missing, NaN, infinite or not positive) at some {x} of the design")
     return fit
 
 
-def start_group(row, label: str, d, plan: Design, small: list, x: str = "n", **kw):
-    """The group `label` of a claim's row, or None when its design has too few values of x to be
-    judged (then its text joins `small`, which the row lists as not judged)."""
-    if plan.too_small():
-        small.append(plan.small_text(label, x))
-        return None
+def start_group(row, label: str, d, plan: Design, x: str = "n", **kw):
+    """The group `label` of a claim's row; a design with too few values of x to be judged makes
+    it a shortfall of the claim (unavailable, with the reason)."""
     grp = Group(label, d=str(int(d)), **kw)
     row.groups.append(grp)
+    if plan.too_small():
+        grp.unavailable = plan.small_text("", x).lstrip(": ")
     return grp
 
 
 def fit_group(grp, g: pd.DataFrame, y: str, plan: Design, used: set, x: str = "n"):
-    """The group's per-trial fit of log y against log x over its design, or None when the group
-    cannot be judged (a planned point not done, or without usable values: its reason is set).
-    The n the fit used join `used`."""
+    """The group's per-trial fit of log y against log x over the end of its design, or None when
+    the group cannot be judged (too few points, a planned point not done, or without usable
+    values: its reason is set). The n the fit used join `used`."""
+    if grp.unavailable:
+        return None
     fit = usable_fit(g, y, plan, x)
     if plan.shortfall or fit["reason"]:
         grp.unavailable = plan.shortfall or fit["reason"]
         return None
-    grp.n_used = (f"{x}=" if x != "n" else "") + regimes.ns_text(fit["xs"])
-    used.update(int(v) for v in (g["n"].unique() if x != "n" else fit["xs"]))
+    grp.n_used = (f"{x}=" if x != "n" else "") + regimes.ns_text(fit["end"])
+    used.update(int(v) for v in (g["n"].unique() if x != "n" else fit["end"]))
     return fit
-

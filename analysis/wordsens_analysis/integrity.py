@@ -2,8 +2,9 @@
 
 They are not evidence for any theorem (S ≤ S_upper holds by construction, for instance), but a
 failure means the numbers the claims are judged on cannot be trusted, so the report shows
-failures first. A check whose column is not in the file (older formats, or a config that did
-not ask for it) is "n/a" with the reason, never a crash.
+failures first, and every claim that reads a failing column of a failing model (COLUMNS_OF) is
+left inconclusive, with the check named (gate). A check whose column is not in the file (older
+formats, or a config that did not ask for it) is "n/a" with the reason, never a crash.
 """
 from __future__ import annotations
 
@@ -57,7 +58,9 @@ def cert_rows(df: pd.DataFrame, table: str) -> list:
     err = df["cert_rel_err"].astype(float)
     worst = float(err.max())
     ok = worst <= rules.CERT_TOL
-    return [_row(name, "", "max over records of cert_rel_err", worst,
+    bad = ",".join(sorted(set(df.loc[err > rules.CERT_TOL, "model"].astype(str)))) \
+        if not ok and "model" in df else ""
+    return [_row(name, bad, "max over records of cert_rel_err", worst,
                  rules.PASS if ok else rules.FAIL,
                  "" if ok else f"{int((err > rules.CERT_TOL).sum())} records above "
                                f"{rules.CERT_TOL:g}", int(err.notna().sum()))]
@@ -71,7 +74,9 @@ def witness_rows(checks: pd.DataFrame | None) -> list:
                      rules.NOT_IN_FILE, "no witnesses in this file (run with --save-witness)")]
     worst = float(checks["rel_diff"].max())
     ok = worst <= rules.CERT_TOL
-    return [_row("witness_recompute", "", "max relative difference of S recomputed in numpy",
+    bad = ",".join(sorted(set(checks.loc[checks["rel_diff"] > rules.CERT_TOL, "model"]
+                              .astype(str)))) if not ok else ""
+    return [_row("witness_recompute", bad, "max relative difference of S recomputed in numpy",
                  worst, rules.PASS if ok else rules.FAIL,
                  "" if ok else "a stored S does not follow from its stored witness",
                  len(checks))]
@@ -156,3 +161,45 @@ def rows(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks: pd.DataFrame | Non
     out += head_rows(gen)
     out += budget_rows(ws)
     return out
+
+
+# The columns of a model each check vouches for: a failure leaves every claim that reads one of
+# them (of that model) inconclusive. cert_rel_err[gen] and the head checks vouch for E.
+COLUMNS_OF = {
+    "bracket": ("S", "S_upper"),
+    "cert_rel_err[ws]": ("S",),
+    "cert_rel_err[gen]": ("E",),
+    "witness_recompute": ("S",),
+    "head_t1": ("E",),
+    "head_label": ("E",),
+    "head_cond_K": ("E",),
+    "budget_gain": ("S",),
+}
+
+
+def failures(checks: list) -> dict:
+    """{(model, column): check name} of the failing checks (a check that names no model vouches
+    for every model's column)."""
+    out = {}
+    for c in checks:
+        if c.get("verdict") != rules.FAIL:
+            continue
+        name = c["claim"]
+        columns = COLUMNS_OF.get(name) or COLUMNS_OF.get(name.split("[")[0], ())
+        for model in (str(c.get("model") or "*")).split(","):
+            for column in columns:
+                out.setdefault((model, column), name)
+    return out
+
+
+def gate(row, reads: list, failed: dict) -> None:
+    """Leaves `row` inconclusive when a column it reads ((model, column) pairs) failed an
+    integrity check: the numbers it would be decided on cannot be trusted."""
+    named = []
+    for model, column in reads:
+        for key in ((model, column), ("*", column)):
+            if key in failed:
+                named.append(f"{failed[key]} fails for {model}'s {column}")
+    if named:
+        row.unavailable = ("integrity: " + "; ".join(dict.fromkeys(named)) + " — the evidence "
+                           "this verdict rests on cannot be trusted")

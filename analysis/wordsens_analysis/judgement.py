@@ -12,15 +12,19 @@ when the test has no confirming role) and a refuting direction (`p_refute`, or N
   smallest refuting p over all the claim's tests times their number (Bonferroni).
 - Primary rows then get Holm's correction across the report.
 
-The kind of evidence sets the word of a positive verdict (rules.POSITIVE, strongest first); a
-claim whose groups carry different kinds takes the weakest.
+Each test judges its per-trial values as the quantified statement "with probability ≥ 1 − η
+over the weights" (sign_test), and names its evidence: the evidence table (evidence.py) decides
+whether it may confirm or refute at all, and the word of a positive verdict (rules.POSITIVE,
+strongest first); a claim whose groups carry different kinds takes the weakest.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import stats as sps
 
+from . import evidence as ev
 from . import rules, stats
 
 
@@ -39,6 +43,14 @@ class Test:
     coverage: float = np.nan  # exact coverage of a median interval
     per_trial: object = None
     looks: float = 1.0  # 1 / its look's share of α, the factor its p-values carry (sequential.py)
+    # The quantifier (rules.TOLERATED): trials not on the confirming side, how many may be, and
+    # trials on the refuting side; `blocked` says why a median that passes does not confirm.
+    failures: int = 0
+    tolerated: int = 0
+    refuting: int = 0
+    blocked: str = ""
+    evidence: str = ""    # the kind of evidence (evidence.py), empty for a test built by hand
+    positive: str = ""    # the verdict its confirmation can give (evidence.py), "" = confirmed
 
     def text(self) -> str:
         center = "median" if self.kind == "sign" else "mean"
@@ -52,6 +64,8 @@ def _short_of(t: Test, alpha: float) -> str:
     """Why a test did not confirm. A sign test whose every trial lies on the confirming side has
     the smallest p-value its trial count allows, 2^−trials: say so, and how many trials would
     do, rather than that the median is "not" on that side."""
+    if t.blocked:
+        return f"{t.text()}: {t.blocked}"
     if t.kind == "sign" and t.trials > 0 and t.p_confirm <= 0.5 ** t.trials * (1 + 1e-9):
         need = int(np.ceil(np.log2(1.0 / alpha)))
         return (f"{t.text()}: every trial is {t.wants}, but an exact sign test over {t.trials} "
@@ -80,25 +94,58 @@ def t_test(values, label: str, confirm=None, refute=None, level: float = rules.L
                 _cond_text(refute), "t", per_trial=values)
 
 
-def sign_test(values, label: str, confirm=None, refute=None, level: float = rules.LEVEL) -> Test:
-    """Median of iid per-trial values: order-statistic interval, exact sign-test p-values; no
-    assumption on their law (skewed, heavy-tailed, a mixture with trials where a search fell
-    short). confirm / refute: ("below", c), ("above", c) or ("inside", lo, hi), or None;
-    "inside" is two one-sided sign tests, its p the larger."""
-    med, lo, hi, cov, m = stats.median_interval(values, level)
-
-    def p(cond):
-        if cond is None:
-            return None
+def sign_test(values, label: str, confirm=None, refute=None, level: float = rules.LEVEL,
+              fails=None) -> Test:
+    """Per-trial values judged as the statement "with probability ≥ 1 − η over the weights"
+    (η = rules.TOLERATED): the median by an exact sign test with its order-statistic interval
+    (no assumption on the values' law: skewed, heavy-tailed, a mixture with trials where a search
+    fell short), and every trial by a count. It confirms when the median is on the confirming
+    side with p ≤ α and at most ⌊η·m⌋ of the m trials fail the claim (`fails`: the condition of a
+    trial that contradicts it; by default the refuting condition, else any trial not on the
+    confirming side; more: p_confirm = 1 and `blocked` says how many); it refutes when the trials
+    on the refuting side are significantly more than η·m (exact binomial test, p_refute =
+    P(Bin(m, η) ≥ their count)). confirm / refute / fails: ("below", c), ("above", c) or
+    ("inside", lo, hi), or None; "inside" is two one-sided sign tests, its p the larger. A
+    non-finite value counts as a failing trial."""
+    raw = np.asarray(values, dtype=float)
+    med, lo, hi, cov, m = stats.median_interval(raw, level)
+    finite = raw[np.isfinite(raw)]
+    t = Test(label, med, lo, hi, m, None, None, _cond_text(confirm), _cond_text(refute), "sign",
+             cov, per_trial=values)
+    if confirm is not None:
         if m == 0:
-            return np.nan
-        if cond[0] == "inside":
-            return max(stats.sign_test_p(values, cond[1], above=True),
-                       stats.sign_test_p(values, cond[2], above=False))
-        return stats.sign_test_p(values, cond[1], above=cond[0] == "above")
+            t.p_confirm = np.nan
+        else:
+            if confirm[0] == "inside":
+                p = max(stats.sign_test_p(finite, confirm[1], above=True),
+                        stats.sign_test_p(finite, confirm[2], above=False))
+            else:
+                p = stats.sign_test_p(finite, confirm[1], above=confirm[0] == "above")
+            failing = fails or refute
+            t.failures = int(raw.size - finite.size) + int(
+                _on_side(finite, failing).sum() if failing is not None
+                else finite.size - _on_side(finite, confirm).sum())
+            t.tolerated = int(np.floor(rules.TOLERATED * m + 1e-9))
+            if t.failures > t.tolerated:
+                p = 1.0
+                what = _cond_text(failing) if failing is not None else f"not {t.wants}"
+                t.blocked = (f"{t.failures} of {raw.size} trials are {what}; at most "
+                             f"{t.tolerated} may be (the claim holds with probability ≥ "
+                             f"{1 - rules.TOLERATED:.0%} over the weights, not only at the "
+                             f"median)")
+            t.p_confirm = p
+    if refute is not None:
+        t.refuting = int(_on_side(finite, refute).sum()) if m else 0
+        t.p_refute = (float(sps.binom.sf(t.refuting - 1, m, rules.TOLERATED)) if m else np.nan)
+    return t
 
-    return Test(label, med, lo, hi, m, p(confirm), p(refute), _cond_text(confirm),
-                _cond_text(refute), "sign", cov, per_trial=values)
+
+def _on_side(values: np.ndarray, cond) -> np.ndarray:
+    if cond[0] == "below":
+        return values < cond[1]
+    if cond[0] == "above":
+        return values > cond[1]
+    return (values > cond[1]) & (values < cond[2])
 
 
 def missing_test(label: str, reason: str, can_confirm: bool = True) -> Test:
@@ -133,13 +180,44 @@ def weakest(kinds) -> str:
     return max(kinds, key=rules.POSITIVE.index) if kinds else rules.CONFIRMED
 
 
+def positive_of(tests: list) -> str:
+    """The weakest positive verdict the confirming tests can give (their evidence's, evidence.py):
+    a claim confirmed by a certified bound and a lower bound together is at most what the weaker
+    of the two can say."""
+    return weakest([t.positive or rules.CONFIRMED for t in tests if t.p_confirm is not None])
+
+
+class Judge:
+    """Builds the tests of a claim whose statement is of kind `statement` (evidence.py), each
+    checked against the evidence table when it is built: a test that asks its evidence for a
+    direction it cannot give raises evidence.RuleError."""
+
+    def __init__(self, statement: str):
+        self.statement = statement
+
+    def test(self, values, label: str, evidence: str, confirm=None, refute=None,
+             by_level: bool = False, fails=None) -> Test:
+        d = ev.allowed(self.statement, evidence, confirm is not None, refute is not None,
+                       by_level)
+        t = sign_test(values, label, confirm, refute, fails=fails)
+        t.evidence, t.positive = evidence, d.positive or ""
+        return t
+
+    def missing(self, label: str, reason: str, evidence: str) -> Test:
+        """A test that could not run (its data are missing): it keeps the claim open."""
+        d = ev.direction(self.statement, evidence)
+        t = missing_test(label, reason, d.positive is not None)
+        t.evidence, t.positive = evidence, d.positive or ""
+        return t
+
+
 @dataclass
 class Group:
     """One combination of a claim's axes (e.g. d = 64, L = 2, k = 512) with its tests."""
 
     label: str
     tests: list = field(default_factory=list)
-    positive: str = rules.CONFIRMED  # the evidence kind of its confirming tests
+    positive: str = ""  # the verdict its confirming tests give; "": their evidence's (positive_of)
     note: str = ""
     unavailable: str = ""  # why the group cannot be judged (the claim is then inconclusive)
     n_used: str = ""
@@ -164,8 +242,11 @@ class Group:
                 f"{t.text()} is {t.refutes}" for t in self.tests
                 if t.p_refute is not None and np.isfinite(t.p_refute) and t.p_refute <= alpha)
         if np.isfinite(p_c) and p_c <= alpha:
-            return self.positive, self.note
+            return self.positive_word(), self.note
         return rules.INCONCLUSIVE, "; ".join(_failing(self.tests, alpha))
+
+    def positive_word(self) -> str:
+        return self.positive or positive_of(self.tests)
 
 
 def _failing(tests: list, alpha: float) -> list:
@@ -189,7 +270,7 @@ class Row:
     model: str
     d: str
     tests: list = field(default_factory=list)
-    positive: str = rules.CONFIRMED  # the verdict when the confirming tests pass
+    positive: str = ""  # the verdict when the confirming tests pass; "": their evidence's
     regime: str = ""
     n_used: str = ""
     outside: str = ""
@@ -244,7 +325,9 @@ class Row:
         """Set verdict and reason from (possibly Holm-adjusted) p-values."""
         alpha = rules.ALPHA
         if self.groups:
-            self.positive = weakest(g.positive for g in self.groups)
+            self.positive = weakest(g.positive_word() for g in self.groups)
+        elif self.tests and self.positive == "":
+            self.positive = positive_of(self.tests)
         if self.unavailable:
             self.verdict, self.reason = rules.INCONCLUSIVE, self.unavailable
             return
@@ -253,7 +336,7 @@ class Row:
             self.reason = self._refuted_text(alpha, p_refute)
             return
         if np.isfinite(p_confirm) and p_confirm <= alpha:
-            self.verdict = self.positive
+            self.verdict = self.positive or rules.CONFIRMED
             notes = dict.fromkeys([self._group_text(alpha), *(g.note for g in self.groups),
                                    self.note])
             self.reason = "; ".join(p for p in notes if p)
@@ -327,7 +410,7 @@ def group_rows(row: Row) -> list:
     out = []
     for g in row.groups:
         r = Row(rules.SECONDARY, f"{row.claim}/{g.label}", row.name, row.theorem, row.model,
-                g.d, tests=g.tests, positive=g.positive, regime=row.regime, n_used=g.n_used,
+                g.d, tests=g.tests, positive=g.positive_word(), regime=row.regime, n_used=g.n_used,
                 note=g.note, unavailable=g.unavailable)
         out.append(r)
     return out

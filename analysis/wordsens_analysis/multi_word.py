@@ -1,13 +1,15 @@
 """Verdicts on several changed words (docs/METHOD.md §4, "Several words").
 
 S_m is the sensitivity to m words changed at once (m = 1 is S). The rows here judge, with the
-rules of their claims (claims.py):
-- rf's growth in m at fixed n (slope +1/2 where m ≪ n), from the lower bound S_m and the
-  certified S_upper over the examined word sets;
-- rf at a fixed fraction m = ⌈f·n⌉ (flat in n);
-- raf: one word already moves attention (S_1 flat in n, S_m ≥ S_1).
-S_m is a lower bound: it confirms growth from below and refutes growth from above; S_upper
-(over the examined sets only: "restricted") does the opposite.
+rules of their claims (claims.py, beyond the paper):
+- rf's growth in m at fixed n, S_m = Θ(√(m/n)) where m ≪ n, from the lower bound S_m (its lower
+  part) and the certified S_upper over the examined word sets (its upper part, restricted);
+- rf at a fixed fraction m = ⌈f·n⌉: S_m = Θ(1) in n once divided by the law λ(m/n), since the
+  rounding of f·n moves m/n.
+S_m is a lower bound: it confirms the lower part by its slope and refutes the upper part only by a
+level; S_upper over the examined sets only confirms the upper part as "restricted" and refutes
+nothing. (Attention's S_m ≥ S_1 holds by the definition of the supremum, and its S_1 is Thm 3's
+own statistic: it is judged once, there.)
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from . import groups, regimes, rules
-from .judgement import Group, Row, missing_test, sign_test
+from . import evidence, groups, regimes, rules, tolerances
+from .judgement import Group, Row
 
 HALF = 0.5
 
@@ -58,37 +60,71 @@ def _claim_row(c) -> Row:
     return Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
 
 
-def _bracketed(grp: Group, fit: dict, ufit, centre: float, tol: float, what: str,
-               x: str) -> None:
-    """The tests of a Θ(x^centre) claim on one group: the lower bound's slope above centre − tol
-    (confirms), above centre + tol (refutes); the upper bound's below centre + tol (confirms),
-    below centre − tol (refutes). Without an upper bound: the lower bound alone, inside
-    centre ± tol, at most not refuted."""
-    label = f"slope of log {what} (lower bound) vs log {x}"
-    if ufit is not None and not ufit["reason"]:
-        grp.tests = [
-            sign_test(ufit["per_trial"], f"slope of log S_upper (examined sets) vs log {x}",
-                      confirm=("below", centre + tol), refute=("below", centre - tol)),
-            sign_test(fit["per_trial"], label, confirm=("above", centre - tol),
-                      refute=("above", centre + tol)),
-        ]
-        grp.positive = rules.SUPPORTED_RESTRICTED
-        grp.note = "S_upper bounds the supremum over the examined word sets only"
-    else:
-        grp.tests = [sign_test(fit["per_trial"], label,
-                               confirm=("inside", centre - tol, centre + tol),
-                               refute=("above", centre + tol))]
-        grp.positive = rules.NOT_REFUTED_LB
-        grp.note = "no upper bound over the word sets in this file"
+def _law(frame: pd.DataFrame) -> np.ndarray:
+    """λ(m/n) = √(m/n)·(1 + √(m·d/k)): rf's S_m at k ≥ d up to a constant (docs/METHOD.md §4)."""
+    m, n, d, k = (frame[c].to_numpy(dtype=float) for c in ("words", "n", "d", "k"))
+    return np.sqrt(m / n) * (1 + np.sqrt(m * d / k))
 
 
-def _upper_fit(g: pd.DataFrame, plan, x: str):
-    return groups.usable_fit(g, "S_upper", plan, x) if g["S_upper"].notna().all() else None
+def _theta_tests(c, grp: Group, g: pd.DataFrame, plan, x: str, used: set, window: float,
+                 centre: float, what: str) -> None:
+    """The tests of a Θ(x^centre) claim on one group, from the columns S and S_upper of `g`
+    (already divided by the claim's law where it has one): the lower bound's slope over the end
+    of the design at least centre − window (the lower part), the examined sets' certified
+    bound's at most centre + window (the upper part, restricted), and the lower bound at the
+    design's end above the ceiling of a certified bound (column `level`, already over it)
+    refuting the upper part; without S_upper in the group the upper part is at most not
+    refuted, by that level."""
+    fit = groups.fit_group(grp, g, "S", plan, used, x=x)
+    if fit is None:
+        return
+    upper = _has_upper(g)
+    end = f"{x if x != 'words' else 'm'}={regimes.ns_text(fit['end'])}"
+    var = "m" if x == "words" else "n"
+    lower = c.judge(evidence.LOWER_RATE).test(
+        fit["per_trial"], f"slope of log {what} (lower bound) vs log {var} over {end}",
+        evidence.LOWER, confirm=("above", centre - window),
+        fails=("below", centre - window - rules.SLOPE_MARGIN))
+    cur = groups.usable_curves(g, "level", plan, x=x)
+    if cur["reason"]:
+        grp.unavailable = cur["reason"]
+        return
+    top = int(max(plan.ns))
+    level = c.judge(evidence.UPPER_RATE).test(
+        pd.Series(cur["matrix"][:, -1], index=cur["index"]),
+        f"S_m over the ceiling of a certified bound at {var}={top} (lower bound)",
+        evidence.LOWER, confirm=None if upper else ("below", 1.0), refute=("above", 1.0),
+        by_level=True)
+    if not upper:
+        grp.tests, grp.note = [lower, level], "no upper bound over the word sets in this file"
+        return
+    ufit = groups.usable_fit(g, "S_upper", plan, x)
+    if ufit["reason"]:
+        grp.unavailable = f"S_upper: {ufit['reason']}"
+        return
+    grp.tests = [c.judge(evidence.UPPER_RATE).test(
+        ufit["per_trial"], f"slope of log S_upper (examined sets) vs log {var} over {end}",
+        evidence.UPPER_EXAMINED, confirm=("below", centre + window),
+        fails=("above", centre + window + rules.SLOPE_MARGIN)), lower, level]
+    grp.note = "S_upper bounds the supremum over the examined word sets only"
+
+
+def _has_upper(g: pd.DataFrame) -> bool:
+    values = g["S_upper"].astype(float)
+    return bool((np.isfinite(values) & (values != 0)).any())
+
+
+def _with_level(g: pd.DataFrame) -> pd.DataFrame:
+    """`g` with its lower bound over the ceiling a certified bound on its m words can reach
+    (the column `level`, tolerances.level_ceiling)."""
+    ceiling = np.array([tolerances.level_ceiling(r.n, r.d, r.k, int(r.layers), int(r.words))
+                        for r in g.itertuples(index=False)], dtype=float)
+    return g.assign(level=g["S"].astype(float) * np.sqrt(g["n"] / g["words"]) / ceiling)
 
 
 def rf_growth_rows(c, study) -> list:
-    """rf's S_m against m at fixed n: slope +1/2 in every (n, d, k) group, bracketed by S_m and
-    S_upper."""
+    """rf's S_m against m at fixed n: Θ(√(m/n)) in every (n, d, k) group, its lower part from
+    S_m, its upper part from S_upper over the examined sets."""
     if not _has_several_words(study):
         return []
     df, tol = study.words, study.settings.half_m()
@@ -103,23 +139,19 @@ def rf_growth_rows(c, study) -> list:
 
     row.outside = _outside(sub, in_regime(sub), "m > n/8 or k < d")
     inside = sub[in_regime(sub)]
-    used, small = set(), []
+    used = set()
     for (n, d, L, k), g in inside.groupby(["n", "d", "layers", "k"], sort=True):
         lab = regimes.group_label({"n": n, "d": d, "k": f"k={int(k)}"})
         plan = groups.design(study.planned, g, "ws", "rf", {"n": n, "d": d, "layers": L, "k": k},
                              in_regime, x="words", one_word=False)
-        grp = groups.start_group(row, lab, d, plan, small, x="m")
-        fit = grp and groups.fit_group(grp, g, "S", plan, used, x="words")
-        if fit:
-            _bracketed(grp, fit, _upper_fit(g, plan, "words"), HALF, tol, "S_m", "m")
-    _finish_row(row, inside, used, small)
+        grp = groups.start_group(row, lab, d, plan, x="m")
+        _theta_tests(c, grp, _with_level(g), plan, "words", used, tol, HALF, "S_m")
+    _finish_row(row, inside)
     row.n_used = "n=" + regimes.ns_text(used) if used else ""
     return [row]
 
 
-def _finish_row(row: Row, inside: pd.DataFrame, used: set, small: list) -> None:
-    if small:
-        row.outside = "; ".join(filter(None, [row.outside, "not judged: " + "; ".join(small)]))
+def _finish_row(row: Row, inside: pd.DataFrame) -> None:
     if not row.groups:
         row.unavailable = row.unavailable or f"no group inside the regime ({row.regime})"
     if not inside.empty:
@@ -127,8 +159,8 @@ def _finish_row(row: Row, inside: pd.DataFrame, used: set, small: list) -> None:
 
 
 def rf_fraction_rows(c, study) -> list:
-    """rf at a fixed fraction m = ⌈f·n⌉ of changed words: S_m flat in n in every (f, d, k)
-    group."""
+    """rf at a fixed fraction m = ⌈f·n⌉ of changed words: S_m/λ(m/n) = Θ(1) in n in every
+    (f, d, k) group (λ: the law, which moves with the rounding of f·n)."""
     if not _has_several_words(study):
         return []
     df, fractions, flat = study.words, study.fractions, study.settings.flat()
@@ -142,7 +174,7 @@ def rf_fraction_rows(c, study) -> list:
         return [row]
     inside = sub[sub["k"] >= sub["d"]]
     row.outside = _outside(sub, sub["k"] >= sub["d"], "k < d")
-    used, small = set(), []
+    used = set()
     for f in fractions:
         def at_f(frame, f=f):
             return (frame["k"] >= frame["d"]) & (
@@ -153,51 +185,12 @@ def rf_fraction_rows(c, study) -> list:
             lab = regimes.group_label({"f": f"{f:g}", "d": d, "k": kl})
             plan = groups.design(study.planned, g, "ws", "rf",
                                  {"d": d, "layers": L, "k_label": kl}, at_f, one_word=False)
-            grp = groups.start_group(row, lab, d, plan, small)
-            fit = grp and groups.fit_group(grp, g, "S", plan, used)
-            if fit:
-                _bracketed(grp, fit, _upper_fit(g, plan, "n"), 0.0, flat, "S_m", "n")
-    _finish_row(row, inside, used, small)
-    row.n_used = regimes.ns_text(used)
-    return [row]
-
-
-def raf_one_word_rows(c, study) -> list:
-    """raf: one word already moves attention (S_1 flat in n) and more words only add to it
-    (S_m ≥ S_1), in every d."""
-    if not _has_several_words(study):
-        return []
-    df, settings = study.words, study.settings
-    row = _claim_row(c)
-    sub = df[df["model"] == "raf"] if not df.empty else df
-    if sub.empty or not (sub["words"] > 1).any():
-        row.unavailable = "no raf records with several changed words in this file"
-        return [row]
-    mask = settings.attention_mask(sub)
-    row.outside = _outside(sub, mask, f"not {settings.attention_text()}")
-    inside = sub[mask]
-    used, small = set(), []
-    flat = settings.flat()
-    for d, g in inside.groupby("d", sort=True):
-        one = g[g["words"] == 1]
-        plan = groups.design(study.planned, one, "ws", "raf", {"d": d},
-                             settings.attention_mask)
-        grp = groups.start_group(row, f"d={d}", d, plan, small, positive=rules.NOT_REFUTED_LB,
-                                 note="S_1 and S_m are lower bounds found by ascent")
-        fit = grp and groups.fit_group(grp, one, "S", plan, used)
-        if not fit:
-            continue
-        keys = ["n", "trial"]
-        pairs = g[g["words"] > 1][[*keys, "S"]].merge(one[[*keys, "S"]], on=keys,
-                                                      suffixes=("_m", "_1"))
-        pairs = pairs[(pairs["S_m"] > 0) & (pairs["S_1"] > 0)]
-        gain = np.log(pairs["S_m"] / pairs["S_1"]).groupby(pairs["trial"]).mean()
-        gain_label = "mean of log(S_m/S_1) over m ≥ 2"
-        grp.tests = [sign_test(fit["per_trial"], "slope of log S_1 vs log n",
-                               confirm=("inside", -flat, flat)),
-                     sign_test(gain, gain_label, confirm=("above", 0.0)) if len(gain) else
-                     missing_test(gain_label, "no trial has S_1 and S_m at the same n")]
-    _finish_row(row, inside, used, small)
+            grp = groups.start_group(row, lab, d, plan)
+            g = _with_level(g)
+            law = _law(g)
+            g = g.assign(S=g["S"].astype(float) / law, S_upper=g["S_upper"].astype(float) / law)
+            _theta_tests(c, grp, g, plan, "n", used, flat, 0.0, "S_m/λ(m/n)")
+    _finish_row(row, inside)
     row.n_used = regimes.ns_text(used)
     return [row]
 

@@ -32,15 +32,80 @@ def k_labels(df: pd.DataFrame) -> pd.Series:
     return labels
 
 
-def k_labels_per_series(df: pd.DataFrame, series: str) -> pd.Series:
+def k_labels_per_series(df: pd.DataFrame, series: str, grids: dict | None = None) -> pd.Series:
     """k_labels within each study (column `series`): how one study gave k must not depend on
-    another's grid."""
-    if series not in df:
-        return k_labels(df)
+    another's grid. `grids` maps a study to its k grid (k_grid of its configuration): then each
+    row is labelled by the grid items that give its k (k_labels_from_grid), so a grid such as
+    `k = 512, 1D` is grouped by how its widths were given."""
+    grids = grids or {}
+    if series not in df:  # one study's table: its grid, when there is exactly one
+        grid = next(iter(grids.values())) if len(grids) == 1 else None
+        return k_labels_from_grid(df, grid) if grid else k_labels(df)
     labels = pd.Series("", index=df.index, dtype=object)
-    for _, idx in df.groupby(series, sort=False).groups.items():
-        labels.loc[idx] = k_labels(df.loc[idx])
+    for name, idx in df.groupby(series, sort=False).groups.items():
+        grid = grids.get(name)
+        labels.loc[idx] = (k_labels_from_grid(df.loc[idx], grid) if grid
+                           else k_labels(df.loc[idx]))
     return labels
+
+
+def k_grid(config_text) -> list:
+    """The k grid of a stored configuration, as (relative, value) items in their order: `1D`
+    (k = round(1·n·d)) is (True, 1.0), `512` is (False, 512.0). Empty without a k line."""
+    for line in str(config_text or "").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() != "k" or not value.strip():
+            continue
+        items = []
+        for item in value.split(","):
+            item = item.strip()
+            try:
+                items.append((True, float(item[:-1])) if item.endswith("D")
+                             else (False, float(item)))
+            except ValueError:
+                return []
+        return items
+    return []
+
+
+def _item_label(relative: bool, value: float) -> str:
+    return f"k={value:.3g}D" if relative else f"k={int(value)}"
+
+
+def k_labels_from_grid(df: pd.DataFrame, grid: list) -> pd.Series:
+    """Each row's k label from the grid items that give its k at its (n, d), as the driver
+    resolves them (k = max(1, round(factor·n·d)) or the integer): 'k=1D', 'k=512', or several
+    joined by '|' where two items give the same width (such a row belongs to both curves;
+    explode_k_labels splits it). Rows of models without a width get ''; a row no item gives
+    keeps the label k_labels infers."""
+    labels = pd.Series("", index=df.index, dtype=object)
+    if df.empty or "k" not in df:
+        return labels
+    inferred = None
+    for i, r in zip(df.index, df.itertuples(index=False)):
+        if not catalogue.has_width(r.model):
+            continue
+        k = int(r.k)
+        found = [_item_label(rel, v) for rel, v in grid
+                 if (max(1, int(np.floor(v * r.n * r.d + 0.5))) if rel else int(v)) == k]
+        if found:
+            labels.loc[i] = "|".join(dict.fromkeys(found))
+        else:
+            inferred = k_labels(df) if inferred is None else inferred
+            labels.loc[i] = inferred.loc[i]
+    return labels
+
+
+def explode_k_labels(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per k label: a row whose width two grid items give ('k=512|k=1D') enters both
+    groups, never one group's curve by chance."""
+    if df is None or df.empty or "k_label" not in df:
+        return df
+    several = df["k_label"].astype(str).str.contains("|", regex=False)
+    if not several.any():
+        return df
+    out = df.assign(k_label=df["k_label"].astype(str).str.split("|")).explode("k_label")
+    return out.reset_index(drop=True)
 
 
 def ws_mask(df: pd.DataFrame, model: str) -> pd.Series:

@@ -10,7 +10,7 @@ the changelog is in docs/VERDICT_RULES.md, with the reasons for every rule.
 """
 from __future__ import annotations
 
-RULES_VERSION = "3.6"
+RULES_VERSION = "4.0"
 
 # Verdicts of claims (primary and secondary rows), positive ones strongest first.
 CONFIRMED = "confirmed"  # evidence of the kind that can decide the claim, every group agreeing
@@ -29,33 +29,53 @@ PRIMARY, SECONDARY, INTEGRITY = "primary", "secondary", "integrity"
 # Claims beyond the paper (the transformer family, the causal mask): judged like primary rows but
 # in a Holm family of their own, never counted in the report's first line nor extended by trials.
 EXTENSION = "extension"
-EXTENSION_RULE = ("rows of the claims beyond the paper (kind 'extension'): each group's tests "
-                  "as for a primary claim, Holm's correction over the extension rows of the "
-                  "report only (the paper's primary rows are another family); not counted in "
-                  "the first line, not extended by more trials; a study with mask = causal "
-                  "names its attention models '<model>/causal', which only the causal claims "
-                  "read")
+EXTENSION_RULE = ("rows of the claims beyond the paper (kind 'extension': the transformer family, "
+                  "the causal mask, several changed words): each group's tests as for a primary "
+                  "claim, Holm's correction over the extension rows of the report only (the "
+                  "paper's primary rows are another family); not counted in the first line, not "
+                  "extended by more trials; a study with mask = causal names its attention "
+                  "models '<model>/causal', which only the causal claims read")
 
 ALPHA = 0.025  # one-sided level of every test: at 0.025 a one-sided test agrees with the 95% CI
 LEVEL = 0.95
 MIN_TRIALS = 5  # per grid point; see docs/VERDICT_RULES.md ("Statistics")
 MIN_POINTS = 3  # distinct n for a slope fitted over the grid, or for a fitted limit
 
+# The quantifier "with probability at least 1 − η over the weights". The theorems hold with high
+# probability over the random weights, for every text: a claim is confirmed only when at most a
+# fraction TOLERATED of the trials (each an independent draw of weights and texts) fails its
+# per-trial condition, besides the median's sign test; it is contradicted when the trials that
+# meet its refuting condition are significantly more than that fraction (an exact binomial test).
+TOLERATED = 0.1
+# A trial fails a slope claim when its slope misses the claim's window by more than this (about
+# twice the spread of one trial's slope of S at the default study's sizes, and far beyond that
+# of a certified bound's): a trial's curve mixes independent weights at each n and the texts'
+# own noise, so a trial just outside the window is noise, one this far outside is a failure.
+# Levels, orders and the heads' E fail whenever they are not on the confirming side (a trial
+# without the evidence: for a head, no Δ found that decides it).
+SLOPE_MARGIN = 0.1
+# The end of the design, where an asymptotic claim (for every n ≥ n0, n0 unknown) is judged: the
+# smallest final stretch of the design's n spanning END_DOUBLINGS doublings (n_max/4 … n_max)
+# with at least MIN_POINTS values; the whole design when it spans less (shape.py).
+END_DOUBLINGS = 2
+
 # Thresholds (exponents of n unless said otherwise). The tolerance of an O(1/√n) claim is not a
 # constant: tolerances.bound_drift derives it per group from the bound's own finite-n drift.
-REFUTE_HALF = -0.25     # lower-bound slope above this: decays slower than O(1/√n) allows
-FLAT = 0.08             # Ω(1): slope of the lower bound inside [−FLAT, +FLAT] (tolerances.py)
-RELU_BEYOND = 2         # raf_relu's decay is looked for where n ≥ RELU_BEYOND·d only
-RELU_DECAY = -0.1       # … where its slope below this is not refuted (lower bound only)
-RELU_FLAT = -0.05       # … and its lower bound's slope above this contradicts the decay
-E_FAR = 1.0             # E_rf: median above this at the largest n
-E_NEAR = 0.25           # E_raf: median below this at the largest n (rf: below → contradicted)
-E_LIMIT = 4.0           # "E tends to 4": the fitted limit's interval reaches this
+FLAT = 0.08             # Ω(1): the lower bound's slope at the end of the design above −FLAT
+RELU_BEYOND = 2         # raf_relu's decay is shown where n ≥ RELU_BEYOND·d only
+E_FAR = 1.0             # E_rf: above this at every n of the end of the design
+E_NEAR = 0.25           # E_raf: below this at every n of the regime (rf: below → contradicted)
+E_LIMIT = 4.0           # "E tends to 4": the fitted limit's interval contains this
 K_OVER_N = 10           # rf head regime k ≫ N, read as k ≥ 10·N
-# Several changed words (docs/METHOD.md §4): rf's S_m ≈ √(m/n)·(1 + √(m/n)) at k = D, so the
-# slope of log S_m against log m exceeds 1/2 by ½·√(m/n)/(1 + √(m/n)) ≤ 0.13 where m ≤ n/8.
+# Several changed words (docs/METHOD.md §4): rf's S_m ≈ √(m/n)·(1 + √(m·d/k)), so the slope of
+# log S_m against log m exceeds 1/2 by ½·√(m/n)/(1 + √(m/n)) ≤ 0.13 where m ≤ n/8 at k = D.
 M_OVER_N = 8            # m ≪ n, read as m ≤ n/8
 HALF_M_TOL = 0.2        # slope in m within 1/2 ± this (0.13 of the law's own curvature + search)
+# A lower bound refutes an O(·) claim only by a level: S·n^(1/2) at the largest n above the
+# largest constant C a certified bound obeying the theorem can have (tolerances.level_ceiling),
+# which allows CEILING_MARGIN for ‖φ(X)‖'s fluctuation and the activation (tanh keeps less of
+# ‖φ‖ than ReLU).
+CEILING_MARGIN = 1.5
 
 # Integrity thresholds.
 CERT_TOL = 1e-9         # certificates: relative error of S (or D1) recomputed from scratch
@@ -74,12 +94,17 @@ BUDGET_GAIN_MAX = 0.05  # S with 4× budget and starts at most 5% above S
 # Bonferroni over the looks). The paper's claims are expected to be decided at the first look
 # that can, so it gets nearly all of α.
 FIRST_LOOK_SHARE = 0.9
-SEQUENTIAL_RULE = (f"looks at T, 2T, 4T, … ≤ max-trials trials per point; α split over the "
-                   f"planned looks that can decide (t trials with 2^−t ≤ α), {FIRST_LOOK_SHARE:g} "
-                   f"of it at the first and the rest equally at the others, none at a look "
-                   f"that cannot (every p-value divided by its look's share: weighted "
-                   f"Bonferroni over looks); trials added only at the points of groups of claims "
-                   f"no primary row decides, from one look to the next")
+SEQUENTIAL_RULE = (f"the plan of looks (first batch T, max-trials M) comes from the study's "
+                   f"configuration and must be the same in every file of the study (files that "
+                   f"plan different looks leave the study's claims inconclusive, named); looks at "
+                   f"T, 2T, 4T, … ≤ M trials per point; α split over the planned looks that can "
+                   f"decide (t trials with 2^−t ≤ α), {FIRST_LOOK_SHARE:g} of it at the first and "
+                   f"the rest equally at the others, none at a look that cannot (every p-value "
+                   f"divided by its look's share: weighted Bonferroni over looks); a trial count "
+                   f"that is none of the schedule's (replicates pooled off the schedule, a study "
+                   f"extended by hand) gets no share of α, so no pooling of files can spend α "
+                   f"twice; trials added only at the points of groups of claims no primary row "
+                   f"decides, from one look to the next")
 
 SECONDARY_RULES = {
     "<claim>/<group>": "one row per group of every primary claim (every d, depth L, width k, "
@@ -89,13 +114,16 @@ SECONDARY_RULES = {
     "local_slope": "every model, the slope between successive n (median of per-trial "
                    "two-point slopes): shown as a diagnostic, not judged",
     "relu_decay": f"raf_relu per d, where n ≥ {RELU_BEYOND}·d (beyond the floor): median "
-                  f"per-trial slope of log S below {RELU_DECAY} → not refuted (lower bound "
-                  f"only), above {RELU_FLAT} → contradicted",
-    "level": f"heads per (model, training, objective, d, N, k): median E at the largest n "
-             f"(rf above {E_FAR}, raf below {E_NEAR})",
+                  f"per-trial slope of log S, shown, not judged (S is a lower bound: its decay "
+                  f"cannot show that the true S_relu decays)",
+    "level": f"heads per (model, training, objective, d, N, k): E at every n of the end of the "
+             f"design (rf above {E_FAR}) or of the regime (raf below {E_NEAR}), as the claim's "
+             f"own test",
     "limit": f"rf head per (training, d, N, k) with at least {MIN_POINTS} values of n: E = L + "
              f"B/√n fitted per trial; 'E tends to {E_LIMIT:g}' is supported (search only) when "
-             f"the 95% interval of the median limit L reaches {E_LIMIT:g}, not claimed otherwise",
+             f"the 95% interval of the median limit L contains {E_LIMIT:g}, not claimed "
+             f"otherwise (an interval wholly above or below {E_LIMIT:g} says E does not tend "
+             f"to it)",
 }
 
 INTEGRITY_RULES = {

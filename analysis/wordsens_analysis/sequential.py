@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import os
+
 from . import claims, rules
 from .combined import config_value
 
@@ -53,11 +55,12 @@ def looks(first: int, cap: int) -> list:
 
 @dataclass
 class Plan:
-    """A study's schedule of looks (from its first file's configuration)."""
+    """A study's schedule of looks (from its configuration: every file of the study agrees)."""
 
     first: int          # trials of the first batch
     cap: int            # max-trials (0: none planned)
     schedule: list = field(default_factory=list)
+    mixed: str = ""     # why the files of the study give no one plan (then nothing is decided)
 
     @property
     def looks(self) -> int:
@@ -74,17 +77,32 @@ class Plan:
 
 
 def study_plan(study) -> Plan:
-    """The schedule of a combined.Study: its first batch is the trials of a file that starts at
-    trial 0; without max-trials it has one look."""
-    first, cap = 0, 0
+    """The schedule of a combined.Study, from its configuration: the first batch T is the trials
+    of the files that start at trial 0 (every such file, replicates with another seed included,
+    must plan the same T), the cap its max-trials (part of the study's configuration, the same
+    in every file); without max-trials it has one look. The order of the files changes nothing;
+    files that plan different first batches, or a study none of whose files starts at trial 0,
+    give a plan with `mixed` set: its claims are not decided."""
+    firsts, cap, extended = {}, 0, False
     for res in study.files:
         text = res.attrs.get("config_text")
-        if int(config_value(text, "first-trial", "0") or 0) == 0:
-            first = int(config_value(text, "trials", "0") or 0)
-            cap = int(config_value(text, "max-trials", "0") or 0)
-            break
-    if first < 1:
-        return Plan(0, cap, [])
+        cap = max(cap, int(config_value(text, "max-trials", "0") or 0))
+        trials = int(config_value(text, "trials", "0") or 0)
+        if int(config_value(text, "first-trial", "0") or 0) > 0:
+            extended = True
+        elif trials > 0:
+            firsts.setdefault(trials, []).append(os.path.basename(str(getattr(res, "path", "?"))))
+    if len(firsts) > 1:
+        plans = "; ".join(f"{', '.join(files)}: {t} trials" for t, files in sorted(firsts.items()))
+        return Plan(0, cap, [], mixed=f"the files of this study plan different first batches "
+                                      f"({plans}): no schedule of looks, nothing decided")
+    if not firsts:
+        if extended:
+            return Plan(0, cap, [], mixed="no file of this study holds its first batch "
+                                          "(first-trial 0): its schedule of looks is unknown, "
+                                          "nothing decided")
+        return Plan(0, cap, [])  # no configuration states its trials: one look, uncorrected
+    first = next(iter(firsts))
     return Plan(first, cap, looks(first, cap) if cap > first else [first])
 
 
@@ -116,36 +134,42 @@ def look_shares(plan: Plan) -> list:
 
 
 def look_share(plan: Plan, trials: int) -> float:
-    """The part of α that a test read at `trials` trials per point may spend (look_shares). A
-    trial count off the schedule (trials missing, or extended by hand) gets the smallest share a
-    deciding look gets, as if it were a later look."""
-    if plan is None or plan.looks <= 1:
+    """The part of α that a test read at `trials` trials per point may spend (look_shares); a
+    trial count that is none of the schedule's (replicates pooled off it, a study extended by
+    hand, a partial look) gets none: no way of pooling files can spend a share twice."""
+    if plan is None:
         return 1.0
-    shares = look_shares(plan)
     k = plan.look_of(trials)
-    return shares[k - 1] if k else min(s for s in shares if s > 0)
+    return look_shares(plan)[k - 1] if k else 0.0
 
 
 def correct_for_looks(rows: list, plan: Plan) -> None:
     """Divides every test p-value of `rows` (their own tests and their groups') by the share of α
     of the look its trials were read at (look_share), once per test object; a look without a
-    share leaves every p-value at 1."""
-    if plan is None or plan.looks <= 1:
-        return
+    share leaves every p-value at 1. A study whose files give no one plan decides nothing: its
+    claims' rows are unavailable with the reason."""
+    if plan is None or (not plan.schedule and not plan.mixed):
+        return  # a study whose configuration states no trials (tables by hand): one look
     seen: set = set()
     for r in rows:
+        if plan.mixed and r.kind in (rules.PRIMARY, rules.EXTENSION):
+            r.unavailable = plan.mixed
         tests = list(r.tests) + [t for g in r.groups for t in g.tests]
         for t in tests:
             if id(t) in seen:
                 continue
             seen.add(id(t))
-            share = look_share(plan, t.trials)
+            share = look_share(plan, t.trials) if not plan.mixed else 0.0
             factor = 1.0 / share if share > 0 else np.inf
             for attr in ("p_confirm", "p_refute"):
                 p = getattr(t, attr)
                 if p is not None and np.isfinite(p):
                     setattr(t, attr, min(1.0, factor * p) if share > 0 else 1.0)
             t.looks = factor
+            if share == 0 and t.trials and not plan.mixed:
+                t.blocked = t.blocked or (
+                    f"{t.trials} trials is none of the study's looks {plan.schedule}: no share "
+                    f"of α")
 
 
 # Paired contrasts: the partner model a claim's group reads on the same texts.

@@ -16,6 +16,7 @@ comparison in tests/python/test_coverage.py) errs far beyond its level in one ta
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -107,6 +108,7 @@ def sign_test_p(values, bound: float, above: bool) -> float:
     return float(sps.binom.sf(k - 1, x.size, 0.5))
 
 
+@functools.lru_cache(maxsize=None)
 def median_order(m: int, level: float = LEVEL) -> tuple:
     """(j, coverage): the largest order j whose interval [x_(j), x_(m+1-j)] covers the median
     with exact probability 1 − 2·P(Bin(m, ½) < j) ≥ `level`; j = 1 when none does (m ≤ 5 at
@@ -155,8 +157,13 @@ def holm(pvalues) -> np.ndarray:
 # --- Per-trial curves -------------------------------------------------------------------------
 
 def trial_matrix(df: pd.DataFrame, x: str, y: str, trial: str = "trial") -> pd.DataFrame:
-    """Trials × x-values table of y (NaN where a trial has no record at that x)."""
-    return df.pivot_table(index=trial, columns=x, values=y, aggfunc="mean").sort_index(axis=1)
+    """Trials × x-values table of y (NaN where a trial has no record at that x; the mean where
+    it has several)."""
+    if df.empty:
+        return pd.DataFrame()
+    values = df[y].astype(float)
+    m = values.groupby([df[trial], df[x]]).mean().unstack(x)
+    return m.dropna(axis=0, how="all").dropna(axis=1, how="all").sort_index(axis=1)
 
 
 def ols_slopes(logx: np.ndarray, logy: np.ndarray) -> np.ndarray:
@@ -189,8 +196,11 @@ def complete_curves(df: pd.DataFrame, x: str, y: str, trial: str = "trial",
         out["reason"] = "no records"
         return out
     vals = df[[trial, x, y]].copy()
+    vals[y] = vals[y].astype(float)
+    unusable = ~np.isfinite(vals[y])  # a NaN or infinite value (a bound that failed) …
     if positive:
-        vals.loc[~(vals[y] > 0), y] = np.nan  # log of a non-positive value: not a usable point
+        unusable |= ~(vals[y] > 0)  # … or the log of a non-positive value: not a usable point
+    vals.loc[unusable, y] = np.nan
     m = trial_matrix(vals, x, y, trial)
     counts = m.notna().sum(axis=0)
     m = m.loc[:, counts >= min_trials]

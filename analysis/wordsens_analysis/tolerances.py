@@ -63,6 +63,23 @@ def bound_drift(ns, d: int, ks, layers: int = 1) -> float:
     return max(0.0, steepest)
 
 
+def level_ceiling(n, d, k, layers: int = 1, words: int = 1) -> np.ndarray:
+    """C_max: the largest S·√(n/m) (m = words changed, 1 for one word) a certified bound obeying
+    Thms 1–2 can have at these sizes, with rules.CEILING_MARGIN. rf's bound (module text) is
+    S_upper·√(n/m) = max_M ‖G_M‖₂/‖φ(X)‖ with G_M the k × m·d Gaussian block of the changed words
+    and ‖φ(X)‖ ≈ √(k/2) for ReLU: at most √2·(1 + √(m·d/k) + √(2·m·ln n / k)) (Gordon's bound
+    and the concentration of the maximum over at most n^m blocks); drf multiplies it by each
+    hidden layer's norm, at most 2√2·(1 + 1/√k) for a k × k Gaussian of variance 2/k, and keeps
+    ‖φ‖ ≈ √k with its first layer of variance 2/D, so the √2 stays. A lower bound S above this
+    level belongs to no S = O(n^−1/2) with the theorem's constant: that is the only way a lower
+    bound may refute an upper-bound claim (evidence.py)."""
+    n, d, k = (np.asarray(v, dtype=float) for v in (n, d, k))
+    m = float(words)
+    block = 1 + np.sqrt(m * d / k) + np.sqrt(2 * m * np.log(np.maximum(n, 2)) / k)
+    hidden = (2 * np.sqrt(2) * (1 + 1 / np.sqrt(k))) ** (int(layers) - 1)
+    return rules.CEILING_MARGIN * np.sqrt(2) * block * hidden
+
+
 @dataclass(frozen=True)
 class Settings:
     """How the rules run: `tolerance` scales every tolerance (δ of the O(1/√n) claims, the flat

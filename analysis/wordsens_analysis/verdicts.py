@@ -11,7 +11,8 @@ rows), and the integrity checks of each study are added. Four kinds of rows:
 - secondary: the breakdown (one row per group of every claim, diagnostics), each at its own
   level;
 - integrity: checks that cannot fail for a correct program (bracket, certificates, heads'
-  numerics and labels, search convergence). A failure is shown first and in red in the report.
+  numerics and labels, search convergence). A failure is shown first and in red in the report,
+  and leaves every claim that reads the failing column open (integrity.gate).
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import catalogue, claims, groups, integrity, multi_word, rules, sequential, tolerances
+from . import (catalogue, claims, groups, integrity, multi_word, regimes, rules, sequential,
+               tolerances)
 from .combined import SERIES
 from .head_claims import prepare_gen
 from .judgement import Row, finish, group_rows
@@ -59,7 +61,8 @@ class StudyData:
     partners: pd.DataFrame | None = None
     descriptive: bool = False
     settings: tolerances.Settings = tolerances.RULES
-    plan: sequential.Plan | None = None  # its schedule of looks (None: one look)
+    plan: sequential.Plan | None = None  # its schedule of looks (None: no correction)
+    ws_records: pd.DataFrame | None = None  # ws as stored (one row per record), for integrity
 
 
 def _labels_by_task(records: pd.DataFrame, planned: pd.DataFrame | None):
@@ -90,23 +93,35 @@ def under_mask(frame: pd.DataFrame | None, mask: str) -> pd.DataFrame | None:
 CAUSAL_SUFFIX = "/causal"
 
 
+def _prepared(ws, gen, tasks, grids: dict, settings, **kw) -> StudyData:
+    """The rules' view of one study's tables (already under its mask): each record's k label
+    from its task's (grouped as the study's k grid gives the widths), a record whose width two
+    grid items give entering both groups."""
+    planned = groups.prepare_planned(tasks, SERIES, grids)
+    several = kw.pop("multi_word", None)
+    return StudyData(
+        ws=regimes.explode_k_labels(prepare_ws(ws, _labels_by_task(ws, planned))),
+        gen=regimes.explode_k_labels(prepare_gen(gen, _labels_by_task(gen, planned))),
+        gen_records=gen, multi_word=several,
+        words=multi_word.all_words(ws, several) if several is not None else None,
+        planned=regimes.explode_k_labels(planned), settings=settings, ws_records=ws, **kw)
+
+
 def study_data(study, partners: pd.DataFrame | None = None,
                settings: tolerances.Settings = tolerances.RULES) -> StudyData:
     """The rules' view of a combined.Study."""
     mask = study.mask
     several = study.multi_word if study.multi_word is not None and not study.multi_word.empty \
         else None
-    several = under_mask(several, mask)
-    planned = groups.prepare_planned(under_mask(study.tasks, mask), SERIES)
-    ws, gen = under_mask(study.ws, mask), under_mask(study.gen, mask)
-    return StudyData(
-        label=study.label, ws=prepare_ws(ws, _labels_by_task(ws, planned)),
-        gen=prepare_gen(gen, _labels_by_task(gen, planned)),
-        gen_records=study.gen, multi_word=several,
-        words=multi_word.all_words(ws, several) if several is not None else None,
-        fractions=list(study.fractions), witness_checks=study.witness_checks, planned=planned,
-        partners=prepare_ws(partners) if partners is not None else None,
-        descriptive=study.descriptive, settings=settings)
+    grids = {study.label: regimes.k_grid(study.files[0].attrs.get("config_text"))} \
+        if study.files else {}
+    return _prepared(under_mask(study.ws, mask), under_mask(study.gen, mask),
+                     under_mask(study.tasks, mask), grids, settings, label=study.label,
+                     multi_word=under_mask(several, mask), fractions=list(study.fractions),
+                     witness_checks=study.witness_checks,
+                     partners=(regimes.explode_k_labels(prepare_ws(partners))
+                               if partners is not None else None),
+                     descriptive=study.descriptive)
 
 
 def _study_datas(studies: list, settings: tolerances.Settings) -> list:
@@ -136,21 +151,18 @@ def judge_frames(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks=None,
                  multi_word_records=None, fractions: tuple = (), label: str = "",
                  tasks: pd.DataFrame | None = None,
                  settings: tolerances.Settings = tolerances.RULES,
-                 mask: str = "none") -> pd.DataFrame:
+                 mask: str = "none", config_text: str | None = None) -> pd.DataFrame:
     """The verdict table of one study given as record tables (as read_results returns them,
-    with its task table when there is one, and its configuration's mask): for notebooks and
-    tests; a report over files uses combined.build_studies first."""
+    with its task table when there is one, its configuration's mask, and its configuration
+    text when there is one: its k grid groups the widths): for notebooks and tests; a report
+    over files uses combined.build_studies first."""
     several = multi_word_records if multi_word_records is not None and \
         not multi_word_records.empty else None
-    several = under_mask(several, mask)
-    ws, gen = under_mask(ws, mask), under_mask(gen, mask)
-    planned = groups.prepare_planned(under_mask(tasks, mask), SERIES)
-    study = StudyData(label=label, ws=prepare_ws(ws, _labels_by_task(ws, planned)),
-                      gen=prepare_gen(gen, _labels_by_task(gen, planned)), gen_records=gen,
-                      multi_word=several,
-                      words=multi_word.all_words(ws, several) if several is not None else None,
-                      fractions=list(fractions), witness_checks=witness_checks, planned=planned,
-                      settings=settings)
+    grid = regimes.k_grid(config_text)
+    study = _prepared(under_mask(ws, mask), under_mask(gen, mask), under_mask(tasks, mask),
+                      {label: grid} if grid else {}, settings, label=label,
+                      multi_word=under_mask(several, mask), fractions=list(fractions),
+                      witness_checks=witness_checks)
     return verdict_table([study])
 
 
@@ -215,20 +227,36 @@ def _demote(row: Row) -> Row:
 
 def judged_rows(studies: list, where: str = "in this file") -> tuple:
     """(rows, their study labels, integrity checks) of every study, decided: each study's test
-    p-values carry their look's share of α (sequential.py) before Holm's correction."""
+    p-values carry their look's share of α (sequential.py) before Holm's correction, and a
+    claim that reads a column failing an integrity check is left open (integrity.gate)."""
     rows, labels, checks = [], [], []
     for s in studies:
         own = [(_demote(r) if s.descriptive else r) for r in claim_rows(s) if _own_claim(r, s)]
         sequential.correct_for_looks(own, s.plan)
+        study_checks = integrity.rows(s.ws_records if s.ws_records is not None else s.ws,
+                                      s.gen_records, s.witness_checks)
+        failed = integrity.failures(study_checks)
+        for r in own:
+            _gate(r, failed)
         rows += own
         labels += [s.label] * len(own)
-        for c in integrity.rows(s.ws, s.gen_records, s.witness_checks):
+        for c in study_checks:
             checks.append({**c, STUDY: s.label})
     for r in _absent_rows(studies, where):
         rows.append(r)
         labels.append("")
     finish(rows)
     return rows, labels, checks
+
+
+def _gate(row: Row, failed: dict) -> None:
+    """integrity.gate for a claim's row (primary, extension or one of its groups')."""
+    if not failed or row.kind == rules.INTEGRITY or row.verdict:
+        return
+    c = claims.CLAIMS.get(row.claim.split("/")[0].split("[")[0].split(" ")[0])
+    if c is None:
+        return
+    integrity.gate(row, [(model or c.model, column) for model, column in c.reads], failed)
 
 
 def _looks_text(record: dict, study: StudyData | None) -> str:

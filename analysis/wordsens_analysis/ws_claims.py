@@ -5,19 +5,21 @@ claim's primary row, whose groups (judgement.Group: one per d, depth L, width k 
 hold the tests, and diagnostics, not yet decided: verdicts.py decides every row of a report at
 once (Holm runs over all primary rows).
 
-The kind of evidence decides what a verdict may say. S is a lower bound (a witness attains it):
-it can refute an O(·) claim and confirm an Ω(·) claim, never the other way round. S_upper is a
-certified upper bound: it can confirm an O(·) claim. Per-trial statistics are judged by their
-median with exact sign tests (stats.py: valid whatever their law).
+The kind of evidence decides what a verdict may say (evidence.py, through Claim.judge()): S is a
+lower bound (a witness attains it): it can confirm an Ω(·) claim, and it refutes an O(·) claim
+only by a level (S·√n above the theorem's largest constant), never by its slope. S_upper is a
+certified upper bound: it can confirm an O(·) claim. Two lower bounds never order two models.
+Slopes are read over the end of the design (shape.py), levels and contrasts at every n; every
+test judges its per-trial values as "with probability ≥ 1 − η over the weights" (sign_test).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from . import catalogue, groups, regimes, rules, stats, tolerances
+from . import catalogue, evidence, groups, regimes, rules, shape, stats, tolerances
 from .combined import SERIES
-from .judgement import Group, Row, missing_test, sign_test
+from .judgement import Group, Row, sign_test
 
 MIN_TRIALS, MIN_POINTS = rules.MIN_TRIALS, rules.MIN_POINTS
 WS_GROUP = ["d", "layers", "k_label"]
@@ -57,19 +59,12 @@ def _key_label(d, L, kl, model) -> str:
 
 
 def _ratio_frame(a: pd.DataFrame, b: pd.DataFrame, value_a: str, value_b: str) -> pd.DataFrame:
-    """a's value over b's per (n, trial) on the same texts (common random numbers)."""
+    """a's value over b's per (n, trial) of a, on the same texts (common random numbers): a
+    point of a without b's value there gets a NaN ratio (a shortfall the curves name), never
+    leaves the test."""
     m = a[["n", "trial", value_a]].rename(columns={value_a: "a"}).merge(
-        b[["n", "trial", value_b]].rename(columns={value_b: "b"}), on=["n", "trial"])
-    return m.assign(ratio=m["a"] / m["b"])
-
-
-def _rate_intercepts(g: pd.DataFrame, plan: groups.Design):
-    """Per-trial intercept A of S·√n = A + B/√n (least squares over the trial's n)."""
-    cur = groups.usable_curves(g.assign(Ssn=g["S"] * np.sqrt(g["n"])), "Ssn", plan)
-    if cur["reason"]:
-        return None, cur["reason"]
-    a = stats.ols_intercepts(1 / np.sqrt(cur["x"]), cur["matrix"])
-    return pd.Series(a, index=cur["index"]), None
+        b[["n", "trial", value_b]].rename(columns={value_b: "b"}), on=["n", "trial"], how="left")
+    return m.assign(ratio=m["a"].astype(float) / m["b"].astype(float))
 
 
 def _width_per_n(g: pd.DataFrame, xs) -> np.ndarray:
@@ -78,27 +73,17 @@ def _width_per_n(g: pd.DataFrame, xs) -> np.ndarray:
 
 
 def _judged_groups(row: Row, frame: pd.DataFrame, keys: list, plan_of, label_of) -> list:
-    """(key, frame, design) of the groups a claim can judge, in the order of their keys; groups
-    whose grid has fewer than MIN_POINTS values of n in the regime are listed in the row's
-    outside_regime instead. A group the task table plans but none of whose tasks is done (a d or
-    an H a partial run never reached) comes with no rows and its shortfall: never left out."""
+    """(key, frame, design) of every group of a claim in its regime, in the order of their keys.
+    A group the task table plans but none of whose tasks is done (a d or an H a partial run
+    never reached) comes with no rows and its shortfall; a group whose design has too few values
+    of n for its tests is a shortfall too (groups.start_group): never left out."""
     found = {}
     for key, g in frame.groupby(keys if len(keys) > 1 else keys[0], sort=True):
         found[key if isinstance(key, tuple) else (key,)] = g
     for key in getattr(plan_of, "planned_keys", lambda _: set())(keys) - set(found):
         found[key] = frame.iloc[0:0]
-    out, small = [], []
-    for key in sorted(found):
-        g = found[key]
-        plan = plan_of(dict(zip(keys, key)), g)
-        if plan.too_small():
-            small.append(plan.small_text(label_of(*key)))
-            continue
-        out.append((key, g, plan))
-    if small:
-        row.outside = "; ".join(filter(None, [row.outside, "not judged: " + "; ".join(small)]))
-        row.hint = "; ".join(small)
-    return out
+    return [(key, found[key], plan_of(dict(zip(keys, key)), found[key]))
+            for key in sorted(found)]
 
 
 def _planner(study, model: str, in_regime):
@@ -121,14 +106,42 @@ def _planner(study, model: str, in_regime):
 def _no_group(row: Row, c) -> None:
     if not row.groups:
         row.unavailable = row.unavailable or row.hint or (
-            f"no group with {MIN_POINTS} values of n inside the claim's regime ({c.regime})")
+            f"no group inside the claim's regime ({c.regime})")
+
+
+def _has_upper(g: pd.DataFrame) -> bool:
+    """Whether the group's records carry a certified bound: a bound declared by its scope or a
+    value. A record without one among them (NaN, infinite) is then a shortfall of the bound's
+    curves, never a reason to judge the group as if the file had none."""
+    declared = bool((g["scope"] != "none").any()) if "scope" in g else False
+    values = g["S_upper"].astype(float)
+    return declared or bool((np.isfinite(values) & (values != 0)).any())
+
+
+def _ceiling_test(judge, g: pd.DataFrame, plan: groups.Design, d, L, confirm: bool) -> tuple:
+    """(test, why not): the level at which a lower bound refutes an O(1/√n) claim: per trial
+    S·√n at the largest n of the design over C_max (tolerances.level_ceiling); above 1 in
+    significantly more than η of the trials refutes; with `confirm` (no certified bound in the
+    group), below 1 is 'not refuted (lower bound only)'."""
+    top = max(plan.ns)
+    at_top = g.loc[g["n"] == top, "k"]
+    k = float(at_top.median()) if len(at_top) else float("nan")
+    ceiling = float(tolerances.level_ceiling(top, d, k, L))
+    cur = groups.usable_curves(g, "S", plan)
+    if cur["reason"]:
+        return None, cur["reason"]
+    per = pd.Series(cur["matrix"][:, -1] * np.sqrt(top) / ceiling, index=cur["index"])
+    label = f"S·√n / C_max at n={top} (lower bound; C_max = {ceiling:.3g})"
+    return judge.test(per, label, evidence.LOWER, confirm=("below", 1.0) if confirm else None,
+                      refute=("above", 1.0), by_level=True), ""
 
 
 # --- Thms 1–2: O(1/√n) ------------------------------------------------------------------------
 
 def o_half_rows(c, study) -> list:
     """Thms 1–2: S = O(1/√n) in every (d, L, k) group with k ≥ d, confirmed by the certified
-    upper bound's slope within the bound's own finite-n drift δ of −1/2."""
+    upper bound's slope over the end of the design within the bound's own finite-n drift δ of
+    −1/2, refuted by a lower bound only above the theorem's level."""
     ws, model, settings = study.ws, c.model, study.settings
     sub = ws[ws["model"] == model] if not ws.empty else ws
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, model, "", regime=c.regime)
@@ -143,39 +156,45 @@ def o_half_rows(c, study) -> list:
         return [row]
     row.d = regimes.ns_text(inside["d"])
     n_used = set()
+    judge = c.judge()
     plan_of = _planner(study, model, lambda p: regimes.ws_mask(p, model))
     label_of = lambda d, L, kl: _key_label(d, L, kl, model)  # noqa: E731
     for (d, L, kl), g, plan in _judged_groups(row, inside, WS_GROUP, plan_of, label_of):
-        grp = Group(label_of(d, L, kl), d=str(int(d)),
-                    axes={"d": int(d), "L": int(L), "n": list(plan.ns)})
-        row.groups.append(grp)
-        fit = groups.fit_group(grp, g, "S", plan, n_used)
-        if fit is None:
+        grp = groups.start_group(row, label_of(d, L, kl), d, plan,
+                                 axes={"d": int(d), "L": int(L), "n": list(plan.ns)})
+        if grp.unavailable:
             continue
-        xs = fit["xs"]
-        delta = settings.tolerance * tolerances.bound_drift(xs, d, _width_per_n(g, xs), L)
-        limit = -0.5 + delta
-        lower = sign_test(fit["per_trial"], "slope of log S (lower bound) vs log n",
-                          refute=("above", rules.REFUTE_HALF))
-        ufit = groups.usable_fit(g, "S_upper", plan) if g["S_upper"].notna().all() else None
-        if ufit is not None and not ufit["reason"]:
-            grp.tests = [sign_test(ufit["per_trial"],
-                                   f"slope of log S_upper (certified bound) vs log n, δ = "
-                                   f"{delta:.3f}", confirm=("below", limit)), lower]
-            if (g["scope"] == "examined").any():
-                grp.positive = rules.SUPPORTED_RESTRICTED
-                grp.note = ("S_upper bounds the supremum over the examined positions only, not "
-                            "S itself")
+        if plan.shortfall:
+            grp.unavailable = plan.shortfall
             continue
-        a, why = _rate_intercepts(g, plan)
-        lower = sign_test(fit["per_trial"], f"slope of log S (lower bound) vs log n, δ = "
-                          f"{delta:.3f}", confirm=("below", limit),
-                          refute=("above", rules.REFUTE_HALF))
-        rate_label = "intercept A of S·√n = A + B/√n"
-        grp.tests = [lower, sign_test(a, rate_label, confirm=("above", 0.0)) if a is not None
-                     else missing_test(rate_label, why)]
-        grp.positive = rules.NOT_REFUTED_LB
-        grp.note = NO_UPPER
+        upper = _has_upper(g)
+        level, why = _ceiling_test(judge, g, plan, d, L, confirm=not upper)
+        if level is None:
+            grp.unavailable = f"S: {why}"
+            continue
+        if not upper:
+            grp.tests, grp.note = [level], NO_UPPER
+            grp.n_used = str(max(plan.ns))
+            n_used.add(max(plan.ns))
+            continue
+        ufit = groups.usable_fit(g, "S_upper", plan)
+        if ufit["reason"]:
+            grp.unavailable = f"S_upper: {ufit['reason']}"
+            continue
+        end = ufit["end"]
+        delta = settings.tolerance * tolerances.bound_drift(end, d, _width_per_n(g, end), L)
+        examined = bool((g["scope"] == "examined").any())
+        grp.tests = [judge.test(ufit["per_trial"],
+                                f"slope of log S_upper (certified bound) vs log n over "
+                                f"n={regimes.ns_text(end)}, δ = {delta:.3f}",
+                                evidence.UPPER_EXAMINED if examined else evidence.UPPER,
+                                confirm=("below", -0.5 + delta),
+                                fails=("above", -0.5 + delta + rules.SLOPE_MARGIN)), level]
+        grp.n_used = regimes.ns_text(end)
+        n_used.update(end)
+        if examined:
+            grp.note = ("S_upper bounds the supremum over the examined positions only, not S "
+                        "itself")
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
@@ -196,7 +215,8 @@ def _partner_rows(study, model: str) -> pd.DataFrame:
 
 def _partner(others: pd.DataFrame, own_study):
     """(label suffix, rows) of the one partner group a contrast pairs with, or ("", None): a
-    certified bound over every position before one over the examined ones, then the group with
+    group that carries a certified bound (when the partner is read for its bound) before one that
+    does not, a bound over every position before one over the examined ones, then the group with
     the most values of n, then the study's own rows (chosen by design, never by the result).
     Groups of different depths, widths or studies are never pooled into one curve."""
     if others.empty:
@@ -206,7 +226,7 @@ def _partner(others: pd.DataFrame, own_study):
     for key, g in others.groupby(keys, sort=True):
         named = dict(zip(keys, key))
         own = named.get(SERIES, own_study) == own_study
-        this = ((g["scope"] == "all").all(), g["n"].nunique(), own)
+        this = (_has_upper(g), bool((g["scope"] == "all").all()), g["n"].nunique(), own)
         if rank is None or this > rank:
             parts = [named["k_label"]] if named["k_label"] else []
             if not own:
@@ -295,7 +315,7 @@ def head_groups(inside: pd.DataFrame, study, model: str) -> tuple:
 
 
 def thm3_rows(c, study) -> list:
-    """Thm 3: in every d, S_raf flat in n (inside the window ±FLAT) and high: above rf's
+    """Thm 3: in every d, S_raf not decaying over the end of the design and high: above rf's
     certified upper bound on the same texts at every n, the ratio growing with n. The same for
     the claim's model beyond the paper (raf_v, mhraf, block)."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
@@ -306,77 +326,86 @@ def thm3_rows(c, study) -> list:
     flat_window = study.settings.flat()
     pool = _partner_rows(study, "rf")
     n_used = set()
+    judge = c.judge()
     plan_of = _attention_plan_of(study, c.model)
     keys, label_of, axes_of = head_groups(inside, study, c.model)
     for (d, H, k), g, plan in _judged_groups(row, inside, keys, plan_of, label_of):
         partners = _on_the_same_texts(pool, "rf", g)
-        partners = partners[regimes.ws_mask(partners, "rf") & partners["S_upper"].notna()]
+        partners = partners[regimes.ws_mask(partners, "rf")]
         suffix, og = _partner(partners, _own_study(sub))
-        grp = Group(",".join(filter(None, [label_of(d, H, k), suffix])), d=str(int(d)),
-                    partner=_partner_of(og, "rf", _own_study(sub)),
-                    axes={**axes_of(d, H, k), "n": list(plan.ns)})
-        row.groups.append(grp)
+        grp = groups.start_group(row, ",".join(filter(None, [label_of(d, H, k), suffix])), d,
+                                 plan, partner=_partner_of(og, "rf", _own_study(sub)),
+                                 axes={**axes_of(d, H, k), "n": list(plan.ns)})
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
             continue
-        flat = sign_test(fit["per_trial"], f"slope of log S_{c.model} vs log n",
-                         confirm=("inside", -flat_window, flat_window))
-        grp.tests = [flat, *_level_tests(g, og, c.model)]
+        end = regimes.ns_text(fit["end"])
+        flat = judge.test(fit["per_trial"], f"slope of log S_{c.model} vs log n over n={end}",
+                          evidence.LOWER, confirm=("above", -flat_window),
+                          fails=("below", -flat_window - rules.SLOPE_MARGIN))
+        grp.tests = [flat, *_level_tests(judge, g, og, plan, c.model)]
+        grp.n_used = regimes.ns_text(plan.ns)  # the level is read at every n of the design
+        n_used.update(plan.ns)
         if og is not None and (og["scope"] == "examined").any():
-            grp.positive = rules.SUPPORTED_RESTRICTED
             grp.note = ("rf's S_upper bounds the examined positions only: the ratio is not "
                         "a certified lower bound of the true one")
         if flat.estimate < -flat_window:
-            decays = (f"S_{c.model} decays at {label_of(d, H, k)}; S is a lower bound found by ascent, so this "
-                      "cannot refute Ω(1): either the claim fails there or the search misses "
-                      "the maximum")
+            decays = (f"S_{c.model} decays at {label_of(d, H, k)}; S is a lower bound found by "
+                      "ascent, so this cannot refute Ω(1): either the claim fails there or the "
+                      "search misses the maximum")
             row.hint = "; ".join(filter(None, [row.hint, decays]))
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
 
 
-def mean_log_gap_test(grp: Group, ratios: pd.DataFrame, plan: groups.Design, label: str,
-                      side: str, n_used: set) -> None:
-    """A paired contrast's test of one group: per trial, the mean over the design's n of the log
-    of `ratios`' column ratio (columns n, trial, ratio), on `side` of 0 ("above" or "below")
-    confirms, the other side refutes; the group is unavailable when the curves are incomplete."""
+def worst_log_ratio_test(judge, grp: Group, ratios: pd.DataFrame, plan: groups.Design,
+                         label: str, side: str, n_used: set, kind: str) -> None:
+    """A contrast "at every n of the regime" on one group: per trial, the worst over the design's
+    n of the log of `ratios`' ratio column (columns n, trial, ratio): its smallest above 0
+    (side "above") or its largest below 0 ("below") confirms with evidence `kind`; the group is
+    unavailable when a curve is incomplete (a partner's point short of trials included)."""
     cur = groups.usable_curves(ratios, "ratio", plan)
     if cur["reason"]:
         grp.unavailable = cur["reason"]
         return
-    gap = pd.Series(np.log(cur["matrix"]).mean(axis=1), index=cur["index"])
+    logs = np.log(cur["matrix"])
+    worst = logs.min(axis=1) if side == "above" else logs.max(axis=1)
     n_used.update(cur["x"])
     grp.n_used = regimes.ns_text(cur["x"])
-    other = "below" if side == "above" else "above"
-    grp.tests = [sign_test(gap, label, confirm=(side, 0.0), refute=(other, 0.0))]
+    grp.tests = [judge.test(pd.Series(worst, index=cur["index"]), label, kind,
+                            confirm=(side, 0.0))]
 
 
-def _level_tests(g: pd.DataFrame, og, model: str = "raf") -> list:
-    """`model` (raf) above rf's certified bound at every common n, per trial, and the ratio
-    growing."""
+def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "raf") -> list:
+    """`model` (raf) above rf's certified bound at every n of the design, per trial, and the
+    ratio growing over the end of the design; a point of the design where rf's bound is missing
+    on the same texts (a trial short, a NaN bound) keeps the group open."""
     level_label = f"smallest over n of log(S_{model}/S_upper,rf), per trial"
     growth_label = f"slope of log(S_{model}/S_upper,rf) vs log n"
-    if og is None:
+    examined = og is not None and bool((og["scope"] == "examined").any())
+    kind = evidence.LOWER_OVER_EXAMINED if examined else evidence.LOWER_OVER_UPPER
+    if og is None or not _has_upper(og):
         why = "no rf records with a certified bound (k ≥ d) on the same texts"
-        return [missing_test(level_label, why), missing_test(growth_label, why)]
-    pair = _ratio_frame(g, og, "S", "S_upper")
-    cur = stats.complete_curves(pair, "n", "ratio", min_trials=MIN_TRIALS,
-                                min_points=MIN_POINTS)
+        return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]
+    cur = groups.usable_curves(_ratio_frame(g, og, "S", "S_upper"), "ratio", plan)
     if cur["reason"]:
-        return [missing_test(level_label, cur["reason"]),
-                missing_test(growth_label, cur["reason"])]
+        why = f"rf's bound on the same texts: {cur['reason']}"
+        return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]
     logs = np.log(cur["matrix"])
     level = pd.Series(logs.min(axis=1), index=cur["index"])
-    growth = pd.Series(stats.ols_slopes(np.log(cur["x"]), logs), index=cur["index"])
-    n_text = f" (n={regimes.ns_text(cur['x'])})"
-    return [sign_test(level, level_label + n_text, confirm=("above", 0.0)),
-            sign_test(growth, growth_label + n_text, confirm=("above", 0.0))]
+    slopes, end = shape.end_slopes(cur["x"], cur["matrix"])
+    growth = pd.Series(slopes, index=cur["index"])
+    return [judge.test(level, f"{level_label} (n={regimes.ns_text(cur['x'])})", kind,
+                       confirm=("above", 0.0)),
+            judge.test(growth, f"{growth_label} over n={regimes.ns_text(end)}", kind,
+                       confirm=("above", 0.0), fails=("below", -rules.SLOPE_MARGIN))]
 
 
 def softmax_rows(c, study) -> list:
-    """The softmax contrast: in every d, raf keeps more of a word than raf_relu's best found
-    (paired log(S_raf/S_relu) above 0); raf_relu's decay is looked for only beyond its floor
+    """The softmax contrast: in every d, raf keeps more of a word than raf_relu's best found at
+    every n of the regime (paired log(S_raf/S_relu) above 0, per trial its smallest over n); two
+    lower bounds, so at most not refuted; raf_relu's decay is shown only beyond its floor
     (n ≥ RELU_BEYOND·d), in diagnostic rows."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
     found = _attention_inside(row, c, study)
@@ -385,48 +414,53 @@ def softmax_rows(c, study) -> list:
     sub, inside = found
     pool = _partner_rows(study, "raf")
     n_used = set()
+    judge = c.judge()
     plan_of = _attention_plan_of(study, c.model)
     for (d,), g, plan in _judged_groups(row, inside, ["d"], plan_of, lambda d: f"d={d}"):
         suffix, og = _partner(_on_the_same_texts(pool, "raf", g), _own_study(sub))
-        grp = Group(",".join(filter(None, [f"d={d}", suffix])), d=str(int(d)),
-                    positive=rules.NOT_REFUTED_LB,
-                    note="S_relu is a lower bound (a search with the floor starts): "
-                         "raf_relu might keep more",
-                    partner=_partner_of(og, "raf", _own_study(sub)),
-                    axes={"d": int(d), "n": list(plan.ns)})
-        row.groups.append(grp)
+        grp = groups.start_group(row, ",".join(filter(None, [f"d={d}", suffix])), d, plan,
+                                 note="S_relu is a lower bound (a search with the floor "
+                                      "starts): raf_relu might keep more",
+                                 partner=_partner_of(og, "raf", _own_study(sub)),
+                                 axes={"d": int(d), "n": list(plan.ns)})
+        if grp.unavailable:
+            continue
         if plan.shortfall:
             grp.unavailable = plan.shortfall
             continue
-        label = "mean over n of log(S_raf/S_relu), per trial"
+        label = "smallest over n of log(S_raf/S_relu), per trial"
         if og is None:
-            grp.tests = [missing_test(label, "no raf records on the same texts")]
+            grp.tests = [judge.missing(label, "no raf records on the same texts",
+                                       evidence.LOWER_PAIR)]
             continue
-        mean_log_gap_test(grp, _ratio_frame(og, g, "S", "S"), plan, label, "above", n_used)
+        pair = _ratio_frame(g, og, "S", "S")
+        pair["ratio"] = 1.0 / pair["ratio"]
+        worst_log_ratio_test(judge, grp, pair, plan, label, "above", n_used, evidence.LOWER_PAIR)
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row] + _relu_decay_rows(c, sub)
 
 
 def _relu_decay_rows(c, sub: pd.DataFrame) -> list:
-    """raf_relu per d where n ≥ RELU_BEYOND·d, beyond the reach of the floor construction."""
+    """raf_relu per d where n ≥ RELU_BEYOND·d, beyond the reach of the floor construction: its
+    slope, shown (a lower bound's decay cannot show that the true S_relu decays)."""
     out = []
     beyond = sub[sub["n"] >= rules.RELU_BEYOND * sub["d"]]
     for d, g in beyond.groupby("d", sort=True):
         plan = groups.Design(sorted(int(n) for n in g["n"].unique()), 0, "")
         if plan.too_small():
             continue
-        r = Row(rules.SECONDARY, f"relu_decay[d={d}]", "raf_relu decays where its floor does "
-                "not reach (n ≥ 2d)", c.theorem, c.model, str(int(d)),
-                regime=f"n ≥ {rules.RELU_BEYOND}·d", positive=rules.NOT_REFUTED_LB)
+        r = Row(rules.SECONDARY, f"relu_decay[d={d}]", "raf_relu beyond its floor (n ≥ 2d)",
+                c.theorem, c.model, str(int(d)), regime=f"n ≥ {rules.RELU_BEYOND}·d")
         fit = groups.usable_fit(g, "S", plan)
         if fit["reason"]:
-            r.unavailable = fit["reason"]
+            r.verdict, r.reason = rules.SHOWN, fit["reason"]
         else:
-            r.n_used = regimes.ns_text(fit["xs"])
-            r.tests = [sign_test(fit["per_trial"], "slope of log S_relu vs log n",
-                                 confirm=("below", rules.RELU_DECAY),
-                                 refute=("above", rules.RELU_FLAT))]
+            r.n_used = regimes.ns_text(fit["end"])
+            r.tests = [sign_test(fit["per_trial"], "slope of log S_relu vs log n (lower bound)")]
+            r.verdict = rules.SHOWN
+            r.reason = ("shown, not judged: S_relu is a lower bound, whose decay cannot show "
+                        "that the true S_relu decays")
         out.append(r)
     return out
 

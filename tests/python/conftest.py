@@ -27,7 +27,8 @@ def write_table(f, group, columns: dict):
 
 
 def write_results(path, tasks, ws=None, gen=None, version=(1, 0), filetype=names.FILETYPE,
-                  witnesses=(), libver="latest"):
+                  witnesses=(), libver="latest", config_text="# synthetic fixture\n",
+                  master_seed=1):
     """witnesses: dicts with task_id, position, delta (d), X (n × d), W (d × d).
 
     libver="latest" (superblock v3) as the writer uses; libver=None gives an older layout.
@@ -37,8 +38,8 @@ def write_results(path, tasks, ws=None, gen=None, version=(1, 0), filetype=names
         f.attrs[names.ATTR_FORMAT_VERSION] = np.array(version, dtype=np.int32)
         f.attrs["software_version"] = "test"
         f.attrs["git_sha"] = "0000000"
-        f.attrs["master_seed"] = np.uint64(1)
-        f.attrs["config_text"] = "# synthetic fixture\n"
+        f.attrs["master_seed"] = np.uint64(master_seed)
+        f.attrs["config_text"] = config_text
         write_table(f, names.GROUP_TASKS, tasks)
         if ws is not None:
             write_table(f, names.GROUP_WS, ws)
@@ -146,7 +147,7 @@ def synthetic_tables(ns=(8, 16, 32, 64, 128), d=64, trials=12, slopes=None, seed
                 for training in (0, 1):
                     for objective in (0, 1):
                         if model == "rf":
-                            E = E_rf(n) + rng.normal(0, 0.05)
+                            E = abs(E_rf(n) + rng.normal(0, 0.05))  # E ≥ 0, as (D1 + y)²
                         else:
                             E = abs(rng.normal(0, 0.02)) + (0.5 if objective == 1 else 0.0)
                         row = (task, training, objective, 0.3, 1.0, 0.2, np.sqrt(abs(E)) - 1, E,

@@ -4,6 +4,8 @@ own layout (what read_results returns), with the truth of every group set by han
 ws_study: per group a law S = level·n^slope (and S_upper likewise, or none), log-normal trial
 noise shared by every n of a trial (the same texts) plus point noise; heads: E(n) per group.
 """
+import inspect
+
 import numpy as np
 import pandas as pd
 
@@ -25,13 +27,16 @@ class Study:
         return tid
 
     def ws_group(self, model, d, ns, S, upper=None, layers=1, k_of=None, scope="all",
-                 missing=(), shortfall=None, heads=1, width=None):
+                 missing=(), shortfall=None, heads=1, width=None, skip=()):
         """S, upper: (level, slope) or a function of (n, trial) -> value. missing: (n, trial)
         pairs planned but not done; shortfall: trials done only at the largest n; heads: H of a
-        multi-head model's group; width: the k of a model with an MLP (block's width)."""
+        multi-head model's group; width: the k of a model with an MLP (block's width); skip: n
+        whose task another group holds (two grid items giving the same width: one task)."""
         wide = model in ("rf", "drf") or width is not None
         k_of = (lambda n, d: width) if width is not None else k_of or (lambda n, d: n * d)
         for n in ns:
+            if n in skip:
+                continue
             for t in range(self.trials):
                 done = (n, t) not in missing and not (
                     shortfall is not None and n == max(ns) and t >= shortfall)
@@ -70,15 +75,21 @@ class Study:
                                     position_S=per))
         return self
 
-    def gen_group(self, model, d, ns, E, N=20, k_of=None, trainings=("finetune",)):
-        """E: a function of n -> the true E (point noise added), for every training mode."""
+    def gen_group(self, model, d, ns, E, N=20, k_of=None, trainings=("finetune",), noise=0.05,
+                  missing=()):
+        """E: a function of n (or of n and the trial) -> the true E (point noise added), for
+        every training mode; missing: (n, trial) pairs planned but not done."""
         k_of = k_of or (lambda n, d: n * d)
+        two = len(inspect.signature(E).parameters) >= 2
         for n in ns:
             for t in range(self.trials):
                 k = k_of(n, d) if model in ("rf", "drf") else 0
-                tid = self._task("gen", model, n, d, k, N, 1, t, True)
+                done = (n, t) not in missing
+                tid = self._task("gen", model, n, d, k, N, 1, t, done)
+                if not done:
+                    continue
                 for training in trainings:
-                    e = max(E(n) + self.rng.normal(0, 0.05), 0.0)
+                    e = max((E(n, t) if two else E(n)) + self.rng.normal(0, noise), 0.0)
                     D1 = np.sqrt(e) - 1.0  # y = 1: E = (D1 + 1)²
                     self.gen.append(dict(task_id=tid, model=model, n=n, d=d, k=k, N=N,
                                          layers=1, words=1, trial=t, training=training,
@@ -97,15 +108,34 @@ def _value(law, n, t):
     return level * n ** slope
 
 
-def judge(study: Study, settings=None, mask="none"):
+def judge(study: Study, settings=None, mask="none", config_text=None):
     from wordsens_analysis import tolerances, verdicts
 
     ws, gen, tasks = study.frames()
     return verdicts.judge_frames(ws, gen, tasks=tasks,
-                                 settings=settings or tolerances.RULES, mask=mask)
+                                 settings=settings or tolerances.RULES, mask=mask,
+                                 config_text=config_text)
 
 
 def row(table, claim):
     rows = table[table["claim"] == claim]
     assert len(rows) == 1, (claim, list(table["claim"]))
     return rows.iloc[0]
+
+
+def file_tables(ws: pd.DataFrame, tasks: pd.DataFrame):
+    """Record and task tables as the writer stores them (codes, fixed strings)."""
+    t = {c: tasks[c].to_numpy() for c in ("task_id", "n", "d", "k", "N", "layers", "trial")}
+    t["point_id"] = tasks["task_id"].to_numpy()
+    t["experiment"] = np.where(tasks["experiment"] == "ws", 0, 1).astype(np.uint8)
+    t["model"] = tasks["model"].to_numpy().astype("S16")
+    t["done"] = tasks["done"].to_numpy().astype(np.uint8)
+    w = {"task_id": ws["task_id"].to_numpy(), "S": ws["S"].to_numpy(),
+         "S_upper": ws["S_upper"].to_numpy(),
+         "S_upper_scope": ws["S_upper_scope"].map({"none": 0, "all": 1, "examined": 2})
+         .to_numpy().astype(np.uint8)}
+    zeros = np.zeros(len(ws))
+    for c in ("argmax_position", "evaluations", "witness_offset", "witness_length"):
+        w[c] = zeros.astype(int)
+    w["phi_norm"], w["seconds"] = zeros + 1, zeros
+    return t, w, None

@@ -56,7 +56,7 @@ def verdicts_of(*paths):
 
 
 def prim(v):
-    p = v[v["kind"] == rules.PRIMARY]
+    p = v[v["kind"].isin([rules.PRIMARY, rules.EXTENSION])]
     return {(r.study, r.claim): r.verdict for r in p.itertuples()}
 
 
@@ -291,7 +291,7 @@ def test_a_report_over_several_files_judges_the_multi_word_claims(tmp_path):
                                 "words-fraction = 0.125\ndata = synthetic\n", seed=7)
     v, _ = verdicts_of(a, mw)
     got = prim(v)
-    for claim in ("mw_rf_sqrt_m", "mw_rf_fraction", "mw_raf_one_word"):
+    for claim in ("mw_rf_sqrt_m", "mw_rf_fraction"):
         assert ("multiword", claim) in got, sorted(got)
     assert got[("multiword", "mw_rf_sqrt_m")] == rules.SUPPORTED_RESTRICTED
     assert not any(c.startswith("mw_") for s, c in got if s == "rf_study")

@@ -33,3 +33,16 @@ def test_the_readmes_sample_report_names_the_codes_rules():
     named = re.findall(r"verdict rules ([0-9.]+) \(hash ([0-9a-f]+);", text)
     assert named, "the README shows no report header"
     assert all(n == (rules.RULES_VERSION, claims.RULES_HASH) for n in named), named
+
+
+def test_the_page_prints_every_statement_and_evidence_as_the_code_has_them():
+    """The generated part of the rules' page (statements, regimes, judgements, the evidence
+    table) is the code's: rewrite it with `python3 -m wordsens_analysis.rules_doc
+    docs/VERDICT_RULES.md`."""
+    from wordsens_analysis import rules_doc
+
+    with open(os.path.join(ROOT, "docs", "VERDICT_RULES.md"), encoding="utf-8") as f:
+        text = f.read()
+    assert rules_doc.generated_part(text) == rules_doc.markdown(), (
+        "docs/VERDICT_RULES.md's generated part is stale: run python3 -m "
+        "wordsens_analysis.rules_doc docs/VERDICT_RULES.md (in analysis/)")
