@@ -12,23 +12,32 @@ import pandas as pd
 from . import catalogue, rules
 
 def k_labels(df: pd.DataFrame) -> pd.Series:
-    """How k was given, per row: 'k=<r>D' when k scales with D = n·d, else 'k=<k>'.
+    """How k was given, per row, inferred from the widths when no k grid is known: 'k=<r>D' for
+    a ratio k/(n·d) that appears at several n of a (model, d, L, N) group (k scaling with
+    D = n·d), 'k=<k>' for a width that does and that those ratios do not explain (a fixed k),
+    both joined by '|' where one task is both
+    (`k = 512, 1D` at n·d = 512: explode_k_labels puts it in both curves), the ratio where
+    neither repeats.
 
     Only models with a width k (random features; catalogue.py) get one; attention models ''.
     """
     labels = pd.Series("", index=df.index, dtype=object)
     if df.empty or "k" not in df:
         return labels
-    ratio = df["k"] / (df["n"] * df["d"])
+    ratio = (df["k"] / (df["n"] * df["d"])).map(lambda r: f"{r:.3g}")
     keys = [c for c in ("model", "d", "layers", "N") if c in df]
     for key, idx in df.groupby(keys).groups.items():
         if not catalogue.has_width(key[0] if isinstance(key, tuple) else key):
             continue
         sub = df.loc[idx]
-        if sub["k"].nunique() == 1 and sub["n"].nunique() > 1:
-            labels.loc[idx] = "k=" + sub["k"].astype(int).astype(str)
-        else:
-            labels.loc[idx] = ratio.loc[idx].map(lambda r: f"k={r:.3g}D")
+        scaled = {r for r, g in sub["n"].groupby(ratio.loc[idx]) if g.nunique() > 1}
+        # A width at several n is a fixed k unless the repeated ratios explain all its rows
+        # (k = 0.5D, 1D gives 40 at n = 10 and at n = 20, d = 4: two scaled curves).
+        fixed = {k for k, g in sub.groupby("k").groups.items()
+                 if sub.loc[g, "n"].nunique() > 1 and not set(ratio.loc[g]) <= scaled}
+        for i, k, r in zip(idx, sub["k"], ratio.loc[idx]):
+            found = ([f"k={int(k)}"] if k in fixed else []) + ([f"k={r}D"] if r in scaled else [])
+            labels.loc[i] = "|".join(found) if found else f"k={r}D"
     return labels
 
 

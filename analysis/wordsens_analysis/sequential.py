@@ -3,11 +3,14 @@ only where a claim is still open, without inflating the error rates of its verdi
 
 The design (docs/VERDICT_RULES.md, "Trials until decided"):
 
-- **A fixed schedule of looks.** A study planned with `max-trials = M` and a first batch of
-  `trials = T` may be looked at after T, 2T, 4T, … trials per point, capped at M: the schedule
-  `looks(T, M)`, K looks at most, fixed before any data is seen. Every extension runs the trials
-  from one look to the next at the points it extends (`first-trial`, `select`), so a point's
-  trial count is always one of the schedule's.
+- **A fixed schedule of looks, the study's own.** A study planned with `max-trials = M` and a
+  first batch of `trials = T` may be looked at after T, 2T, 4T, … trials per point, capped at M:
+  the schedule `looks(T, M)`, K looks at most, fixed before any data is seen, and read from the
+  study's configuration (every file starting at trial 0 must plan the same T; files that do not
+  decide nothing), never from whichever file comes first. Every extension runs the trials from
+  one look to the next at the points it extends (`first-trial`, `select`), so a point's trial
+  count is one of the schedule's; a count that is not (replicates pooled off the schedule, a
+  point extended by hand) gets no share of α, so no pooling of files can spend a share twice.
 - **α split over the looks, most of it at the first that can decide.** The first look whose
   trial count t can decide at all (2^−t ≤ α: an exact sign test over fewer trials never reaches
   α) spends `rules.FIRST_LOOK_SHARE` (0.9) of α, each later look an equal part of the rest, a
@@ -21,7 +24,8 @@ The design (docs/VERDICT_RULES.md, "Trials until decided"):
   first batch of 10 trials then decides a row under Holm's correction over about 20 rows, where
   an equal split would need 12. tests/python/test_sequential.py shows by simulation that the
   adaptive procedure's rate of a wrong "confirmed" stays at or below α with the claim false at
-  the boundary, and that testing again at every look without the correction exceeds it.
+  the boundary, also with replicates added after the schedule ends open, and that testing again
+  at every look without the correction exceeds it (with the median test alone).
 - **Where to add trials.** After a look, the groups of every primary claim that is still
   inconclusive, whose every point holds the trials of the current look (so the schedule is
   kept) and is complete, are extended to the next look: the claim's model and its paired partner
@@ -31,11 +35,10 @@ The design (docs/VERDICT_RULES.md, "Trials until decided"):
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
-
-import os
 
 from . import claims, rules
 from .combined import config_value

@@ -302,8 +302,9 @@ def o_mixed_grid(rng):
     decays = lambda n, t: rf_bound()(shared, t) * (n / shared) ** -0.6  # noqa: E731
     twin.ws_group("rf", d, ns, S=lambda n, t: 0.6 * decays(n, t), upper=decays,
                   k_of=lambda n, d: K, skip=(shared,))
-    text = f"k = {K},1D\n"
-    p = dict(d=d, ns=ns, K=K, shared_n=shared, slope_fixed_width=s_false)
+    # With the configuration the grid is read from it; without (tables by hand), inferred.
+    text = f"k = {K},1D\n" if rng.integers(2) else None
+    p = dict(d=d, ns=ns, K=K, shared_n=shared, slope_fixed_width=s_false, config=text)
     return (Case("thm1_rf", s, p, config_text=text),
             Case("thm1_rf", twin, p, config_text=text, keeps=frozenset({rules.CONFIRMED})))
 

@@ -151,17 +151,26 @@ def test_studies_are_never_pooled_even_at_shared_grid_points(tmp_path):
 
 
 def test_replicates_with_another_seed_add_trials(tmp_path):
-    # 3 trials per file is below MIN_TRIALS; two seeds of one study give 6 independent trials.
+    # 3 trials per file is below MIN_TRIALS; two seeds of one study give 6 independent trials,
+    # a look its plan (max-trials = 6) provides for: pooled, they decide. Without the look in the
+    # plan, 6 trials is a count none of its looks has: no share of α (replicates pooled after
+    # the fact could otherwise spend it again and again).
     t1 = synthetic_tables(trials=3, models=("rf",), gen_models=(), seed=1)
     t2 = synthetic_tables(trials=3, models=("rf",), gen_models=(), seed=2)
-    a = write_study(tmp_path / "rep1.h5", t1, RF_CFG + "trials = 3\n", seed=11)
-    b = write_study(tmp_path / "rep2.h5", t2, RF_CFG + "trials = 3\n", seed=12)
+    planned = RF_CFG + "trials = 3\nmax-trials = 6\n"
+    a = write_study(tmp_path / "rep1.h5", t1, planned, seed=11)
+    b = write_study(tmp_path / "rep2.h5", t2, planned, seed=12)
     alone, _ = verdicts_of(a)
     assert prim(alone)[("rep1", "thm1_rf")] == rules.INCONCLUSIVE
     v, studies = verdicts_of(a, b)
     assert len(studies) == 1 and len(studies[0].files) == 2
     row = v[v["claim"] == "thm1_rf"].iloc[0]
-    assert row["trials"] == 6 and row["verdict"] == rules.CONFIRMED
+    assert row["trials"] == 6 and row["verdict"] == rules.CONFIRMED, row["reason"]
+    c = write_study(tmp_path / "rep3.h5", t1, RF_CFG + "trials = 3\n", seed=11)
+    d = write_study(tmp_path / "rep4.h5", t2, RF_CFG + "trials = 3\n", seed=12)
+    v, _ = verdicts_of(c, d)
+    row = v[v["claim"] == "thm1_rf"].iloc[0]
+    assert row["verdict"] == rules.INCONCLUSIVE and "none of the study's looks" in row["reason"]
 
 
 def test_a_repeated_file_adds_nothing(tmp_path):

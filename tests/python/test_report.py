@@ -45,14 +45,17 @@ def test_report_end_to_end(tmp_path):
         (rules.RULES_VERSION, claims.RULES_HASH)}
     verdict = {r["claim"]: r["verdict"] for r in rows}
     assert verdict["thm1_rf"] == "confirmed"
-    assert verdict["thm3_raf"] == "confirmed"
+    # raf's stored S does not follow from its witness: Thm 3, which reads it, stays open.
+    assert verdict["thm3_raf"] == "inconclusive"
+    assert "witness_recompute fails for raf's S" in {r["claim"]: r["reason"] for r in rows}[
+        "thm3_raf"]
     assert verdict["thm2_drf"] == "inconclusive"
     # The synthetic witness does not reproduce the stored S: an integrity failure, shown first.
     assert rows[0]["claim"] == "witness_recompute" and rows[0]["verdict"] == "FAIL"
     md = (out / "report.md").read_text()
     first = md.splitlines()[0]
     assert first.startswith("# ") and HEADLINE.match(first[2:]), first
-    assert first[2:].startswith("4 of 8 claims confirmed, 2 supported")
+    assert first[2:].startswith("3 of 8 claims confirmed, 2 supported")
     assert first.endswith("integrity checks: 1 of 12 FAIL: witness_recompute")
     assert f"verdict rules {rules.RULES_VERSION} (hash {claims.RULES_HASH}" in md.splitlines()[2]
     assert md.index("## Integrity checks that FAIL") < md.index("## Primary claims")
