@@ -238,6 +238,17 @@ def hidden_states(encoder: Encoder, ids, upto: int | None = None) -> list:
     return states
 
 
+def hidden_state(encoder: Encoder, ids, layer: int) -> np.ndarray:
+    """H_layer alone (the same numbers as hidden_states(...)[layer], without keeping the
+    layers below: a batch of windows then needs the memory of two layers, not of all)."""
+    if not 0 <= layer <= len(encoder.layers):
+        raise EncoderError(f"layer {layer} is not in 0 … {len(encoder.layers)}")
+    H = embedding_layer(encoder.embeddings, ids)
+    for weights in encoder.layers[:layer]:
+        H = encoder_layer(weights, H)
+    return H
+
+
 def sentence_embedding(encoder: Encoder, ids) -> np.ndarray:
     """Mean of the last layer's rows, normalised to unit length (sentence-transformers' pooling
     for all-MiniLM-L6-v2; `ids` should then carry [CLS] … [SEP] as the model was trained)."""

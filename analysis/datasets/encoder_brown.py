@@ -104,7 +104,7 @@ def cut_windows(documents, tokenizer, length):
 
 # --- vectors ----------------------------------------------------------------------------------
 
-def encoder_rows(encoder, windows, layer, lengths, batch_tokens=16384):
+def encoder_rows(encoder, windows, layer, lengths, batch_tokens=8192):
     """[(window index, n, rows (n × d) float32)]: layer 0 of the whole windows (prefix files),
     or layer `layer` of every window's first n pieces for n in `lengths` (whole files)."""
     import numpy as np
@@ -114,7 +114,7 @@ def encoder_rows(encoder, windows, layer, lengths, batch_tokens=16384):
         batch = max(1, batch_tokens // n)
         for first in range(0, len(windows), batch):
             block = ids[first:first + batch, :n]
-            states = be.hidden_states(encoder, block, upto=layer)[-1]
+            states = be.hidden_state(encoder, block, layer)
             for i, rows in enumerate(states):
                 out.append((first + i, n, rows.astype(np.float32)))
     return out

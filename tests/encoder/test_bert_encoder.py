@@ -110,6 +110,7 @@ def test_tiny_layers_match_pytorch(tiny):
 def test_batched_equals_one_window_at_a_time(tiny):
     ids = RNG.integers(0, tiny.embeddings.word.shape[0], size=(5, 9))
     batched = be.hidden_states(tiny, ids)
+    np.testing.assert_array_equal(be.hidden_state(tiny, ids, 2), batched[2])
     for b in range(5):
         for got, alone in zip(batched, be.hidden_states(tiny, ids[b])):
             np.testing.assert_allclose(got[b], alone, rtol=0, atol=1e-13)
