@@ -162,7 +162,7 @@ TEST(EmbeddingsFile, WholeWindowsGiveTextsOfTheirOwnLengthOnly) {
   EXPECT_EQ(whole.count_usable(9), 1);
   EXPECT_EQ(whole.count_usable(5), 1);
   EXPECT_EQ(whole.count_usable(4), 0);
-  EXPECT_EQ(prefix.count_usable(4), 4);
+  EXPECT_EQ(prefix.count_usable(4), 5);
   EXPECT_EQ(usable_sequences(whole, 9), std::vector<Index>{5});
   EXPECT_NO_THROW((void)embeddings_sample(whole, 2, 5, 4));
   EXPECT_THROW((void)embeddings_sample(whole, 2, 4, 4), InputError);  // a prefix of a window
