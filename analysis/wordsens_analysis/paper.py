@@ -3,7 +3,8 @@ experiments report, beside what this report measured (statistic, interval, verdi
 
 The paper's side is the claim and its measurable form (a slope, a level), not numbers read off
 its figures: its experiments use BERT-Base embeddings of IMDb reviews (d = 768, n ≤ 250) and
-synthetic Gaussian texts; here the real-text stand-in is GloVe × Brown (analysis/datasets).
+synthetic Gaussian texts; here the real-text stand-ins are all-MiniLM-L6-v2's layer 0 × Brown
+(d = 384) and static GloVe × Brown (analysis/datasets).
 """
 from __future__ import annotations
 

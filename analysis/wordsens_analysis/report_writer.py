@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -19,8 +20,15 @@ from . import background, claims, combined, multi_word, paper, rules, stats, ver
 
 WS_KEYS = ["model", "layers", "d", "k", "n"]
 GEN_KEYS = ["model", "training", "objective", "d", "N", "k", "n"]
-STANDIN = ("GloVe × Brown: the stand-in for the paper's BERT-Base × IMDb (neither BERT weights "
-           "nor IMDb text can be installed from Debian or npm)")
+STANDIN = ("GloVe × Brown: static word vectors (no positions, no context, d ≤ 100) standing in "
+           "for the paper's BERT-base layer 0 × IMDb (d = 768); IMDb text cannot be installed")
+# The encoder files of analysis/datasets/encoder_brown.py are named minilm_brown_l<layer>.h5.
+ENCODER_FILE = re.compile(r"minilm_brown_l(\d+)")
+ENCODER_STANDIN = ("all-MiniLM-L6-v2 × Brown: this encoder's layer 0 on Brown windows stands in "
+                   "for the paper's BERT-base layer 0 on IMDb reviews; d = 384 here, 768 in the "
+                   "paper (IMDb text cannot be installed)")
+ENCODER_CONTEXTUAL = ("all-MiniLM-L6-v2 × Brown, contextual layer {layer}: beyond the paper, "
+                      "which used layer 0 (BERT-base on IMDb, d = 768); d = 384 here")
 
 RULES_INTRO = (
     "Every claim is judged as the statement it is: with probability ≥ 1 − η over the weights "
@@ -155,6 +163,11 @@ def sections(table: pd.DataFrame, lead: tuple = ()) -> list:
 def texts_description(study) -> str:
     data = study.data
     if data.startswith("embeddings:"):
+        encoder = ENCODER_FILE.search(data)
+        if encoder:
+            layer = int(encoder.group(1))
+            what = ENCODER_STANDIN if layer == 0 else ENCODER_CONTEXTUAL.format(layer=layer)
+            return f"{data} ({what})"
         return f"{data} ({STANDIN})" if "glove" in data.lower() else data
     return f"{data} (Gaussian tokens)" if data == "synthetic" else data
 

@@ -36,7 +36,7 @@ Index uniform_below(const Philox& rng, std::uint32_t trial, std::uint32_t step,
 EmbeddingsTable::EmbeddingsTable(std::string name, Index max_length, Index width,
                                  std::vector<Index> lengths, std::vector<double> labels,
                                  std::vector<Index> stored, Index stored_n, Index stored_d,
-                                 std::vector<float> tokens)
+                                 std::vector<float> tokens, bool whole_texts)
     : name_(std::move(name)),
       max_length_(max_length),
       width_(width),
@@ -45,7 +45,8 @@ EmbeddingsTable::EmbeddingsTable(std::string name, Index max_length, Index width
       slot_(lengths_.size(), -1),
       stored_n_(stored_n),
       stored_d_(stored_d),
-      tokens_(std::move(tokens)) {
+      tokens_(std::move(tokens)),
+      whole_texts_(whole_texts) {
   const std::string where = "embeddings table " + name_ + ": ";
   if (labels_.size() != lengths_.size()) throw InputError(where + "labels != lengths");
   if (stored_n_ < 0 || stored_n_ > max_length_ || stored_d_ < 0 || stored_d_ > width_) {
@@ -87,11 +88,24 @@ Matrix EmbeddingsTable::raw_tokens(Index sequence, Index n, Index d) const {
 
 std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n) {
   std::vector<Index> usable;
+  const bool whole = source.whole_texts();
   for (Index s = 0; s < source.sequences(); ++s) {
-    if (source.length(s) >= n) usable.push_back(s);
+    if (whole ? source.length(s) == n : source.length(s) >= n) usable.push_back(s);
   }
   return usable;
 }
+
+namespace {
+
+// "at least n = 5 tokens", or "exactly n = 5 tokens (whole windows: …)" for the error messages.
+std::string texts_of_n(const EmbeddingsSource& source, Index n) {
+  if (!source.whole_texts()) return "at least n = " + str(n) + " tokens";
+  return "exactly n = " + str(n) +
+         " tokens (a file of whole windows, text_windows = whole: a text of n tokens is a "
+         "sequence of n tokens, encoded on its own)";
+}
+
+}  // namespace
 
 void check_embeddings_support(const EmbeddingsSource& source, Index n, Index d, Index needed) {
   const std::string where = "embeddings file " + source.name() + ": ";
@@ -105,8 +119,8 @@ void check_embeddings_support(const EmbeddingsSource& source, Index n, Index d, 
   }
   const auto usable = static_cast<Index>(usable_sequences(source, n).size());
   if (usable < needed) {
-    throw InputError(where + "only " + str(usable) + " sequences have at least n = " + str(n) +
-                     " tokens, but a trial needs " + str(needed));
+    throw InputError(where + "only " + str(usable) + " sequences have " + texts_of_n(source, n) +
+                     ", but a trial needs " + str(needed));
   }
 }
 
@@ -122,6 +136,11 @@ Matrix embeddings_sample(const EmbeddingsSource& source, Index sequence, Index n
   if (n < 1 || n > source.length(sequence)) {
     throw InputError(where + "sequence " + str(sequence) + " has " + str(source.length(sequence)) +
                      " tokens, fewer than n = " + str(n));
+  }
+  if (source.whole_texts() && n != source.length(sequence)) {
+    throw InputError(where + "sequence " + str(sequence) + " is a whole window of " +
+                     str(source.length(sequence)) + " tokens (text_windows = whole): its first " +
+                     str(n) + " are not a text of n = " + str(n) + " tokens");
   }
   Matrix X = source.raw_tokens(sequence, n, d);
   for (Index i = 0; i < X.rows(); ++i) {
@@ -144,7 +163,7 @@ std::vector<Index> select_sequences(const EmbeddingsSource& source, std::uint32_
   const auto size = static_cast<Index>(pool.size());
   if (count > size) {
     throw InputError("embeddings file " + source.name() + ": only " + str(size) +
-                     " sequences have at least n = " + str(n) + " tokens, but a trial needs " +
+                     " sequences have " + texts_of_n(source, n) + ", but a trial needs " +
                      str(count));
   }
   // Partial Fisher–Yates: step s swaps a uniform pick from [s, size) into place s, so the first

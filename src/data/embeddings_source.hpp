@@ -5,10 +5,12 @@
 //
 // Which sequences a trial uses is a pure function of (master seed, trial, n) and the source:
 // a Philox-driven partial Fisher–Yates shuffle (Stream::data_selection, entity = trial) of the
-// sequences that have at least n tokens. Position 0 of the shuffle is the trial's test text
-// (WS and gen), positions 1..N its training texts (gen), so they are always disjoint, WS and
-// gen share the test text, and the training set of a larger N extends that of a smaller one.
-// Like synthetic samples, they do not depend on the model, k or d (common random numbers).
+// sequences that give a text of n tokens: those with at least n tokens (their first n), or, in a
+// source of whole windows (whole_texts()), those of exactly n tokens. Position 0 of the shuffle is
+// the trial's test text (WS and gen), positions 1..N its training texts (gen), so they are always
+// disjoint, WS and gen share the test text, and the training set of a larger N extends that of a
+// smaller one. Like synthetic samples, they do not depend on the model, k or d (common random
+// numbers).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +37,12 @@ class EmbeddingsSource {
   [[nodiscard]] virtual Matrix raw_tokens(Index sequence, Index n, Index d) const = 0;
   /// Where the data comes from (a file path), for error messages.
   [[nodiscard]] virtual std::string name() const = 0;
+  /// True when a text of n tokens is a whole sequence of exactly n tokens: contextual hidden
+  /// states, where every token's vector depends on its whole window, so the first n tokens of a
+  /// longer sequence are not the states of an n-token text (file attribute
+  /// text_windows = "whole"). False (the default, text_windows = "prefix" or absent): any
+  /// sequence of at least n tokens gives one, its first n tokens.
+  [[nodiscard]] virtual bool whole_texts() const { return false; }
 
  protected:
   EmbeddingsSource(EmbeddingsSource&&) = default;
@@ -52,7 +60,7 @@ class EmbeddingsTable final : public EmbeddingsSource {
   /// sizes.
   EmbeddingsTable(std::string name, Index max_length, Index width, std::vector<Index> lengths,
                   std::vector<double> labels, std::vector<Index> stored, Index stored_n,
-                  Index stored_d, std::vector<float> tokens);
+                  Index stored_d, std::vector<float> tokens, bool whole_texts = false);
 
   [[nodiscard]] Index sequences() const override;
   [[nodiscard]] Index max_length() const override { return max_length_; }
@@ -62,6 +70,7 @@ class EmbeddingsTable final : public EmbeddingsSource {
   /// Throws std::logic_error when the sequence or the window was not loaded.
   [[nodiscard]] Matrix raw_tokens(Index sequence, Index n, Index d) const override;
   [[nodiscard]] std::string name() const override { return name_; }
+  [[nodiscard]] bool whole_texts() const override { return whole_texts_; }
 
  private:
   std::string name_;
@@ -71,18 +80,21 @@ class EmbeddingsTable final : public EmbeddingsSource {
   std::vector<Index> slot_;  // per sequence: its position in `stored`, or -1
   Index stored_n_, stored_d_;
   std::vector<float> tokens_;
+  bool whole_texts_;
 };
 
-/// The sequences with at least n tokens, in storage order.
+/// The sequences that give a text of n tokens (at least n tokens; exactly n in a source of whole
+/// windows), in storage order.
 [[nodiscard]] std::vector<Index> usable_sequences(const EmbeddingsSource& source, Index n);
 
 /// Throws InputError (one line) unless every trial of a grid point (n, d) can be
 /// served: 1 ≤ d ≤ width, 1 ≤ n ≤ max_length, and at least `needed` sequences (1 for WS,
-/// N + 1 for gen) with at least n tokens. Call it before planning tasks.
+/// N + 1 for gen) that give a text of n tokens. Call it before planning tasks.
 void check_embeddings_support(const EmbeddingsSource& source, Index n, Index d, Index needed);
 
 /// X = the first n tokens and first d coordinates of `sequence`, rows rescaled to norm √d.
-/// Throws InputError for an out-of-range request or a NaN/Inf or zero token.
+/// Throws InputError for an out-of-range request (in a source of whole windows, n other than
+/// the sequence's length) or a NaN/Inf or zero token.
 [[nodiscard]] Matrix embeddings_sample(const EmbeddingsSource& source, Index sequence, Index n,
                                        Index d);
 

@@ -23,6 +23,7 @@ namespace {
 constexpr const char* kTokens = "tokens";
 constexpr const char* kLengths = "lengths";
 constexpr const char* kLabels = "labels";
+constexpr const char* kTextWindows = "text_windows";
 
 std::string str(std::uint64_t value) { return std::to_string(value); }
 
@@ -64,6 +65,7 @@ struct EmbeddingsFile::Impl {
   Index sequences = 0, max_length = 0, width = 0;
   std::vector<Index> lengths;
   std::vector<double> labels;
+  bool whole_texts = false;
 
   // An unusable input file is bad input (exit 2), whatever found it: a check here or HDF5.
   [[noreturn]] void fail(const std::string& what) const {
@@ -144,6 +146,22 @@ void EmbeddingsFile::Impl::read_layout() {
     lengths.push_back(static_cast<Index>(raw_lengths[s]));
     labels.push_back(static_cast<double>(raw_labels[s]));
   }
+
+  // How texts are cut from the sequences (EmbeddingsSource::whole_texts): a file that says
+  // something else than the two known values must not be read as prefixes by default.
+  if (h5::has_attribute(file, kTextWindows)) {
+    std::string windows;
+    try {
+      windows = h5::read_string_attribute(file, kTextWindows);
+    } catch (const std::exception&) {
+      fail("root attribute text_windows is not a string (expected \"prefix\" or \"whole\")");
+    }
+    if (windows == "whole") {
+      whole_texts = true;
+    } else if (windows != "prefix") {
+      fail("root attribute text_windows = \"" + windows + "\" is not \"prefix\" or \"whole\"");
+    }
+  }
 }
 
 EmbeddingsFile::EmbeddingsFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -155,6 +173,7 @@ Index EmbeddingsFile::sequences() const { return impl_->sequences; }
 Index EmbeddingsFile::max_length() const { return impl_->max_length; }
 Index EmbeddingsFile::width() const { return impl_->width; }
 std::string EmbeddingsFile::name() const { return impl_->path; }
+bool EmbeddingsFile::whole_texts() const { return impl_->whole_texts; }
 
 Index EmbeddingsFile::length(Index sequence) const {
   return impl_->lengths.at(static_cast<std::size_t>(sequence));
@@ -191,8 +210,9 @@ EmbeddingsTable EmbeddingsFile::load(const std::vector<Index>& stored, Index n, 
     // The layout stores float32, so this is exact (a float64 file is rounded to float32).
     for (Index i = 0; i < X.size(); ++i) tokens.push_back(static_cast<float>(X.data()[i]));
   }
-  return {impl_->path, impl_->max_length, impl_->width, impl_->lengths, impl_->labels, stored, n,
-          d,           std::move(tokens)};
+  return {
+      impl_->path, impl_->max_length, impl_->width,      impl_->lengths, impl_->labels, stored, n,
+      d,           std::move(tokens), impl_->whole_texts};
 }
 
 Index EmbeddingsFile::count_usable(Index n) const {
@@ -230,7 +250,7 @@ std::string EmbeddingsFile::fingerprint() const {
   for (const Index value : m.lengths) hash.add(static_cast<std::uint64_t>(value));
   for (const double value : m.labels) hash.add(value);
   return "size=" + std::to_string(static_cast<long long>(info.st_size)) + " mtime=" + mtime +
-         " content=mulrot64:" + hash.hex();
+         " content=mulrot64:" + hash.hex() + (m.whole_texts ? " text_windows=whole" : "");
 }
 
 std::string EmbeddingsFile::attribute(const std::string& key) const {

@@ -20,7 +20,8 @@ class EmbeddingsFile final : public EmbeddingsSource {
  public:
   /// Opens and validates `path`. Throws InputError with a one-line message for a
   /// missing or non-HDF5 file, a missing dataset, a wrong rank or element type, inconsistent
-  /// sizes, a length outside [0, max_len], or a label other than ±1.
+  /// sizes, a length outside [0, max_len], a label other than ±1, or a root attribute
+  /// text_windows other than "prefix" or "whole".
   [[nodiscard]] static EmbeddingsFile open(const std::string& path);
 
   EmbeddingsFile(EmbeddingsFile&&) noexcept;
@@ -34,6 +35,7 @@ class EmbeddingsFile final : public EmbeddingsSource {
   [[nodiscard]] double label(Index sequence) const override;
   [[nodiscard]] Matrix raw_tokens(Index sequence, Index n, Index d) const override;
   [[nodiscard]] std::string name() const override;
+  [[nodiscard]] bool whole_texts() const override;
 
   /// An in-memory table with every length and label and the first n tokens and d coordinates
   /// of `stored` (sequence ids). Throws InputError for an out-of-range request.
@@ -48,6 +50,7 @@ class EmbeddingsFile final : public EmbeddingsSource {
   /// modification time, and a hash of what a run reads from it: the three dimensions of /tokens,
   /// its values as float64 in storage order, /lengths as int64 and /labels as float64 (each as a
   /// 64-bit word; see WordHash in embeddings_file.cpp). Any single changed value changes it.
+  /// A file of whole windows appends " text_windows=whole" (they choose other texts).
   /// Reads /tokens whole, in blocks.
   [[nodiscard]] std::string fingerprint() const;
 

@@ -33,7 +33,8 @@ BIN = os.environ.get("WORDSENS_BIN")
 pytestmark = pytest.mark.skipif(
     not BIN, reason="WORDSENS_BIN is unset (ctest sets it to the built wordsens binary)")
 STUDIES = ["paper_ws", "paper_ws_rf", "paper_ws_rf_bound", "paper_ws_drf", "paper_gen",
-           "paper_glove_brown", "regime_map", "multiword"]
+           "paper_glove_brown", "paper_minilm_brown", "paper_minilm_brown_l6", "regime_map",
+           "multiword"]
 CONFIG = {s: f"jobs/configs/{s}.ini" for s in STUDIES}
 
 
@@ -82,8 +83,9 @@ def test_dry_run_lists_every_study_with_the_binarys_tasks_and_times():
     for name, parts in rows.items():
         assert parts[1] == CONFIG[name]
         extra = []
-        glove = os.path.join(ROOT, "analysis", "datasets", "cache", "glove_brown.h5")
-        if name == "paper_glove_brown" and not os.path.exists(glove):
+        data = re.search(r"^data = embeddings:(\S+)", open(os.path.join(ROOT, CONFIG[name])).read(),
+                         re.M)
+        if data and not os.path.exists(os.path.join(ROOT, data.group(1))):
             extra = ["--data=synthetic"]
             assert "priced on synthetic texts" in " ".join(parts)
         tasks, walls = binary_dry_run(CONFIG[name], *extra)
@@ -161,7 +163,7 @@ def test_tiny_mode_runs_every_study_into_one_report(tiny):
     assert (prim["verdict"] == rules.INCONCLUSIVE).all() and (prim["reason"] != "").all()
     md = (rep / "report.md").read_text()
     assert md.startswith("# 0 of ") and "## Paper vs here" in md
-    assert "over 8 files in 8 studies" in md
+    assert f"over {len(STUDIES)} files in {len(STUDIES)} studies" in md
     # The regime map: the only study with 3 values of d for raf and raf_relu.
     for model in ("raf", "raf_relu"):
         assert (rep / f"regime_map_{model}_regime_map.png").exists()

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "unit/embeddings_fixture.hpp"
@@ -143,6 +144,48 @@ TEST(EmbeddingsFile, LengthBeyondMaxLen) {
   expect_open_error("length_too_long.h5", "/lengths[1] = 13 is not in [0, 12]");
 }
 TEST(EmbeddingsFile, EmptyTokens) { expect_open_error("empty.h5", "/tokens is empty"); }
+TEST(EmbeddingsFile, UnknownTextWindows) {
+  expect_open_error("windows_unknown.h5", "text_windows = \"sliding\" is not");
+}
+
+// text_windows = whole (contextual states): a text of n tokens is a sequence of exactly n tokens,
+// never the first n of a longer one; "prefix" is the default's behaviour, said explicitly.
+TEST(EmbeddingsFile, WholeWindowsGiveTextsOfTheirOwnLengthOnly) {
+  const auto whole = io::EmbeddingsFile::open(fixture("whole.h5"));
+  const auto prefix = io::EmbeddingsFile::open(fixture("prefix.h5"));
+  const auto good = io::EmbeddingsFile::open(fixture("good.h5"));
+  EXPECT_TRUE(whole.whole_texts());
+  EXPECT_FALSE(prefix.whole_texts());
+  EXPECT_FALSE(good.whole_texts());
+  // lengths 12, 12, 5, 12, 0, 9
+  EXPECT_EQ(whole.count_usable(12), 3);
+  EXPECT_EQ(whole.count_usable(9), 1);
+  EXPECT_EQ(whole.count_usable(5), 1);
+  EXPECT_EQ(whole.count_usable(4), 0);
+  EXPECT_EQ(prefix.count_usable(4), 5);
+  EXPECT_EQ(usable_sequences(whole, 9), std::vector<Index>{5});
+  EXPECT_NO_THROW((void)embeddings_sample(whole, 2, 5, 4));
+  EXPECT_THROW((void)embeddings_sample(whole, 2, 4, 4), InputError);  // a prefix of a window
+  EXPECT_NO_THROW((void)embeddings_sample(prefix, 2, 4, 4));
+  // Every trial's text comes from the sequences of exactly n tokens.
+  for (std::uint32_t trial = 0; trial < 20; ++trial) {
+    EXPECT_EQ(select_sequences(whole, 5, trial, 9, 1), std::vector<Index>{5});
+  }
+  try {
+    check_embeddings_support(whole, 10, 8, 1);
+    ADD_FAILURE() << "no text of 10 tokens not reported";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("only 0 sequences have exactly n = 10 tokens"),
+              std::string::npos)
+        << e.what();
+  }
+  // The table a run works on keeps the rule, and so does the fingerprint.
+  const EmbeddingsTable table = whole.load({0, 5}, 12, 8);
+  EXPECT_TRUE(table.whole_texts());
+  EXPECT_EQ(usable_sequences(table, 12), (std::vector<Index>{0, 1, 3}));
+  EXPECT_NE(whole.fingerprint().find(" text_windows=whole"), std::string::npos);
+  EXPECT_EQ(prefix.fingerprint().find("text_windows"), std::string::npos);
+}
 
 }  // namespace
 }  // namespace wordsens
