@@ -5,8 +5,10 @@ tables as CSV and the figures as PNG and PDF (report_writer.py); prints the head
 primary verdicts. The first line of the report and of the printout answers at a glance: how many
 primary claims are confirmed, contradicted, inconclusive, and whether every integrity check
 passes. One file or several (of one study or of different ones, e.g. every experiment of the
-paper) go through the same pipeline (combined.py groups the files into studies). Exit codes
-follow the suite's (0 ok, 1 damaged input or a failed write, 2 bad input file or command line).
+paper) go through the same pipeline (combined.py groups the files into studies). The output
+directory is replaced whole, by one report at a time (report_dir.py). Exit codes follow the
+suite's (0 ok, 1 damaged input or a failed write, 2 bad input file or command line, an output
+directory that is not a report's or that another report is writing).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import warnings
 
 import pandas as pd
 
-from . import rules, verdicts
+from . import report_dir, rules, verdicts
 from .io import DamagedFileError, ResultsFileError, read_results
 from .report_writer import fmt, rules_line
 
@@ -81,7 +83,11 @@ def main(argv=None) -> int:
     from .report_writer import write_report  # matplotlib is slow to import: input known good
 
     try:
-        table, notes = write_report(results, args.output)
+        with report_dir.building(args.output) as stage:
+            table, notes = write_report(results, stage)
+    except report_dir.ReportDirError as err:
+        print(f"wordsens-report: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as err:
         print(f"wordsens-report: error: cannot write {args.output}: {err}", file=sys.stderr)
         return EXIT_USAGE
