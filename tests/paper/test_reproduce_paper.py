@@ -204,12 +204,16 @@ def test_a_checkpointed_study_resumes_on_the_next_run(tmp_path, tiny):
     first = read_results(res / "paper_glove_brown.h5")
     assert not first.complete
     assert "PARTIAL" in (rep / "report.md").read_text()  # the report still covers both files
+    # but publishes no results section from an incomplete run, and says so in one line
+    assert not (rep / "results.md").exists()
+    assert "paper_glove_brown: exit 3" in p.stderr and "is PARTIAL" in p.stderr, p.stderr
     stop.unlink()
     p = subprocess.run(["bash", SCRIPT, *map(str, args)], capture_output=True, text=True,
                        timeout=300, env=env(WORDSENS_BIN=str(wrapper)), cwd=ROOT)
     assert p.returncode == 0, p.stderr[-2000:]
     done = read_results(res / "paper_glove_brown.h5")
     assert done.complete
+    assert (rep / "results.md").exists()
     # The resumed file holds exactly the records of the uninterrupted run.
     _, tres, _, _ = tiny
     for s in ("paper_glove_brown", "regime_map"):
