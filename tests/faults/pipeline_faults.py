@@ -296,8 +296,8 @@ def one_case(pipe, rng, kind, delay, case_dir, ref_bytes):
             check(rc == want, f"exit {rc} after {kind}, not {want}\n{log[-1500:]}")
     report = os.path.join(case_dir, "report")
     published = os.path.exists(os.path.join(report, "results.md"))
-    check(published == (rc == 0), f"exit {rc} but results.md {'written' if published else 'not written'}"
-                                  f"\n{log[-1500:]}")
+    state = "written" if published else "not written"
+    check(published == (rc == 0), f"exit {rc} but results.md {state}\n{log[-1500:]}")
     snapshot = {f: done_seconds(os.path.join(results, f)) for f in results_files(case_dir)}
     with open(os.path.join(case_dir, "snapshot"), "w") as f:
         f.write(repr(snapshot))

@@ -11,7 +11,7 @@ import subprocess
 import threading
 
 import pytest
-from conftest import REPORT, synthetic_tables, write_results
+from conftest import REPORT
 from test_combined_report import two_studies
 
 from wordsens_analysis import report, report_dir
@@ -35,19 +35,25 @@ def studies(tmp_path_factory):
     return a, b
 
 
-def test_a_dollar_in_a_study_file_name_is_drawn_as_text(tmp_path, studies):
+def test_names_with_a_dollar_or_an_escape_are_data(tmp_path, studies):
     # A second study named b$_$.h5 (its label goes into the figures' legends) crashed the report
     # in matplotlib's mathtext parser; so would a model name with `$`.
     a, b = studies
     odd = tmp_path / "b$_$.h5"
-    worse = tmp_path / "a$\\frac{$b.h5"
+    worse = tmp_path / "a$\\frac{$b\x1b]0;pwned\x07.h5"  # and a terminal's escape sequence
     shutil.copy(a, worse)
     shutil.copy(b, odd)
-    p = run_report(tmp_path / "r", worse, odd)
+    p = run_report(tmp_path / "r\x1b[2J", worse, odd)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "Traceback" not in p.stderr
-    html = (tmp_path / "r" / "report.html").read_text()
+    html = (tmp_path / "r\x1b[2J" / "report.html").read_text()
     assert "b$_$" in html and "a$\\frac{$b" in html
+    # what it prints shows the names escaped, as the binary does: no raw escape reaches a terminal
+    assert "\x1b" not in p.stdout + p.stderr and "\x07" not in p.stdout
+    assert "r\\x1b[2J/report.html" in p.stdout, p.stdout[-500:]
+    # and a name it cannot read is named escaped in its one error line
+    q = run_report(tmp_path / "q", tmp_path / "no\x1bsuch.h5")
+    assert q.returncode == 2 and "no\\x1bsuch.h5" in q.stderr and "\x1b" not in q.stderr
 
 
 def legacy_report(d):
