@@ -435,7 +435,7 @@ lock() {
   elif [ "$rc" -ne 0 ]; then
     echo "reproduce_paper: cannot lock $2 (flock exit $rc): no guard against a second run" >&2
   else
-    printf '%d\n' "$$" >"$2"
+    printf '%d\n' "$$" 2>/dev/null >"$2" || true  # the holder's pid, for the refusal's line
   fi
 }
 if [ "$slurm" -eq 0 ]; then
@@ -456,7 +456,11 @@ on_signal() {
   trap '' TERM INT HUP
   echo "reproduce_paper: $1: ending every process of this run (its files stay resumable)" >&2
   "$PY" jobs/process_tree.py end "$$" --grace 10 || true
-  [ -z "$ATTEMPT" ] || record_attempt "$((128 + $2))"
+  if [ -n "$ATTEMPT" ]; then
+    echo "reproduce_paper: ${ATTEMPT%%|*}: exit $((128 + $2)) ($1) after" \
+      "$(hms "$((SECONDS - ATTEMPT_START))")"
+    record_attempt "$((128 + $2))"
+  fi
   exit $((128 + $2))
 }
 trap 'on_signal TERM 15' TERM
@@ -702,7 +706,8 @@ fi
 # file's own count before and after), the file's creation time and configuration hash (which
 # file it ran on); and the machine.
 TIMINGS=$results/timings.tsv
-TIMINGS_HEAD=$'study\tfile\tlook\ttasks\tdone_before\tdone_after\tpredicted_s\tmeasured_s\tranks\texit\tstarted_utc\tcreated_utc\tconfig_hash'
+TIMINGS_HEAD=$'study\tfile\tlook\ttasks\tdone_before\tdone_after\tpredicted_s\tmeasured_s\tranks'
+TIMINGS_HEAD+=$'\texit\tstarted_utc\tcreated_utc\tconfig_hash'
 if [ -f "$TIMINGS" ] && [ "$(head -n 1 "$TIMINGS")" != "$TIMINGS_HEAD" ]; then
   # an older script's table (other columns): kept aside, not mixed into this one
   mv -- "$TIMINGS" "$results/timings.before-$(date -u +%Y%m%dT%H%M%SZ).tsv"
@@ -718,15 +723,15 @@ fi
 # record_attempt EXIT: the timings line of the attempt in ATTEMPT (name|look|tasks|predicted|
 # out), ended with EXIT (also from the signal trap, for an attempt a TERM interrupted).
 record_attempt() {
-  local a_name a_look a_tasks a_predicted a_out after planned created hash
-  IFS='|' read -r a_name a_look a_tasks a_predicted a_out <<<"$ATTEMPT"
+  local a_name a_look a_tasks a_predicted a_out after planned created hash attempt=$ATTEMPT
+  ATTEMPT=""  # recorded once, even when a signal comes meanwhile
+  IFS='|' read -r a_name a_look a_tasks a_predicted a_out <<<"$attempt"
   read -r after planned created hash <<<"$(file_state "$a_out")"
   [ "$planned" != 0 ] || planned=$a_tasks
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a_name" \
     "$(basename "$a_out")" "$a_look" "$planned" "$ATTEMPT_BEFORE" "$after" "$a_predicted" \
     "$((SECONDS - ATTEMPT_START))" "$ranks" "$1" "$ATTEMPT_STARTED" "$created" "$hash" \
     >>"$TIMINGS" || echo "reproduce_paper: cannot write $TIMINGS" >&2
-  ATTEMPT=""
 }
 # timed_run LOOK NAME CONFIG OUT OPTION…: the run (through mpi_step.sh: no hang on closed
 # streams, no death by an early USR1), its exit code in WORDSENS_RC and in the log, and its

@@ -178,6 +178,7 @@ def test_term_ends_every_process_and_a_second_run_is_refused_meanwhile(tmp_path)
         # every process it started ended with it (TERM, else KILL after 10 s)
         assert not [q for q in tree if process_tree.alive(q)] and took < 15, took
         assert "TERM: ending every process of this run" in log
+        assert "reproduce_paper: multiword: exit 143 (TERM) after" in log  # the attempt's code
         assert "interrupted (TERM/INT)" in log  # the ranks flushed: exit 4
         assert not (rep / "results.md").exists()
         # The file is resumable: consistent, with the tasks done so far.
