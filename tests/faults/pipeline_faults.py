@@ -5,8 +5,8 @@ then run again, gives the uninterrupted run's files, records and verdicts.
 The pipeline is a small adaptive run (`--tiny --only regime_map,multiword --trials 2
 --max-trials 4 --ranks 1`: two studies, a judge step, a second look, the report and the results
 section). One reference run goes uninterrupted. Each case starts the same command in a fresh
-directory, in a process group of its own, and after a random delay (up to the reference's
-duration) does one of:
+directory, in a process group of its own, and after a random delay (case i of N within the i-th
+N-th of the reference's duration) does one of:
   - term: TERM to the script alone (the pipeline must end every process it started),
   - int: INT to the whole group (Ctrl-C),
   - kill: KILL to the whole group,
@@ -227,7 +227,10 @@ def main():
             kind = kinds[index % len(kinds)]
             case_dir = os.path.join(workdir, f"case{index}")
             os.makedirs(case_dir)
-            delay = rng.uniform(0.5, ref_seconds)
+            # stratified over the reference's duration, so that a few cases reach its early
+            # steps as well as the report, which takes most of it
+            delay = rng.uniform(max(0.5, ref_seconds * index / a.cases),
+                                ref_seconds * (index + 1) / a.cases)
             what = f"case {index}: {kind}"
             try:
                 hit, rc = one_case(pipe, rng, kind, delay, case_dir, ref_bytes)
