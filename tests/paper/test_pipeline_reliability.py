@@ -28,25 +28,16 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "jobs"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "faults"))
 import process_tree  # noqa: E402
+from faults_lib import SMALL_INI  # noqa: E402
+from test_reproduce_paper import env, script  # noqa: E402
 
 SCRIPT = os.path.join(ROOT, "jobs", "reproduce_paper.sh")
 BIN = os.environ.get("WORDSENS_BIN")
 pytestmark = pytest.mark.skipif(
     not BIN, reason="WORDSENS_BIN is unset (ctest sets it to the built wordsens binary)")
 DOC = os.path.join(ROOT, "docs", "REPRODUCE.md")
-
-
-def env(**extra):
-    e = dict(os.environ, WORDSENS_BIN=BIN, OMPI_ALLOW_RUN_AS_ROOT="1",
-             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", MPLBACKEND="Agg")
-    e.update(extra)
-    return e
-
-
-def script(*args, timeout=600, **extra):
-    return subprocess.run(["bash", SCRIPT, *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, env=env(**extra), cwd=ROOT)
 
 
 def digest(path):
@@ -191,18 +182,6 @@ def test_term_ends_every_process_and_a_second_run_is_refused_meanwhile(tmp_path)
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)
             first.wait()
-
-
-SMALL_INI = """experiments = ws,gen
-models = rf,raf
-n = 4,6
-d = 3
-k = 1.0D
-N = 5
-trials = 3
-seed = 5
-max-evals = 100
-"""
 
 
 def test_the_merge_job_never_replaces_another_study(tmp_path):
