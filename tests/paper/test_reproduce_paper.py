@@ -304,7 +304,8 @@ def test_the_results_section_is_written_from_the_run(adaptive, tmp_path):
     assert sha in text and "cores" in text
     # --update replaces the marked section of a document and nothing else.
     doc = tmp_path / "doc.md"
-    doc.write_text("# head\n\n<!-- results: begin -->\nold\n<!-- results: end -->\n\ntail\n")
+    doc.write_text("# head\n\n<!-- results: begin -->\nOLD SECTION\n<!-- results: end -->\n"
+                   "\ntail\n")
     script_py = os.path.join(ROOT, "jobs", "reproduce_results.py")
     for _ in range(2):  # idempotent
         p = subprocess.run([sys.executable, script_py, "--report", str(rep), "--results",
@@ -312,7 +313,7 @@ def test_the_results_section_is_written_from_the_run(adaptive, tmp_path):
         assert p.returncode == 0, p.stderr
     new = doc.read_text()
     assert new.startswith("# head\n\n<!-- results: begin -->") and new.endswith("\n\ntail\n")
-    assert "old" not in new and new.count("<!-- results: begin -->") == 1
+    assert "OLD SECTION" not in new and new.count("<!-- results: begin -->") == 1
     p = subprocess.run([sys.executable, script_py, "--report", str(tmp_path / "none"),
                         "--results", str(res)], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
