@@ -156,6 +156,7 @@ def done_seconds(path):
     return out
 
 
+SIGNALLED = re.compile(r": exit \d+ \((TERM|INT|HUP)\) after")  # the trap's line, not a step
 STEP = re.compile(r"reproduce_paper: (look (\d+): )?(\w+): (exit (\d+)|mpirun|trials)")
 
 
@@ -164,7 +165,7 @@ def last_step(log, failed_first=False):
     of a look, the judge step between looks, the report); with failed_first, the first run that
     failed instead."""
     mine = [line for line in log.splitlines() if line.startswith("reproduce_paper: ")
-            and "ending every process" not in line]
+            and "ending every process" not in line and not SIGNALLED.search(line)]
     if failed_first:
         for line in mine:
             m = STEP.match(line)
