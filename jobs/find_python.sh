@@ -7,9 +7,12 @@
 #   PY=$(bash jobs/find_python.sh)
 set -euo pipefail
 check='import h5py, numpy, scipy, pandas, matplotlib'
-# Written by `cmake --install`: the venv holding the installed analysis package; empty in a
-# checkout.
+# Written by `cmake --install`: the venv holding the installed analysis package, relative to this
+# file's folder (a moved installation keeps finding it); empty in a checkout.
 WORDSENS_INSTALLED_PYTHON=""
+if [ -n "$WORDSENS_INSTALLED_PYTHON" ] && [[ $WORDSENS_INSTALLED_PYTHON != /* ]]; then
+  WORDSENS_INSTALLED_PYTHON=$(dirname "${BASH_SOURCE[0]}")/$WORDSENS_INSTALLED_PYTHON
+fi
 if [ -n "${WORDSENS_PYTHON:-}" ]; then
   if "$WORDSENS_PYTHON" -c "$check" 2>/dev/null; then
     echo "$WORDSENS_PYTHON"

@@ -32,8 +32,11 @@
 #   --max-trials M the most trials per point a study may reach (default: each config's own
 #                  max-trials; with --tiny, the first batch's count: no extension)
 #   --no-extend    run the first batch of every study only, then the report
-#   --update-doc   also write the results section into docs/REPRODUCE.md (the report directory
-#                  always gets it as results.md: jobs/reproduce_results.py)
+#   --update-doc   also write the results section into docs/REPRODUCE.md: only for the full run
+#                  (every study at its configuration's trials, from a checkout; refused at once
+#                  with --tiny, a subset --only, --trials, --max-trials, --seed, --no-extend,
+#                  --slurm or from an installed copy). Every complete run writes the section to
+#                  its report directory as results.md (jobs/reproduce_results.py)
 #   --judge-look J with --slurm: the judge step after look J (what jobs/slurm/judge.sbatch runs:
 #                  plan look J+1, submit its runs and the next judge step, or the report)
 #
@@ -51,14 +54,26 @@
 # Environment: WORDSENS_BIN (the executable; default build/release/src/wordsens, built when
 # missing), WORDSENS_PYTHON (default: jobs/find_python.sh), WORDSENS_MPIRUN_ARGS (extra mpirun
 # options), and for --slurm the variables of jobs/slurm/README.md (WORDSENS_SBATCH_ARGS, …).
-# Exit code: 0 when every study finished and the report was written; 3 when a study was
-# checkpointed (rerun to continue); otherwise the first failing study's code (the others still
-# ran and the report covers what exists).
+# Published only when complete: the results section (results.md, and docs/REPRODUCE.md with
+# --update-doc) is written only when every selected study succeeded and every file of the report
+# is complete; otherwise one line says what is missing and the exit code is not 0 (the report
+# itself still covers the files that exist, a partial one marked PARTIAL). The report directory
+# is replaced whole (a reader sees the old report or the new one).
+# One run at a time: a second run on the same results or report directory is refused at once,
+# while the first one or any process it started is alive. TERM, INT or HUP ends every process
+# the run started (mpirun and its ranks, the report; TERM, then KILL after 10 s), leaving every
+# file resumable, and exits 128 + the signal's number.
+# Names are data: --results and --report may hold spaces, `*`, `$` and the like; a control
+# character (a newline, an escape) is refused with one line.
+# Exit code: 0 when every study finished and the results section was written; 3 when a study
+# was checkpointed (rerun to continue); otherwise the first failing study's code (the others still
+# ran and the report covers what exists), or 1 when the run is not complete for another reason.
 set -euo pipefail
 CALLER=$PWD
-# Written by `cmake --install` (cmake/InstallScripts.cmake): the installed share/wordsens; empty in
-# a checkout. An installed copy runs the installed wordsens and writes results and reports
-# relative to the directory it was called from, not into the installation.
+# Written by `cmake --install` (cmake/InstallScripts.cmake): non-empty in an installed copy (the
+# home it was installed to; the copy finds its files from its own place, so a moved installation
+# works). An installed copy runs the installation's wordsens and writes results and reports
+# relative to the directory it was called from, never into the installation.
 WORDSENS_INSTALLED_HOME=""
 cd "$(dirname "$0")/.."
 # shellcheck source=jobs/mpi_step.sh
@@ -184,6 +199,39 @@ fi
   die "--shards must be a positive integer"
 [ -z "$seed" ] || { [[ $seed =~ ^[0-9]+$ ]] && [ "$seed" -le 4294967295 ]; } ||
   die "--seed must be an integer in 0 … 4294967295"
+# Names are data: any path works but one with a control character (a newline would split the
+# lists of files this script keeps, an escape would reach the terminal).
+for named in "--results:$results" "--report:$report"; do
+  [ -n "${named#*:}" ] || die "${named%%:*} needs a directory"
+  [[ ${named#*:} != *[[:cntrl:]]* ]] ||
+    die "${named%%:*}: a path with a control character (a newline, a tab, an escape) is refused"
+done
+# Absolute paths from here on (relative ones are the checkout's, or the caller's in an
+# installed copy): the Slurm judge steps rerun this script elsewhere, and a path starting with
+# a dash is no option to the tools it reaches.
+base=$REPO
+[ -z "$WORDSENS_INSTALLED_HOME" ] || base=$CALLER
+[[ $results == /* ]] || results=$base/$results
+[[ $report == /* ]] || report=$base/$report
+results=$(realpath -m -- "$results")
+report=$(realpath -m -- "$report")
+ARGS+=(--results "$results" --report "$report")
+if [ -n "$update_doc" ]; then
+  # docs/REPRODUCE.md shows the paper's run: a smoke, subset or changed run writes its results
+  # section to its own report directory only.
+  not_full=()
+  [ "$tiny" -eq 0 ] || not_full+=(--tiny)
+  [ -z "$trials" ] || not_full+=(--trials)
+  [ -z "$max_trials" ] || not_full+=(--max-trials)
+  [ -z "$seed" ] || not_full+=(--seed)
+  [ "$extend" -eq 1 ] || not_full+=(--no-extend)
+  [ "$slurm" -eq 0 ] || not_full+=(--slurm)
+  [ -z "$WORDSENS_INSTALLED_HOME" ] || not_full+=("an installed copy")
+  if [ ${#not_full[@]} -gt 0 ]; then
+    die "--update-doc writes docs/REPRODUCE.md from the full run of a checkout only, not with" \
+      "${not_full[*]} (the report directory gets results.md)"
+  fi
+fi
 PY=$(bash jobs/find_python.sh) || exit 2
 
 # The studies selected, as "name|config" lines.
@@ -212,17 +260,19 @@ if [ -n "$only" ]; then
   done
 fi
 [ ${#selected[@]} -gt 0 ] || die "no study selected"
+[ -z "$update_doc" ] || [ ${#selected[@]} -eq ${#STUDIES[@]} ] ||
+  die "--update-doc writes docs/REPRODUCE.md from the full run of a checkout only, not with" \
+    "a subset --only (the report directory gets results.md)"
 
-# The executable: WORDSENS_BIN, the installed one, or the release build (built here when missing).
+# The executable: WORDSENS_BIN, the installation's (bin/ beside share/wordsens, wherever the
+# installation now is), or the release build (built here when missing).
 default_bin=$REPO/build/release/src/wordsens
-if [ -n "$WORDSENS_INSTALLED_HOME" ]; then
-  default_bin=$WORDSENS_INSTALLED_HOME/../../bin/wordsens
-  [[ $results == /* ]] || results=$CALLER/$results
-  [[ $report == /* ]] || report=$CALLER/$report
-fi
+[ -z "$WORDSENS_INSTALLED_HOME" ] || default_bin=$(realpath -m "$REPO/../../bin/wordsens")
 BIN=${WORDSENS_BIN:-$default_bin}
 if [ ! -x "$BIN" ]; then
   [ -z "${WORDSENS_BIN:-}" ] || die "WORDSENS_BIN=$WORDSENS_BIN is not an executable"
+  [ -z "$WORDSENS_INSTALLED_HOME" ] ||
+    die "this installation has no executable $BIN (reinstall, or set WORDSENS_BIN)"
   echo "reproduce_paper: building $BIN" >&2
   cmake --preset release >/dev/null
   cmake --build --preset release -j "$(nproc)" --target wordsens
@@ -297,11 +347,23 @@ plan() {
   fi
   local sampling=full
   ! grep -Eq '^[[:space:]]*rf-sampling[[:space:]]*=[[:space:]]*marginal' "$cfg" || sampling=marginal
-  out=$("$BIN" run "$cfg" --dry-run "${extra[@]+"${extra[@]}"}") ||
-    die "$name: wordsens run $cfg --dry-run failed"
+  if ! out=$("$BIN" run "$cfg" --dry-run "${extra[@]+"${extra[@]}"}" 2>&1); then
+    die "$name: cannot plan the study: $(grep -m 1 -i 'error' <<<"$out" || tail -n 1 <<<"$out")"
+  fi
   "$PY" jobs/reproduce_plan.py plan --ranks "$ranks" --sampling "$sampling" \
-    --slurm-hours "$slurm_hours" ${force_shards:+--shards "$force_shards"} <<<"$out"
+    --slurm-hours "$slurm_hours" ${force_shards:+--shards "$force_shards"} <<<"$out" ||
+    die "$name: cannot plan the study from its dry run"
 }
+
+# Every selected study's plan, before any work: a study that cannot be planned (the binary
+# refuses its options, e.g. --trials beyond its max-trials) stops the whole run with one line
+# before anything runs or is submitted. (`die` in a command substitution ends only the subshell:
+# hence the explicit exit.)
+declare -A PLAN=()
+for s in "${selected[@]}"; do
+  IFS='|' read -r name cfg <<<"$s"
+  PLAN[$name]=$(plan "$name" "$cfg") || exit 2
+done
 
 if [ "$dry" -eq 1 ]; then
   where="$ranks ranks here (mpirun)"
@@ -313,7 +375,7 @@ if [ "$dry" -eq 1 ]; then
   tot_tasks=0 tot_core=0 tot_wall=0 tot_more=0 tot_more_core=0
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
-    read -r tasks points core wall mem nshards swall useful limit <<<"$(plan "$name" "$cfg")"
+    read -r tasks points core wall mem nshards swall useful limit <<<"${PLAN[$name]}"
     how="one run"
     if [ "$slurm" -eq 1 ]; then
       how="one job"
@@ -337,8 +399,9 @@ if [ "$dry" -eq 1 ]; then
     if [ "$extend" -eq 1 ] && [ -n "$cap" ] && [ -n "$first" ] && [ "$cap" -gt "$first" ]; then
       # shellcheck disable=SC2207
       xopts=($(run_options "$name" extension))
-      read -r _ _ xcore xwall _ <<<"$(plan "$name" "$cfg" "${xopts[@]+"${xopts[@]}"}" \
-        "--trials=$cap" "--max-trials=$cap")"
+      xplan=$(plan "$name" "$cfg" "${xopts[@]+"${xopts[@]}"}" "--trials=$cap" \
+        "--max-trials=$cap") || exit 2
+      read -r _ _ xcore xwall _ <<<"$xplan"
       more=$(awk "BEGIN{print $xwall - $wall}")
       note+=" (+ at most $(hms "$more") if every point needs max-trials = $cap)"
       tot_more=$(awk "BEGIN{print $tot_more + $more}")
@@ -374,30 +437,108 @@ if [ "$dry" -eq 1 ]; then
   exit 0
 fi
 
-mkdir -p "$results" "$report"
+mkdir -p -- "$results" "$(dirname "$report")"
+
+# One run at a time on a results directory: a lock held by this script and every process it
+# starts (an orphan of a killed run keeps it), so a second run is refused before any work and
+# never publishes from files the first one is writing. A report directory likewise (the lock
+# wordsens-report itself takes, handed to the report through WORDSENS_REPORT_LOCK_FD). Not
+# under --slurm: the submitting shell ends at once and the jobs run later (each writer's own
+# lock guards its file there).
+# lock FD FILE WHAT: takes the lock of FILE on descriptor FD, or dies naming its holder.
+lock() {
+  local rc=0
+  flock -n -E 75 "$1" || rc=$?
+  if [ "$rc" -eq 75 ]; then
+    local holder
+    holder=$(head -c 32 "$2" 2>/dev/null | tr -cd '0-9')
+    die "$3 is in use by another run (pid ${holder:-?}, or a process it started): wait for it" \
+      "to end, or end it; a rerun then resumes"
+  elif [ "$rc" -ne 0 ]; then
+    echo "reproduce_paper: cannot lock $2 (flock exit $rc): no guard against a second run" >&2
+  else
+    printf '%d\n' "$$" 2>/dev/null >"$2" || true  # the holder's pid, for the refusal's line
+  fi
+}
+if [ "$slurm" -eq 0 ]; then
+  results_lock=$results/.reproduce_paper.lock
+  exec 8>>"$results_lock"
+  lock 8 "$results_lock" "the results directory $results"
+  report_lock=$(dirname "$report")/.$(basename "$report").lock
+  exec 9>>"$report_lock"
+  lock 9 "$report_lock" "the report directory $report"
+fi
+
+# A TERM, INT or HUP ends every process this run started (jobs/process_tree.py: TERM, then KILL
+# after 10 s), records the attempt it interrupted, and ends the run with 128 + its number. The
+# long steps run as children this shell waits for (in_background, mpi_step.sh), so it acts at
+# once: bash runs a trap only between commands or while it waits.
+ATTEMPT=""
+on_signal() {
+  trap '' TERM INT HUP
+  echo "reproduce_paper: $1: ending every process of this run (its files stay resumable)" >&2
+  "$PY" jobs/process_tree.py end "$$" --grace 10 || true
+  if [ -n "$ATTEMPT" ]; then
+    echo "reproduce_paper: ${ATTEMPT%%|*}: exit $((128 + $2)) ($1) after" \
+      "$(hms "$((SECONDS - ATTEMPT_START))")"
+    record_attempt "$((128 + $2))"
+  fi
+  exit $((128 + $2))
+}
+trap 'on_signal TERM 15' TERM
+trap 'on_signal INT 2' INT
+trap 'on_signal HUP 1' HUP
+# in_background COMMAND…: runs COMMAND as a child and waits for it; its exit code in BG_RC.
+in_background() {
+  "$@" &
+  local pid=$!
+  while :; do
+    BG_RC=0
+    wait "$pid" || BG_RC=$?
+    # mpi_step.sh's USR1 trap interrupts `wait` (status > 128) while the child runs: again.
+    if [ "$BG_RC" -gt 128 ] && kill -0 "$pid" 2>/dev/null; then continue; fi
+    break
+  done
+}
+
 # output NAME: the results file this invocation writes for study NAME.
 output() { echo "$results/$1${seed:+.seed-$seed}.h5"; }
 # The files the report reads: every selected study's file and its replicates (other seeds).
+# (nullglob: a pattern that matches nothing gives nothing; the directory part is quoted, so a
+# `*` or `[` in --results is no pattern.)
 report_files() {
-  local s name f
+  local s name f restore
+  restore=$(shopt -p nullglob || true)
+  shopt -s nullglob
   for s in "${selected[@]}"; do
     name=${s%%|*}
     for f in "$results/$name.h5" "$results/$name".look-*.h5 "$results/$name".seed-*.h5; do
-      [[ $f == *"*"* ]] || [ ! -f "$f" ] || echo "$f"
+      [ ! -f "$f" ] || echo "$f"
     done
     # this run's file, even before it exists (a Slurm job will write it)
     f=$(output "$name")
     [ -f "$f" ] || echo "$f"
   done
+  eval "$restore"
 }
 
+# file_state FILE: "done planned created_utc config_hash" of a results file, from its own
+# provenance (`wordsens info`); "0 0 - -" when it does not exist or cannot be read.
+file_state() {
+  local info
+  if [ -f "$1" ] && info=$("$BIN" info "$1" 2>/dev/null); then
+    awk '/^tasks done:/ {split($3, t, "/")} /^created \(UTC\):/ {c = $3} /^config hash:/ {h = $3}
+         END {print (t[1] == "" ? 0 : t[1]), (t[2] == "" ? 0 : t[2]), (c == "" ? "-" : c),
+                    (h == "" ? "-" : h)}' <<<"$info"
+  else
+    echo "0 0 - -"
+  fi
+}
 # complete FILE: every planned task of the file is done.
 complete() {
-  [ -f "$1" ] || return 1
-  local line
-  line=$("$BIN" info "$1" 2>/dev/null |
-    sed -n 's/^tasks done:[[:space:]]*\([0-9]*\)\/\([0-9]*\).*/\1 \2/p')
-  [ -n "$line" ] && [ "${line% *}" = "${line#* }" ] && [ "${line% *}" != 0 ]
+  local done planned
+  read -r done planned _ <<<"$(file_state "$1")"
+  [ "$done" = "$planned" ] && [ "$done" != 0 ]
 }
 
 # config_of NAME: the configuration of a selected study.
@@ -516,6 +657,15 @@ if [ "$slurm" -eq 1 ]; then
       "or at its cap after look $judge_look)"
     exit 0
   fi
+  # What a job would fail on is refused before the first job is submitted.
+  for s in "${selected[@]}"; do
+    IFS='|' read -r name cfg <<<"$s"
+    data=$(embeddings_of "$cfg")
+    if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ] && ! complete "$(output "$name")"
+    then
+      die "$name: $data is missing: build it first with 'bash $(prepare_script "$data")'"
+    fi
+  done
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
     out=$(output "$name")
@@ -523,11 +673,7 @@ if [ "$slurm" -eq 1 ]; then
       echo "reproduce_paper: $name: $out is complete, not submitted"
       continue
     fi
-    data=$(embeddings_of "$cfg")
-    if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
-      die "$name: $data is missing: build it first with 'bash $(prepare_script "$data")'"
-    fi
-    read -r _ _ _ _ _ nshards _ <<<"$(plan "$name" "$cfg")"
+    read -r _ _ _ _ _ nshards _ <<<"${PLAN[$name]}"
     # shellcheck disable=SC2207
     opts=($(run_options "$name"))
     if [ "$nshards" -le 1 ]; then
@@ -577,11 +723,18 @@ if [ "$slurm" -eq 1 ]; then
 fi
 
 # ------------------------------------------------------------------------------ here
-# The predicted and measured time of every run that ran tasks, for the results section
-# (jobs/reproduce_results.py): results/paper/timings.tsv, one line per run, and the machine.
+# Every attempt of a run on a file, for the results section (jobs/reproduce_results.py):
+# results/paper/timings.tsv, one line per attempt with its exit code and the tasks it ran (the
+# file's own count before and after), the file's creation time and configuration hash (which
+# file it ran on); and the machine.
 TIMINGS=$results/timings.tsv
-[ -f "$TIMINGS" ] || printf 'study\tfile\tlook\ttasks\tpredicted_s\tmeasured_s\tranks\texit\tstarted_utc\n' \
-  >"$TIMINGS"
+TIMINGS_HEAD=$'study\tfile\tlook\ttasks\tdone_before\tdone_after\tpredicted_s\tmeasured_s\tranks'
+TIMINGS_HEAD+=$'\texit\tstarted_utc\tcreated_utc\tconfig_hash'
+if [ -f "$TIMINGS" ] && [ "$(head -n 1 "$TIMINGS")" != "$TIMINGS_HEAD" ]; then
+  # an older script's table (other columns): kept aside, not mixed into this one
+  mv -- "$TIMINGS" "$results/timings.before-$(date -u +%Y%m%dT%H%M%SZ).tsv"
+fi
+[ -f "$TIMINGS" ] || printf '%s\n' "$TIMINGS_HEAD" >"$TIMINGS"
 {
   echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
   echo "cores: $(nproc)"
@@ -589,41 +742,57 @@ TIMINGS=$results/timings.tsv
   echo "os: $(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}")"
   echo "ranks: $ranks"
 } >"$results/machine.txt"
+# record_attempt EXIT: the timings line of the attempt in ATTEMPT (name|look|tasks|predicted|
+# out), ended with EXIT (also from the signal trap, for an attempt a TERM interrupted).
+record_attempt() {
+  local a_name a_look a_tasks a_predicted a_out after planned created hash attempt=$ATTEMPT
+  ATTEMPT=""  # recorded once, even when a signal comes meanwhile
+  IFS='|' read -r a_name a_look a_tasks a_predicted a_out <<<"$attempt"
+  read -r after planned created hash <<<"$(file_state "$a_out")"
+  [ "$planned" != 0 ] || planned=$a_tasks
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a_name" \
+    "$(basename "$a_out")" "$a_look" "$planned" "$ATTEMPT_BEFORE" "$after" "$a_predicted" \
+    "$((SECONDS - ATTEMPT_START))" "$ranks" "$1" "$ATTEMPT_STARTED" "$created" "$hash" \
+    >>"$TIMINGS" || echo "reproduce_paper: cannot write $TIMINGS" >&2
+}
 # timed_run LOOK NAME CONFIG OUT OPTION…: the run (through mpi_step.sh: no hang on closed
-# streams, no death by an early USR1), its exit code in WORDSENS_RC, a timings line unless the
-# file was complete before.
+# streams, no death by an early USR1), its exit code in WORDSENS_RC and in the log, and its
+# timings line.
 timed_run() {
-  local look=$1 name=$2 cfg=$3 out=$4 predicted=nan tasks=0 started start
+  local look=$1 name=$2 cfg=$3 out=$4 predicted=nan tasks=0 row
   shift 4
   # shellcheck disable=SC2206  # extra mpirun options, split on purpose
   local mpi=(mpirun --oversubscribe -n "$ranks" ${WORDSENS_MPIRUN_ARGS:-})
-  local was_complete=0
-  ! complete "$out" || was_complete=1
-  if [ "$was_complete" -eq 0 ]; then
-    read -r tasks _ _ predicted _ <<<"$(plan "$name" "$cfg" "$@" 2>/dev/null)" || true
+  read -r ATTEMPT_BEFORE _ <<<"$(file_state "$out")"
+  if [ "$look" -eq 1 ]; then
+    row=${PLAN[$name]}
+  else
+    row=$(plan "$name" "$cfg" "$@" 2>/dev/null) || row=""
   fi
-  started=$(date -u +%FT%TZ)
-  start=$SECONDS
+  [ -z "$row" ] || read -r tasks _ _ predicted _ <<<"$row"
+  ATTEMPT="$name|$look|$tasks|$predicted|$out"
+  ATTEMPT_STARTED=$(date -u +%FT%TZ)
+  ATTEMPT_START=$SECONDS
   wordsens_mpi_step "${mpi[@]}" -- "$BIN" run "$cfg" --output "$out" "$@"
-  local secs=$((SECONDS - start))
   local what="$name"
   [ "$look" -eq 1 ] || what="look $look: $name"
-  echo "reproduce_paper: $what: exit $WORDSENS_RC after $(hms "$secs")"
-  if [ "$was_complete" -eq 0 ]; then
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(basename "$out")" "$look" \
-      "${tasks:-0}" "${predicted:-nan}" "$secs" "$ranks" "$WORDSENS_RC" "$started" >>"$TIMINGS"
-  fi
+  echo "reproduce_paper: $what: exit $WORDSENS_RC after $(hms "$((SECONDS - ATTEMPT_START))")"
+  record_attempt "$WORDSENS_RC"
 }
 status=0
+failed=()  # "STUDY: exit N" of every run that failed, for the one line that says why the
+           # results section is not written
 for s in "${selected[@]}"; do
   IFS='|' read -r name cfg <<<"$s"
   out=$(output "$name")
   data=$(embeddings_of "$cfg")
   if [ -n "$data" ] && [ "$tiny" -eq 0 ] && [ ! -f "$data" ]; then
     echo "reproduce_paper: $name: building $data ($(prepare_script "$data"))"
-    if ! bash "$(prepare_script "$data")"; then
+    in_background bash "$(prepare_script "$data")"
+    if [ "$BG_RC" -ne 0 ]; then
       echo "reproduce_paper: $name: cannot build $data; skipped (rerun once it exists)" >&2
       [ "$status" -ne 0 ] || status=1
+      failed+=("$name: its texts $data could not be built")
       continue
     fi
   fi
@@ -638,19 +807,24 @@ for s in "${selected[@]}"; do
     echo "reproduce_paper: $name: if $out holds another configuration (e.g. another --trials)," \
       "move it away or choose another --results directory" >&2
   fi
+  [ "$rc" -eq 0 ] || failed+=("$name: exit $rc")
   if [ "$rc" -ne 0 ] && [ "$status" -eq 0 ]; then status=$rc; fi
 done
 
 # ------------------------------------------------------------------------------ more trials
 look=1
+batch_file=$results/.next-batch
 while [ "$extend" -eq 1 ] && [ "$status" -eq 0 ] && [ "$look" -lt 64 ]; do
   mapfile -t upto < <(files_up_to "$look")
   [ ${#upto[@]} -gt 0 ] || break
-  batch=$("$PY" analysis/wordsens-report --next-batch "${upto[@]}") || {
+  in_background "$PY" analysis/wordsens-report --next-batch "${upto[@]}" >"$batch_file"
+  if [ "$BG_RC" -ne 0 ]; then
     echo "reproduce_paper: the rules could not plan the next look; no trials added" >&2
+    failed+=("the rules could not plan look $((look + 1)) (exit $BG_RC)")
     status=1
     break
-  }
+  fi
+  batch=$(<"$batch_file")
   [ -n "$batch" ] || break
   look=$((look + 1))
   while read -r line; do
@@ -660,9 +834,11 @@ while [ "$extend" -eq 1 ] && [ "$status" -eq 0 ] && [ "$look" -lt 64 ]; do
       "$open -> $out"
     timed_run "$look" "$name" "$cfg" "$out" "${opts[@]}"
     rc=$WORDSENS_RC
+    [ "$rc" -eq 0 ] || failed+=("look $look: $name: exit $rc")
     if [ "$rc" -ne 0 ] && [ "$status" -eq 0 ]; then status=$rc; fi
   done <<<"$batch"
 done
+rm -f -- "$batch_file"
 
 existing=()
 while read -r f; do [ ! -f "$f" ] || existing+=("$f"); done < <(report_files)
@@ -671,15 +847,30 @@ if [ ${#existing[@]} -eq 0 ]; then
   exit "$([ "$status" -ne 0 ] && echo "$status" || echo 1)"
 fi
 echo "reproduce_paper: report of ${#existing[@]} files -> $report/"
+# The report replaces its directory whole (a reader sees the old report or the new one) under
+# this run's lock of it (descriptor 9).
+WORDSENS_REPORT_LOCK_FD=9 in_background "$PY" analysis/wordsens-report "${existing[@]}" \
+  -o "$report"
+rc=$BG_RC
+if [ "$rc" -ne 0 ]; then
+  echo "reproduce_paper: the report failed (exit $rc): no results section written" >&2
+  [ "$status" -ne 0 ] || status=$rc
+  exit "$status"
+fi
+# The results section (verdicts, paper vs here, predicted and measured times, machine and
+# commit), written from the report and the run's timings, only when the run is complete: every
+# selected study ran without failure and every file of the report is complete. --update-doc
+# also puts it into docs/REPRODUCE.md.
+expect=()
+for s in "${selected[@]}"; do expect+=(--expect "$(output "${s%%|*}")"); done
+why=()
+for f in "${failed[@]+"${failed[@]}"}"; do why+=(--failed "$f"); done
 rc=0
-"$PY" analysis/wordsens-report "${existing[@]}" -o "$report" || rc=$?
-[ "$rc" -eq 0 ] || { [ "$status" -ne 0 ] || status=$rc; }
+"$PY" jobs/reproduce_results.py --report "$report" --results "$results" "${expect[@]}" \
+  "${why[@]+"${why[@]}"}" ${update_doc:+--update docs/REPRODUCE.md} || rc=$?
 if [ "$rc" -eq 0 ]; then
-  # The results section (verdicts, paper vs here, predicted and measured times, machine and
-  # commit), written from the report and the run's timings; --update-doc puts it into
-  # docs/REPRODUCE.md.
-  "$PY" jobs/reproduce_results.py --report "$report" --results "$results" \
-    ${update_doc:+--update docs/REPRODUCE.md} || { [ "$status" -ne 0 ] || status=2; }
-  echo "reproduce_paper: results section -> $report/results.md"
+  echo "reproduce_paper: results section -> $report/results.md${update_doc:+ and docs/REPRODUCE.md}"
+elif [ "$status" -eq 0 ]; then
+  status=$rc
 fi
 exit "$status"

@@ -4,11 +4,24 @@
 records (timings.tsv and machine.txt, written by jobs/reproduce_paper.sh into the results
 directory), so the document cannot drift from the run.
 
-    reproduce_results.py --report report/paper --results results/paper [--update docs/REPRODUCE.md]
+    reproduce_results.py --report report/paper --results results/paper
+        [--expect FILE …] [--failed "STUDY: exit N" …] [--update docs/REPRODUCE.md]
 
 writes REPORT/results.md; with --update, also replaces the text between the markers
 "<!-- results: begin -->" and "<!-- results: end -->" of that file (nothing else of it).
-Exit codes: 0 written, 2 a missing or unreadable input (one line on stderr).
+
+Only a complete run is published: nothing is written, and one line on stderr says what is
+missing, when a study failed (--failed), an expected file (--expect: each selected study's
+results file) is not in the report, or any file of the report is not complete.
+
+The time table counts successful runs only. timings.tsv has one row per attempt of a run on a
+file (refused, failed, checkpointed, interrupted and no-op attempts included, with their exit
+codes); a row counts when its attempt exited 0 having run tasks, and when it belongs to the file
+the report read: the same file name, creation time and configuration hash as the file's own
+provenance (provenance.csv), so rows of an earlier file of the same name never count. The
+totals are recomputed from the counted rows.
+Exit codes: 0 written, 1 not written (the run is not complete: one line saying what is missing),
+2 a missing or unreadable input (one line on stderr).
 """
 from __future__ import annotations
 
@@ -76,24 +89,109 @@ def machine(results: str) -> dict:
     return out
 
 
-def timing_table(rows: list) -> list:
-    lines = ["| study | look | file | tasks | predicted | measured | measured / predicted |",
+def count(text) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return -1
+
+
+def ran_tasks(r: dict) -> int:
+    """The tasks an attempt ran (-1 when the row does not say: an older timings.tsv)."""
+    before, after = count(r.get("done_before")), count(r.get("done_after"))
+    return after - before if before >= 0 and after >= 0 else -1
+
+
+def counted(rows: list, prov: list) -> tuple:
+    """(the attempts the time table counts, the others): an attempt counts when it exited 0
+    having run tasks, on the file the report read (same name, creation time and configuration
+    hash as in the file's own provenance)."""
+    files = {os.path.basename(p["file"]): (p.get("created_utc", ""), p.get("config_hash", ""))
+             for p in prov}
+    yes, no = [], []
+    for r in rows:
+        ident = files.get(r.get("file"))
+        mine = ident is not None and (r.get("created_utc"), r.get("config_hash")) == ident
+        (yes if mine and r.get("exit") == "0" and ran_tasks(r) > 0 else no).append(r)
+    return yes, no
+
+
+def why_not_counted(r: dict, prov: list) -> str:
+    names = {os.path.basename(p["file"]) for p in prov}
+    if r.get("file") not in names:
+        return "a file the report did not read"
+    if r.get("exit") != "0":
+        return f"exit {r.get('exit') or '?'}"
+    if ran_tasks(r) == 0:
+        return "nothing to run"
+    return "an earlier file of the same name"
+
+
+def timing_table(rows: list, prov: list) -> tuple:
+    """(table lines, per study [predicted, measured], total measured, lines on what was not
+    counted)."""
+    lines = ["| study | look | file | tasks run | predicted | measured | measured / predicted |",
              "|---|--:|---|--:|--:|--:|--:|"]
     per_study: dict = {}
-    tot_p = tot_m = 0.0
-    for r in rows:
+    tot_tasks = 0
+    tot_p = tot_m = tot_m_priced = 0.0
+    rows_in, rows_out = counted(rows, prov)
+    resumed = 0
+    for r in rows_in:
         p, m = number(r["predicted_s"]), number(r["measured_s"])
-        ratio = f"{m / p:.2f}" if math.isfinite(p) and p > 0 and math.isfinite(m) else "–"
-        lines.append(f"| {cell(r['study'])} | {r['look']} | `{cell(r['file'])}` | {r['tasks']} | "
-                     f"{hms(p)} | {hms(m)} | {ratio} |")
-        s = per_study.setdefault(r["study"], [0.0, 0.0])
-        s[0] += p if math.isfinite(p) else 0.0
+        ran = ran_tasks(r)
+        # The prediction prices the whole file: only an attempt that ran it all compares.
+        whole = count(r.get("done_before")) == 0 and count(r.get("done_after")) == count(
+            r.get("tasks"))
+        priced = whole and math.isfinite(p) and p > 0 and math.isfinite(m)
+        resumed += not whole
+        lines.append(f"| {cell(r['study'])} | {cell(r['look'])} | `{cell(r['file'])}` | {ran} | "
+                     f"{hms(p) if whole else '–'} | {hms(m)} | "
+                     f"{f'{m / p:.2f}' if priced else '–'} |")
+        s = per_study.setdefault(r["study"], [0.0, 0.0, 0])
+        s[0] += p if priced else 0.0
         s[1] += m if math.isfinite(m) else 0.0
-        tot_p += p if math.isfinite(p) else 0.0
+        s[2] += not whole
+        tot_tasks += ran
         tot_m += m if math.isfinite(m) else 0.0
-    lines.append(f"| **total** | | | | {hms(tot_p)} | **{hms(tot_m)}** | "
-                 f"{(tot_m / tot_p if tot_p else math.nan):.2f} |")
-    return lines, per_study, tot_m
+        if priced:
+            tot_p += p
+            tot_m_priced += m
+    lines.append(f"| **total** | | | {tot_tasks} | {hms(tot_p)} | **{hms(tot_m)}** | "
+                 f"{f'{tot_m_priced / tot_p:.2f}' if tot_p else '–'} |")
+    notes = []
+    if resumed:
+        notes.append(f"{resumed} run(s) resumed a file an earlier attempt had begun: the "
+                     "earlier attempts' time is not counted, and their prediction (of the whole "
+                     "file) is left out of the ratio.")
+    if rows_out:
+        why: dict = {}
+        for r in rows_out:
+            key = why_not_counted(r, prov)
+            why[key] = why.get(key, 0) + 1
+        notes.append(f"Not counted: {len(rows_out)} other attempt(s) ("
+                     + ", ".join(f"{k}: {v}" for k, v in sorted(why.items()))
+                     + "); `timings.tsv` lists every attempt with its exit code.")
+    untimed = sorted({os.path.basename(p["file"]) for p in prov}
+                     - {r["file"] for r in rows_in})
+    if untimed:
+        notes.append("Not timed by a counted run: " + ", ".join(f"`{f}`" for f in untimed)
+                     + " (complete before, or written by another command).")
+    return lines, per_study, tot_m, notes
+
+
+def missing(prov: list, expected: list, failed: list) -> list:
+    """What keeps this run from being published; empty when every selected study succeeded
+    and every file of the report is complete."""
+    out = list(failed)
+    by_name = {os.path.basename(p["file"]): p for p in prov}
+    for f in expected:
+        if os.path.basename(f) not in by_name:
+            out.append(f"{os.path.basename(f)} is not in the report (its study wrote no file)")
+    for name, p in by_name.items():
+        if p.get("state") != "complete":
+            out.append(f"{name} is {p.get('state') or 'of unknown state'}")
+    return out
 
 
 def verdict_table(rows: list) -> list:
@@ -124,19 +222,18 @@ def paper_table(rows: list) -> list:
     return lines
 
 
-def section(report: str, results: str) -> str:
+def section(report: str, results: str, prov: list) -> str:
     verdicts = read_csv(os.path.join(report, "verdicts.csv"))
     paper = read_csv(os.path.join(report, "paper_vs_here.csv"))
-    prov = read_csv(os.path.join(report, "provenance.csv"))
     timings_path = os.path.join(results, "timings.tsv")
     timings = read_csv(timings_path) if os.path.exists(timings_path) else []
     mach = machine(results)
+    partial = [f"`{os.path.basename(p['file'])}`" for p in prov if p.get("state") != "complete"]
     shas = sorted({p["git_sha"] for p in prov if p.get("git_sha")})
     builds = sorted({p["build"] for p in prov if p.get("build")})
     versions = sorted({p["software_version"] for p in prov if p.get("software_version")})
     rules = sorted({(v["rules_version"], v["rules_hash"]) for v in verdicts
                     if v.get("rules_version")})
-    partial = [p["file"] for p in prov if p.get("state") != "complete"]
     out = [BEGIN,
            "<!-- written by jobs/reproduce_results.py from the combined report and the run's "
            "timings; do not edit by hand -->",
@@ -150,21 +247,36 @@ def section(report: str, results: str) -> str:
            f"- software: wordsens {', '.join(versions) or '?'}, commit "
            f"{', '.join(f'`{s}`' for s in shas) or '?'}, build {', '.join(builds) or '?'}",
            "- verdict rules: " + (", ".join(f"{v} (hash {h})" for v, h in rules) or "?"),
-           f"- files: {len(prov)}" + (f", {len(partial)} PARTIAL: "
-                                      + ", ".join(f"`{os.path.basename(p)}`" for p in partial)
-                                      if partial else ", all complete"),
+           f"- files: {len(prov)}" + (", all complete" if not partial else
+                                      f", {len(partial)} PARTIAL: " + ", ".join(partial)),
            ""]
     if timings:
-        lines, per_study, total = timing_table(timings)
+        lines, per_study, total, notes = timing_table(timings, prov)
         out += ["### Time per run: predicted by the cost model, measured", "",
                 f"From `bash jobs/reproduce_paper.sh` to the report, the runs took {hms(total)} "
-                "(one study after another; look 1 is the first batch, later looks add trials only "
-                "where a claim was open):", "", *lines, "",
-                "Per study: " + "; ".join(f"{s} {hms(v[1])} (predicted {hms(v[0])})"
-                                          for s, v in per_study.items()) + ".", ""]
+                "(the successful runs, one study after another; look 1 is the first batch, later "
+                "looks add trials only where a claim was open):", "", *lines, "",
+                "Per study: " + "; ".join(
+                    f"{s} {hms(v[1])} " + ("(resumed: not priced)" if v[2] and not v[0] else
+                                            f"(predicted {hms(v[0])})")
+                    for s, v in per_study.items()) + ".", "",
+                *[line for n in notes for line in (n, "")]]
     out += ["### Verdicts", "", "The primary rows of `verdicts.csv`:", "",
             *verdict_table(verdicts), "", "### Paper vs here", "", *paper_table(paper), "", END]
     return "\n".join(out) + "\n"
+
+
+def write_whole(path: str, text: str) -> None:
+    """A temporary file renamed into place: a reader sees the old text or the new one."""
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def update(doc: str, text: str) -> None:
@@ -174,21 +286,29 @@ def update(doc: str, text: str) -> None:
         raise InputError(f"{doc} has no '{BEGIN}' … '{END}' markers")
     head, rest = old.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    with open(doc + ".tmp", "w", encoding="utf-8") as f:
-        f.write(head + text.rstrip("\n") + tail)
-    os.replace(doc + ".tmp", doc)
+    write_whole(doc, head + text.rstrip("\n") + tail)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="reproduce_results.py", description=__doc__.split("\n")[0])
     p.add_argument("--report", required=True)
     p.add_argument("--results", required=True)
+    p.add_argument("--expect", action="append", default=[], metavar="FILE",
+                   help="a results file the report must hold, complete (each selected study's)")
+    p.add_argument("--failed", action="append", default=[], metavar="TEXT",
+                   help="a study that failed, as the run's log says it ('STUDY: exit N')")
     p.add_argument("--update", metavar="DOC", help="replace the results section of DOC")
     args = p.parse_args(argv)
     try:
-        text = section(args.report, args.results)
-        with open(os.path.join(args.report, "results.md"), "w", encoding="utf-8") as f:
-            f.write(text)
+        prov = read_csv(os.path.join(args.report, "provenance.csv"))
+        gaps = missing(prov, args.expect, args.failed)
+        if gaps:
+            print("reproduce_results: the run is not complete, so no results section is "
+                  f"written{' (nor ' + args.update + ')' if args.update else ''}: "
+                  + "; ".join(gaps), file=sys.stderr)
+            return 1
+        text = section(args.report, args.results, prov)
+        write_whole(os.path.join(args.report, "results.md"), text)
         if args.update:
             update(args.update, text)
     except (InputError, OSError) as err:

@@ -5,23 +5,45 @@ tables as CSV and the figures as PNG and PDF (report_writer.py); prints the head
 primary verdicts. The first line of the report and of the printout answers at a glance: how many
 primary claims are confirmed, contradicted, inconclusive, and whether every integrity check
 passes. One file or several (of one study or of different ones, e.g. every experiment of the
-paper) go through the same pipeline (combined.py groups the files into studies). Exit codes
-follow the suite's (0 ok, 1 damaged input or a failed write, 2 bad input file or command line).
+paper) go through the same pipeline (combined.py groups the files into studies). The output
+directory is replaced whole, by one report at a time (report_dir.py). Exit codes follow the
+suite's (0 ok, 1 damaged input or a failed write, 2 bad input file or command line, an output
+directory that is not a report's or that another report is writing).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import unicodedata
 import warnings
 
 import pandas as pd
 
-from . import rules, verdicts
+from . import report_dir, rules, verdicts
 from .io import DamagedFileError, ResultsFileError, read_results
 from .report_writer import fmt, rules_line
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+def printable(line: str) -> str:
+    """A line as the terminal should get it: names from the command line and the files (a file
+    name with an escape sequence, a newline, a right-to-left mark) shown escaped, `\\x1b`, `\\n`,
+    `\\u202e`, as the binary shows them; tabs stay (--next-batch's columns)."""
+    out = []
+    for ch in line:
+        if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ch)
+        elif ch == "\n":
+            out.append("\\n")
+        else:
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+    return "".join(out)
+
+
+def error(message) -> None:
+    print(f"wordsens-report: error: {printable(str(message))}", file=sys.stderr)
 
 
 def verdict_text(table: pd.DataFrame) -> str:
@@ -65,15 +87,14 @@ def main(argv=None) -> int:
     real = [os.path.realpath(r) for r in args.results]
     if len(set(real)) != len(real):
         twice = sorted({r for r in args.results if real.count(os.path.realpath(r)) > 1})
-        print(f"wordsens-report: error: the same file given twice: {', '.join(twice)}",
-              file=sys.stderr)
+        error(f"the same file given twice: {', '.join(twice)}")
         return EXIT_USAGE
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the reader's repairs are listed in the report
             results = [read_results(r) for r in args.results]
     except ResultsFileError as err:
-        print(f"wordsens-report: error: {err}", file=sys.stderr)
+        error(err)
         # As wordsens info: a damaged file is a failure (1), a missing or foreign one bad input (2).
         return EXIT_FAILURE if isinstance(err, DamagedFileError) else EXIT_USAGE
     if args.next_batch:
@@ -81,11 +102,15 @@ def main(argv=None) -> int:
     from .report_writer import write_report  # matplotlib is slow to import: input known good
 
     try:
-        table, notes = write_report(results, args.output)
-    except OSError as err:
-        print(f"wordsens-report: error: cannot write {args.output}: {err}", file=sys.stderr)
+        with report_dir.building(args.output) as stage:
+            table, notes = write_report(results, stage)
+    except report_dir.ReportDirError as err:
+        error(err)
         return EXIT_USAGE
-    lines = [verdict_text(table), *(f"note: {n}" for n in notes),
+    except OSError as err:
+        error(f"cannot write {args.output}: {err}")
+        return EXIT_USAGE
+    lines = [*verdict_text(table).split("\n"), *(f"note: {n}" for n in notes),
              f"report: {os.path.join(args.output, 'report.html')}"]
     return print_result(lines)
 
@@ -104,7 +129,7 @@ def print_result(lines: list) -> int:
     try:
         if sys.stdout is None:  # Python's stdout when descriptor 1 was closed at start
             raise OSError("it is closed")
-        sys.stdout.write("".join(line + "\n" for line in lines))
+        sys.stdout.write("".join(printable(line) + "\n" for line in lines))
         sys.stdout.flush()
     except OSError as err:
         try:  # the interpreter's flush at exit would fail again, with a traceback

@@ -243,7 +243,20 @@ def _figures(studies, ws, gen, several_words, table, outdir) -> tuple:
     """[(title, png name)] and the witness drawn (None when no file has one). One study: the
     figures of the study (one panel per d, each model with its fitted slope and verdict);
     several: the figures in the paper's layout (one panel per model family)."""
-    from . import paper_figures, plots, regime_map  # matplotlib: only once the input is good
+    import warnings
+
+    import matplotlib  # only once the input is good: slow to import
+
+    # Labels carry names from the files (a study is its file's name, a model its /models row):
+    # text, never mathtext, so that a `$` in a name is drawn as a `$`; a control character in a
+    # name has no glyph, and matplotlib's warning would print it raw to the terminal.
+    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from current font")
+        return _draw(studies, ws, gen, several_words, table, outdir)
+
+
+def _draw(studies, ws, gen, several_words, table, outdir) -> tuple:
+    from . import paper_figures, plots, regime_map
 
     witnesses = [w for s in studies for res in s.files for w in res.witnesses]
     witness = _pick_witness(witnesses)

@@ -206,12 +206,16 @@ def test_a_checkpointed_study_resumes_on_the_next_run(tmp_path, tiny):
     first = read_results(res / "paper_glove_brown.h5")
     assert not first.complete
     assert "PARTIAL" in (rep / "report.md").read_text()  # the report still covers both files
+    # but publishes no results section from an incomplete run, and says so in one line
+    assert not (rep / "results.md").exists()
+    assert "paper_glove_brown: exit 3" in p.stderr and "is PARTIAL" in p.stderr, p.stderr
     stop.unlink()
     p = subprocess.run(["bash", SCRIPT, *map(str, args)], capture_output=True, text=True,
                        timeout=300, env=env(WORDSENS_BIN=str(wrapper)), cwd=ROOT)
     assert p.returncode == 0, p.stderr[-2000:]
     done = read_results(res / "paper_glove_brown.h5")
     assert done.complete
+    assert (rep / "results.md").exists()
     # The resumed file holds exactly the records of the uninterrupted run.
     _, tres, _, _ = tiny
     for s in ("paper_glove_brown", "regime_map"):
@@ -302,7 +306,8 @@ def test_the_results_section_is_written_from_the_run(adaptive, tmp_path):
     assert sha in text and "cores" in text
     # --update replaces the marked section of a document and nothing else.
     doc = tmp_path / "doc.md"
-    doc.write_text("# head\n\n<!-- results: begin -->\nold\n<!-- results: end -->\n\ntail\n")
+    doc.write_text("# head\n\n<!-- results: begin -->\nOLD SECTION\n<!-- results: end -->\n"
+                   "\ntail\n")
     script_py = os.path.join(ROOT, "jobs", "reproduce_results.py")
     for _ in range(2):  # idempotent
         p = subprocess.run([sys.executable, script_py, "--report", str(rep), "--results",
@@ -310,7 +315,7 @@ def test_the_results_section_is_written_from_the_run(adaptive, tmp_path):
         assert p.returncode == 0, p.stderr
     new = doc.read_text()
     assert new.startswith("# head\n\n<!-- results: begin -->") and new.endswith("\n\ntail\n")
-    assert "old" not in new and new.count("<!-- results: begin -->") == 1
+    assert "OLD SECTION" not in new and new.count("<!-- results: begin -->") == 1
     p = subprocess.run([sys.executable, script_py, "--report", str(tmp_path / "none"),
                         "--results", str(res)], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
