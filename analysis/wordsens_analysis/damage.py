@@ -1,14 +1,18 @@
 """The damage rules of a results file, as `wordsens info --check` applies them.
 
 A file of format 1.5 or later (names.CHECKED_MINOR) is checked like the C++ readers check it
-(src/io/consistency.cpp, src/io/content_checks.cpp), so that the report refuses what `wordsens
-info` refuses: every dataset reads back through its Fletcher-32 checksums, the tables fit
+(src/io/consistency.cpp, src/io/content_checks.cpp, src/io/record_checks.cpp), so that the
+report refuses what `wordsens info` refuses: the file holds nothing a format newer than its
+version added, every dataset reads back through its Fletcher-32 checksums, the tables fit
 together (the rows of done tasks form a prefix, each names a known task of its experiment, no
 key repeats, every done task has its rows, offsets stay inside their value arrays), the task
 table matches its CRC-32 (the C++ readers also re-plan it from config_text, which Python
-cannot), and every record value is one a run can write (names.VALID).
+cannot), every record value is one a run can write (names.VALID), and the fields of each record
+keep the invariants of a record (names.RECORD_INVARIANTS).
 
-Older files are read as before, without these guarantees (one note says so).
+Older files are read as before, without these guarantees (one note says so), once
+check_older_file has found in them nothing a newer format added: a newer file relabelled as an
+older one is damaged rather than read without its checks.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import zlib
 import h5py
 import numpy as np
 
-from . import catalogue, names
+from . import catalogue, invariants, names
 
 
 class Problems:
@@ -204,6 +208,36 @@ def check_attributes(f: h5py.File, problems: Problems) -> None:
                      "format never stores (rewritten by another tool?)")
 
 
+def check_version(f: h5py.File, problems: Problems) -> None:
+    """The file holds no dataset, table or root attribute that a format newer than its
+    format_version added (names.SINCE_MINOR; consistency.cpp's check_version_against_contents):
+    a newer file relabelled as an older one would be read by the older version's rules."""
+    minor = _minor(f)
+    version = f"format_version 1.{minor}"
+
+    def newer(what: str, since: int) -> None:
+        problems.add(f"{version}, but it holds {what}, which format 1.{since} added (relabelled "
+                     "as an older version?)")
+
+    try:
+        for group in names.DATASETS:
+            if group not in f:
+                continue
+            since = names.SINCE_MINOR_TABLES.get(group, 0)
+            if since > minor:
+                newer(f"the table /{group}", since)
+                continue
+            for name in names.DATASETS[group]:
+                since = names.SINCE_MINOR.get(f"{group}/{name}", 0)
+                if since > minor and name in f[group]:
+                    newer(f"/{group}/{name}", since)
+        for name, since in names.SINCE_MINOR_ATTRS.items():
+            if since > minor and name in f.attrs:
+                newer(f"the root attribute {name}", since)
+    except (OSError, ValueError, RuntimeError, KeyError):
+        pass  # metadata HDF5 cannot read: the checks that follow name it
+
+
 def _task_columns(f: h5py.File, problems: Problems):
     """The /tasks columns as arrays of their common length, or None when unusable."""
     sets = _datasets(f, names.GROUP_TASKS)
@@ -249,16 +283,21 @@ def check_task_crc(f: h5py.File, tasks: dict, problems: Problems) -> None:
 
 
 def check_tasks(tasks: dict, problems: Problems) -> dict:
-    """Task ids unique, flags and codes in range; returns task id → (done, experiment, n)."""
+    """Task ids unique, flags and codes in range; returns task id → (done, experiment, n, d, m)
+    (m: words, 1 where the table has no such column: format 1.3 and before)."""
     state = {}
     repeated, flags, codes = [], [], []
-    n_of = tasks.get("n", np.zeros(len(tasks["task_id"]), dtype=np.int64))
-    for row, (tid, done, exp, n) in enumerate(zip(tasks["task_id"].tolist(), tasks["done"].tolist(),
-                                                  tasks["experiment"].tolist(), n_of.tolist())):
+    rows = len(tasks["task_id"])
+    n_of = tasks.get("n", np.zeros(rows, dtype=np.int64))
+    d_of = tasks.get("d", np.zeros(rows, dtype=np.int64))
+    m_of = tasks.get("words", np.ones(rows, dtype=np.int64))
+    for row, (tid, done, exp, n, d, m) in enumerate(zip(
+            tasks["task_id"].tolist(), tasks["done"].tolist(), tasks["experiment"].tolist(),
+            n_of.tolist(), d_of.tolist(), m_of.tolist())):
         if tid in state:
             repeated.append(f"row {row}, task {tid}")
         else:
-            state[tid] = (done == 1, exp, n)
+            state[tid] = (done == 1, exp, n, d, m)
         if done not in (0, 1):
             flags.append(f"row {row}: {done}")
         if exp not in (0, 1):
@@ -363,7 +402,7 @@ def check_records(f: h5py.File, group: str, state: dict, problems: Problems) -> 
                        repeated)
     if rule["rows"] != "any":
         missing, extra = [], []
-        for tid, (done, exp, _) in sorted(state.items()):
+        for tid, (done, exp, *_) in sorted(state.items()):
             if not done or exp != rule["experiment"]:
                 continue
             count = rows_of.get(tid, 0)
@@ -413,6 +452,8 @@ def _valid(rule: str, values: np.ndarray, n: np.ndarray) -> np.ndarray:
         return {
             "finite": np.isfinite(v),
             "nonnegative": np.isfinite(v) & (v >= 0),
+            "positive": np.isfinite(v) & (v > 0),
+            "certified": (v >= 0) & (v <= names.CERTIFICATION_TOLERANCE),
             "nonnegative_or_nan": np.isnan(v) | (v >= 0),
             "code_0_1": (v == 0) | (v == 1),
             "code_0_2": (v == 0) | (v == 1) | (v == 2),
@@ -523,6 +564,7 @@ def check_file(f: h5py.File) -> list:
     except unreadable as e:
         return [_cannot_open(e)]
     check_attributes(f, problems)
+    check_version(f, problems)
     try:
         # The done flags before any record table is opened: a live writer flushes a task's rows
         # before its flag, so the rows of every task seen done here are there when read below.
@@ -549,6 +591,22 @@ def check_file(f: h5py.File) -> list:
                 check_values(f, group, state, problems)
             for group in names.RECORD_TABLES:
                 check_row_crcs(f, group, state, problems)
+        if not problems.items:
+            invariants.check_invariants(f, state, problems, _datasets)
     except unreadable as e:
         problems.add(f"cannot check the tables ({str(e).strip() or type(e).__name__})")
+    return problems.items
+
+
+def check_older_file(f: h5py.File) -> list:
+    """The problems of a file before format names.CHECKED_MINOR: it holds nothing a newer format
+    added (a newer file relabelled as an older one would be read without the checks of its real
+    version). Its values are read without the other guarantees (read_results notes it), as
+    older readers read them."""
+    problems = Problems()
+    try:
+        open_everything(f)
+    except (OSError, ValueError, RuntimeError, KeyError) as e:
+        return [_cannot_open(e)]
+    check_version(f, problems)
     return problems.items

@@ -555,16 +555,17 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
         tasks, unread = None, e  # the damage checks below name what does not read back
     if checked:
         problems = damage.check_file(f)
-        if problems:
-            more = len(problems) - 1
-            also = (f"; and {more} more problem{'s' if more > 1 else ''}: wordsens info --check "
-                    f"{path} lists them") if more else ""
-            raise DamagedFileError(f"{path}: {DAMAGED} ({problems[0]}{also})")
     else:
-        damage.open_everything(f)
+        # A newer file relabelled as an older one is refused, not read without its checks.
+        problems = damage.check_older_file(f)
         notes.append(f"format {version[0]}.{version[1]} predates the checksums and damage checks "
                      f"of format 1.{names.CHECKED_MINOR}: a damaged value in it cannot be told "
                      "from a good one")
+    if problems:
+        more = len(problems) - 1
+        also = (f"; and {more} more problem{'s' if more > 1 else ''}: wordsens info --check "
+                f"{path} lists them") if more else ""
+        raise DamagedFileError(f"{path}: {DAMAGED} ({problems[0]}{also})")
     if unread is not None:
         raise unread
     attrs = {k: _decode(v) for k, v in f.attrs.items()}

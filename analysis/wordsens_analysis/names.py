@@ -139,8 +139,8 @@ RECORD_TABLES = {
 VALID = {
     GROUP_WS: {
         "S": "nonnegative", "S_upper": "nonnegative_or_nan", "S_upper_scope": "code_0_2",
-        "cert_rel_err": "nonnegative_or_nan", "argmax_position": "position_or_none",
-        "phi_norm": "nonnegative", "evaluations": "count", "starts": "count",
+        "cert_rel_err": "certified", "argmax_position": "position_or_none",
+        "phi_norm": "positive", "evaluations": "count", "starts": "count",
         "starts_at_budget": "count", "stationarity": "nonnegative_or_nan",
         "S_budget_check": "nonnegative_or_nan", "seconds": "nonnegative", "witness": "finite",
         "examined": "position", "position_S": "nonnegative", "argmax_set": "position",
@@ -149,10 +149,63 @@ VALID = {
     GROUP_GEN: {
         "training": "code_0_1", "objective": "code_0_1", "t0": "finite", "t1": "finite",
         "D0": "finite", "D1": "finite", "E": "nonnegative", "cond_K": "nonnegative_or_nan",
-        "cert_rel_err": "nonnegative_or_nan", "position": "position", "evaluations": "count",
+        "cert_rel_err": "certified", "position": "position", "evaluations": "count",
         "seconds": "nonnegative", "witness": "finite",
     },
 }
-VALID_TEXT = {"finite": "finite", "nonnegative": "finite, >= 0",
+VALID_TEXT = {"finite": "finite", "nonnegative": "finite, >= 0", "positive": "finite, > 0",
+              "certified": "0 <= value <= 1e-9",
               "nonnegative_or_nan": ">= 0 or NaN", "code_0_1": "0 or 1", "code_0_2": "0, 1 or 2",
               "count": ">= 0", "position": "0 <= value < n", "position_or_none": "-1 <= value < n"}
+# The certification tolerance: a record whose value and its recomputation from scratch differ by
+# more (relative) is never written (src/estimators/word_sensitivity.hpp).
+CERTIFICATION_TOLERANCE = 1e-9
+
+# The format minor version that added each dataset, table and root attribute that did not exist
+# from 1.0 (src/io/layout.cpp's since_minor): a file holding one its format_version predates was
+# not written by a writer of that version (a newer file relabelled as an older one).
+_EVIDENCE = ("S_upper_scope", "cert_rel_err", "starts", "starts_at_budget", "stationarity",
+             "S_budget_check")
+SINCE_MINOR = {
+    "tasks/words": 4, "tasks/heads": 8,
+    **{f"ws/{c}": 2 for c in _EVIDENCE},
+    **{f"ws/{r}{suffix}": 2 for r in ("examined", "position_S")
+       for suffix in (RAGGED_OFFSET, RAGGED_LENGTH, RAGGED_VALUES)},
+    **{f"ws/{r}{suffix}": 4 for r in ("argmax_set", "examined_sets", "set_S")
+       for suffix in (RAGGED_OFFSET, RAGGED_LENGTH, RAGGED_VALUES)},
+    "ws/row_crc32": 6, "gen/cert_rel_err": 2, "gen/row_crc32": 6, "witness/row_crc32": 6,
+    "summary/ws/words": 4, "summary/ws/heads": 8, "summary/gen/words": 4, "summary/gen/heads": 8,
+    **{f"models/{c}": 7 for c in MODEL_COLUMNS},
+}
+SINCE_MINOR_TABLES = {GROUP_MODELS: MODELS_MINOR}
+SINCE_MINOR_ATTRS = {"build": 1, "input_fingerprints": 3, "task_table_crc32": 5, "builds": 5}
+
+# The invariants of a record (FORMAT.md "Invariants of a record"; src/study/record_invariants.cpp
+# states them, tests/python/test_record_invariants.py compares this list with FORMAT.md): id,
+# table, what every record of a done task holds. damage.check_invariants checks them.
+RECORD_INVARIANTS = (
+    ("upper_bound_and_scope", "/ws", "S_upper is NaN where S_upper_scope is 0 (no bound) and "
+     "finite where it is 1 or 2"),
+    ("scope_of_the_search", "/ws", "S_upper_scope is 1 (every position) only with one changed "
+     "word; 2 with one changed word only under rf-sampling = marginal, with fewer examined "
+     "positions than n; 0 wherever config_text says upper-bound = false"),
+    ("starts", "/ws", "starts >= 1 and starts_at_budget <= starts"),
+    ("one_word_positions", "/ws", "one changed word: examined holds at least one position, "
+     "strictly ascending, and position_S one value per examined position; argmax_set is "
+     "{argmax_position}; examined_sets and set_S are empty"),
+    ("one_word_best", "/ws", "one changed word: argmax_position is an examined position, "
+     "position_S there equals S, and no position_S exceeds S (by more than 1e-12 relative: each "
+     "position divides by its own evaluation of ‖φ(X)‖)"),
+    ("several_words_sets", "/ws", "m >= 2 changed words: argmax_position is -1, examined and "
+     "position_S are empty, stationarity and S_budget_check NaN; argmax_set holds m distinct "
+     "positions, set_S at least one value, examined_sets m distinct positions per value of set_S"),
+    ("several_words_best", "/ws", "m >= 2 changed words: S is the largest set_S, and argmax_set "
+     "is an examined set whose set_S equals S"),
+    ("witness_length", "/ws, /gen", "witness_length is m·d (/gen: d) when the root attribute "
+     "save_witness is 1, and 0 when it is 0"),
+    ("gen_rows", "/gen", "a done task has one row per training mode and Δ objective of "
+     "config_text's training and objective keys, each pair once"),
+    ("gen_seconds", "/gen", "the rows of one task hold the same seconds (its wall time)"),
+)
+# How far a position's S may exceed the record's S (one_word_best).
+POSITION_TOLERANCE = 1e-12

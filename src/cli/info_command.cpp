@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "cli/command_line.hpp"
@@ -30,31 +31,51 @@ std::string percent(std::size_t done, std::size_t total) {
   return text;
 }
 
+// Text a file holds (its attributes, its configuration, names in its tables) is anyone's: each
+// line of it is printed with printable(), so that an escape sequence in a file name the
+// command line recorded, or in a crafted attribute, shows as \x1b instead of reaching the
+// terminal. `prefix` starts every line after the first (a multi-line attribute stays indented).
+std::string lines_of(const std::string& text, const std::string& prefix = "") {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += (start == 0 ? "" : prefix) +
+           printable(std::string_view(text).substr(start, end - start)) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 void print(const std::string& path, const io::FileContents& c, bool show_config) {
   std::size_t done = 0;
   for (auto flag : c.done) done += flag != 0 ? 1 : 0;
   std::cout << "file:          " << printable(path) << "\n"
-            << "filetype:      " << c.filetype << " " << c.format_major << "." << c.format_minor
-            << "\n"
-            << "software:      wordsens " << c.software_version << " (git " << c.git_sha << ")\n"
-            << "build:         " << (c.build.empty() ? "(not recorded)" : c.build) << "\n";
+            << "filetype:      " << printable(c.filetype) << " " << c.format_major << "."
+            << c.format_minor << "\n"
+            << "software:      wordsens " << printable(c.software_version) << " (git "
+            << printable(c.git_sha) << ")\n"
+            << "build:         " << (c.build.empty() ? "(not recorded)" : printable(c.build))
+            << "\n";
   if (!c.builds.empty()) {
     // A merge of several builds (--allow-mixed-builds): which one computed which records.
     const auto builds = io::builds_of(c);
     std::cout << "builds:        " << builds.size() << " (records of several builds)\n";
     for (const auto& b : builds) {
-      std::cout << "  " << io::describe(b.id) << ": " << b.tasks.size() << " tasks ("
+      std::cout << "  " << printable(io::describe(b.id)) << ": " << b.tasks.size() << " tasks ("
                 << io::task_ranges(b.tasks) << ")\n";
     }
   }
-  std::cout << "created (UTC): " << c.created_utc << "\n"
-            << "command line:  " << c.provenance.command_line << "\n"
+  std::cout << "created (UTC): " << printable(c.created_utc) << "\n"
+            << "command line:  " << printable(c.provenance.command_line) << "\n"
             << "mpi ranks:     " << c.provenance.mpi_ranks << "\n"
             << "master seed:   " << c.provenance.master_seed << "\n"
-            << "config hash:   " << c.config_hash << "\n"
+            << "config hash:   " << printable(c.config_hash) << "\n"
             << "inputs:        "
-            << (c.provenance.input_fingerprints.empty() ? std::string("(none recorded)\n")
-                                                        : c.provenance.input_fingerprints)
+            << (c.provenance.input_fingerprints.empty()
+                    ? std::string("(none recorded)\n")
+                    : lines_of(c.provenance.input_fingerprints, "               "))
             << "save witness:  " << (c.provenance.save_witness ? "yes" : "no") << "\n"
             << "tasks done:    " << done << "/" << c.tasks.size() << " ("
             << percent(done, c.tasks.size()) << ")\n"
@@ -95,7 +116,7 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
                 counts.second);
   }
   std::fflush(stdout);
-  if (show_config) std::cout << "\nconfiguration:\n" << c.provenance.config_text << "\n";
+  if (show_config) std::cout << "\nconfiguration:\n" << lines_of(c.provenance.config_text) << "\n";
 }
 
 // `--check`: the full diagnosis, one line per problem and note; exit 1 when damaged.
@@ -103,8 +124,11 @@ int print_check(const std::string& path) {
   const io::Diagnosis diagnosis = io::check_results(path);
   std::cout << "file:     " << printable(path) << "\n"
             << "verdict:  " << (diagnosis.damaged() ? "DAMAGED" : "consistent") << "\n";
-  for (const auto& problem : diagnosis.problems) std::cout << "problem:  " << problem << "\n";
-  for (const auto& note : diagnosis.notes) std::cout << "note:     " << note << "\n";
+  // A problem or note may quote the file (a model name, a key of /witness): printable.
+  for (const auto& problem : diagnosis.problems) {
+    std::cout << "problem:  " << printable(problem) << "\n";
+  }
+  for (const auto& note : diagnosis.notes) std::cout << "note:     " << printable(note) << "\n";
   std::cout << std::flush;
   if (!diagnosis.damaged()) return kExitOk;
   std::cerr << "wordsens info: error: " << printable(path) << " is damaged ("

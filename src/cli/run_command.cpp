@@ -11,11 +11,13 @@
 #include "cli/commands.hpp"
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/memory_check.hpp"
 #include "cli/run_report.hpp"
 #include "core/errors.hpp"
 #include "core/printable.hpp"
 #include "driver/run_study.hpp"
 #include "parallel/mpi_session.hpp"
+#include "parallel/node_memory.hpp"
 #include "parallel/stop.hpp"
 
 namespace wordsens::cli {
@@ -88,7 +90,9 @@ int run_command(int argc, char** argv) {
             : nullptr);
   RunOptions options;
   std::vector<TaskSpec> tasks;
+  std::vector<std::uint32_t> selected;
   std::unique_ptr<DataSource> data;
+  MemoryPlan memory;
   try {
     options = parse_run_options(argc, argv);
     if (options.help) {
@@ -97,8 +101,22 @@ int run_command(int argc, char** argv) {
     }
     tasks = plan_tasks(options.study);
     check_model_sizes(tasks, options.study);
+    for (const TaskSpec& t : tasks) {
+      if (options.shard.contains(t.task_id)) selected.push_back(t.task_id);
+    }
+    memory = plan_memory(tasks, selected, options.study);
     data = make_data_source(options.study, tasks);
-    if (!options.dry_run) check_output(options);
+    if (!options.dry_run) {
+      check_output(options);
+      require_memory(memory, rank_memory(options));
+    }
+  } catch (const MemoryRefusal& e) {
+    // Each node has its own memory: its first rank says why, the others leave quietly.
+    parallel::end_quietly_on_interrupt(kExitUsage);
+    if (parallel::first_rank_on_this_node()) {
+      std::cerr << "wordsens run: error: " << printable(e.what()) << "\n";
+    }
+    return kExitUsage;
   } catch (const InputError& e) {
     // Every rank finds the same error; rank 0 prints it. Under mpirun the first rank to exit
     // non-zero makes mpirun TERM the others: the other ranks wait so that rank 0 says why first,
@@ -113,12 +131,11 @@ int run_command(int argc, char** argv) {
     return kExitUsage;
   }
 
-  std::vector<std::uint32_t> selected;
-  for (const TaskSpec& t : tasks) {
-    if (options.shard.contains(t.task_id)) selected.push_back(t.task_id);
-  }
   if (options.dry_run) {
-    if (print) print_task_table(std::cout, tasks, selected, options);
+    if (print) {
+      print_task_table(std::cout, tasks, selected, options);
+      print_memory(std::cout, memory, rank_memory(options));
+    }
     return kExitOk;
   }
 

@@ -8,6 +8,7 @@
 #include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
 #include "models/shared/model_kind.hpp"
+#include "parallel/node_memory.hpp"
 #include "study/grid_spec.hpp"
 
 namespace po = boost::program_options;
@@ -164,7 +165,13 @@ po::options_description describe_run_keys(
       ("shard", &r.shard, "0/1", {"i/N with 0 <= i < N", "shard = 2/8"},
        "i/N: run only tasks whose index = i (mod N) (job arrays; merge the files)")
       ("progress", &r.progress, "10", {"seconds > 0", "progress = 60"},
-       "seconds between progress lines on stderr");
+       "seconds between progress lines on stderr")
+      ("memory-per-rank", &r.memory_per_rank, "auto",
+       {"auto, or bytes with K, M, G or T (powers of 1024)", "memory-per-rank = 8G"},
+       "the memory a rank may use: a plan whose largest task needs more is refused before it "
+       "starts; auto: this machine's available memory (or its control group's, or ulimit -v) "
+       "shared by the ranks the launcher starts on it; on a cluster, the memory the job gives "
+       "each rank");
   // clang-format on
   po::options_description all;
   all.add(study).add(run);
@@ -317,6 +324,14 @@ void resolve_run(const RunKeyValues& r, RunOptions& options) {
       "walltime", r.walltime, [](double x) { return x >= 0; }, "seconds >= 0 (0: none)");
   options.progress_interval = parse_real_value(
       "progress", r.progress, [](double x) { return x > 0; }, "seconds > 0");
+  if (r.memory_per_rank != "auto") {
+    const auto bytes = parallel::parse_bytes(r.memory_per_rank);
+    if (!bytes || *bytes < 1) {
+      throw_bad_value("memory-per-rank", r.memory_per_rank,
+                      "auto, or bytes with K, M, G or T (powers of 1024), e.g. 8G");
+    }
+    options.memory_per_rank = *bytes;
+  }
 }
 
 }  // namespace wordsens::cli

@@ -15,6 +15,7 @@ struct RunOptions {
   bool overwrite = false;
   double walltime = 0;  // seconds; 0: none
   double progress_interval = 10;
+  double memory_per_rank = 0;  // bytes a rank may use (memory-per-rank); 0: this node's (auto)
   Shard shard;
   std::string command_line;  // argv joined by spaces (provenance)
   // The command line's own: they do not reach run_study.
@@ -25,7 +26,8 @@ struct RunOptions {
 
 /// The canonical configuration text stored in the file and compared on resume: the study's
 /// keys, plus `shard = i/N` for a sharded run (merge ignores it, see io/schema.hpp kShardKeys).
-/// Leaves out what may change between resumes: output, overwrite, dry-run, walltime, progress.
+/// Leaves out what may change between resumes: output, overwrite, dry-run, walltime, progress,
+/// memory-per-rank.
 [[nodiscard]] std::string config_text(const RunOptions& options);
 
 }  // namespace wordsens

@@ -88,7 +88,7 @@ void log_plan(std::ostream& log, const RunOptions& options, const std::vector<Ta
     log << ", " << selected << " in shard " << options.shard.to_string();
   }
   log << ", " << (selected - todo) << " already done, " << todo << " to run on " << ranks << " rank"
-      << (ranks > 1 ? "s" : "") << " → " << options.output << "\n";
+      << (ranks > 1 ? "s" : "") << " → " << printable(options.output) << "\n";
 }
 
 StudyEnd end_of(parallel::Outcome outcome) {

@@ -109,6 +109,41 @@ void check_attributes(const h5::Handle& file, Diagnosis& d) {
   }
 }
 
+// The file holds no dataset, table or attribute that a format newer than its format_version
+// added: a writer of that version could not have written it. A newer file relabelled as an
+// older one would otherwise be read by the older version's rules (the analysis reader applied
+// no checks at all below 1.5).
+void check_version_against_contents(const h5::Handle& file, int minor, Diagnosis& d) {
+  const std::string version = "format_version 1." + std::to_string(minor);
+  const auto newer = [&](const std::string& what, int since) {
+    d.problems.push_back(version + ", but it holds " + what + ", which format 1." +
+                         std::to_string(since) + " added (relabelled as an older version?)");
+  };
+  for (const Table& table : tables()) {
+    const h5::Handle group = find_group(file, table.group);
+    if (!group.valid()) continue;
+    if (table.since_minor > minor) {
+      newer(std::string("the table ") + table.group, table.since_minor);
+      continue;
+    }
+    for (const auto& column : table.columns) {
+      if (column.since_minor > minor && h5::exists(group, column.name)) {
+        newer(std::string(table.group) + "/" + column.name, column.since_minor);
+      }
+    }
+    for (const auto& flat : table.flats) {
+      if (flat.since_minor > minor && h5::exists(group, flat.values)) {
+        newer(std::string(table.group) + "/" + flat.values, flat.since_minor);
+      }
+    }
+  }
+  for (const auto& [name, since] : attribute_additions()) {
+    if (since > minor && h5::has_attribute(file, name)) {
+      newer(std::string("the root attribute ") + name, since);
+    }
+  }
+}
+
 // /tasks: written whole when the file is created, so its columns have one length; ids are
 // unique; flags and codes are in range. Fills `tasks`; false when the table is unusable.
 bool check_tasks(const h5::Handle& file, const Table& table, int minor, TaskMap& tasks,
@@ -332,6 +367,11 @@ Diagnosis diagnose(const h5::Handle& file) {
   Diagnosis d;
   const int minor = format_version(file).at(1);
   check_attributes(file, d);
+  try {
+    check_version_against_contents(file, minor, d);
+  } catch (const h5::Error&) {
+    // Metadata HDF5 cannot read: the table checks below name it, as they always did.
+  }
   // /tasks comes first in tables(): its done flags are read before any record column, so a
   // reader of a live file never sees a done task whose rows it has not read (rows are flushed
   // before their done flag).

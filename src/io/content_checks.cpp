@@ -373,6 +373,14 @@ void check_content(const h5::Handle& file, int minor, Diagnosis& d) {
   } catch (const std::exception& e) {
     if (!d.damaged()) d.problems.push_back(std::string("cannot check the values: ") + e.what());
   }
+  // How the values of one record fit together: only once every table fits and every value
+  // reads back and is one a run writes (the records are then read whole).
+  if (d.damaged()) return;
+  try {
+    check_record_invariants(file, d);
+  } catch (const std::exception& e) {
+    d.problems.push_back(std::string("cannot check the invariants of the records: ") + e.what());
+  }
 }
 
 }  // namespace wordsens::io::detail

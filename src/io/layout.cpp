@@ -179,6 +179,15 @@ const std::vector<Table>& tables() {
   return all;
 }
 
+const std::vector<std::pair<const char*, int>>& attribute_additions() {
+  static const std::vector<std::pair<const char*, int>> added = {
+      {s::attr::kBuild, 1},
+      {s::attr::kInputFingerprints, 3},
+      {s::attr::kTaskTableCrc32, s::kChecksumMinor},
+      {s::attr::kBuilds, s::kChecksumMinor}};
+  return added;
+}
+
 const Table& table(const char* group) {
   for (const auto& t : tables()) {
     if (std::string(t.group) == group) return t;
@@ -513,6 +522,27 @@ const char* kind_name(detail::Kind kind) {
   return "?";
 }
 }  // namespace
+
+std::vector<std::pair<std::string, int>> format_additions() {
+  std::vector<std::pair<std::string, int>> added;
+  for (const detail::Table& table : detail::tables()) {
+    const std::string group = std::string(table.group).substr(1);
+    if (table.since_minor > 0) {
+      added.emplace_back(group, table.since_minor);
+      continue;
+    }
+    for (const auto& column : table.columns) {
+      if (column.since_minor > 0) added.emplace_back(group + "/" + column.name, column.since_minor);
+    }
+    for (const auto& flat : table.flats) {
+      if (flat.since_minor > 0) added.emplace_back(group + "/" + flat.values, flat.since_minor);
+    }
+  }
+  for (const auto& [name, since] : detail::attribute_additions()) {
+    added.emplace_back(std::string("@") + name, since);
+  }
+  return added;
+}
 
 std::string column_table_markdown(const std::string& group) {
   const detail::Table& table = detail::table(group.c_str());

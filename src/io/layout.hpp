@@ -54,6 +54,9 @@ struct Table {
   int since_minor = 0;  // the format minor version that added the table (older files lack it)
 };
 
+/// The root attributes a format after 1.0 added, with the minor version that added each.
+const std::vector<std::pair<const char*, int>>& attribute_additions();
+
 /// Every table: tasks, ws, gen, witness, summary/ws, summary/gen, models. The ws and gen columns
 /// follow the record schemas of study/record_fields.hpp.
 const std::vector<Table>& tables();
@@ -139,6 +142,11 @@ Diagnosis diagnose(const h5::Handle& file);
 /// its checksums, record values are in range, the task table matches its checksum and (with a
 /// registered TaskPlanner) the plan of config_text. Adds problems and notes to `d`.
 void check_content(const h5::Handle& file, int minor, Diagnosis& d);
+
+/// The invariants of every record of a done task (io/record_checks.cpp, the rules of
+/// study/record_invariants.hpp): adds one problem per invariant broken, with its first record.
+/// Reads every record (without witnesses): call it on a file whose tables are consistent.
+void check_record_invariants(const h5::Handle& file, Diagnosis& d);
 
 /// Throws DamagedFileError naming the first problem when `diagnosis` has any.
 void require_consistent(const std::string& path, const Diagnosis& diagnosis);

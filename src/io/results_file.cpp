@@ -394,6 +394,13 @@ ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::str
   {
     const h5::Handle file = detail::open_checked(path, h5::Access::read);
     const auto version = detail::format_version(file);
+    // Integrity first: a damaged file is reported as damaged, not as another configuration, nor
+    // (a newer file relabelled as an older one) as a file of an older format.
+    try {
+      detail::require_consistent(path, detail::diagnose(file));
+    } catch (const h5::Error& e) {
+      throw detail::damaged_file(path, e.what());
+    }
     if (version.at(1) < schema::kResumeMinor) {
       // Its tables lack the columns this version appends; reading, merging and reporting work.
       throw InputError(path + " was written in format " + std::to_string(version[0]) + "." +
@@ -402,12 +409,6 @@ ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::str
                        std::to_string(schema::kFormatMinor) +
                        "); finish it with the version that created it, or start over with "
                        "--overwrite");
-    }
-    // Integrity first: a damaged file is reported as damaged, not as another configuration.
-    try {
-      detail::require_consistent(path, detail::diagnose(file));
-    } catch (const h5::Error& e) {
-      throw detail::damaged_file(path, e.what());
     }
     std::string stored;
     try {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -53,6 +54,11 @@ void set_task_planner(TaskPlanner plan);
 /// prints it: one Markdown row per column with its dtype, unit and meaning (the same text the
 /// file stores in each dataset's `unit` and `meaning` attributes).
 [[nodiscard]] std::string column_table_markdown(const std::string& group);
+
+/// Every table, dataset and root attribute that a format after 1.0 added, with the minor version
+/// that added it ("ws/row_crc32" 6, "models" 7 for a whole table, "@task_table_crc32" 5 for an
+/// attribute): what the readers refuse in a file whose format_version predates it.
+[[nodiscard]] std::vector<std::pair<std::string, int>> format_additions();
 
 class ResultsFile {
  public:

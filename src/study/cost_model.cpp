@@ -22,7 +22,7 @@ const ModelCosts& costs_of(const TaskSpec& t, const StudyConfig& config) {
 
 CostShape shape_of(const TaskSpec& t) {
   return {static_cast<double>(t.n), static_cast<double>(t.d), static_cast<double>(t.k),
-          static_cast<double>(t.layers)};
+          static_cast<double>(t.layers), static_cast<double>(t.heads)};
 }
 
 CostOptions cost_options(const StudyConfig& config) {
@@ -177,6 +177,26 @@ double estimated_cost(const TaskSpec& task, const StudyConfig& config) {
       static_cast<double>(config.search.trainings.size() * config.search.objectives.size()) *
       gen_search_cost(task, config);
   return costs.gen_outside_search(shape, options, N, p, positions) + searches;
+}
+
+double estimated_task_bytes(const TaskSpec& task, const StudyConfig& config) {
+  const ModelCosts& costs = costs_of(task, config);
+  const CostShape shape = shape_of(task);
+  const CostOptions options = cost_options(config);
+  if (task.experiment == Experiment::gen) {
+    return costs.gen_memory(shape, options, static_cast<double>(task.N),
+                            static_cast<double>(feature_dim(task)));
+  }
+  SearchShape search;
+  search.words = static_cast<double>(task.words);
+  if (task.words >= 2) return costs.ws_memory(shape, options, search);
+  const Index examined = positions_examined(task, config);
+  const WsOptions ws = ws_options(config);
+  const double factor = is_budget_check_task(task, config) ? config.search.budget_check : 1.0;
+  search.positions = static_cast<double>(examined);
+  search.starts = factor * (sphere_starts_per_position(ws, task.model, examined) +
+                            ws.near_origin_starts + (ws.guided_start ? 2.0 : 0.0));
+  return costs.ws_memory(shape, options, search);
 }
 
 double estimated_seconds(const TaskSpec& task, const StudyConfig& config) {

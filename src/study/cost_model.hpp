@@ -29,6 +29,10 @@ namespace wordsens {
 /// Estimated flops of one task.
 [[nodiscard]] double estimated_cost(const TaskSpec& task, const StudyConfig& config);
 
+/// Estimated peak bytes of one task's own arrays (the model's ModelCosts::ws_memory or
+/// gen_memory), beyond what the process holds before it (study/memory_plan.hpp adds that).
+[[nodiscard]] double estimated_task_bytes(const TaskSpec& task, const StudyConfig& config);
+
 /// Estimated seconds of one task on one core.
 [[nodiscard]] double estimated_seconds(const TaskSpec& task, const StudyConfig& config);
 

@@ -162,8 +162,7 @@ std::vector<double> parse_fraction_list(const std::string& key, const std::strin
 
 Index KItem::resolve(Index n, Index d) const {
   if (!relative) return value;
-  const double k = std::round(factor * static_cast<double>(n) * static_cast<double>(d));
-  return std::max<Index>(1, static_cast<Index>(k));
+  return static_cast<Index>(std::round(factor * static_cast<double>(n) * static_cast<double>(d)));
 }
 
 std::string KItem::to_string() const {
@@ -227,8 +226,7 @@ std::vector<KItem> parse_k_grid(const std::string& text, Index max_k) {
 
 Index MlpWidthItem::resolve(Index d) const {
   if (!relative) return value;
-  const double k = std::round(factor * static_cast<double>(d));
-  return std::max<Index>(1, static_cast<Index>(k));
+  return static_cast<Index>(std::round(factor * static_cast<double>(d)));
 }
 
 std::string MlpWidthItem::to_string() const {

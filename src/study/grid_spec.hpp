@@ -32,7 +32,8 @@ struct KItem {
   double factor = 0.0;    // when relative
   Index value = 0;        // when absolute
 
-  /// k for a text of n words of dimension d (at least 1).
+  /// k for a text of n words of dimension d: round(factor·n·d), which may be 0 (plan_tasks
+  /// refuses a width below 1 rather than run another one than asked).
   [[nodiscard]] Index resolve(Index n, Index d) const;
   /// Canonical spelling: `1D`, `0.5D`, or the integer.
   [[nodiscard]] std::string to_string() const;
@@ -53,7 +54,7 @@ struct MlpWidthItem {
   double factor = 0.0;    // when relative
   Index value = 0;        // when absolute
 
-  /// The width at embedding dimension d (at least 1).
+  /// The width at embedding dimension d: round(factor·d), which may be 0 (refused by plan_tasks).
   [[nodiscard]] Index resolve(Index d) const;
   /// Canonical spelling: `4d`, `0.5d`, or the integer.
   [[nodiscard]] std::string to_string() const;

@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "estimators/word_sensitivity.hpp"
+
 namespace wordsens {
 namespace {
 
@@ -19,10 +21,10 @@ const std::array<ScalarField<W>, 13> kWsScalars{{
     {"S_upper_scope", "code", "what S_upper bounds: 0 none, 1 the supremum over all n positions, "
      "2 the supremum over the examined positions only", Valid::code_0_2, &W::S_upper_scope, 2},
     {"cert_rel_err", "1", "abs(S recomputed from scratch at the witness − S) / S (the run "
-     "fails above 1e-9)", Valid::nonnegative_or_nan, &W::cert_rel_err, 2},
+     "fails above 1e-9)", Valid::certified, &W::cert_rel_err, 2},
     {"argmax_position", "position", "i*, the position of the witness word (0-based); -1 for "
      "several changed words (see argmax_set)", Valid::position_or_none, &W::argmax_position},
-    {"phi_norm", "1", "‖φ(X)‖ of the unperturbed sample", Valid::nonnegative, &W::phi_norm},
+    {"phi_norm", "1", "‖φ(X)‖ of the unperturbed sample", Valid::positive, &W::phi_norm},
     {"evaluations", "count", "feature-map evaluations spent (screening, ascents, polish; all "
      "positions)", Valid::count, &W::evaluations},
     {"starts", "count", "ascents run, all positions", Valid::count, &W::starts, 2},
@@ -62,7 +64,7 @@ const std::array<ScalarField<G>, 13> kGenScalars{{
     {"E", "1", "test error (D1 − y_Δ)² at the best Δ found, y_Δ = −y", Valid::nonnegative, &G::E},
     {"cond_K", "1", "2-norm condition number of the kernel matrix K = ΦΦᵀ", Valid::nonnegative_or_nan, &G::cond_K},
     {"cert_rel_err", "1", "abs(D1 recomputed from scratch − D1 of the search's evaluator) / "
-     "max(1, abs(D1)) (the run fails above 1e-9)", Valid::nonnegative_or_nan, &G::cert_rel_err, 2},
+     "max(1, abs(D1)) (the run fails above 1e-9)", Valid::certified, &G::cert_rel_err, 2},
     {"position", "position", "the changed position i (0-based)", Valid::position, &G::position},
     {"evaluations", "count", "feature-map evaluations spent", Valid::count, &G::evaluations},
     {"seconds", "s", "wall time of the task, the same on all its rows (not reproducible)",
@@ -95,6 +97,11 @@ bool is_valid(Valid rule, double value, std::int64_t n) {
       return std::isfinite(value);
     case Valid::nonnegative:
       return std::isfinite(value) && value >= 0;
+    case Valid::positive:
+      return std::isfinite(value) && value > 0;
+    case Valid::certified:
+      // A record that fails its certification is never written (require_certified).
+      return value >= 0 && value <= kCertificationTolerance;
     case Valid::nonnegative_or_nan:
       return std::isnan(value) || value >= 0;
     case Valid::code_0_1:
@@ -119,6 +126,10 @@ const char* describe(Valid rule) {
       return "finite";
     case Valid::nonnegative:
       return "finite, >= 0";
+    case Valid::positive:
+      return "finite, > 0";
+    case Valid::certified:
+      return "0 <= value <= 1e-9";
     case Valid::nonnegative_or_nan:
       return ">= 0 or NaN";
     case Valid::code_0_1:

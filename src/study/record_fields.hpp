@@ -19,12 +19,14 @@ namespace wordsens {
 enum class FieldType : std::uint8_t { f64, i64, u32, u8 };
 
 /// The values a column may hold. A stored value outside them cannot come from a run: the
-/// readers of a results file refuse it as damage (io/value_checks.cpp; analysis/FORMAT.md
+/// readers of a results file refuse it as damage (io/content_checks.cpp; analysis/FORMAT.md
 /// "Valid values"; the Python reader's names.VALID mirrors this table).
 enum class Valid : std::uint8_t {
   any,                 // not checked (task ids: the consistency check has its own rules)
   finite,              // a finite number
   nonnegative,         // finite and >= 0
+  positive,            // finite and > 0 (a norm the record divides by)
+  certified,           // a relative error within the certification tolerance: 0 <= value <= 1e-9
   nonnegative_or_nan,  // >= 0 (+inf allowed), or NaN where not computed
   code_0_1,            // 0 or 1
   code_0_2,            // 0, 1 or 2

@@ -237,6 +237,17 @@ bool contains(const std::vector<T>& values, const T& value) {
   return std::find(values.begin(), values.end(), value) != values.end();
 }
 
+// A relative width that rounds below 1 at a grid point is refused, naming the key: clamping it
+// to 1 would run another model than the one asked for, without a word.
+void require_width(const char* key, const std::string& item, Index width,
+                   const std::string& formula, const TaskSpec& point) {
+  if (width >= 1) return;
+  throw InputError(std::string(key) + " = '" + item + "': " + formula + " = " +
+                   std::to_string(width) + " at n=" + std::to_string(point.n) +
+                   ", d=" + std::to_string(point.d) +
+                   "; a width must be at least 1 (a larger factor, or an integer width)");
+}
+
 // The widths of a point's model at its (n, d), from the model's grid (k for random features,
 // mlp-width for an MLP): several items may resolve to the same width, one point each; models
 // without a width have none (0).
@@ -247,10 +258,18 @@ std::vector<Index> widths_at(const StudyConfig& config, const TaskSpec& point) {
     case ModelWidth::none:
       return {0};
     case ModelWidth::features:
-      for (const auto& item : config.grid.k) widths.push_back(item.resolve(point.n, point.d));
+      for (const auto& item : config.grid.k) {
+        widths.push_back(item.resolve(point.n, point.d));
+        require_width("k", item.to_string(), widths.back(),
+                      "round(" + format_double(item.factor) + "·n·d)", point);
+      }
       break;
     case ModelWidth::mlp:
-      for (const auto& item : config.grid.mlp_width) widths.push_back(item.resolve(point.d));
+      for (const auto& item : config.grid.mlp_width) {
+        widths.push_back(item.resolve(point.d));
+        require_width("mlp-width", item.to_string(), widths.back(),
+                      "round(" + format_double(item.factor) + "·d)", point);
+      }
       break;
   }
   std::sort(widths.begin(), widths.end());

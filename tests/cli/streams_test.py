@@ -208,6 +208,39 @@ def case_config_unprintable_bytes(binary):
     check(b"\x7f" not in p.stderr, f"raw DEL byte in {p.stderr!r}")
 
 
+def case_info_prints_file_text_escaped(binary):
+    """Text a results file holds reaches the terminal escaped: a file name with a terminal escape
+    (the command line the file records), a crafted `build` attribute, a crafted model name that
+    `info --check` quotes. `info` wrote the ESC and BEL bytes of the command line raw (the screen
+    was cleared, the title set)."""
+    scratch = Scratch(binary)
+    name = scratch.path("\x1b]0;pwned\x07\x1b[2Jx.h5")
+    p = subprocess.run([binary, "run", scratch.ini, "--output", name, "--progress", "60"],
+                       capture_output=True, timeout=100)
+    check(p.returncode == 0, f"run: {p.stderr!r}")
+    check(b"\x1b" not in p.stdout + p.stderr, f"run echoed an escape byte: {p.stderr!r}")
+    crafted = scratch.path("crafted.h5")
+    shutil.copyfile(name, crafted)
+    edit = ("import h5py, numpy as np, sys\n"
+            "with h5py.File(sys.argv[1], 'r+') as f:\n"
+            "    f.attrs['build'] = np.bytes_(b'x86-64 \\x1b[31mred\\x07')\n"
+            "    f['models/model'][0] = b'\\x1b[2Jrf'\n")
+    p = subprocess.run(["/usr/bin/python3", "-c", edit, crafted], capture_output=True, text=True,
+                       timeout=BOUND)
+    if p.returncode != 0:
+        print(f"h5py is missing: the crafted attribute is not tried ({p.stderr.strip()})")
+        crafted = None
+    for args in (["info", name], ["info", "--config", name], ["info", "--check", name],
+                 *((["info", crafted], ["info", "--check", crafted]) if crafted else ())):
+        p = subprocess.run([binary, *args], capture_output=True, timeout=BOUND)
+        out = p.stdout + p.stderr
+        check(b"\x1b" not in out and b"\x07" not in out, f"{args[:2]}: raw bytes in {out!r}")
+        check(b"\\x1b" in out, f"{args[:2]}: the escape is not shown as \\x1b: {out!r}")
+    if crafted:
+        p = subprocess.run([binary, "info", "--check", crafted], capture_output=True, timeout=BOUND)
+        check(p.returncode == 1 and b"/models lists \\x1b[2Jrf" in p.stdout, f"{p.stdout!r}")
+
+
 def main():
     binary, case = sys.argv[1], sys.argv[2]
     try:

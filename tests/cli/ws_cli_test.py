@@ -126,6 +126,10 @@ def case_ws_bad_inputs(binary):
         (["--model", "mhraf", "--n", "4", "--d", "8", "--heads", "3"],
          "mhraf: heads = 3 must divide d = 8"),
         (["--model", "rf", *base, "--k", "1D,2D"], "k = '1D,2D'"),
+        # A relative width that rounds below 1 is refused (it was clamped to 1 without a word).
+        (["--model", "rf", *base, "--k", "0.00001D"], "k = '1e-05D': round(1e-05·n·d) = 0"),
+        (["--model", "block", "--n", "4", "--d", "8", "--heads", "2", "--mlp-width", "0.0001d"],
+         "mlp-width = '0.0001d': round(0.0001·d) = 0 at n=4, d=8"),
         (["--model", "rf,raf", *base], "model = 'rf,raf'"),
         (["--model", "rf", *base, "extra"], "an argument too many"),
         (["--model", "rf", *base, "--data", "embeddings:/nonexistent/embeddings.h5"],

@@ -319,6 +319,82 @@ def impossible_values(case):
         print(f"{name}: refused ({words})")
 
 
+# (name, study, h5py edit with every checksum recomputed (craft.py), what the diagnosis names):
+# one case at least per invariant of a record (FORMAT.md "Invariants of a record") and per value
+# rule it relies on, each the edit of a hostile probe. `clean` is SMALL_INI's study (ws and gen,
+# rf and raf, one changed word), `words` one of two changed words (rf, two random word sets).
+WS_ONE = "r = int(np.flatnonzero(f['ws/S_upper_scope'][:] == 1)[0])\n"  # an rf row, bound 1
+CRAFTED = [
+    ("S_times_3", "clean", "v = f['ws/S'][:]; v *= 3; f['ws/S'][:] = v",
+     "invariant one_word_best"),
+    ("position_S_times_10", "clean",
+     "v = f['ws/position_S_values'][:]; f['ws/position_S_values'][:] = v * 10",
+     "invariant one_word_best"),
+    ("argmax_minus_one", "clean", "f['ws/argmax_position'][0] = -1", "invariant one_word_positions"),
+    ("examined_out_of_order", "clean",
+     "o = int(f['ws/examined_offset'][0]); v = f['ws/examined_values'][:]\n"
+     "v[o], v[o + 1] = v[o + 1], v[o]; f['ws/examined_values'][:] = v",
+     "invariant one_word_positions"),
+    ("S_upper_nan_in_scope", "clean", WS_ONE + "f['ws/S_upper'][r] = np.nan",
+     "invariant upper_bound_and_scope"),
+    ("scope_2_full_sampler", "clean", WS_ONE + "f['ws/S_upper_scope'][r] = 2",
+     "invariant scope_of_the_search"),
+    ("phi_norm_zero", "clean", "f['ws/phi_norm'][0] = 0", "/ws/phi_norm holds values outside"),
+    ("starts_at_budget_above_starts", "clean",
+     "f['ws/starts_at_budget'][0] = f['ws/starts'][0] + 1", "invariant starts"),
+    ("cert_rel_err_half", "clean", "f['gen/cert_rel_err'][0] = 0.5",
+     "/gen/cert_rel_err holds values outside"),
+    ("gen_row_dropped", "clean",
+     "for c in f['gen']:\n"
+     "    if not c.endswith('values'): f['gen'][c].resize((f['gen'][c].shape[0] - 1,))",
+     "invariant gen_rows"),
+    ("gen_seconds_differ", "clean", "f['gen/seconds'][1] = f['gen/seconds'][1] + 1",
+     "invariant gen_seconds"),
+    ("save_witness_claimed", "clean", "f.attrs['save_witness'] = np.int64(1)",
+     "/ws records break the invariant witness_length"),
+    ("several_S_times_2", "words", "f['ws/S'][0] = f['ws/S'][0] * 2",
+     "invariant several_words_best"),
+    ("several_argmax_position", "words", "f['ws/argmax_position'][0] = 0",
+     "invariant several_words_sets"),
+    ("several_scope_1", "words", "f['ws/S_upper_scope'][0] = 1", "invariant scope_of_the_search"),
+    # Relabelled as an older format, whose readers had fewer rules (the report read a 1.4 file
+    # without any check): the datasets of the newer format give it away.
+    ("relabelled_1_4_negative_S", "clean",
+     "f.attrs['format_version'] = np.array([1, 4], dtype=np.int32); f['ws/S'][0] = -1",
+     "format_version 1.4, but it holds"),
+    ("relabelled_1_6", "clean", "f.attrs['format_version'] = np.array([1, 6], dtype=np.int32)",
+     "format_version 1.6, but it holds"),
+]
+
+
+def record_invariants(case):
+    """K: a record edited consistently with every checksum (the probe's craft_lib) is refused by
+    every reader when it breaks an invariant between its fields: S above or below its positions'
+    best, argmax_position -1 on one word, a bound without its scope, scope 2 under the full
+    sampler, phi_norm 0, more starts at the budget than starts, a gen task short of a row, a file
+    relabelled as an older format. Each was read as good by info, --check and the report."""
+    from craft import craft
+    config, clean, _ = _clean(case)
+    words_config = case.small_config("words.ini", experiments="ws", models="rf", words=2,
+                                     word_sets="random:2")
+    words, _ = case.reference(words_config, "words.h5")
+    studies = {"clean": (config, clean), "words": (words_config, words)}
+    for path in (clean, words):
+        res = case.ws("info", "--check", path)
+        check(res.rc == 0 and "consistent" in res.out, f"a clean file is not consistent\n{res}")
+    paths = []
+    for name, study, code, named in CRAFTED:
+        study_config, source = studies[study]
+        paths.append(craft(source, case.path(f"{name}.h5"), code))
+        _refused_by_all(case, study_config, paths[-1], named, report=name in (
+            "S_times_3", "several_S_times_2", "relabelled_1_4_negative_S"))
+        print(f"{name}: refused by info, --check, resume, merge ({named})")
+    _python_refuses(paths)
+    for path, (_, _, _, named) in zip(paths, CRAFTED):
+        _python_refuses([path], named)
+    print(f"the analysis reader refuses all {len(paths)} crafted files, naming the rule")
+
+
 def report_gives_up_fast(case):
     """J: the analysis reader gives up within seconds on damaged metadata (the report needed 44 s
     on one flip): every flipped copy of the first 64 KB is read or refused within the bound."""
@@ -341,7 +417,7 @@ def report_gives_up_fast(case):
 CASES = {f.__name__: f for f in (resume_of_damaged_metadata, global_heap,
                                  report_refuses_what_info_refuses, check_agrees_with_info,
                                  task_table_against_plan, flipped_record_bytes, impossible_values,
-                                 report_gives_up_fast)}
+                                 record_invariants, report_gives_up_fast)}
 
 if __name__ == "__main__":
     sys.exit(main(CASES))

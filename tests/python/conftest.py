@@ -26,13 +26,20 @@ def write_table(f, group, columns: dict):
             g.create_dataset(name, data=values, maxshape=(None,), chunks=True)
 
 
-def write_results(path, tasks, ws=None, gen=None, version=(1, 0), filetype=names.FILETYPE,
+def write_results(path, tasks, ws=None, gen=None, version=None, filetype=names.FILETYPE,
                   witnesses=(), libver="latest", config_text="# synthetic fixture\n",
                   master_seed=1):
     """witnesses: dicts with task_id, position, delta (d), X (n × d), W (d × d).
 
+    version: unless given, the oldest format that has every column written
+    (names.SINCE_MINOR): a reader refuses a file holding columns newer than its version.
     libver="latest" (superblock v3) as the writer uses; libver=None gives an older layout.
     """
+    if version is None:
+        written = [f"{group}/{c}" for group, table in ((names.GROUP_TASKS, tasks),
+                                                       (names.GROUP_WS, ws), (names.GROUP_GEN, gen))
+                   for c in (table or {})]
+        version = (1, max([names.SINCE_MINOR.get(name, 0) for name in written] + [0]))
     with h5py.File(path, "w", libver=libver) as f:
         f.attrs[names.ATTR_FILETYPE] = filetype
         f.attrs[names.ATTR_FORMAT_VERSION] = np.array(version, dtype=np.int32)

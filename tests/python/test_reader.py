@@ -14,7 +14,7 @@ from wordsens_analysis.io import DamagedFileError
 
 def test_reads_tables_joined_with_their_tasks(synthetic_file):
     res = read_results(synthetic_file)
-    assert res.format_version == (1, 0) and res.complete
+    assert res.format_version == (1, 2) and res.complete
     assert res.attrs["filetype"] == "wordsens-results"
     assert set(res.tasks["model"]) == {"rf", "drf", "raf", "raf_relu"}  # fixed strings decoded
     assert set(res.tasks["experiment"]) == {"ws", "gen"}
@@ -92,7 +92,7 @@ WRITER = textwrap.dedent("""
     tasks, ws, gen = synthetic_tables(ns=(10, 20, 40), trials=3)
     f = h5py.File({path!r}, "w", libver="latest")
     f.attrs["filetype"] = "wordsens-results"
-    f.attrs["format_version"] = np.array([1, 0], dtype=np.int32)
+    f.attrs["format_version"] = np.array([1, 2], dtype=np.int32)
     write_table(f, "tasks", tasks)
     write_table(f, "ws", {{k: v[:5] for k, v in ws.items()}})
     f.swmr_mode = True

@@ -45,6 +45,8 @@ class AttentionCosts final : public ModelCosts {
   [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double ws_share_at_budget() const override { return ws_share_at_budget_; }
   [[nodiscard]] double multi_word_growth(double words) const override;
+  [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
+                                 const SearchShape& q) const override;
 
  private:
   double ws_evaluations_per_start_;
@@ -73,6 +75,8 @@ class ValueAttentionCosts final : public ModelCosts {
   }
   [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double multi_word_growth(double words) const override;
+  [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
+                                 const SearchShape& q) const override;
 
  private:
   AttentionCosts attention_;  // the prices of A X', which raf_v shares with raf

@@ -1,5 +1,7 @@
 #include "models/drf/drf_costs.hpp"
 
+#include <algorithm>
+
 namespace wordsens {
 
 double DrfCosts::evaluation(const CostShape& s) const {
@@ -47,5 +49,20 @@ double DrfCosts::ws_evaluations_per_start() const { return 175.0; }
 double DrfCosts::gen_evaluations_per_start() const { return 110.0; }
 
 double DrfCosts::multi_word_growth(double /*words*/) const { return 1.0; }
+
+// Every layer, held for the whole task (the first k × n·d, L − 1 of k × k), and one more of the
+// largest while they are drawn. Measured peak resident memory less the process's: n = 20,
+// d = 128, k = D, L = 4: 260 MB (262 priced); n = 10, d = 192, k = D, L = 8: 235 MB (265).
+double DrfCosts::ws_memory(const CostShape& s, const CostOptions& /*o*/,
+                           const SearchShape& /*q*/) const {
+  const double D = s.n * s.d;
+  return 8.0 * (s.k * D + (s.L - 1.0) * s.k * s.k + s.k * std::max(D, s.k));
+}
+
+// The layers, and the N + 1 texts' features and their copy (M × k each).
+double DrfCosts::gen_memory(const CostShape& s, const CostOptions& o, double N,
+                            double /*p*/) const {
+  return ws_memory(s, o, SearchShape{}) + 8.0 * 2.0 * (N + 1.0) * s.k;
+}
 
 }  // namespace wordsens

@@ -1,5 +1,7 @@
 #include "models/rf/rf_costs.hpp"
 
+#include <algorithm>
+
 #include "models/bounds/float_gram.hpp"
 #include "models/rf/rf_marginal.hpp"
 
@@ -104,6 +106,29 @@ double RfCosts::gen_outside_search(const CostShape& s, const CostOptions& o, dou
   const double dense = passes * (M * M * k + 2.0 * M * positions * d * k) + M * M * k +
                        M * M * (D - positions * d) + M * M * M / 3.0;
   return generation_cost() * normals + dense / kDenseSpeedup + (N * N * N / 3.0) / kDenseSpeedup;
+}
+
+// The examined word's block V_i (k × d; a set's m blocks), which the batched search reads 64 rows
+// at a time, and a few k-vectors; the full sampler streams V by column blocks. Measured peak
+// resident memory less the process's: n = 150, d = 768, k = D: 700 MB (full and marginal); n = 100,
+// d = 384, marginal: 122 MB; n = 60, d = 256, full: 35 MB.
+double RfCosts::ws_memory(const CostShape& s, const CostOptions& /*o*/,
+                          const SearchShape& q) const {
+  return 1.02 * 8.0 * s.k * s.d * q.words + 8.0 * 8.0 * s.k;
+}
+
+// The N + 1 texts (M × D) and, with the full sampler, their stacked copy, which one pass over V
+// turns into the Gram, and the head's M × M matrices; then the searched block V_i. The marginal
+// sampler keeps Φ (M × k) for the transpose when it takes at most 2 GiB (rf_marginal.hpp).
+// Measured peak resident memory (n = 40, d = 768, N = 1100): 619 MB full (633 priced), 616 MB
+// marginal; less the process's, n = 50, d = 64, N = 2000, full: 250 MB (240 priced).
+double RfCosts::gen_memory(const CostShape& s, const CostOptions& o, double N, double /*p*/) const {
+  const double M = N + 1.0, D = s.n * s.d, k = s.k, d = s.d;
+  if (o.marginal_sampler) {
+    const double kept = MarginalRandomFeatures::keeps_features(M, k) ? M * k : 0.0;
+    return 1.1 * 8.0 * (M * D + 3.0 * M * M + std::max(k * d, kept));
+  }
+  return 1.1 * 8.0 * (M * D + std::max(M * D, k * d)) + 8.0 * 4.0 * M * M;
 }
 
 }  // namespace wordsens

@@ -42,6 +42,10 @@ class RfCosts final : public ModelCosts {
   [[nodiscard]] double ws_evaluations_per_start() const override;
   [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double multi_word_growth(double words) const override;
+  [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
+                                 const SearchShape& q) const override;
+  [[nodiscard]] double gen_memory(const CostShape& s, const CostOptions& o, double N,
+                                  double p) const override;
   [[nodiscard]] double ws_outside_search(const CostShape& s, const CostOptions& o,
                                          double positions) const override;
   [[nodiscard]] double multi_word_outside_search(const CostShape& s) const override;

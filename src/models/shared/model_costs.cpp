@@ -1,10 +1,23 @@
 #include "models/shared/model_costs.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/cpu_features.hpp"
 
 namespace wordsens {
 
 double generation_cost() { return cpu_has_avx512f() ? kGenerationCostAvx512 : kGenerationCost; }
+
+double grouped_positions(const SearchShape& q) {
+  return std::min(q.positions, std::max(1.0, std::ceil(64.0 / std::max(q.starts, 1.0))));
+}
+
+double ModelCosts::gen_memory(const CostShape& /*s*/, const CostOptions& /*o*/, double N,
+                              double p) const {
+  const double M = N + 1.0;
+  return 8.0 * (2.1 * M * p + 4.0 * M * M);
+}
 
 double ModelCosts::gen_point_evaluation(const CostShape& s) const {
   return single_point_evaluation(s);

@@ -52,6 +52,7 @@ inline constexpr double kStreamedGenDenseShare = 0.55;
 struct CostShape {
   double n = 0, d = 0, k = 0;  // k: 0 for attention
   double L = 1;                // drf's depth
+  double H = 1;                // attention heads (mhraf, block)
 };
 
 /// What of the search configuration changes a model's costs.
@@ -61,7 +62,19 @@ struct CostOptions {
   bool marginal_sampler = false;  // rf-sampling = marginal
 };
 
-/// One model's prices (flops), each measured against the complexities of docs/METHOD.md §4.
+/// What of a ws task's search changes the memory it holds.
+struct SearchShape {
+  double positions = 1;  // examined positions (word sets)
+  double starts = 1;     // ascents per position, guided ones counted twice (a round's points)
+  double words = 1;      // m, words changed at once
+};
+
+/// The positions a search holds at once when the model groups them into rounds of about 64
+/// points (estimators/ws_search_steps.hpp, kTargetBatch; FeatureMap::positions_per_group).
+[[nodiscard]] double grouped_positions(const SearchShape& q);
+
+/// One model's prices (flops), each measured against the complexities of docs/METHOD.md §4, and
+/// its memory (bytes).
 class ModelCosts {
  public:
   virtual ~ModelCosts() = default;
@@ -98,6 +111,19 @@ class ModelCosts {
   [[nodiscard]] virtual double ws_share_at_budget() const { return 0.0; }
   /// How much longer the joint ascents of `words` changed words run than one word's.
   [[nodiscard]] virtual double multi_word_growth(double words) const = 0;
+
+  /// Peak bytes of one ws task beyond the process itself: the weights it holds, the evaluators
+  /// of the positions (word sets) it searches at once, their points. Fitted to the peak resident
+  /// memory of single tasks (study/cost_model.cpp, kMemory*; tests/cli/memory_test.py measures
+  /// it).
+  [[nodiscard]] virtual double ws_memory(const CostShape& s, const CostOptions& o,
+                                         const SearchShape& q) const = 0;
+  /// The same of a gen task with N training texts and feature dimension p. Default: the models
+  /// that build Φ whole, (N + 1) × p, with its copy for the products, the Gram matrix and the
+  /// head's M × M matrices, M = N + 1: 8·(2.1·M·p + 4·M²) bytes (raf: 594 MB measured at
+  /// n = 40, d = 768, N = 1100; 607 MB priced).
+  [[nodiscard]] virtual double gen_memory(const CostShape& s, const CostOptions& o, double N,
+                                          double p) const;
 
   /// A ws task with one changed word apart from its search (weights, φ, certification), over
   /// `positions` examined positions.

@@ -31,6 +31,10 @@ class TransformerCosts final : public ModelCosts {
   }
   [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double multi_word_growth(double words) const override;
+  [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
+                                 const SearchShape& q) const override;
+  [[nodiscard]] double gen_memory(const CostShape& s, const CostOptions& o, double N,
+                                  double p) const override;
 
  private:
   /// Multiply–adds of the passes after the inputs' rows (scores, heads, O, MLP), one way.

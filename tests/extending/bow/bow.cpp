@@ -116,4 +116,10 @@ double BowCosts::gen_evaluations_per_start() const { return 110.0; }
 
 double BowCosts::multi_word_growth(double /*words*/) const { return 1.0; }
 
+// V and its block V/√n (k × d each), and a copy of the block per word of a set.
+double BowCosts::ws_memory(const CostShape& s, const CostOptions& /*o*/,
+                           const SearchShape& q) const {
+  return 8.0 * s.k * s.d * (2.0 + q.words);
+}
+
 }  // namespace wordsens

@@ -38,6 +38,18 @@ TEST(RunKeys, WalltimeProgressAndShard) {
   EXPECT_TRUE(parse({"--shard=0/1"}).shard.is_whole());
 }
 
+// memory-per-rank: auto (0: the node's) or bytes, K, M, G, T being powers of 1024 as in Slurm's
+// --mem; an optional B or iB.
+TEST(RunKeys, MemoryPerRank) {
+  EXPECT_EQ(parse({}).memory_per_rank, 0.0);
+  EXPECT_EQ(parse({"--memory-per-rank=auto"}).memory_per_rank, 0.0);
+  EXPECT_EQ(parse({"--memory-per-rank=4G"}).memory_per_rank, 4.0 * (1 << 30));
+  EXPECT_EQ(parse({"--memory-per-rank=1.5GiB"}).memory_per_rank, 1.5 * (1 << 30));
+  EXPECT_EQ(parse({"--memory-per-rank=512m"}).memory_per_rank, 512.0 * (1 << 20));
+  EXPECT_EQ(parse({"--memory-per-rank=2T"}).memory_per_rank, 2.0 * 1024 * 1024 * 1024 * 1024);
+  EXPECT_EQ(parse({"--memory-per-rank=123456"}).memory_per_rank, 123456.0);
+}
+
 // The results file records how it was made: argv as given, after "wordsens".
 TEST(RunKeys, CommandLineIsArgvJoinedBySpaces) {
   EXPECT_EQ(parse({"--n=10", "-o", "x.h5", "--dry-run"}).command_line,

@@ -206,6 +206,10 @@ TEST(ValueErrors, WalltimeAndProgress) {
                       {"seconds > 0"});
   }
   EXPECT_EQ(parse({"--walltime=1e3", "--progress=0.5"}).walltime, 1000.0);
+  for (const char* bad : {"0", "-1G", "lots", "4Q", "1.5.2G", "G", "4GG", "nan"}) {
+    expect_usage_line(option("memory-per-rank", bad),
+                      std::string("memory-per-rank = '") + bad + "'", {"auto, or bytes"});
+  }
 }
 
 // `--key=` with nothing after '=' is `--key ""`: the key's own check names it (boost's message
@@ -293,7 +297,8 @@ TEST(ValueErrors, EveryMessageStartsWithTheKey) {
                                                              {"dry-run", "maybe"},
                                                              {"walltime", "-1"},
                                                              {"shard", "2/2"},
-                                                             {"progress", "0"}};
+                                                             {"progress", "0"},
+                                                             {"memory-per-rank", "lots"}};
   for (const auto& [key, value] : bad) {
     const std::string start = key + " = '" + value + "'";
     expect_usage_line(option(key, value), start);

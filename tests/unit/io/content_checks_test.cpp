@@ -143,8 +143,12 @@ TEST_F(ContentChecksTest, APageOfZerosOverAChunkIsFoundByTheRowChecksums) {
   for (const double marker : {in_column, in_flat}) {
     write(tasks, [&](WsRecord& r) {
       r.phi_norm = in_column;
-      r.position_S = {in_flat};
-      r.examined = {0};
+      // A record that keeps its invariants: S is the best position_S, at argmax_position.
+      r.S = 2 * in_flat;
+      r.examined = {0, 1};
+      r.position_S = {r.S, in_flat};
+      r.argmax_position = 0;
+      r.argmax_set = {0};
     });
     ASSERT_TRUE(check_results(path("r.h5")).problems.empty());
     const std::string bytes(reinterpret_cast<const char*>(&marker), sizeof marker);

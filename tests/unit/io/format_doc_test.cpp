@@ -4,11 +4,13 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "io/results_file.hpp"
 #include "io/schema.hpp"
 #include "io_test_support.hpp"
+#include "study/record_invariants.hpp"
 
 namespace wordsens::io {
 namespace {
@@ -102,6 +104,52 @@ TEST(FormatDoc, ColumnTablesAreTheWritersSchemas) {
         << group << " prints it):\n"
         << expected;
   }
+}
+
+// The invariants of a record in FORMAT.md are the ones every reader checks
+// (study/record_invariants.cpp; the Python reader's list is compared with the same block by
+// tests/python/test_record_invariants.py).
+TEST(FormatDoc, TheInvariantsOfARecordAreTheReadersRules) {
+  const std::string doc = format_md();
+  const std::string begin =
+      "<!-- invariants of a record: generated from study/record_invariants.cpp "
+      "(tests/unit/io/format_doc_test.cpp compares them) -->\n";
+  const std::string end = "<!-- end of the invariants of a record -->";
+  const auto b = doc.find(begin);
+  ASSERT_NE(b, std::string::npos) << "no marker: " << begin;
+  const auto e = doc.find(end, b);
+  ASSERT_NE(e, std::string::npos) << "no marker: " << end;
+  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), record_invariants_markdown())
+      << "the block in analysis/FORMAT.md must read:\n"
+      << record_invariants_markdown();
+}
+
+// The analysis reader knows which format added each dataset, table and attribute (names.SINCE_*),
+// as the writer's layout states it (format_additions): both refuse a file holding one that its
+// format_version predates.
+TEST(FormatDoc, TheAnalysisReaderKnowsTheFormatOfEachDataset) {
+  if (!has_h5py()) GTEST_SKIP() << "the analysis package needs h5py";
+  std::set<std::string> expected;
+  for (const auto& [name, since] : format_additions()) {
+    expected.insert(name + " " + std::to_string(since));
+  }
+  const auto dir = scratch_dir("format_since");
+  const auto analysis = std::filesystem::path(__FILE__).parent_path() / "../../../analysis";
+  const std::string out = (dir / "since.txt").string();
+  const std::string cmd = "/usr/bin/python3 -c \"import sys; sys.path.insert(0, '" +
+                          analysis.string() +
+                          "'); from wordsens_analysis import names\n"
+                          "for k, v in names.SINCE_MINOR.items():\n"
+                          "    if k.split('/')[0] not in names.SINCE_MINOR_TABLES: print(k, v)\n"
+                          "for k, v in names.SINCE_MINOR_TABLES.items(): print(k, v)\n"
+                          "for k, v in names.SINCE_MINOR_ATTRS.items(): print('@' + k, v)\" > " +
+                          out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(out);
+  std::set<std::string> python;
+  for (std::string line; std::getline(in, line);) python.insert(line);
+  EXPECT_EQ(python, expected);
+  std::filesystem::remove_all(dir);
 }
 
 // Every dataset of a real file names its unit and meaning (the file describes itself).

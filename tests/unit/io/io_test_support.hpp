@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -71,11 +72,18 @@ inline WsRecord ws_record(const TaskSpec& t) {
   r.seconds = 0.001 * t.task_id;
   r.witness.assign(static_cast<std::size_t>(t.d), 0.0);
   for (std::size_t j = 0; j < r.witness.size(); ++j) r.witness[j] = t.task_id + 0.1 * j;
-  // Ragged columns of varying length, empty for some tasks.
+  // Ragged columns of varying length (1 to 4 examined positions), and a record that keeps the
+  // invariants of a run's (study/record_invariants.hpp): S is the position_S of argmax_position,
+  // the largest; argmax_set is {argmax_position}.
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(t.task_id % 4); ++i) {
-    r.examined.push_back(2 * i);
-    r.position_S.push_back(r.S * (1.0 - 0.01 * static_cast<double>(i)));
+    if (2 * i != r.argmax_position) r.examined.push_back(2 * i);
   }
+  r.examined.push_back(r.argmax_position);
+  std::sort(r.examined.begin(), r.examined.end());
+  for (const std::int64_t i : r.examined) {
+    r.position_S.push_back(i == r.argmax_position ? r.S : r.S * (0.99 - 0.001 * i));
+  }
+  r.argmax_set = {r.argmax_position};
   return r;
 }
 
@@ -97,7 +105,10 @@ inline std::vector<GenRecord> gen_records(const TaskSpec& t) {
       r.position = t.task_id % 5;
       r.evaluations = 50 + objective;
       r.seconds = 0.5;
-      r.witness = {1.0 * t.task_id, 2.0 * training, 3.0 * objective};
+      r.witness.assign(static_cast<std::size_t>(t.d), 0.5);  // Δ*: d values
+      r.witness[0] = 1.0 * t.task_id;
+      r.witness[1] = 2.0 * training;
+      r.witness[2] = 3.0 * objective;
       rows.push_back(r);
     }
   }
@@ -125,6 +136,27 @@ inline void append_task(ResultsFile& file, const TaskSpec& t) {
   } else {
     file.append(gen_records(t));
   }
+}
+
+/// Python lines, run with `f` an h5py.File open for writing, that delete every dataset, table and
+/// root attribute a format after 1.`minor` added (the analysis package's names.SINCE_MINOR), so
+/// that the file looks like one its writer of 1.`minor` left (with the format_version set too):
+/// a file holding a newer format's datasets is damage for every reader.
+inline std::string strip_to_minor(int minor) {
+  const auto analysis = std::filesystem::path(__FILE__).parent_path() / "../../../analysis";
+  const std::string m = std::to_string(minor);
+  return "import sys\nsys.path.insert(0, '" + analysis.string() +
+         "')\nfrom wordsens_analysis import names\n"
+         "for p, v in list(names.SINCE_MINOR.items()) + list(names.SINCE_MINOR_TABLES.items()):\n"
+         "    if v > " +
+         m +
+         " and p in f: del f[p]\n"
+         "for a, v in names.SINCE_MINOR_ATTRS.items():\n"
+         "    if v > " +
+         m +
+         " and a in f.attrs: del f.attrs[a]\n"
+         "f.attrs['format_version'] = np.array([1, " +
+         m + "], dtype='int32')\n";
 }
 
 inline RunProvenance provenance(const std::string& config_text, bool save_witness = false) {

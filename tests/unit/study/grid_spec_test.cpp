@@ -129,7 +129,8 @@ TEST(MlpWidthGrid, MultiplesOfDAndIntegers) {
   const auto mixed = parse_mlp_width_grid("100, 2d, 0.5d, 1:3:lin3, 4.0d", 1 << 30);
   EXPECT_EQ(join_grid(mixed), "0.5d,2d,4d,1,2,3,100");
   EXPECT_EQ(mixed[0].resolve(7), 4);  // round(3.5) = 4
-  EXPECT_EQ(mixed[0].resolve(1), 1);  // at least 1
+  EXPECT_EQ(mixed[0].resolve(1), 1);  // round(0.5) = 1
+  EXPECT_EQ(mixed[0].resolve(0), 0);  // below 1: plan_tasks refuses it (plan_tasks_test.cpp)
   EXPECT_EQ(mixed[6].resolve(7), 100);
   // The canonical text parses back to the same grid.
   EXPECT_EQ(parse_mlp_width_grid(join_grid(mixed), 1 << 30), mixed);

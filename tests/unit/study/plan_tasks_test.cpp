@@ -240,6 +240,36 @@ TEST(PlanTasks, AHeadCountThatDoesNotDivideDIsRefused) {
   }
 }
 
+// A relative width that rounds below 1 at some grid point is an input error naming the key and
+// the point (it was clamped to 1: another model than the one asked for, without a word).
+TEST(PlanTasks, AWidthThatRoundsBelowOneIsRefusedNamingTheKey) {
+  const auto refusal = [](const StudyConfig& c) {
+    try {
+      (void)plan_tasks(c);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  StudyConfig c;
+  c.grid.models = {ModelKind::rf};
+  c.grid.n = {4, 400};
+  c.grid.d = {8};
+  c.grid.k = parse_k_grid("0.001D", 1 << 30);  // 0.032 at n = 4, 3.2 at n = 400
+  EXPECT_EQ(refusal(c),
+            "k = '0.001D': round(0.001·n·d) = 0 at n=4, d=8; a width must be at "
+            "least 1 (a larger factor, or an integer width)");
+  c.grid.n = {400};
+  EXPECT_EQ(plan_tasks(c).front().k, 3);
+  c.grid.models = {ModelKind::block};
+  c.grid.heads = {2};
+  c.grid.mlp_width = parse_mlp_width_grid("0.0001d,4d", 1 << 30);
+  EXPECT_EQ(refusal(c).rfind("mlp-width = '0.0001d': round(0.0001·d) = 0 at n=400, d=8", 0), 0u)
+      << refusal(c);
+  c.grid.mlp_width = parse_mlp_width_grid("0.0625d", 1 << 30);  // 0.5 at d = 8: rounds to 1
+  EXPECT_EQ(plan_tasks(c).front().k, 1);
+}
+
 // A selection names H as `H:`: only the points of that H run, the others keep their streams.
 TEST(PlanTasks, ASelectionByHeadsRunsThoseHeadsOnly) {
   StudyConfig c;

@@ -115,6 +115,13 @@ TEST(RecordFields, ValidValuesFollowTheirRule) {
   EXPECT_FALSE(is_valid(Valid::position, -1, 6));
   EXPECT_TRUE(is_valid(Valid::position_or_none, -1, 6));
   EXPECT_FALSE(is_valid(Valid::count, -5, 6));
+  EXPECT_TRUE(is_valid(Valid::positive, 1e-300, 1));
+  EXPECT_FALSE(is_valid(Valid::positive, 0, 1));
+  EXPECT_FALSE(is_valid(Valid::positive, inf, 1));
+  EXPECT_TRUE(is_valid(Valid::certified, 1e-9, 1));
+  EXPECT_TRUE(is_valid(Valid::certified, 0, 1));
+  EXPECT_FALSE(is_valid(Valid::certified, 1.0000001e-9, 1));
+  EXPECT_FALSE(is_valid(Valid::certified, nan, 1));
 }
 
 // Every column a run fills states its valid values; the ids alone are checked elsewhere.
