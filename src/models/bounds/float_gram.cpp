@@ -139,6 +139,8 @@ void tile_product_avx512(const float*, const float*, Index, double*) {}
 
 bool FloatGram::wide_kernel_available() { return kHasWideKernel && cpu_has_avx512f(); }
 
+bool FloatGram::wide_kernel_compiled() { return kHasWideKernel; }
+
 FloatGram::FloatGram(Index cols, GramKernel kernel)
     : cols_(cols),
       padded_((cols + kPanelCols - 1) / kPanelCols * kPanelCols),

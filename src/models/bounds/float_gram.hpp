@@ -74,6 +74,8 @@ class FloatGram {
   /// True where this process runs the AVX-512 kernel for GramKernel::fastest (an x86-64 build
   /// with FMA on a CPU with AVX-512F); otherwise the build's own SIMD is used.
   [[nodiscard]] static bool wide_kernel_available();
+  /// The build has the AVX-512 kernel (whether or not this CPU can run it).
+  [[nodiscard]] static bool wide_kernel_compiled();
   [[nodiscard]] bool uses_wide_kernel() const { return wide_; }
 
   /// Appends `count` rows of B, row r at data + r·stride (row-major doubles).

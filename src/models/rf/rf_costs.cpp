@@ -8,7 +8,8 @@
 namespace wordsens {
 
 double float_gram_speedup() {
-  return FloatGram::wide_kernel_available() ? kFloatGramSpeedupAvx512 : kFloatGramSpeedup;
+  const bool wide = cost_host().avx512 && FloatGram::wide_kernel_compiled();
+  return wide ? kFloatGramSpeedupAvx512 : kFloatGramSpeedup;
 }
 
 double RfCosts::evaluation(const CostShape& s) const { return 4.0 * s.k * s.d / kRfBatchedSpeedup; }

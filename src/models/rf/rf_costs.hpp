@@ -12,7 +12,7 @@ namespace wordsens {
 inline constexpr double kFloatGramSpeedup = 2.0;
 inline constexpr double kFloatGramSpeedupAvx512 = 3.6;
 
-/// kFloatGramSpeedup or kFloatGramSpeedupAvx512, for the kernel this process runs.
+/// kFloatGramSpeedup or kFloatGramSpeedupAvx512, for the kernel cost_host() runs.
 [[nodiscard]] double float_gram_speedup();
 
 #if defined(__AVX2__) && defined(__FMA__)

@@ -7,7 +7,21 @@
 
 namespace wordsens {
 
-double generation_cost() { return cpu_has_avx512f() ? kGenerationCostAvx512 : kGenerationCost; }
+namespace {
+bool g_pinned = false;
+CostHost g_pinned_host;
+}  // namespace
+
+CostHost cost_host() { return g_pinned ? g_pinned_host : CostHost{cpu_has_avx512f()}; }
+
+PricedAs::PricedAs(CostHost host) {
+  g_pinned = true;
+  g_pinned_host = host;
+}
+
+PricedAs::~PricedAs() { g_pinned = false; }
+
+double generation_cost() { return cost_host().avx512 ? kGenerationCostAvx512 : kGenerationCost; }
 
 double grouped_positions(const SearchShape& q) {
   return std::min(q.positions, std::max(1.0, std::ceil(64.0 / std::max(q.starts, 1.0))));

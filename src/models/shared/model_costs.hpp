@@ -17,7 +17,26 @@ inline constexpr double kGenerationCost = 9.0;
 /// The same where the CPU has AVX-512 (Philox on 16 lanes: 1.5 ns a normal generated).
 inline constexpr double kGenerationCostAvx512 = 7.5;
 
-/// kGenerationCost or kGenerationCostAvx512, for the CPU running this process.
+/// The CPU the costs are priced for. Its features choose the kernels' rates (Philox on 8 or 16
+/// lanes, the float Gram's AVX2 or AVX-512 kernel): the CPU running this process, unless a
+/// PricedAs pins another.
+struct CostHost {
+  bool avx512 = false;
+};
+[[nodiscard]] CostHost cost_host();
+
+/// While it lives, every cost is priced as on `host` rather than on the CPU running this
+/// process: the cost model's calibration tests price the host their times were measured on, so
+/// that they hold on any CI machine. Not thread-safe; one at a time.
+class PricedAs {
+ public:
+  explicit PricedAs(CostHost host);
+  ~PricedAs();
+  PricedAs(const PricedAs&) = delete;
+  PricedAs& operator=(const PricedAs&) = delete;
+};
+
+/// kGenerationCost or kGenerationCostAvx512, for cost_host().
 [[nodiscard]] double generation_cost();
 
 #if defined(__AVX2__) && defined(__FMA__)
