@@ -118,7 +118,7 @@ tiny_args() {
       echo "${common[*]} --models=rf,raf --n=5,9,12 --gen-n=12 --d=5,6 --N=2" \
         "--data=embeddings:${TINY_WHOLE_EMBEDDINGS}" ;;
     regime_map) echo "${common[*]} --n=4,8 --d=4,8,16" ;;
-    multiword) echo "${common[*]} --n=8,16,32 --d=4 --words=1,2,4" ;;
+    multiword) echo "${common[*]} --n=8,16,32 --d=4 --words=1,2,4 --words-fraction=0.125" ;;
     *) echo "${common[*]}" ;;
   esac
 }

@@ -146,6 +146,17 @@ def look_share(plan: Plan, trials: int) -> float:
     return look_shares(plan)[k - 1] if k else 0.0
 
 
+def _no_share_text(plan: Plan, trials: int) -> str:
+    """Why a test read at `trials` trials spends no α: its look cannot decide (deciding_looks),
+    or its trial count is none of the schedule's."""
+    k = plan.look_of(trials)
+    if k:
+        return (f"look {k} of {plan.looks} ({trials} trials) cannot decide: an exact sign test "
+                f"of {trials} trials cannot reach α = {rules.ALPHA:g}, so the schedule gives "
+                f"this look no share of α")
+    return f"{trials} trials is none of the study's looks {plan.schedule}: no share of α"
+
+
 def correct_for_looks(rows: list, plan: Plan) -> None:
     """Divides every test p-value of `rows` (their own tests and their groups') by the share of α
     of the look its trials were read at (look_share), once per test object; a look without a
@@ -170,9 +181,7 @@ def correct_for_looks(rows: list, plan: Plan) -> None:
                     setattr(t, attr, min(1.0, factor * p) if share > 0 else 1.0)
             t.looks = factor
             if share == 0 and t.trials and not plan.mixed:
-                t.blocked = t.blocked or (
-                    f"{t.trials} trials is none of the study's looks {plan.schedule}: no share "
-                    f"of α")
+                t.blocked = t.blocked or _no_share_text(plan, t.trials)
 
 
 # Paired contrasts: the partner model a claim's group reads on the same texts.

@@ -378,9 +378,11 @@ def worst_log_ratio_test(judge, grp: Group, ratios: pd.DataFrame, plan: groups.D
 
 
 def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "raf") -> list:
-    """`model` (raf) above rf's certified bound at every n of the design, per trial, and the
-    ratio growing over the end of the design; a point of the design where rf's bound is missing
-    on the same texts (a trial short, a NaN bound) keeps the group open."""
+    """`model` (raf) above rf's certified bound at every n of the design that rf's grid also
+    has, per trial, and the ratio growing over the end of those n; a shared point where rf's
+    bound is missing on the same texts (a trial short, a NaN bound) keeps the group open. An n
+    that rf's study never planned (the paper's rf stops at n = 100) is outside the contrast, not
+    a shortfall: fewer than rules.MIN_POINTS shared values of n keep the group open."""
     level_label = f"smallest over n of log(S_{model}/S_upper,rf), per trial"
     growth_label = f"slope of log(S_{model}/S_upper,rf) vs log n"
     examined = og is not None and bool((og["scope"] == "examined").any())
@@ -388,7 +390,13 @@ def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "
     if og is None or not _has_upper(og):
         why = "no rf records with a certified bound (k ≥ d) on the same texts"
         return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]
-    cur = groups.usable_curves(_ratio_frame(g, og, "S", "S_upper"), "ratio", plan)
+    shared = [n for n in plan.ns if n in set(int(v) for v in og["n"].unique())]
+    if len(shared) < rules.MIN_POINTS:
+        why = (f"rf's grid shares only n={regimes.ns_text(shared) or 'none'} with the design "
+               f"(the contrast needs {rules.MIN_POINTS} values of n)")
+        return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]
+    both = groups.Design(shared, plan.trials, plan.shortfall)
+    cur = groups.usable_curves(_ratio_frame(g, og, "S", "S_upper"), "ratio", both)
     if cur["reason"]:
         why = f"rf's bound on the same texts: {cur['reason']}"
         return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import REPORT
 
-from wordsens_analysis import names, read_results
+from wordsens_analysis import names, read_results, rules
 from wordsens_analysis.witness import CHECK_COLUMNS, check_witnesses
 
 BIN = os.environ.get("WORDSENS_BIN")
@@ -331,11 +331,11 @@ def test_a_file_before_the_mlp_width_reads_its_block_at_4d_and_checks_clean(tmp_
 
 
 def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):
-    """jobs/configs/block.ini and block_causal.ini at their seed, at n <= 16 and 10 trials (CI
-    time): the report over both has one extension row per claim beyond the paper and none for a
-    claim of the paper about a masked model; the contrasts it decides hold (the block keeps less
-    of a word than its attention alone, more heads keep less, the first word more than the last
-    under the mask); the
+    """jobs/configs/block.ini and block_causal.ini at their seed, cut for CI time (n <= 16, 6
+    trials, 40 evaluations an ascent: what the verdicts are is the rules tests' business, here it
+    is that the binary's files of these configurations reach them whole): the report over both
+    has one extension row per claim beyond the paper and none for a claim of the paper about a
+    masked model; every claim names its groups; nothing is contradicted (the claims hold); the
     block's decaying lower bound does not confirm Omega(1); its own report draws S against n for
     every model of the study; integrity passes."""
     from conftest import ROOT
@@ -344,8 +344,8 @@ def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):
     for name in ("block", "block_causal"):
         out = tmp_path / f"{name}.h5"
         run_study(tmp_path, os.path.join(ROOT, "jobs", "configs", f"{name}.ini"), "--n", "4,8,16",
-                  "--trials", "10", "--budget-check", "0", "--output", str(out), "--progress",
-                  "600", timeout=900)
+                  "--trials", "6", "--max-evals", "40", "--budget-check", "0", "--output",
+                  str(out), "--progress", "600", timeout=900)
         outs.append(str(out))
     p = subprocess.run(["/usr/bin/python3", REPORT, *outs, "-o", str(tmp_path / "rep")],
                        capture_output=True, text=True, timeout=300)
@@ -355,11 +355,11 @@ def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):
     assert sorted(ext) == sorted(["ext_raf_v", "ext_mhraf", "ext_block", "ext_residual",
                                   "ext_heads_mhraf", "ext_heads_block", "ext_causal_raf",
                                   "ext_causal_block"]), ext
-    for claim in ("ext_residual", "ext_heads_mhraf", "ext_heads_block", "ext_causal_raf",
-                  "ext_causal_block"):
-        assert ext[claim] == "not refuted (lower bound only)", (claim, ext)
-    assert ext["ext_block"] == "inconclusive", ext
-    assert "contradicted" not in ext.values()
+    assert "contradicted" not in ext.values(), ext
+    assert ext["ext_block"] not in rules.POSITIVE, ext
+    groups = v[(v["kind"] == "secondary") & v["claim"].str.contains("/")]["claim"]
+    named = set(groups.str.split("/").str[0])
+    assert set(ext) <= named, (set(ext) - named, list(groups))
     models = set(v.loc[v["kind"] == "extension", "model"])
     assert {"raf/causal", "block/causal"} <= models, models
     assert (v.loc[v["kind"] == "integrity", "verdict"] != "FAIL").all()
@@ -372,15 +372,18 @@ def test_block_configs_judge_every_claim_beyond_the_paper(tmp_path):
 
 
 def test_multiword_config_judges_every_group_of_its_claims(tmp_path):
-    """jobs/configs/multiword.ini at its own seed, at 10 of its 20 trials (CI time): the run
-    stores S_m for m = 2, 4, 8; the report draws S_m against m/n, summarises it per (point, m)
-    and judges every claim per group. rf's growth in m is decided even at 10 trials; no claim is
-    contradicted (they hold); every primary row names its groups; integrity passes."""
+    """jobs/configs/multiword.ini at its own seed, at d = 8, 6 trials and 40 evaluations an
+    ascent (CI time): the run stores S_m for m = 2, 4, 8; the report draws S_m against m/n,
+    summarises it per (point, m) and judges every claim per group, and the configuration's grid
+    gives every group what it is judged over (three values of m at every n, three of n at its
+    fraction): no group is open for want of points. No claim is contradicted (they hold);
+    integrity passes."""
     from conftest import ROOT
 
     out = tmp_path / "multiword.h5"
-    run_study(tmp_path, os.path.join(ROOT, "jobs", "configs", "multiword.ini"), "--trials", "10",
-              "--output", str(out), "--progress", "600", timeout=900)
+    run_study(tmp_path, os.path.join(ROOT, "jobs", "configs", "multiword.ini"), "--d", "8",
+              "--trials", "6", "--max-evals", "40", "--output", str(out), "--progress", "600",
+              timeout=900)
     res = read_results(out)
     assert set(res.multi_word["words"]) == {2, 4, 8} and (res.ws["words"] == 1).all()
     p = subprocess.run(["/usr/bin/python3", REPORT, str(out), "-o", str(tmp_path / "rep")],
@@ -390,15 +393,17 @@ def test_multiword_config_judges_every_group_of_its_claims(tmp_path):
         assert (tmp_path / "rep" / name).exists(), name
     v = pd.read_csv(tmp_path / "rep" / "verdicts.csv", keep_default_na=False)
     prim = v[v["kind"].isin(["primary", "extension"])].set_index("claim")["verdict"].to_dict()
-    assert prim["mw_rf_sqrt_m"] == "supported (restricted bound)", prim
     mw = [c for c in prim if c.startswith("mw_")]
     assert sorted(mw) == ["mw_rf_fraction", "mw_rf_sqrt_m"], prim  # beyond the paper
     assert (v.loc[v["claim"].isin(mw), "kind"] == "extension").all()
     assert not any(prim[c] == "contradicted" for c in mw), prim
-    groups = v[(v["kind"] == "secondary") & v["claim"].str.contains("/")]["claim"]
-    for claim, count in (("mw_rf_sqrt_m", 4), ("mw_rf_fraction", 2)):
-        assert (groups.str.split("/").str[0] == claim).sum() == count, (claim, list(groups))
-    assert prim["thm1_rf"] != "contradicted" and prim["thm3_raf"] != "contradicted", prim
+    groups = v[(v["kind"] == "secondary") & v["claim"].str.contains("/")]
+    for claim, count in (("mw_rf_sqrt_m", 3), ("mw_rf_fraction", 1)):
+        mine = groups[groups["claim"].str.split("/").str[0] == claim]
+        assert len(mine) == count, (claim, list(groups["claim"]))
+        assert not mine["reason"].str.contains("value(s) of", regex=False).any(), \
+            mine[["claim", "reason"]].to_string()
+    assert prim["thm1_rf"] != "contradicted", prim
     assert (v.loc[v["kind"] == "integrity", "verdict"] != "FAIL").all()
 
 
