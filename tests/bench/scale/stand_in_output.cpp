@@ -1,5 +1,6 @@
 #include "scale/stand_in_output.hpp"
 
+#include <limits>
 #include <stdexcept>
 
 #include "study/cost_model.hpp"
@@ -17,18 +18,26 @@ WsRecord ws_record(const TaskSpec& task, const StudyConfig& config) {
   WsRecord r;
   r.task_id = task.task_id;
   r.S = value_of(task, 0);
-  r.S_upper = value_of(task, 1);
+  // A record every reader accepts (study/record_invariants.cpp): a bound over every position
+  // where the configuration computes bounds, none (NaN, scope 0) where it does not.
+  if (config.search.upper_bound) {
+    r.S_upper = value_of(task, 1);
+    r.S_upper_scope = 1;
+  } else {
+    r.S_upper = std::numeric_limits<double>::quiet_NaN();
+  }
   r.cert_rel_err = 1e-12;
   r.phi_norm = value_of(task, 2);
   r.evaluations = 1000 + task.task_id;
   r.starts = 4;
   r.stationarity = 1e-9;
   if (is_budget_check_task(task, config)) r.S_budget_check = value_of(task, 3);
-  // The estimator examines these positions and stores each one's best S.
+  // The estimator examines these positions and stores each one's best S: the first is the
+  // winner, the others a little below it.
   const Index examined = positions_examined(task, config);
   for (Index i = 0; i < examined; ++i) {
     r.examined.push_back(i);
-    r.position_S.push_back(value_of(task, 10 + static_cast<int>(i)));
+    r.position_S.push_back(r.S - static_cast<double>(i) * 1e-7);
   }
   r.argmax_position = 0;
   r.argmax_set = {r.argmax_position};
