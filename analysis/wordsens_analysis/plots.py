@@ -20,7 +20,24 @@ S_LABEL = "word sensitivity S = ‖φ(Xⁱ(Δ)) − φ(X)‖ / ‖φ(X)‖  (dim
 N_LABEL = "sequence length n  (tokens per sample)"
 
 
+def _plain_tick_labels(fig) -> None:
+    """Log axes' tick labels as plain numbers where mathtext is off (the report draws names from
+    files as text, text.parse_math False): matplotlib's default log formatter writes
+    `$\\mathdefault{10^{-1}}$`, which would then be drawn as those very characters."""
+    if matplotlib.rcParams["text.parse_math"]:
+        return
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for get, put in ((axis.get_major_formatter, axis.set_major_formatter),
+                             (axis.get_minor_formatter, axis.set_minor_formatter)):
+                f = get()
+                if isinstance(f, ticker.LogFormatterMathtext):
+                    put(ticker.LogFormatter(base=f._base, labelOnlyBase=f.labelOnlyBase,
+                                            minor_thresholds=f.minor_thresholds))
+
+
 def _save(fig, outdir: str, name: str, dpi: int = 130) -> list:
+    _plain_tick_labels(fig)
     paths = []
     for ext in ("png", "pdf"):
         p = os.path.join(outdir, f"{name}.{ext}")

@@ -56,6 +56,30 @@ def test_names_with_a_dollar_or_an_escape_are_data(tmp_path, studies):
     assert q.returncode == 2 and "no\\x1bsuch.h5" in q.stderr and "\x1b" not in q.stderr
 
 
+def test_log_axes_keep_numeric_tick_labels_while_names_are_text():
+    """The report draws names as text (mathtext off); its log axes' tick labels must still be
+    numbers, not the formatter's `$\\mathdefault{10^{-1}}$` drawn as characters."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from wordsens_analysis import plots
+
+    def labels(plain: bool) -> list:
+        with matplotlib.rc_context({"text.parse_math": False}):
+            fig, ax = plt.subplots()
+            ax.loglog([0.01, 0.3], [0.1, 2.0])
+            if plain:
+                plots._plain_tick_labels(fig)
+            fig.canvas.draw()
+            out = [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
+            plt.close(fig)
+        return [t for t in out if t]
+
+    assert any("mathdefault" in t for t in labels(plain=False))  # what the fix is for
+    fixed = labels(plain=True)
+    assert fixed and not any("$" in t or "mathdefault" in t for t in fixed), fixed
+
+
 def legacy_report(d):
     """A directory as an older report left it (reports before this one wrote no marker)."""
     d.mkdir()
