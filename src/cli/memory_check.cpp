@@ -25,13 +25,16 @@ RankMemory rank_memory(const RunOptions& options) {
   return {0, "this machine's memory is unknown (no /proc/meminfo)"};
 }
 
-void require_memory(const MemoryPlan& plan, const RankMemory& available) {
+void require_memory(const MemoryPlan& plan, const RankMemory& available, MemoryAdvice advice) {
   if (available.bytes <= 0 || plan.per_rank <= available.bytes) return;
+  const std::string what = advice == MemoryAdvice::study
+                               ? "shrink the grid, run fewer ranks per node, or, where a rank has "
+                                 "more (a cluster's job), say so with memory-per-rank"
+                               : "choose smaller sizes, or run the point as a study with "
+                                 "`wordsens run` and memory-per-rank where a rank has more";
   throw MemoryRefusal("the plan needs about " + format_bytes(plan.per_rank) +
                       " per rank (its largest task: " + largest_task(plan) + "), but a rank has " +
-                      format_bytes(available.bytes) + " (" + available.how +
-                      "); shrink the grid, run fewer ranks per node, or, where a rank has more "
-                      "(a cluster's job), say so with memory-per-rank");
+                      format_bytes(available.bytes) + " (" + available.how + "); " + what);
 }
 
 void print_memory(std::ostream& out, const MemoryPlan& plan, const RankMemory& available) {

@@ -28,9 +28,14 @@ struct RankMemory {
 /// memory-per-rank when set, else this node's available memory shared by its ranks.
 [[nodiscard]] RankMemory rank_memory(const RunOptions& options);
 
+/// What a refusal advises: a study's (a smaller grid, fewer ranks, memory-per-rank), or a
+/// single point's (smaller sizes: it has no grid and runs as one process).
+enum class MemoryAdvice { study, one_point };
+
 /// Throws MemoryRefusal (one line: what the plan needs, its largest task, what a rank has and
-/// from where, and the override) when the plan does not fit.
-void require_memory(const MemoryPlan& plan, const RankMemory& available);
+/// from where, and what to change) when the plan does not fit.
+void require_memory(const MemoryPlan& plan, const RankMemory& available,
+                    MemoryAdvice advice = MemoryAdvice::study);
 
 /// --dry-run's lines: memory per rank and in total on several rank counts, what a rank has here.
 void print_memory(std::ostream& out, const MemoryPlan& plan, const RankMemory& available);

@@ -1,18 +1,22 @@
 #include "cli/one_point.hpp"
 
+#include <cstdint>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
 #include "cli/command_line.hpp"
 #include "cli/config.hpp"
+#include "cli/memory_check.hpp"
 #include "cli/search_options.hpp"
 #include "core/errors.hpp"
 #include "core/types.hpp"
 #include "models/shared/feature_map.hpp"
 #include "models/shared/model_kind.hpp"
 #include "study/grid_spec.hpp"
+#include "study/memory_plan.hpp"
 #include "study/run_task.hpp"
 
 namespace wordsens::cli {
@@ -138,6 +142,12 @@ OnePointStudy plan_one_point(StudyConfig config) {
   OnePointStudy study;
   study.tasks = plan_tasks(config);
   check_model_sizes(study.tasks, config);
+  // Memory before start, as `wordsens run` (cli/memory_check.hpp): a point too large for this
+  // machine is refused with the numbers, not ended by std::bad_alloc in its first trial.
+  std::vector<std::uint32_t> all(study.tasks.size());
+  std::iota(all.begin(), all.end(), 0u);
+  require_memory(plan_memory(study.tasks, all, config), rank_memory(RunOptions{}),
+                 MemoryAdvice::one_point);
   study.data = make_data_source(config, study.tasks);
   study.config = std::move(config);
   return study;

@@ -67,7 +67,8 @@ def run(binary, *args, env=None):
 def refused(p, seconds, *words):
     lines = p.stderr.strip().splitlines()
     check(p.returncode == EXIT_USAGE, f"exit {p.returncode}, expected 2: {p.stderr}")
-    check(len(lines) == 1 and lines[0].startswith("wordsens run: error: the plan needs about"),
+    check(len(lines) == 1 and re.match(r"wordsens (run|ws|gen): error: the plan needs about",
+                                       lines[0]),
           f"expected one line: {p.stderr!r}")
     for word in words:
         check(word in lines[0], f"'{word}' not in {lines[0]!r}")
@@ -93,6 +94,22 @@ def case_too_large_is_refused_before_it_starts(binary):
         check(p.returncode == 0 and "too little: `wordsens run` refuses this plan" in p.stdout,
               f"dry-run: {p.stdout[-600:]}")
         print(f"refused: {line[len('wordsens run: error: '):][:150]}…")
+
+
+def case_one_point_too_large_is_refused_before_it_starts(binary):
+    """`wordsens ws` and `gen` price their point as `run` prices a plan: a point that cannot fit
+    is one line and exit 2 before its first trial (it ended in std::bad_alloc, exit 1)."""
+    for args in (["ws", "--model", "raf", "--n", "30000", "--d", "64"],
+                 ["ws", "--model", "rf", "--n", "2000", "--d", "2000", "--k", "1.0D"],
+                 ["gen", "--model", "rf", "--n", "1000", "--d", "1000", "--k", "1.0D", "--N",
+                  "999999", "--training", "finetune", "--objective", "loss"]):
+        p, seconds = run(binary, *args, "--trials", "1")
+        line = refused(p, seconds, "its largest task:", "but a rank has", "choose smaller sizes")
+        check(p.stdout == "", f"{args[0]} printed a row: {p.stdout[:200]!r}")
+        print(f"refused: {line[:150]}…")
+    # A point that fits runs as before.
+    p, _ = run(binary, "ws", "--model", "raf", "--n", "8", "--d", "4", "--trials", "1")
+    check(p.returncode == 0 and "trial 0: S =" in p.stdout, f"small point: {p.stderr}")
 
 
 def case_override_and_ranks_per_node(binary):
