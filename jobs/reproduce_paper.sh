@@ -80,6 +80,17 @@ cd "$(dirname "$0")/.."
 source jobs/mpi_step.sh
 WORDSENS_STEP_NAME=reproduce_paper
 REPO=$(pwd)
+# A TERM, INT or HUP before the run's own handler (on_signal, below: once the arguments, plans
+# and locks are checked) ends the script with 128 + its number, as later: by then it has started
+# nothing but short foreground steps that write nothing (bash runs the trap once they end).
+early_signal() {
+  trap '' TERM INT HUP
+  echo "reproduce_paper: $1 before any study started: nothing to end" >&2
+  exit $((128 + $2))
+}
+trap 'early_signal TERM 15' TERM
+trap 'early_signal INT 2' INT
+trap 'early_signal HUP 1' HUP
 
 # name | local config | Slurm config (the real-text study runs at full size on a cluster)
 STUDIES=(

@@ -137,6 +137,34 @@ def test_a_failed_study_publishes_nothing_and_says_what_is_missing(tmp_path):
     assert digest(DOC) == before
 
 
+def test_term_while_the_plans_are_checked_ends_the_run_with_143(tmp_path):
+    """A signal before any study started (the plans' dry runs, made slow here by a wrapper of
+    the binary) ends the script with 128 + its number like one during a study (it died of the
+    signal, exit -15), and leaves nothing behind."""
+    wrapper = tmp_path / "slow-plans"
+    wrapper.write_text(f'#!/bin/bash\ncase " $* " in *" --dry-run "*) sleep 3 ;; esac\n'
+                       f'exec "{BIN}" "$@"\n')
+    wrapper.chmod(0o755)
+    res, rep = tmp_path / "r", tmp_path / "p"
+    first = subprocess.Popen(["bash", SCRIPT, "--tiny", "--only", "regime_map", "--ranks", "1",
+                              "--results", str(res), "--report", str(rep)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=env(WORDSENS_BIN=str(wrapper)), cwd=ROOT,
+                             start_new_session=True)
+    try:
+        time.sleep(1.0)
+        assert first.poll() is None
+        os.kill(first.pid, signal.SIGTERM)  # to the script alone, while a plan's dry run sleeps
+        log, _ = first.communicate(timeout=60)
+        assert first.returncode == 143, log[-2000:]
+        assert "TERM before any study started" in log, log[-2000:]
+        assert not list(res.glob("*.h5")) and not (rep / "results.md").exists()
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+
+
 def test_term_ends_every_process_and_a_second_run_is_refused_meanwhile(tmp_path):
     res, rep = tmp_path / "r", tmp_path / "p"
     args = ["--tiny", "--only", "multiword", "--trials", 400, "--ranks", 1, "--results", res,
