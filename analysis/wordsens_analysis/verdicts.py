@@ -45,7 +45,9 @@ class StudyData:
     changed word and several (multi_word.all_words), or None without tasks of m ≥ 2;
     planned: the planned tasks with their k labels (None without a task table: the rules then
     judge the records that are there); partners: prepared ws rows of the report's other
-    studies (paired contrasts on the same texts), or None; settings: the rules' tolerances
+    studies (paired contrasts on the same texts), or None; partner_tasks: those studies'
+    planned tasks, each named by its study (a partner's grid is what it planned, not what it
+    has done); settings: the rules' tolerances
     and regime cut (tolerances.Settings).
     """
 
@@ -59,6 +61,7 @@ class StudyData:
     witness_checks: pd.DataFrame | None
     planned: pd.DataFrame | None = None
     partners: pd.DataFrame | None = None
+    partner_tasks: pd.DataFrame | None = None  # the other studies' planned tasks (SERIES named)
     descriptive: bool = False
     settings: tolerances.Settings = tolerances.RULES
     plan: sequential.Plan | None = None  # its schedule of looks (None: no correction)
@@ -108,7 +111,8 @@ def _prepared(ws, gen, tasks, grids: dict, settings, **kw) -> StudyData:
 
 
 def study_data(study, partners: pd.DataFrame | None = None,
-               settings: tolerances.Settings = tolerances.RULES) -> StudyData:
+               settings: tolerances.Settings = tolerances.RULES,
+               partner_tasks: pd.DataFrame | None = None) -> StudyData:
     """The rules' view of a combined.Study."""
     mask = study.mask
     several = study.multi_word if study.multi_word is not None and not study.multi_word.empty \
@@ -121,14 +125,17 @@ def study_data(study, partners: pd.DataFrame | None = None,
                      witness_checks=study.witness_checks,
                      partners=(regimes.explode_k_labels(prepare_ws(partners))
                                if partners is not None else None),
-                     descriptive=study.descriptive)
+                     descriptive=study.descriptive, partner_tasks=partner_tasks)
 
 
 def _study_datas(studies: list, settings: tolerances.Settings) -> list:
     data = []
     for s in studies:
         others = [under_mask(o.ws, o.mask) for o in studies if o is not s and not o.ws.empty]
-        sd = study_data(s, pd.concat(others, ignore_index=True) if others else None, settings)
+        tasks = [under_mask(o.tasks, o.mask).assign(**{SERIES: o.label}) for o in studies
+                 if o is not s and o.tasks is not None and not o.tasks.empty]
+        sd = study_data(s, pd.concat(others, ignore_index=True) if others else None, settings,
+                        pd.concat(tasks, ignore_index=True) if tasks else None)
         sd.plan = sequential.study_plan(s)
         data.append(sd)
     return data

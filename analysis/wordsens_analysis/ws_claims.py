@@ -343,7 +343,8 @@ def thm3_rows(c, study) -> list:
         flat = judge.test(fit["per_trial"], f"slope of log S_{c.model} vs log n over n={end}",
                           evidence.LOWER, confirm=("above", -flat_window),
                           fails=("below", -flat_window - rules.SLOPE_MARGIN))
-        grp.tests = [flat, *_level_tests(judge, g, og, plan, c.model)]
+        grp.tests = [flat, *_level_tests(judge, g, og, plan, c.model,
+                                         _partner_grid(study, og, "rf", _own_study(sub)))]
         grp.n_used = regimes.ns_text(plan.ns)  # the level is read at every n of the design
         n_used.update(plan.ns)
         if og is not None and (og["scope"] == "examined").any():
@@ -377,12 +378,34 @@ def worst_log_ratio_test(judge, grp: Group, ratios: pd.DataFrame, plan: groups.D
                             confirm=(side, 0.0))]
 
 
-def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "raf") -> list:
+def _partner_grid(study, og, model: str, own_study) -> set | None:
+    """The n the partner's study planned for `model` at the partner group's d (one changed
+    word), from its task table (the study's own when the partner is its own rows), or None
+    without a task table: then the n its records have."""
+    if og is None or og.empty:
+        return None
+    series = og[SERIES].iloc[0] if SERIES in og else own_study
+    tasks = study.planned if series == own_study else study.partner_tasks
+    if tasks is None or tasks.empty:
+        return None
+    t = tasks[(tasks["experiment"] == "ws") & (tasks["model"] == model)
+              & tasks["d"].isin(og["d"].unique())]
+    if "words" in t:
+        t = t[t["words"] == 1]
+    if SERIES in t and series is not None:
+        t = t[t[SERIES] == series]
+    return {int(v) for v in t["n"].unique()} if not t.empty else None
+
+
+def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "raf",
+                 partner_ns: set | None = None) -> list:
     """`model` (raf) above rf's certified bound at every n of the design that rf's grid also
     has, per trial, and the ratio growing over the end of those n; a shared point where rf's
-    bound is missing on the same texts (a trial short, a NaN bound) keeps the group open. An n
-    that rf's study never planned (the paper's rf stops at n = 100) is outside the contrast, not
-    a shortfall: fewer than rules.MIN_POINTS shared values of n keep the group open."""
+    bound is missing on the same texts (a trial short, no trial done, a NaN bound) keeps the
+    group open. rf's grid is what its study planned (`partner_ns`, _partner_grid; its records'
+    n without a task table): an n it never planned (the paper's rf stops at n = 100) is outside
+    the contrast, not a shortfall; fewer than rules.MIN_POINTS shared values of n keep the group
+    open."""
     level_label = f"smallest over n of log(S_{model}/S_upper,rf), per trial"
     growth_label = f"slope of log(S_{model}/S_upper,rf) vs log n"
     examined = og is not None and bool((og["scope"] == "examined").any())
@@ -390,7 +413,8 @@ def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "
     if og is None or not _has_upper(og):
         why = "no rf records with a certified bound (k ≥ d) on the same texts"
         return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]
-    shared = [n for n in plan.ns if n in set(int(v) for v in og["n"].unique())]
+    grid = partner_ns if partner_ns is not None else {int(v) for v in og["n"].unique()}
+    shared = [n for n in plan.ns if n in grid]
     if len(shared) < rules.MIN_POINTS:
         why = (f"rf's grid shares only n={regimes.ns_text(shared) or 'none'} with the design "
                f"(the contrast needs {rules.MIN_POINTS} values of n)")

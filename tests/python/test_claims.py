@@ -297,3 +297,33 @@ def test_rules_hash_covers_every_rule_text():
         changed = list(texts)
         changed[i] += " "
         assert digest(changed) != claims.RULES_HASH
+
+
+def test_thm3_contrast_reads_the_n_the_partner_planned():
+    """Thm 3's contrast with rf is read at the n of raf's design that rf's study planned: an n rf
+    never planned is outside it (the paper's rf stops at n = 100), but a planned n without any
+    record of rf is a shortfall that keeps the group open, never a silently smaller design."""
+    import pandas as pd
+
+    from wordsens_analysis import claims as claims_module, groups
+    from wordsens_analysis.ws_claims import _level_tests
+
+    trials = range(12)
+    raf = pd.DataFrame([{"n": n, "trial": t, "S": 1.0} for n in (4, 8, 16, 32) for t in trials])
+    rf = pd.DataFrame([{"n": n, "trial": t, "S_upper": 0.5 / n ** 0.5, "scope": "all"}
+                       for n in (4, 8, 16) for t in trials])
+    plan = groups.Design([4, 8, 16, 32], 12, "")
+    judge = claims_module.CLAIMS["thm3_raf"].judge()
+
+    unplanned = _level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8, 16})
+    assert all(t.trials == 12 for t in unplanned), [t.label for t in unplanned]
+    assert "n=4,8,16" in unplanned[0].label
+    by_records = _level_tests(judge, raf, rf, plan, "raf")  # no task table: its records' n
+    assert [t.trials for t in by_records] == [t.trials for t in unplanned]
+
+    planned = _level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8, 16, 32})
+    assert all(t.trials == 0 for t in planned)
+    assert all("n=32" in t.wants for t in planned), [t.wants for t in planned]
+
+    few = _level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8})
+    assert all(t.trials == 0 and "shares only n=4,8" in t.wants for t in few)
