@@ -13,7 +13,7 @@ import pytest
 from false_tables import FAMILIES
 
 FIXED_SEED = 20261205
-DRAWS = int(os.environ.get("WORDSENS_REFEREE_DRAWS", "2"))
+DRAWS = int(os.environ.get("WORDSENS_REFEREE_DRAWS", "4"))
 RANDOM_SEED = int(os.environ.get("WORDSENS_REFEREE_SEED",
                                  str(np.random.SeedSequence().entropy % (1 << 31))))
 # The share of true twins a family must keep: the rules' power at these sizes (printed).
