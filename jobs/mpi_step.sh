@@ -96,6 +96,18 @@ wordsens_pass_usr1() {
   done
 }
 
+# wordsens_wait_child PID: waits for this shell's child PID and sets WORDSENS_CHILD_RC to its
+# exit code. A trap (USR1's above) interrupts `wait` with a status above 128 while the child
+# still runs: then it waits again.
+wordsens_wait_child() {
+  while :; do
+    WORDSENS_CHILD_RC=0
+    wait "$1" || WORDSENS_CHILD_RC=$?
+    if [ "${WORDSENS_CHILD_RC}" -gt 128 ] && kill -0 "$1" 2>/dev/null; then continue; fi
+    break
+  done
+}
+
 # Runs `LAUNCHER [OPTIONS …] -- PROGRAM [ARGS …]` as described in the header and sets
 # WORDSENS_RC to the launcher's exit code. The launcher runs in the background so that this
 # shell can act on USR1 while it waits (bash runs a trap only between commands or during

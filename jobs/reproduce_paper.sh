@@ -502,14 +502,8 @@ trap 'on_signal HUP 1' HUP
 # in_background COMMAND…: runs COMMAND as a child and waits for it; its exit code in BG_RC.
 in_background() {
   "$@" &
-  local pid=$!
-  while :; do
-    BG_RC=0
-    wait "$pid" || BG_RC=$?
-    # mpi_step.sh's USR1 trap interrupts `wait` (status > 128) while the child runs: again.
-    if [ "$BG_RC" -gt 128 ] && kill -0 "$pid" 2>/dev/null; then continue; fi
-    break
-  done
+  wordsens_wait_child $!
+  BG_RC=$WORDSENS_CHILD_RC
 }
 
 # output NAME: the results file this invocation writes for study NAME.

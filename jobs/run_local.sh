@@ -80,14 +80,8 @@ phase_done packages
 # The report's packages: waits for the background install (its output goes to the terminal).
 wait_for_report_packages() {
   [ -n "$report_packages" ] || return 0
-  local rc
-  while :; do
-    rc=0
-    wait "$report_packages" || rc=$?
-    # A USR1 (mpi_step.sh's trap) interrupts `wait` with a status above 128: wait again.
-    if [ "$rc" -gt 128 ] && kill -0 "$report_packages" 2>/dev/null; then continue; fi
-    break
-  done
+  wordsens_wait_child "$report_packages"
+  local rc=$WORDSENS_CHILD_RC
   cat "$report_packages_log"
   rm -f "$report_packages_log"
   report_packages=""

@@ -61,7 +61,7 @@ class StudyData:
     witness_checks: pd.DataFrame | None
     planned: pd.DataFrame | None = None
     partners: pd.DataFrame | None = None
-    partner_tasks: pd.DataFrame | None = None  # the other studies' planned tasks (SERIES named)
+    partner_tasks: pd.DataFrame | None = None  # the other studies' `planned` (SERIES named)
     descriptive: bool = False
     settings: tolerances.Settings = tolerances.RULES
     plan: sequential.Plan | None = None  # its schedule of looks (None: no correction)
@@ -111,8 +111,7 @@ def _prepared(ws, gen, tasks, grids: dict, settings, **kw) -> StudyData:
 
 
 def study_data(study, partners: pd.DataFrame | None = None,
-               settings: tolerances.Settings = tolerances.RULES,
-               partner_tasks: pd.DataFrame | None = None) -> StudyData:
+               settings: tolerances.Settings = tolerances.RULES) -> StudyData:
     """The rules' view of a combined.Study."""
     mask = study.mask
     several = study.multi_word if study.multi_word is not None and not study.multi_word.empty \
@@ -125,19 +124,19 @@ def study_data(study, partners: pd.DataFrame | None = None,
                      witness_checks=study.witness_checks,
                      partners=(regimes.explode_k_labels(prepare_ws(partners))
                                if partners is not None else None),
-                     descriptive=study.descriptive, partner_tasks=partner_tasks)
+                     descriptive=study.descriptive)
 
 
 def _study_datas(studies: list, settings: tolerances.Settings) -> list:
     data = []
     for s in studies:
         others = [under_mask(o.ws, o.mask) for o in studies if o is not s and not o.ws.empty]
-        tasks = [under_mask(o.tasks, o.mask).assign(**{SERIES: o.label}) for o in studies
-                 if o is not s and o.tasks is not None and not o.tasks.empty]
-        sd = study_data(s, pd.concat(others, ignore_index=True) if others else None, settings,
-                        pd.concat(tasks, ignore_index=True) if tasks else None)
+        sd = study_data(s, pd.concat(others, ignore_index=True) if others else None, settings)
         sd.plan = sequential.study_plan(s)
         data.append(sd)
+    for sd in data:  # each study's planned tasks (named by their study) are its partners' too
+        planned = [o.planned for o in data if o is not sd and o.planned is not None]
+        sd.partner_tasks = pd.concat(planned, ignore_index=True) if planned else None
     return data
 
 

@@ -378,27 +378,20 @@ def worst_log_ratio_test(judge, grp: Group, ratios: pd.DataFrame, plan: groups.D
                             confirm=(side, 0.0))]
 
 
-def _partner_grid(study, og, model: str, own_study) -> set | None:
+def _partner_grid(study, og, model: str, own_study) -> list | None:
     """The n the partner's study planned for `model` at the partner group's d (one changed
-    word), from its task table (the study's own when the partner is its own rows), or None
-    without a task table: then the n its records have."""
+    word; groups.design, from the study's own `planned` when the partner is its own rows), or
+    the n its records have without a task table."""
     if og is None or og.empty:
         return None
     series = og[SERIES].iloc[0] if SERIES in og else own_study
     tasks = study.planned if series == own_study else study.partner_tasks
-    if tasks is None or tasks.empty:
-        return None
-    t = tasks[(tasks["experiment"] == "ws") & (tasks["model"] == model)
-              & tasks["d"].isin(og["d"].unique())]
-    if "words" in t:
-        t = t[t["words"] == 1]
-    if SERIES in t and series is not None:
-        t = t[t[SERIES] == series]
-    return {int(v) for v in t["n"].unique()} if not t.empty else None
+    key = {"d": int(og["d"].iloc[0]), **({SERIES: series} if series is not None else {})}
+    return groups.design(tasks, og, "ws", model, key, lambda f: np.ones(len(f), dtype=bool)).ns
 
 
 def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "raf",
-                 partner_ns: set | None = None) -> list:
+                 partner_ns=None) -> list:
     """`model` (raf) above rf's certified bound at every n of the design that rf's grid also
     has, per trial, and the ratio growing over the end of those n; a shared point where rf's
     bound is missing on the same texts (a trial short, no trial done, a NaN bound) keeps the

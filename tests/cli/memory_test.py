@@ -14,10 +14,7 @@ usage: memory_test.py WORDSENS_BINARY CASE
 """
 import os
 import re
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 
 import cli_common  # beside this script
@@ -40,13 +37,9 @@ TOO_LARGE = [
 UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
 
 
-SCRATCH_DIRS = []
-
-
 class Scratch:
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="wordsens_memory_")
-        SCRATCH_DIRS.append(self.dir)
+        self.dir = cli_common.scratch_dir("wordsens_memory_")
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -225,15 +218,5 @@ def case_estimate_against_peak_rss(binary):
     print(f"estimates within {min(worst):.2f}-{max(worst):.2f} of the measured peaks")
 
 
-def main():
-    binary, case = sys.argv[1], sys.argv[2]
-    try:
-        globals()["case_" + case](os.path.abspath(binary))
-    finally:
-        for directory in SCRATCH_DIRS:
-            shutil.rmtree(directory, ignore_errors=True)
-    print(f"{case}: ok")
-
-
 if __name__ == "__main__":
-    main()
+    cli_common.run_case(globals())

@@ -18,8 +18,6 @@ usage: streams_test.py WORDSENS_BINARY CASE
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
 
 import cli_common  # beside this script
 
@@ -55,16 +53,12 @@ def one_error_line(p, code, *parts):
     return lines[0]
 
 
-SCRATCH_DIRS = []
-
-
 class Scratch:
     """A temporary directory holding a tiny configuration and, on demand, its results file."""
 
     def __init__(self, binary):
         self.binary = binary
-        self.dir = tempfile.mkdtemp(prefix="wordsens_streams_")
-        SCRATCH_DIRS.append(self.dir)
+        self.dir = cli_common.scratch_dir("wordsens_streams_")
         self.ini = self.path("tiny.ini")
         with open(self.ini, "w", encoding="utf-8") as f:
             f.write(TINY_INI)
@@ -241,15 +235,5 @@ def case_info_prints_file_text_escaped(binary):
         check(p.returncode == 1 and b"/models lists \\x1b[2Jrf" in p.stdout, f"{p.stdout!r}")
 
 
-def main():
-    binary, case = sys.argv[1], sys.argv[2]
-    try:
-        globals()["case_" + case](os.path.abspath(binary))
-    finally:
-        for directory in SCRATCH_DIRS:
-            shutil.rmtree(directory, ignore_errors=True)
-    print(f"{case}: ok")
-
-
 if __name__ == "__main__":
-    main()
+    cli_common.run_case(globals())

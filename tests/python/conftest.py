@@ -1,5 +1,6 @@
 """Synthetic results files following analysis/FORMAT.md, written with h5py, with known truths."""
 import os
+import subprocess
 import sys
 
 import h5py
@@ -224,3 +225,14 @@ def relabel(tasks, ws, gen, source: str, target: str):
 def synthetic_file(tmp_path):
     tasks, ws, gen = synthetic_tables()
     return write_results(tmp_path / "synthetic.h5", tasks, ws, gen)
+
+
+def binary_file(directory, config_text: str, binary: str, name: str = "clean") -> str:
+    """The file `wordsens run` (the built `binary`) writes for `config_text` in `directory`
+    (NAME.ini and NAME.h5); the run must succeed."""
+    (directory / f"{name}.ini").write_text(config_text)
+    path = directory / f"{name}.h5"
+    p = subprocess.run([binary, "run", str(directory / f"{name}.ini"), "--output", str(path),
+                        "--progress", "60"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return path

@@ -7,7 +7,7 @@ import subprocess
 import h5py
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, binary_file
 
 from wordsens_analysis import read_results
 from wordsens_analysis.io import DamagedFileError
@@ -22,13 +22,7 @@ SMALL = "experiments = ws,gen\nmodels = rf,raf\nn = 4,6\nd = 3\nk = 1.0D\nN = 5\
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("integrity")
-    (tmp / "small.ini").write_text(SMALL)
-    path = tmp / "clean.h5"
-    p = subprocess.run([BIN, "run", str(tmp / "small.ini"), "--output", str(path), "--progress",
-                        "60"], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return path
+    return binary_file(tmp_path_factory.mktemp("integrity"), SMALL, BIN)
 
 
 def copy(clean, tmp_path, name="f.h5"):

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, binary_file
 
 from wordsens_analysis import names, read_results
 from wordsens_analysis.io import DamagedFileError
@@ -40,12 +40,7 @@ SMALL = "experiments = ws,gen\nmodels = rf,raf\nn = 4,6\nd = 3\nk = 1.0D\nN = 5\
 def clean(tmp_path_factory):
     if not BIN:
         pytest.skip("WORDSENS_BIN is unset (ctest sets it to the built binary)")
-    tmp = tmp_path_factory.mktemp("invariants")
-    (tmp / "small.ini").write_text(SMALL)
-    path = tmp / "clean.h5"
-    p = subprocess.run([BIN, "run", str(tmp / "small.ini"), "--output", str(path), "--progress",
-                        "60"], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
+    path = binary_file(tmp_path_factory.mktemp("invariants"), SMALL, BIN)
     assert read_results(path).complete  # a run's records keep every invariant
     return path
 
