@@ -609,6 +609,19 @@ if [ "$slurm" -eq 1 ]; then
   # repository root).
   logs=$(abs "$results")/logs
   mkdir -p "$logs"
+  # Each study's job asks for its memory per rank from its own dry run (as jobs/slurm/submit.sh),
+  # unless WORDSENS_SBATCH_ARGS gives memory.
+  # shellcheck source=jobs/slurm/submit_common.sh
+  source jobs/slurm/submit_common.sh
+  # memory_for CFG [OPTS…]: the array of sbatch options that ask for the study's memory.
+  memory_for() {
+    memory=()
+    wordsens_user_gave "--mem --mem-per-cpu --mem-per-gpu" \
+      "${extra_sbatch[@]+"${extra_sbatch[@]}"}" && return 0
+    local request
+    request=$(wordsens_memory_request "$BIN" "$@") || die "$1: cannot price its memory"
+    memory=("$request")
+  }
   deps=()
   # join_ids ID…: "a:b:c"
   join_ids() {
@@ -642,7 +655,8 @@ if [ "$slurm" -eq 1 ]; then
       while read -r line; do
         read_extension "$next" "$line"
         [ -n "$cfg" ] || continue
-        id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
+        memory_for "$(abs "$cfg")" "${opts[@]}"
+        id=$(sbatch --parsable "${memory[@]+"${memory[@]}"}" "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
           --ntasks-per-node="$ranks" --job-name="wordsens-$name-look-$next" \
           --output="$logs/%x-%j.out" jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
           "${opts[@]}")
@@ -681,8 +695,9 @@ if [ "$slurm" -eq 1 ]; then
     read -r _ _ _ _ _ nshards _ <<<"${PLAN[$name]}"
     # shellcheck disable=SC2207
     opts=($(run_options "$name"))
+    memory_for "$(abs "$cfg")" "${opts[@]+"${opts[@]}"}"
     if [ "$nshards" -le 1 ]; then
-      id=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" --ntasks-per-node="$ranks" \
+      id=$(sbatch --parsable "${memory[@]+"${memory[@]}"}" "${extra_sbatch[@]+"${extra_sbatch[@]}"}" --ntasks-per-node="$ranks" \
         --job-name="wordsens-$name" --output="$logs/%x-%j.out" \
         jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
         "${opts[@]+"${opts[@]}"}")
@@ -692,7 +707,7 @@ if [ "$slurm" -eq 1 ]; then
       # As jobs/slurm/submit_array.sh, with this study's ranks per shard: shards write
       # PREFIX.shard-i-of-N.h5 (and resume them when resubmitted), the merge job PREFIX.h5.
       prefix=$(abs "${out%.h5}")
-      array=$(sbatch --parsable "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
+      array=$(sbatch --parsable "${memory[@]+"${memory[@]}"}" "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
         --ntasks-per-node="$ranks" --job-name="wordsens-$name" --array="0-$((nshards - 1))" \
         --output="$logs/%x-%A_%a.out" jobs/slurm/array.sbatch "$(abs "$cfg")" "$prefix" "${opts[@]+"${opts[@]}"}")
       array=${array%%;*}

@@ -82,7 +82,8 @@ def main(argv=None) -> int:
                         "study to extend: study, first trial, trials, max-trials, select, the "
                         "open claims; tab-separated), nothing when every claim is decided or "
                         "at its study's max-trials (docs/VERDICT_RULES.md, 'Trials until "
-                        "decided')")
+                        "decided'); on stderr, the command that runs each, or why nothing is "
+                        "added")
     args = p.parse_args(argv)
     real = [os.path.realpath(r) for r in args.results]
     if len(set(real)) != len(real):
@@ -98,7 +99,11 @@ def main(argv=None) -> int:
         # As wordsens info: a damaged file is a failure (1), a missing or foreign one bad input (2).
         return EXIT_FAILURE if isinstance(err, DamagedFileError) else EXIT_USAGE
     if args.next_batch:
-        return print_result([e.line() for e in next_batch(results)] or [])
+        extensions, said = next_batch(results)
+        # For people, on stderr: stdout stays the lines a script reads (reproduce_paper.sh).
+        for line in said or ["nothing to add: every claim judged in these files is decided"]:
+            print(f"wordsens-report: {printable(line)}", file=sys.stderr)
+        return print_result([e.line() for e in extensions])
     from .report_writer import write_report  # matplotlib is slow to import: input known good
 
     try:
@@ -115,11 +120,12 @@ def main(argv=None) -> int:
     return print_result(lines)
 
 
-def next_batch(results: list) -> list:
-    """The extensions the verdicts over these files ask for (sequential.py)."""
+def next_batch(results: list) -> tuple:
+    """The extensions the verdicts over these files ask for (sequential.py), and what to say of
+    them to a person (more_trials.py)."""
     from .combined import build_studies
     studies, _, _ = build_studies(results)
-    return verdicts.next_batch(studies, "in these files")
+    return verdicts.next_batch_said(studies, "in these files")
 
 
 def print_result(lines: list) -> int:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import (catalogue, claims, groups, integrity, multi_word, regimes, rules, sequential,
-               tolerances)
+from . import (catalogue, claims, groups, integrity, more_trials, multi_word, regimes, rules,
+               sequential, tolerances)
 from .combined import SERIES
 from .head_claims import prepare_gen
 from .judgement import Row, finish, group_rows
@@ -149,8 +149,17 @@ def judge_studies(studies: list, where: str = "in this file",
 
 def next_batch(studies: list, where: str = "in this file") -> list:
     """The extensions by more trials that the verdicts over `studies` ask for (sequential.py)."""
+    return next_batch_said(studies, where)[0]
+
+
+def next_batch_said(studies: list, where: str = "in this file") -> tuple:
+    """The extensions, and for people the command of each, or why there is none while claims
+    are open (more_trials.py)."""
     rows, labels, _ = judged_rows(_study_datas(studies, tolerances.RULES), where)
-    return sequential.next_batch(rows, labels, studies)
+    extensions = sequential.next_batch(rows, labels, studies)
+    said = (more_trials.commands(extensions, studies) if extensions
+            else more_trials.why_none(rows, labels, studies))
+    return extensions, said
 
 
 def judge_frames(ws: pd.DataFrame, gen: pd.DataFrame, witness_checks=None,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Submits a wordsens study as a job array of N shards plus a merge job that runs only after every
 # shard has succeeded (--dependency=afterok). Shards go to PREFIX.shard-i-of-N.h5, the merged
-# results to PREFIX.h5, logs to the current directory.
+# results to PREFIX.h5, logs to a logs/ folder beside them. Each shard asks for the memory per
+# rank of the study's dry run and 4 ranks unless your options say otherwise
+# (jobs/slurm/submit_common.sh).
 # Usage: jobs/slurm/submit_array.sh CONFIG.ini N [PREFIX [more `wordsens run` options]]
 #   PREFIX defaults to results/<config name>. Extra sbatch options for every job (e.g. "-N 2 -p
 #   long"): WORDSENS_SBATCH_ARGS; partition/account/time also from SBATCH_PARTITION,
@@ -27,6 +29,8 @@ command -v sbatch >/dev/null || {
 }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=jobs/slurm/submit_common.sh
+source "$here/submit_common.sh"
 # The jobs run copies of the scripts from Slurm's spool, so tell them where the repository is.
 export WORDSENS_HOME=${WORDSENS_HOME:-$(cd "$here/../.." && pwd)}
 mkdir -p "$(dirname "$prefix")"
@@ -36,11 +40,20 @@ prefix=$(cd "$(dirname "$prefix")" && pwd)/$(basename "$prefix")
 
 # shellcheck disable=SC2206  # extra sbatch options, split on purpose
 extra=(${WORDSENS_SBATCH_ARGS:-})
-array_id=$(sbatch --parsable "${extra[@]}" --array="0-$((shards - 1))" \
+name=$(basename "$prefix")
+logs="$(dirname "$prefix")/logs"
+# Priced on the whole study: a shard holds the whole task table and may get its largest task.
+wordsens_sbatch_defaults "$(wordsens_submit_binary "$WORDSENS_HOME")" \
+  "$logs/wordsens-${name}-%A_%a.out" -- "${extra[@]+"${extra[@]}"}" -- "$config" "$@"
+array_id=$(sbatch --parsable "${WORDSENS_SBATCH_DEFAULTS[@]+"${WORDSENS_SBATCH_DEFAULTS[@]}"}" \
+  "${extra[@]+"${extra[@]}"}" --array="0-$((shards - 1))" \
   "$here/array.sbatch" "$config" "$prefix" "$@")
 array_id=${array_id%%;*}   # --parsable prints "id" or "id;cluster"
-merge_id=$(sbatch --parsable "${extra[@]}" --dependency="afterok:${array_id}" --kill-on-invalid-dep=yes \
-  "$here/merge.sbatch" "$prefix" "$shards")
+merge_log=()
+wordsens_user_gave "-o --output" "${extra[@]+"${extra[@]}"}" \
+  || merge_log=("--output=$logs/wordsens-merge-${name}-%j.out")
+merge_id=$(sbatch --parsable "${merge_log[@]+"${merge_log[@]}"}" "${extra[@]+"${extra[@]}"}" \
+  --dependency="afterok:${array_id}" --kill-on-invalid-dep=yes "$here/merge.sbatch" "$prefix" "$shards")
 merge_id=${merge_id%%;*}
 echo "array job ${array_id}"
 echo "merge job ${merge_id}"

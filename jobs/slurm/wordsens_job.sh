@@ -43,6 +43,11 @@ wordsens_setup() {
   esac
   wordsens_log "start: host $(hostname -s), restart ${SLURM_RESTART_COUNT:-0}," \
     "${SLURM_NTASKS:-?} tasks on ${SLURM_JOB_NUM_NODES:-?} node(s), launcher ${WORDSENS_LAUNCHER}"
+  if [ "${SLURM_NTASKS:-}" = 1 ]; then
+    # The scripts fix no layout, and sbatch's default is one task.
+    wordsens_log "note: one rank; ask sbatch for more with -n R (or -N and --ntasks-per-node)," \
+      "or submit with jobs/slurm/submit.sh"
+  fi
 }
 
 # Runs `$WORDSENS_BIN "$@"` under the launcher and sets WORDSENS_RC to its exit code, through

@@ -12,6 +12,7 @@
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/memory_check.hpp"
+#include "cli/plan_export.hpp"
 #include "cli/run_report.hpp"
 #include "core/errors.hpp"
 #include "core/printable.hpp"
@@ -133,8 +134,18 @@ int run_command(int argc, char** argv) {
 
   if (options.dry_run) {
     if (print) {
-      print_task_table(std::cout, tasks, selected, options);
-      print_memory(std::cout, memory, rank_memory(options));
+      switch (parse_plan_format(options.plan_format)) {
+        case PlanFormat::table:
+          print_task_table(std::cout, tasks, selected, options);
+          print_memory(std::cout, memory, rank_memory(options));
+          break;
+        case PlanFormat::tsv:
+          print_plan_tsv(std::cout, tasks, selected, options);
+          break;
+        case PlanFormat::json:
+          print_plan_json(std::cout, tasks, selected, options, memory, rank_memory(options));
+          break;
+      }
     }
     return kExitOk;
   }

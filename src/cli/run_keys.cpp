@@ -1,9 +1,12 @@
 #include "cli/run_keys.hpp"
 
+#include "cli/plan_export.hpp"
+
 #include <algorithm>
 
 #include "cli/key_table.hpp"
 #include "cli/option_values.hpp"
+#include "cli/plan_export.hpp"
 #include "core/errors.hpp"
 #include "estimators/multi_word.hpp"
 #include "estimators/positions.hpp"
@@ -160,6 +163,9 @@ po::options_description describe_run_keys(
        "start over, replacing an existing output")
       ("dry-run", switch_value(&r.dry_run), {"switch: true or false", "dry-run = true"},
        "print the task table and estimated cost, touch no file")
+      ("format", &r.format, "table", {"table, tsv or json", "format = json"},
+       "what --dry-run prints: table (for people), or tsv or json (for scripts: each grid "
+       "point's tasks, seconds and bytes; json adds the wall times and the memory per rank)")
       ("walltime", &r.walltime, "0", {"seconds >= 0", "walltime = 14100"},
        "seconds after which no task is handed out (then exit 3); 0: none")
       ("shard", &r.shard, "0/1", {"i/N with 0 <= i < N", "shard = 2/8"},
@@ -320,6 +326,8 @@ void resolve_run(const RunKeyValues& r, RunOptions& options) {
   options.output = r.output;
   options.overwrite = parse_bool_value("overwrite", r.overwrite);
   options.dry_run = parse_bool_value("dry-run", r.dry_run);
+  options.plan_format = r.format;
+  (void)parse_plan_format(r.format);  // a bad value is refused with or without --dry-run
   options.walltime = parse_real_value(
       "walltime", r.walltime, [](double x) { return x >= 0; }, "seconds >= 0 (0: none)");
   options.progress_interval = parse_real_value(

@@ -1,17 +1,12 @@
 #include "cli/run_report.hpp"
 
 #include <cstdio>
-#include <map>
-#include <vector>
 
 #include "parallel/progress.hpp"
 #include "study/cost_model.hpp"
 
 namespace wordsens::cli {
 namespace {
-
-// Core counts for which --dry-run predicts the wall time (longest-first list scheduling).
-constexpr int kPredictedCores[] = {1, 2, 4, 16, 64};
 
 std::string format_flops(double flops) {
   char buffer[32];
@@ -21,29 +16,28 @@ std::string format_flops(double flops) {
 
 }  // namespace
 
-void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
-                      const std::vector<std::uint32_t>& selected, const RunOptions& options) {
-  struct Point {
-    const TaskSpec* first = nullptr;
-    std::size_t count = 0;
-    double cost = 0;
-    double seconds = 0;
-  };
-  std::map<std::uint32_t, Point> points;
-  double total = 0;
-  std::vector<double> task_seconds;
-  task_seconds.reserve(selected.size());
+PlannedTasks plan_points(const std::vector<TaskSpec>& tasks,
+                         const std::vector<std::uint32_t>& selected, const StudyConfig& study) {
+  PlannedTasks plan;
+  plan.task_seconds.reserve(selected.size());
   for (const auto id : selected) {
     const TaskSpec& t = tasks[id];
-    auto& p = points[t.point_id];
+    auto& p = plan.points[t.point_id];
     if (!p.first) p.first = &t;
     ++p.count;
-    const double c = estimated_cost(t, options.study);
-    p.cost += c;
-    total += c;
-    task_seconds.push_back(estimated_seconds(t, options.study));
-    p.seconds += task_seconds.back();
+    const double c = estimated_cost(t, study);
+    p.flops += c;
+    plan.flops += c;
+    plan.task_seconds.push_back(estimated_seconds(t, study));
+    p.seconds += plan.task_seconds.back();
   }
+  return plan;
+}
+
+void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
+                      const std::vector<std::uint32_t>& selected, const RunOptions& options) {
+  const PlannedTasks plan = plan_points(tasks, selected, options.study);
+  const auto& points = plan.points;
   char line[256];
   std::snprintf(line, sizeof line, "%6s  %-4s %-9s %7s %6s %10s %3s %3s %5s %7s %6s %12s %10s\n",
                 "point", "exp", "model", "n", "d", "k", "L", "H", "m", "N", "tasks", "est. Gflop",
@@ -56,18 +50,18 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
         id, to_string(t.experiment).c_str(), to_string(t.model).c_str(),
         static_cast<long long>(t.n), static_cast<long long>(t.d), static_cast<long long>(t.k),
         t.layers, t.heads, static_cast<long long>(t.words), static_cast<long long>(t.N), p.count,
-        format_flops(p.cost).c_str(), parallel::format_duration(p.seconds).c_str());
+        format_flops(p.flops).c_str(), parallel::format_duration(p.seconds).c_str());
     out << line;
   }
   out << "total: " << selected.size() << " tasks";
   if (!options.shard.is_whole()) {
     out << " in shard " << options.shard.to_string() << " (of " << tasks.size() << ")";
   }
-  out << " in " << points.size() << " grid points, est. " << format_flops(total) << " Gflop\n";
+  out << " in " << points.size() << " grid points, est. " << format_flops(plan.flops) << " Gflop\n";
   out << "predicted wall time (cost model calibrated on the 2-core development machine):";
   for (const int cores : kPredictedCores) {
     out << " " << cores << (cores == 1 ? " core " : " cores ")
-        << parallel::format_duration(predicted_wall_seconds(task_seconds, cores)) << ";";
+        << parallel::format_duration(predicted_wall_seconds(plan.task_seconds, cores)) << ";";
   }
   out << "\n";
 }

@@ -15,6 +15,7 @@
 #include "io/file_lock.hpp"
 #include "io/h5.hpp"
 #include "io/layout.hpp"
+#include "io/more_trials.hpp"
 #include "io/output_path.hpp"
 #include "io/row_crc.hpp"
 #include "io/schema.hpp"
@@ -421,7 +422,8 @@ ResultsFile ResultsFile::open_for_resume(const std::string& path, const std::str
     if (!keys.empty()) {
       throw InputError(path + " holds a run of a different configuration (differing keys: " +
                        detail::join(keys, ", ") +
-                       "); use --overwrite to replace it or choose another output");
+                       "); use --overwrite to replace it or choose another output" +
+                       more_trials_advice(path, stored, config_text));
     }
     require_same_build(path, file);
     const bool recorded = h5::has_attribute(file, schema::attr::kInputFingerprints);

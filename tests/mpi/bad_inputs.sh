@@ -72,6 +72,9 @@ grep -q "seed" err.log || fail "the resume error does not name the key 'seed'"
 expect 2 0 good.h5 "$CONFIG" --max-evals 7 --trials 2
 grep -q "max-evals" err.log && grep -q "trials" err.log || fail "differing keys not all named"
 expect 2 2 good.h5 "$CONFIG" --seed 8
+# More trials than the file holds: refused, with how to add them (this study planned one look).
+expect 2 0 good.h5 "$CONFIG" --trials 9
+grep -q "planned one look" err.log || fail "a larger --trials does not say how to add trials"
 # Files that are not wordsens results files.
 expect 2 0 not_wordsens.h5 "$CONFIG"
 expect 2 2 other.h5 "$CONFIG"

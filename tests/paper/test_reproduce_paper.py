@@ -434,6 +434,12 @@ def test_slurm_mode_submits_arrays_merges_and_a_final_report(tmp_path, tiny):
     for a, m in zip(arrays, merges):
         assert a["options"]["--array"] == "0-1" and a["options"]["--ntasks-per-node"] == "1"
         assert m["options"]["--dependency"] == f"afterok:{a['id']}"
+        # Each study asks for the memory per rank of its own dry run (+25 %).
+        cfg, opts = a["args"][0], a["args"][2:]
+        dry = subprocess.run([BIN, "run", cfg, *opts, "--dry-run", "--format=json"], cwd=ROOT,
+                             capture_output=True, text=True, check=True)
+        per_rank = json.loads(dry.stdout)["memory"]["per_rank_bytes"]
+        assert a["options"]["--mem-per-cpu"] == f"{math.ceil(per_rank * 1.25 / 2**20)}M"
     report = jobs[-1]
     assert report["script"] == "report.sbatch"
     assert report["options"]["--dependency"] == "afterany:" + ":".join(

@@ -52,6 +52,9 @@ EOF
 
 host=$(hostname -s)
 cpus=$(nproc)
+# The node's memory, so that jobs asking for memory per rank (jobs/slurm/submit.sh) fit; memory
+# is not a consumable here (CR_CPU), so jobs that ask for none still share the node.
+memory_mib=$(awk '/^MemTotal:/{print int($2 / 1024 * 0.9)}' /proc/meminfo)
 # When the host name resolves to a loopback address, Slurm's default INADDR_ANY binding plus
 # name lookups make slurmctld and slurmd miss each other; binding to the resolved address fixes it.
 comm_params=""
@@ -113,7 +116,7 @@ SchedulerParameters=sched_interval=1,bf_interval=1
 KillWait=5
 MinJobAge=600
 ${comm_params}
-NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} State=UNKNOWN
+NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${memory_mib} State=UNKNOWN
 PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF="$dir/slurm.conf"

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The Slurm job scripts (jobs/slurm/) on a real single-node Slurm started for this test only:
-#  (a) submit_array.sh: 3 shards + the dependent merge job give the records of a plain mpirun run;
+#  (a) submit_array.sh: 3 shards + the dependent merge job give the records of a plain mpirun run,
+#      each shard asking for the study's memory per rank, the logs in a logs/ folder beside them;
 #  (b) run.sbatch sent USR1 mid-run checkpoints (exit 3), requeues itself, resumes and completes
 #      with every record exactly once, identical to the plain run;
-#  (c) afterwards none of the daemons (or job processes) started here is left running.
+#  (c) afterwards none of the daemons (or job processes) started here is left running;
+#  (d) the mpirun launcher with a USR1 to the batch shell; (e) failures end FAILED, never
+#      COMPLETED; (f) submit.sh: a bad study is refused before anything is queued, a good one gets
+#      its memory per rank, the layout of the user's `-n 2` and its log beside the results.
 # Needs root (the daemons run as root) and installs slurmctld slurmd slurm-client munge when
 # missing; exits 77 (ctest: skipped) when not root or when the packages cannot be installed.
 # Usage: test_slurm_jobs.sh WORDSENS_BINARY        (KEEP=1 keeps the temp dir for inspection)
@@ -82,7 +86,8 @@ marked_pids() {
 
 dump_logs() {
   local f
-  for f in "$work"/jobs/*.out "$work"/slurm/log/slurmctld.log "$work"/slurm/log/slurmd.log; do
+  for f in "$work"/jobs/*.out "$work"/jobs/logs/*.out "$work"/jobs/sub/logs/*.out \
+    "$work"/slurm/log/slurmctld.log "$work"/slurm/log/slurmd.log; do
     [ -f "$f" ] || continue
     echo "----- $f (last 40 lines)" >&2
     tail -n 40 "$f" >&2
@@ -192,7 +197,17 @@ for i in 0 1 2; do
   [ -f "tiny.shard-${i}-of-3.h5" ] || fail "shard file tiny.shard-${i}-of-3.h5 missing"
 done
 /usr/bin/python3 "$here/compare_results.py" ref_tiny.h5 tiny.h5 || fail "(a) merged array != plain run"
-log "ok (a): 3 shards + merge == plain mpirun"
+# Each shard asked for the study's memory per rank and logged beside the results.
+want_mem=$("$bin" run tiny.ini --dry-run --format=json | /usr/bin/python3 -c '
+import json, math, sys
+print(str(math.ceil(json.load(sys.stdin)["memory"]["per_rank_bytes"] * 1.25 / 2**20)) + "M")')
+[ "$(job_field "${array_id}_0" MinMemoryCPU)" = "$want_mem" ] ||
+  fail "(a) shard memory $(job_field "${array_id}_0" MinMemoryCPU), want $want_mem per rank"
+for i in 0 1 2; do
+  [ -s "logs/wordsens-tiny-${array_id}_${i}.out" ] || fail "(a) no log logs/wordsens-tiny-${array_id}_${i}.out"
+done
+[ -s "logs/wordsens-merge-tiny-${merge_id}.out" ] || fail "(a) no merge log in logs/"
+log "ok (a): 3 shards + merge == plain mpirun; $want_mem per rank requested, logs in logs/"
 
 # ---------------------------------------------------------------- (b) USR1: checkpoint, requeue, resume
 cp "$here/slow.ini" slow.ini
@@ -255,7 +270,8 @@ log "(e) a bad configuration: run.sbatch must end FAILED, the array's merge job 
 job=$(env "$mark" sbatch --parsable --nodes=1 --ntasks-per-node=1 --time=10 \
   --output="$work/jobs/bad-%j.out" "$repo/jobs/slurm/run.sbatch" bad.ini bad.h5)
 job=${job%%;*}
-ids=$(env "$mark" WORDSENS_SBATCH_ARGS="--nodes=1 --ntasks-per-node=1 --time=10" \
+# Given memory, submit_array.sh does not price the study, so the bad shards reach Slurm.
+ids=$(env "$mark" WORDSENS_SBATCH_ARGS="--nodes=1 --ntasks-per-node=1 --time=10 --mem-per-cpu=64M" \
   bash "$repo/jobs/slurm/submit_array.sh" bad.ini 2 "$work/jobs/bad_array")
 array_id=$(awk '/^array job/{print $3}' <<<"$ids")
 merge_id=$(awk '/^merge job/{print $3}' <<<"$ids")
@@ -272,3 +288,24 @@ for i in 0 1; do
 done
 [ ! -e bad_array.h5 ] || fail "(e) the merge job wrote bad_array.h5"
 log "ok (e): bad input -> FAILED (exit 2), failed shards -> merge job CANCELLED"
+
+# ---------------------------------------------------------------- (f) submit.sh: memory, layout, logs
+# Unpriced (a bad configuration), nothing is submitted: the dry run's line and exit 2.
+jobs_before=$(timeout 10 squeue -h -o %i | wc -l)
+if out=$(env "$mark" bash "$repo/jobs/slurm/submit.sh" bad.ini sub/bad.h5 --time=10 2>&1); then
+  fail "(f) submit.sh accepted bad.ini: $out"
+fi
+grep -q "models = 'no_such_model'" <<<"$out" || fail "(f) submit.sh did not say why: $out"
+[ "$(timeout 10 squeue -h -o %i | wc -l)" = "$jobs_before" ] || fail "(f) submit.sh queued a job for bad.ini"
+log "(f) submit.sh tiny.ini with sbatch -n 2 (the scripts fix no layout)"
+out=$(env "$mark" bash "$repo/jobs/slurm/submit.sh" tiny.ini sub/tiny_sub.h5 -n 2 --time=10 -- \
+  --progress 60 2>&1) || fail "(f) submit.sh failed: $out"
+job=$(awk '/^job /{print $2}' <<<"$out")
+[ -n "$job" ] || fail "(f) submit.sh printed no job id: $out"
+[ "$(job_field "$job" NumTasks)" = 2 ] || fail "(f) job $job has NumTasks=$(job_field "$job" NumTasks), want 2"
+[ "$(job_field "$job" MinMemoryCPU)" = "$want_mem" ] ||
+  fail "(f) job $job asks $(job_field "$job" MinMemoryCPU) per rank, want $want_mem"
+wait_state "$job" COMPLETED 120
+grep -q "2 tasks on 1 node" "sub/logs/wordsens-tiny_sub-$job.out" || fail "(f) no 2-rank log in sub/logs/"
+/usr/bin/python3 "$here/compare_results.py" ref_tiny.h5 sub/tiny_sub.h5 || fail "(f) submit.sh run != plain run"
+log "ok (f): submit.sh: $want_mem per rank, 2 ranks from -n 2, log in sub/logs/, records identical"

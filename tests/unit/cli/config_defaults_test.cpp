@@ -94,9 +94,9 @@ const std::vector<std::string> kSearchKeys{
     "max-evals",    "rel-tol",          "sphere-starts",           "near-origin-starts",
     "guided-start", "screen-points",    "min-total-sphere-starts", "upper-bound",
     "budget-check", "race-evaluations", "race-survivors"};
-const std::vector<std::string> kRunKeys{"help",      "config",   "output",
-                                        "overwrite", "dry-run",  "walltime",
-                                        "shard",     "progress", "memory-per-rank"};
+const std::vector<std::string> kRunKeys{
+    "help",     "config", "output",   "overwrite",       "dry-run",
+    "walltime", "shard",  "progress", "memory-per-rank", "format"};
 
 TEST(RunHelp, NamesEveryOptionWithItsDefault) {
   const std::string help = run_help_text();

@@ -42,6 +42,13 @@ TEST(OptionErrors, RepeatedOption) {
 
 TEST(OptionErrors, MissingValue) { expect_usage_line({"--seed"}, "--seed: missing value"); }
 
+// The dry run's format is checked whether or not --dry-run is given: a typo in a job script
+// fails at once, not at the first dry run.
+TEST(OptionErrors, UnknownPlanFormat) {
+  expect_usage_line({"--dry-run", "--format=yaml"}, "format = 'yaml': expected table, tsv or json");
+  expect_usage_line({"--format=JSON"}, "format = 'JSON': expected table, tsv or json");
+}
+
 // A switch takes `=true` or `=false` (boost's other spellings of a boolean too), nothing else.
 TEST(OptionErrors, SwitchGivenAValueThatIsNoBoolean) {
   expect_usage_line({"--dry-run=maybe"}, "dry-run = 'maybe': expected true or false");

@@ -1,0 +1,118 @@
+"""More trials, said to a person: the command that runs a study's next look (one per extension
+that `--next-batch` prints), or why the open claims cannot take more trials.
+
+`--next-batch` prints its extensions for scripts (jobs/reproduce_paper.sh reads them); these
+lines go beside them to stderr and into the report, so a user who sees an inconclusive row knows
+what to run next, or that nothing they can run keeps the verdict rules' level."""
+from __future__ import annotations
+
+import os
+import shlex
+
+from . import rules, sequential
+from .combined import config_value
+
+# Options of the first batch's command line that an extension replaces or must not repeat.
+_REPLACED = ("--output", "-o", "--overwrite", "--first-trial", "--trials", "--max-trials",
+             "--select", "--dry-run")
+
+
+def _first_batch(study):
+    """The study's file that holds its first batch (first-trial 0), else its first file."""
+    for res in study.files:
+        if int(config_value(res.attrs.get("config_text"), "first-trial", "0") or 0) == 0:
+            return res
+    return study.files[0]
+
+
+def _base_command(res) -> list:
+    """The first batch's `wordsens run` arguments without the options an extension sets."""
+    words = str(res.attrs.get("command_line") or "wordsens run").split(" ")
+    out, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        name = word.split("=", 1)[0]
+        if name in _REPLACED:
+            # "--output X" and "-o X" carry their value in the next word; a switch does not.
+            skip = "=" not in word and name not in ("--overwrite", "--dry-run")
+            continue
+        out.append(word)
+    if out and os.path.basename(out[0]) != "wordsens":
+        out[0] = "wordsens"
+    return out or ["wordsens", "run"]
+
+
+def command(ext, study) -> str:
+    """The `wordsens run` of extension `ext` (sequential.Extension) of `study`, into the file
+    name jobs/reproduce_paper.sh gives a look."""
+    plan = sequential.study_plan(study)
+    res = _first_batch(study)
+    stem = str(getattr(res, "path", study.label))
+    stem = stem[:-3] if stem.endswith(".h5") else stem
+    last = ext.first + ext.trials
+    look = plan.look_of(last) or 2
+    words = _base_command(res) + [
+        f"--first-trial={ext.first}", f"--trials={ext.trials}", f"--max-trials={ext.cap}",
+        f"--select={ext.select()}", f"--output={stem}.look-{look}-trials-{ext.first}-{last}.h5"]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def commands(extensions: list, studies: list) -> list:
+    """One line per extension: its study, the trials it adds, the claims asking, the command."""
+    by_label = {s.label: s for s in studies}
+    out = []
+    for ext in extensions:
+        study = by_label.get(ext.study)
+        if study is None:
+            continue
+        out.append(f"{ext.study}: trials {ext.first}–{ext.first + ext.trials - 1} at the points "
+                   f"of {', '.join(sorted(set(ext.claims)))}: {command(ext, study)}")
+    return out
+
+
+def _trials_held(study) -> int:
+    """The most trials any planned point of the study holds."""
+    tasks = study.tasks
+    if tasks is None or tasks.empty or "point_id" not in tasks:
+        return 0
+    return int(tasks.groupby("point_id")["trial"].nunique().max())
+
+
+def why_none(rows: list, labels: list, studies: list) -> list:
+    """Why no extension is asked for, one line per study with an open claim (an open claim is a
+    primary inconclusive row that no other primary row decides and that has data: a claim about
+    a model no study here ran is not open, it is not in these files); empty when nothing is
+    open."""
+    decided = sequential.decided_claims(rows)
+    by_label = {s.label: s for s in studies}
+    open_claims: dict = {}
+    for r, label in zip(rows, labels):
+        if (r.kind == rules.PRIMARY and r.verdict == rules.INCONCLUSIVE and r.groups
+                and label and r.claim not in decided):
+            open_claims.setdefault(label, []).append(r.claim)
+    out = []
+    for label, names in sorted(open_claims.items()):
+        what = f"{label}: {', '.join(sorted(set(names)))} open"
+        study = by_label.get(label)
+        if study is None:
+            continue
+        plan = sequential.study_plan(study)
+        held = _trials_held(study)
+        if plan.mixed:
+            out.append(f"{what}: {plan.mixed}")
+        elif plan.looks <= 1:
+            first = plan.first or held
+            out.append(f"{what}; the study planned one look (no max-trials above its {first} "
+                       f"trials), so trials added after its verdicts would not hold the rules' "
+                       f"level: plan the looks of a new study (trials = {first}, max-trials = "
+                       f"{2 * first} or more)")
+        elif held >= plan.cap:
+            out.append(f"{what} at the study's max-trials ({plan.cap}): more trials would need a "
+                       f"new study that plans them")
+        else:
+            out.append(f"{what}; more trials of this study cannot decide them (a point not "
+                       f"finished: resume the run first; or a test that lacks its partner "
+                       f"model's data: report the partner's file with it)")
+    return out

@@ -1,0 +1,36 @@
+#pragma once
+// What `wordsens run --dry-run` prints for scripts (format = tsv or json): the plan's grid points
+// with their tasks, estimated seconds and bytes, and the memory a rank needs. The Slurm submit
+// script requests its memory from it and the paper's planner prices its studies with it, so
+// neither parses the table written for people nor prices a model by its name.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/config.hpp"
+#include "cli/memory_check.hpp"
+#include "study/memory_plan.hpp"
+#include "study/task.hpp"
+
+namespace wordsens::cli {
+
+/// How --dry-run prints its plan (the run key `format`).
+enum class PlanFormat { table, tsv, json };
+
+/// "table", "tsv" or "json"; throws InputError naming the key otherwise.
+[[nodiscard]] PlanFormat parse_plan_format(const std::string& text);
+
+/// One row per grid point: point, experiment, model, n, d, k, L, H, m, N, tasks, flops, seconds
+/// (one core, summed over the point's tasks), bytes (one task's peak beyond the process).
+void print_plan_tsv(std::ostream& out, const std::vector<TaskSpec>& tasks,
+                    const std::vector<std::uint32_t>& selected, const RunOptions& options);
+
+/// One JSON object: the rows of print_plan_tsv under "points", the totals, the predicted wall
+/// seconds on 1, 2, 4, 16 and 64 ranks, and "memory" (bytes per rank, the largest task, what a
+/// rank has here).
+void print_plan_json(std::ostream& out, const std::vector<TaskSpec>& tasks,
+                     const std::vector<std::uint32_t>& selected, const RunOptions& options,
+                     const MemoryPlan& memory, const RankMemory& available);
+
+}  // namespace wordsens::cli
