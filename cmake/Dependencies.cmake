@@ -1,8 +1,10 @@
-# Every dependency comes from Debian packages; jobs/install_deps.sh installs them.
+# On Debian jobs/install_deps.sh installs every dependency; elsewhere docs/INSTALL.md's table
+# lists them with these minimums (tests/packaging/check_dependency_table.py keeps the two equal).
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
-find_package(MPI REQUIRED COMPONENTS C)
-find_package(HDF5 REQUIRED COMPONENTS C)
-find_package(ZLIB REQUIRED)  # crc32 of the results file's task table (HDF5 links it anyway)
+find_package(MPI 3.0 REQUIRED COMPONENTS C)
+# 1.10.1: the paged file-space strategy of the results file (H5Pset_file_space_strategy).
+find_package(HDF5 1.10.1 REQUIRED COMPONENTS C)
+find_package(ZLIB 1.2 REQUIRED)  # crc32 of the results file's task table (HDF5 links it anyway)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
@@ -24,7 +26,7 @@ if(WORDSENS_EXTERNAL_BLAS)
 endif()
 
 if(WORDSENS_BUILD_TESTS)
-  find_package(GTest REQUIRED)
+  find_package(GTest 1.10 REQUIRED)
 endif()
 if(WORDSENS_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)

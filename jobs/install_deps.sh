@@ -2,12 +2,15 @@
 # Installs exactly the Debian packages wordsens needs that are missing. Safe to run twice.
 # Without root it installs nothing and prints the one apt-get command to run.
 #
-#   bash jobs/install_deps.sh [build|report|run|all]
+#   bash jobs/install_deps.sh [build|report|run|install|all]
 #     build   the compiler, CMake and the libraries of the `wordsens` binary, with Open MPI
+#             (no GoogleTest: docs/INSTALL.md)
 #     report  the report's Python (h5py, numpy, scipy, pandas, matplotlib)
 #     run     build + report: what the main job needs (jobs/run_local.sh installs the report's
 #             part in the background while it builds: on a fresh machine that part is mostly
 #             unpacking and byte-compiling Python, about half the package time)
+#     install run + venv, pip, setuptools and wheel: what `cmake --install` and the README's
+#             offline `pip install --no-build-isolation ./analysis` need
 #     all     (default) everything: adds the test frameworks, clang-format, the Python packaging
 #             tools, npm (jobs/test_all.sh, the real-text datasets, cmake --install) and PyTorch
 #             (Debian's CPU build: the independent forward pass the encoder tests compare with)
@@ -22,19 +25,28 @@ BUILD_PACKAGES=(
 REPORT_PACKAGES=(
   python3 python3-h5py python3-numpy python3-scipy python3-pandas python3-matplotlib
 )
+# A venv that sees Debian's site packages, and the tools pip builds the analysis package with
+# when it cannot download them (--no-build-isolation).
+PACKAGING_PACKAGES=(
+  python3-venv python3-setuptools python3-wheel python3-pip
+)
 TEST_PACKAGES=(
   pkg-config clang-format hdf5-tools
   libgtest-dev libbenchmark-dev
-  python3-pytest python3-venv python3-setuptools python3-wheel python3-pip
+  python3-pytest
   python3-torch
 )
 case "$PROFILE" in
   build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
   report) PACKAGES=("${REPORT_PACKAGES[@]}") ;;
   run) PACKAGES=("${BUILD_PACKAGES[@]}" "${REPORT_PACKAGES[@]}") ;;
-  all) PACKAGES=("${BUILD_PACKAGES[@]}" "${REPORT_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  install) PACKAGES=("${BUILD_PACKAGES[@]}" "${REPORT_PACKAGES[@]}" "${PACKAGING_PACKAGES[@]}") ;;
+  all)
+    PACKAGES=("${BUILD_PACKAGES[@]}" "${REPORT_PACKAGES[@]}" "${PACKAGING_PACKAGES[@]}"
+      "${TEST_PACKAGES[@]}")
+    ;;
   *)
-    echo "install_deps: unknown profile '$PROFILE' (expected build, report, run or all)" >&2
+    echo "install_deps: unknown profile '$PROFILE' (expected build, report, run, install or all)" >&2
     exit 2
     ;;
 esac

@@ -37,6 +37,15 @@ sed -i 's#results/quick.h5#tiny.h5#' example.py
 venv/bin/python example.py >example.out || fail "the README example failed"
 grep -q "raf" example.out || fail "the README example printed no model: $(cat example.out)"
 
+# One version (the top-level VERSION): the results file's, the package's and pip's metadata.
+version=$(cat "$ROOT/VERSION")
+said=$(venv/bin/python -c 'import sys, h5py, importlib.metadata as m, wordsens_analysis as w
+with h5py.File(sys.argv[1], "r") as f:
+    v = f.attrs["software_version"]
+print(v.decode() if isinstance(v, bytes) else v, w.__version__, m.version("wordsens-analysis"))' tiny.h5)
+[ "$said" = "$version $version $version" ] ||
+  fail "file, package and pip metadata say '$said', VERSION says $version"
+
 venv/bin/wordsens-report tiny.h5 -o report >report.out || fail "wordsens-report (installed)"
 [ -s report/report.html ] && [ -s report/verdicts.csv ] || fail "no report written"
 echo "installed, console script and README example: ok"
