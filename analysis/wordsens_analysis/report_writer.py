@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import background, claims, combined, multi_word, paper, rules, stats, verdicts
-from .first_line import first_line
+from .first_line import first_line, input_state
 
 WS_KEYS = ["model", "layers", "d", "k", "n"]
 GEN_KEYS = ["model", "training", "objective", "d", "N", "k", "n"]
@@ -269,7 +269,8 @@ def write_report(results: list, outdir: str) -> tuple:
                  tables=tables, figures=figures, notes=notes, studies=studies, several=several,
                  per_claim=_without_absent(per_claim, absent),
                  sensitivity=_without_absent(sensitivity, absent),
-                 judged=judged_claims(table), no_heatmap=_no_heatmap(studies, ws, witness))
+                 judged=judged_claims(table), no_heatmap=_no_heatmap(studies, ws, witness),
+                 unclean=bool(input_state(results)))
     _write_md(outdir, **parts)
     _write_html(outdir, **parts)
     return table, notes
@@ -378,7 +379,7 @@ def _split_sections(table, lead) -> tuple:
 # configurations).
 
 def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
-              several, per_claim, sensitivity, judged, no_heatmap):
+              several, per_claim, sensitivity, judged, no_heatmap, unclean):
     lead = ("study",) if several else ()
     failing, rest = _split_sections(table, lead)
     lines = [f"# {head}", "", _meta(prov, studies), ""]
@@ -445,7 +446,7 @@ def html_verdicts(df: pd.DataFrame, css: str) -> str:
 
 
 def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
-                several, per_claim, sensitivity, judged, no_heatmap):
+                several, per_claim, sensitivity, judged, no_heatmap, unclean):
     e = html.escape
     lead = ("study",) if several else ()
     failing, rest = _split_sections(table, lead)
@@ -454,13 +455,13 @@ def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, 
         "body{font-family:sans-serif;max-width:1400px;margin:2em auto;line-height:1.4}",
         "table.t{border-collapse:collapse;font-size:12px}table.t td,table.t th{border:1px solid "
         "#ccc;padding:2px 6px}img{max-width:100%}.note{color:#a60}",
-        "tr.fail td{background:#fdd;color:#900}h1.fail{color:#c00}",
+        "tr.fail td{background:#fdd;color:#900}h1.fail{color:#c00}h1.partial{color:#a60}",
         # Figures two abreast, so that the first screen holds the verdicts and the first figures.
         ".figs{display:flex;flex-wrap:wrap;gap:1em}.figs figure{margin:0;flex:1 1 560px;"
         "max-width:690px}.figs figcaption{font-weight:bold;font-size:14px}"
         ".figs img{max-height:460px;object-fit:contain}",
         "</style></head><body>",
-        f"<h1 class='{'fail' if failing else 'ok'}'>{e(head)}</h1>",
+        f"<h1 class='{'fail' if failing else 'partial' if unclean else 'ok'}'>{e(head)}</h1>",
         f"<p>{e(_meta(prov, studies))}</p>",
     ]
     for title, df, css in failing:

@@ -85,6 +85,7 @@ def test_a_partial_file_says_so_in_its_first_line(tmp_path):
     assert p.stdout.splitlines()[0] == first[2:]
     h1 = re.search(r"<h1[^>]*>(.*?)</h1>", html).group(1)
     assert h1.startswith(state), h1
+    assert "<h1 class='partial'>" in html  # coloured as a caveat, not as a failing check
 
 
 def test_the_input_state_names_repairs_not_caveats():
