@@ -27,6 +27,11 @@ from . import catalogue, damage, names
 
 
 WITNESS_BUDGET = 50_000_000  # float64 values of /witness loaded at most (400 MB)
+# The reader's notes that are no repair of the file (its records are all there and read as
+# written): the report's first line names a file as damaged for the other notes only.
+UNCHECKED = "predates the checksums and damage checks"
+OVER_BUDGET = "arrays not loaded (over the memory budget"
+NOT_REPAIRS = (UNCHECKED, OVER_BUDGET)
 
 
 class ResultsFileError(Exception):
@@ -375,8 +380,7 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
                            words=words, sets=sets,
                            model_keys=dict(keys, heads=str(int(heads_of.get(tid, 1))))))
     if left_out:
-        notes.append(f"/witness: {left_out} arrays not loaded (over the memory budget of "
-                     f"{WITNESS_BUDGET} values)")
+        notes.append(f"/witness: {left_out} {OVER_BUDGET} of {WITNESS_BUDGET} values)")
     return out
 
 
@@ -558,9 +562,9 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     else:
         # A newer file relabelled as an older one is refused, not read without its checks.
         problems = damage.check_older_file(f)
-        notes.append(f"format {version[0]}.{version[1]} predates the checksums and damage checks "
-                     f"of format 1.{names.CHECKED_MINOR}: a damaged value in it cannot be told "
-                     "from a good one")
+        notes.append(f"format {version[0]}.{version[1]} {UNCHECKED} of format "
+                     f"1.{names.CHECKED_MINOR}: a damaged value in it cannot be told from a good "
+                     "one")
     if problems:
         more = len(problems) - 1
         also = (f"; and {more} more problem{'s' if more > 1 else ''}: wordsens info --check "

@@ -3,9 +3,11 @@
 Writes report.md, report.html (self-contained: figures embedded), verdicts.csv, the summary
 tables as CSV and the figures as PNG and PDF (report_writer.py); prints the headline and the
 primary verdicts. The first line of the report and of the printout answers at a glance: how many
-primary claims are confirmed, contradicted, inconclusive, and whether every integrity check
-passes. One file or several (of one study or of different ones, e.g. every experiment of the
-paper) go through the same pipeline (combined.py groups the files into studies). The output
+primary claims are confirmed, contradicted, inconclusive (of the claims whose models the files
+hold; the others are named once), whether every integrity check passes, and first of all
+whether an input file is partial or was repaired (first_line.py). One file or several (of one
+study or of different ones, e.g. every experiment of the paper) go through the same pipeline
+(combined.py groups the files into studies). The output
 directory is replaced whole, by one report at a time (report_dir.py). Exit codes follow the
 suite's (0 ok, 1 damaged input or a failed write, 2 bad input file or command line, an output
 directory that is not a report's or that another report is writing).
@@ -21,6 +23,7 @@ import warnings
 import pandas as pd
 
 from . import report_dir, rules, verdicts
+from .first_line import first_line
 from .io import DamagedFileError, ResultsFileError, read_results
 from .report_writer import fmt, rules_line
 
@@ -46,13 +49,14 @@ def error(message) -> None:
     print(f"wordsens-report: error: {printable(str(message))}", file=sys.stderr)
 
 
-def verdict_text(table: pd.DataFrame) -> str:
-    """The headline, then integrity failures and primary rows (the rest is in the report); the
-    study is named when the report has several."""
+def verdict_text(table: pd.DataFrame, first: str | None = None) -> str:
+    """The first line (`first`, first_line.py; the headline by default), then integrity failures
+    and the primary rows of the claims the report judges (the first line names the others; the
+    rest is in the report); the study is named when the report has several."""
     several = table[verdicts.STUDY].replace("", pd.NA).nunique() > 1
     integ_fail = table[(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL)]
-    prim = table[table["kind"] == rules.PRIMARY]
-    lines = [verdicts.headline(table), rules_line()]
+    prim = table[(table["kind"] == rules.PRIMARY) & ~verdicts.not_in_study(table)]
+    lines = [first or verdicts.headline(table), rules_line()]
     where = (lambda r: f"@{r.study}" if r.study else "") if several else (lambda r: "")
     for r in integ_fail.itertuples():
         lines.append(f"  FAIL  {r.claim}{where(r)}: {r.statistic} = {fmt(r.estimate)} — "
@@ -115,7 +119,8 @@ def main(argv=None) -> int:
     except OSError as err:
         error(f"cannot write {args.output}: {err}")
         return EXIT_USAGE
-    lines = [*verdict_text(table).split("\n"), *(f"note: {n}" for n in notes),
+    lines = [*verdict_text(table, first_line(table, results)).split("\n"),
+             *(f"note: {n}" for n in notes),
              f"report: {os.path.join(args.output, 'report.html')}"]
     return print_result(lines)
 

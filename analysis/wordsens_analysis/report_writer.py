@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import background, claims, combined, multi_word, paper, rules, stats, verdicts
+from .first_line import first_line, input_state
 
 WS_KEYS = ["model", "layers", "d", "k", "n"]
 GEN_KEYS = ["model", "training", "objective", "d", "N", "k", "n"]
@@ -125,22 +126,37 @@ def rules_line() -> str:
             "changelog in docs/VERDICT_RULES.md)")
 
 
-def rules_tables() -> dict:
+def judged_claims(table: pd.DataFrame) -> set:
+    """The claims the report judges: those with a primary or extension row, except the claims
+    whose model no study holds (verdicts.not_in_study), which the first line names instead."""
+    own = table[table["kind"].isin([rules.PRIMARY, rules.EXTENSION])
+                & ~verdicts.not_in_study(table)]
+    return {c.split("[")[0] for c in own["claim"]}
+
+
+def rules_tables(judged: set | None = None) -> dict:
+    """The rules' texts; `judged`: the claims whose rules are shown (all when None), so that a
+    focused study's report does not explain claims about models it never ran."""
     def of(extension: bool) -> pd.DataFrame:
         return pd.DataFrame([(c.id, c.theorem, c.name, c.model, c.regime, c.rule)
-                             for c in claims.CLAIMS.values() if c.extension == extension],
+                             for c in claims.CLAIMS.values() if c.extension == extension
+                             and (judged is None or c.id in judged)],
                             columns=["claim", "theorem", "name", "model", "regime", "rule"])
     secondary = pd.DataFrame(list(rules.SECONDARY_RULES.items()), columns=["rows", "rule"])
     integrity = pd.DataFrame(list(rules.INTEGRITY_RULES.items()), columns=["check", "rule"])
     beyond = of(True)
     beyond["rule"] = beyond["rule"] + "; " + rules.EXTENSION_RULE
-    return {"primary claims": of(False), "claims beyond the paper": beyond,
-            "secondary rows": secondary, "integrity checks": integrity}
+    out = {"primary claims": of(False), "claims beyond the paper": beyond}
+    if judged is not None:  # a claims' table with none judged is left out, not shown empty
+        out = {k: v for k, v in out.items() if not v.empty}
+    return {**out, "secondary rows": secondary, "integrity checks": integrity}
 
 
 def sections(table: pd.DataFrame, lead: tuple = ()) -> list:
-    """(title, table, css class) in reading order: integrity failures, primary, the claims
-    beyond the paper (when the file has any), integrity, secondary. `lead`: columns shown first in every table (the study, with several)."""
+    """(title, table, css class) in reading order: integrity failures, primary (the claims the
+    report judges; the first line names the others), the claims beyond the paper (when the file
+    has any), integrity, secondary. `lead`: columns shown first in every table (the study, with
+    several)."""
     integ = table[table["kind"] == rules.INTEGRITY].rename(columns={"trials": "records"})
     failed = integ[integ["verdict"] == rules.FAIL]
     shown = [*lead, *[c if c != "trials" else "records" for c in INTEGRITY_SHOWN]]
@@ -148,8 +164,8 @@ def sections(table: pd.DataFrame, lead: tuple = ()) -> list:
     if not failed.empty:
         out.append(("Integrity checks that FAIL (the numbers below cannot be trusted)",
                     failed[shown], "fail"))
-    out.append(("Primary claims",
-                table[table["kind"] == rules.PRIMARY][[*lead, *PRIMARY_SHOWN]], "primary"))
+    judged = table[(table["kind"] == rules.PRIMARY) & ~verdicts.not_in_study(table)]
+    out.append(("Primary claims", judged[[*lead, *PRIMARY_SHOWN]], "primary"))
     beyond = table[table["kind"] == rules.EXTENSION]
     if not beyond.empty:
         out.append(("Claims beyond the paper (a Holm family of their own)",
@@ -185,6 +201,27 @@ def _pick_witness(witnesses: list):
 
 
 # --- the report -------------------------------------------------------------------------------
+
+def _without_absent(df: pd.DataFrame, absent: set) -> pd.DataFrame:
+    """A per-claim table as the report shows it: without the claims no study holds (their rows
+    stay in the CSV files; the first line names them once)."""
+    return df[~df["claim"].isin(absent)] if not df.empty else df
+
+
+def _witness_note(studies, witness) -> str | None:
+    """Why the attention heatmaps are missing, as a note only when witnesses were asked for
+    (save_witness, or any witness in a file) and yet no raf witness can be drawn: a study run
+    without --save-witness (the default) lacks them by design, which the figures section says
+    without a warning."""
+    if witness is not None:
+        return None
+    files = [res for s in studies for res in s.files]
+    asked = any(int(res.attrs.get("save_witness", 0) or 0) or res.witnesses for res in files)
+    if not asked:
+        return None
+    return ("no raf witness with X and W in the file although witnesses were saved (the "
+            "attention heatmaps need one)")
+
 
 def write_report(results: list, outdir: str) -> tuple:
     """Writes the report of `results` (read_results of each file) into outdir; returns
@@ -223,12 +260,17 @@ def write_report(results: list, outdir: str) -> tuple:
     figures, witness = _figures(studies, ws, gen, several_words, table, outdir)
     sensitivity = sensitivity_of()
     sensitivity.to_csv(os.path.join(outdir, "sensitivity.csv"), index=False)
-    if witness is None:
-        notes.append("no raf witness with X and W in the file (run with --save-witness for the "
-                     "attention heatmaps)")
-    parts = dict(head=verdicts.headline(table), table=table, pvh=pvh, files=files, shared=shared,
-                 prov=prov, tables=tables, figures=figures, notes=notes, studies=studies,
-                 several=several, per_claim=per_claim, sensitivity=sensitivity)
+    why = _witness_note(studies, witness)
+    if why:
+        notes.append(why)
+    absent = set(table.loc[verdicts.not_in_study(table), "claim"])
+    parts = dict(head=first_line(table, results), table=table,
+                 pvh=_without_absent(pvh, absent), files=files, shared=shared, prov=prov,
+                 tables=tables, figures=figures, notes=notes, studies=studies, several=several,
+                 per_claim=_without_absent(per_claim, absent),
+                 sensitivity=_without_absent(sensitivity, absent),
+                 judged=judged_claims(table), no_heatmap=_no_heatmap(studies, ws, witness),
+                 unclean=bool(input_state(results)))
     _write_md(outdir, **parts)
     _write_html(outdir, **parts)
     return table, notes
@@ -312,34 +354,64 @@ CLAIMS_TEXT = ("One row per claim, whatever the number of studies that judge it:
                "when a study contradicts it, else the strongest verdict a study gives it.")
 
 
+NO_HEATMAP = ("The attention heatmaps (a raf witness) need a study run with --save-witness; "
+              "this one was run without it.")
+
+
+def _no_heatmap(studies, ws, witness) -> str:
+    """The figures section's word on the missing heatmaps when the study has raf but saved no
+    witness (by design, not a fault: _witness_note covers witnesses asked for and missing)."""
+    if witness is not None or _witness_note(studies, witness) or ws.empty or "model" not in ws:
+        return ""
+    return NO_HEATMAP if (ws["model"] == "raf").any() else ""
+
+
+def _split_sections(table, lead) -> tuple:
+    """The failing integrity checks (shown right under the first line: every number below hangs
+    on them) and the other sections (after the figures)."""
+    secs = sections(table, lead=lead)
+    return [s for s in secs if s[2] == "fail"], [s for s in secs if s[2] != "fail"]
+
+
+# Reading order of both reports: the answer first (first line, failing checks, one verdict per
+# claim), then the figures that back it, then the tables behind the verdicts, and last what a
+# reader consults (how files combine, provenance, the rules of the claims judged, data tables,
+# configurations).
+
 def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
-              several, per_claim, sensitivity):
+              several, per_claim, sensitivity, judged, no_heatmap, unclean):
     lead = ("study",) if several else ()
+    failing, rest = _split_sections(table, lead)
     lines = [f"# {head}", "", _meta(prov, studies), ""]
-    lines += [f"> note: {n}" for n in notes] + [""]
+    for title, df, _ in failing:
+        lines += [f"## {title}", "", md_table(_md_verdict(df))]
+    lines += ["## Claims", "", CLAIMS_TEXT, "", md_table(_md_verdict(per_claim))]
+    lines += ["## Figures", ""]
+    for title, png in figures:
+        lines += [f"### {title}", "", f"![{title}]({png})", "", f"(PDF: `{png[:-4]}.pdf`)", ""]
+    if no_heatmap:
+        lines += [no_heatmap, ""]
+    if notes:
+        lines += ["## Notes", ""] + [f"> note: {n}" for n in notes] + [""]
+    lines += ["## Paper vs here", "",
+              "Each claim of the paper and the trend its experiments report, beside the "
+              "statistic measured here, per study (one row per primary row below).", "",
+              md_table(_md_verdict(pvh))]
+    for title, df, _ in rest:
+        if title == "Primary claims" and several:
+            title = "Primary claims (grouped by theorem; one row per claim and study)"
+        lines += [f"## {title}", "", md_table(_md_verdict(df))]
+    lines += ["## Sensitivity of the primary verdicts", "", SENSITIVITY_TEXT, "",
+              md_table(sensitivity)]
     if len(prov) > 1:
         lines += ["## How the files are combined", "", combined.POLICY, "",
                   "### Studies and files", "", md_table(files)]
         if several:
             lines += ["### Grid points held by several studies (kept apart)", "",
                       md_table(shared) if not shared.empty else "_(none)_\n"]
-    lines += ["## Claims", "", CLAIMS_TEXT, "", md_table(_md_verdict(per_claim))]
-    lines += ["## Paper vs here", "",
-              "Each claim of the paper and the trend its experiments report, beside the "
-              "statistic measured here, per study (one row per primary row below).", "",
-              md_table(_md_verdict(pvh))]
-    for title, df, _ in sections(table, lead=lead):
-        if title == "Primary claims" and several:
-            title = "Primary claims (grouped by theorem; one row per claim and study)"
-        lines += [f"## {title}", "", md_table(_md_verdict(df))]
-    lines += ["## Sensitivity of the primary verdicts", "", SENSITIVITY_TEXT, "",
-              md_table(sensitivity)]
-    lines += ["## Figures", ""]
-    for title, png in figures:
-        lines += [f"### {title}", "", f"![{title}]({png})", "", f"(PDF: `{png[:-4]}.pdf`)", ""]
     lines += ["## Provenance of every file", "", md_table(prov)]
     lines += ["## Rules", "", RULES_INTRO, ""]
-    for title, df in rules_tables().items():
+    for title, df in rules_tables(judged).items():
         lines += [f"### Rules: {title}", "", md_table(df)]
     for name, df in tables.items():
         lines += [f"## Table `{name}` (also `{name}.csv`)", "", md_table(df)]
@@ -374,44 +446,54 @@ def html_verdicts(df: pd.DataFrame, css: str) -> str:
 
 
 def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, notes, studies,
-                several, per_claim, sensitivity):
+                several, per_claim, sensitivity, judged, no_heatmap, unclean):
     e = html.escape
     lead = ("study",) if several else ()
-    fail = table[(table["kind"] == rules.INTEGRITY) & (table["verdict"] == rules.FAIL)]
+    failing, rest = _split_sections(table, lead)
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>wordsens report</title><style>",
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(head)}</title><style>",
         "body{font-family:sans-serif;max-width:1400px;margin:2em auto;line-height:1.4}",
         "table.t{border-collapse:collapse;font-size:12px}table.t td,table.t th{border:1px solid "
         "#ccc;padding:2px 6px}img{max-width:100%}.note{color:#a60}",
-        "tr.fail td{background:#fdd;color:#900}h1.fail{color:#c00}",
+        "tr.fail td{background:#fdd;color:#900}h1.fail{color:#c00}h1.partial{color:#a60}",
+        # Figures two abreast, so that the first screen holds the verdicts and the first figures.
+        ".figs{display:flex;flex-wrap:wrap;gap:1em}.figs figure{margin:0;flex:1 1 560px;"
+        "max-width:690px}.figs figcaption{font-weight:bold;font-size:14px}"
+        ".figs img{max-height:460px;object-fit:contain}",
         "</style></head><body>",
-        f"<h1 class='{'fail' if not fail.empty else 'ok'}'>{e(head)}</h1>",
+        f"<h1 class='{'fail' if failing else 'partial' if unclean else 'ok'}'>{e(head)}</h1>",
         f"<p>{e(_meta(prov, studies))}</p>",
     ]
-    parts += [f"<p class='note'>note: {e(n)}</p>" for n in notes]
+    for title, df, css in failing:
+        parts += [f"<h2 style='color:#c00'>{e(title)}</h2>", html_verdicts(df, css)]
+    parts += ["<h2>Claims</h2>", f"<p>{e(CLAIMS_TEXT)}</p>", html_verdicts(per_claim, "")]
+    parts += ["<h2>Figures</h2>", "<div class='figs'>"]
+    for title, png in figures:
+        with open(os.path.join(outdir, png), "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        parts += [f"<figure><figcaption>{e(title)}</figcaption>",
+                  f"<img alt='{e(title)}' src='data:image/png;base64,{data}'>",
+                  f"<p>PDF: <a href='{e(png[:-4])}.pdf'>{e(png[:-4])}.pdf</a></p></figure>"]
+    parts.append("</div>")
+    if no_heatmap:
+        parts.append(f"<p>{e(no_heatmap)}</p>")
+    if notes:
+        parts.append("<h2>Notes</h2>")
+        parts += [f"<p class='note'>note: {e(n)}</p>" for n in notes]
+    parts += ["<h2>Paper vs here</h2>", html_verdicts(pvh, "")]
+    for title, df, css in rest:
+        parts += [f"<h2>{e(title)}</h2>", html_verdicts(df, css)]
+    parts += ["<h2>Sensitivity of the primary verdicts</h2>", f"<p>{e(SENSITIVITY_TEXT)}</p>",
+              html_table(sensitivity)]
     if len(prov) > 1:
         parts += ["<h2>How the files are combined</h2>", f"<p>{e(combined.POLICY)}</p>",
                   "<h3>Studies and files</h3>", html_table(files)]
         if several:
             parts += ["<h3>Grid points held by several studies (kept apart)</h3>",
                       html_table(shared) if not shared.empty else "<p><em>(none)</em></p>"]
-    parts += ["<h2>Claims</h2>", f"<p>{e(CLAIMS_TEXT)}</p>", html_verdicts(per_claim, "")]
-    parts += ["<h2>Paper vs here</h2>", html_verdicts(pvh, "")]
-    for title, df, css in sections(table, lead=lead):
-        style = " style='color:#c00'" if css == "fail" else ""
-        parts += [f"<h2{style}>{e(title)}</h2>", html_verdicts(df, css)]
-    parts += ["<h2>Sensitivity of the primary verdicts</h2>", f"<p>{e(SENSITIVITY_TEXT)}</p>",
-              html_table(sensitivity)]
-    parts.append("<h2>Figures</h2>")
-    for title, png in figures:
-        with open(os.path.join(outdir, png), "rb") as f:
-            data = base64.b64encode(f.read()).decode("ascii")
-        parts += [f"<h3>{e(title)}</h3>",
-                  f"<img alt='{e(title)}' src='data:image/png;base64,{data}'>",
-                  f"<p>PDF: <a href='{e(png[:-4])}.pdf'>{e(png[:-4])}.pdf</a></p>"]
     parts += ["<h2>Provenance of every file</h2>", html_table(prov)]
     parts += ["<h2>Rules</h2>", f"<p>{e(RULES_INTRO)}</p>"]
-    for title, df in rules_tables().items():
+    for title, df in rules_tables(judged).items():
         parts += [f"<h3>Rules: {e(title)}</h3>", html_table(df)]
     for name, df in tables.items():
         parts += [f"<h2>Table {e(name)}</h2>", html_table(df)]
@@ -421,4 +503,3 @@ def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, 
     parts.append("</body></html>")
     with open(os.path.join(outdir, "report.html"), "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
-

@@ -217,6 +217,30 @@ def _own_claim(row: Row, study: StudyData) -> bool:
     return row.kind not in JUDGED or c is None or _holds(study, c)
 
 
+DESCRIPTIVE_ONLY = " outside descriptive studies (which give secondary rows only)"
+
+
+def _absent_reason(c) -> str:
+    return f"no {c.model} {c.table} records "
+
+
+def not_in_study(table: pd.DataFrame) -> pd.Series:
+    """The primary rows of claims whose model (in the claim's table) no study of the report
+    holds (_absent_rows): still inconclusive in verdicts.csv, but the first line leaves them out
+    of its count and the report lists them once, so that a focused study is not told it left
+    claims open that it never set out to judge. A claim held only by a descriptive study is
+    held: it stays counted, with its reason."""
+    if table.empty:
+        return pd.Series(False, index=table.index)
+
+    def absent(r) -> bool:
+        c = claims.CLAIMS.get(r.claim)
+        return (r.kind == rules.PRIMARY and c is not None and not getattr(r, STUDY)
+                and str(r.reason).startswith(_absent_reason(c))
+                and not str(r.reason).endswith(DESCRIPTIVE_ONLY))
+    return pd.Series([absent(r) for r in table.itertuples()], index=table.index, dtype=bool)
+
+
 def _absent_rows(studies: list, where: str) -> list:
     rows = []
     judging = [s for s in studies if not s.descriptive]
@@ -224,9 +248,9 @@ def _absent_rows(studies: list, where: str) -> list:
         # A claim beyond the paper speaks only where a study runs its model.
         if c.extension or c.table == "multi_word" or any(_holds(s, c) for s in judging):
             continue
-        why = f"no {c.model} {c.table} records {where}"
+        why = _absent_reason(c) + where
         if any(_holds(s, c) for s in studies):
-            why += " outside descriptive studies (which give secondary rows only)"
+            why += DESCRIPTIVE_ONLY
         rows.append(Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime,
                         unavailable=why))
     return rows
@@ -337,28 +361,34 @@ def claim_verdicts(table: pd.DataFrame) -> pd.DataFrame:
 
 def headline(table: pd.DataFrame) -> str:
     """'P of Q claims confirmed, W with weaker evidence only …, C contradicted, I inconclusive;
-    integrity checks: all pass' — the report's first line. It counts claims, not rows: a claim
-    judged in two studies is one claim. A failing check is named with its study when the report
-    has several."""
-    per_claim = claim_verdicts(table)
+    not in this study: …; integrity checks: all pass' — the report's first line. It counts
+    claims, not rows: a claim judged in two studies is one claim. Only claims whose model the
+    report's studies hold are counted; the others are named once after the count (not_in_study).
+    A failing check is named with its study when the report has several."""
+    absent = not_in_study(table)
+    per_claim = claim_verdicts(table[~absent])
     v = per_claim["verdict"]
     q = len(per_claim)
     conf = int((v == rules.CONFIRMED).sum())
     weak = int(v.isin(rules.POSITIVE[1:]).sum())
     contra = int((v == rules.CONTRADICTED).sum())
     inc = q - conf - weak - contra
+    several = table[STUDY].replace("", np.nan).nunique() > 1 if STUDY in table else False
     integ = table[table["kind"] == rules.INTEGRITY]
     failed = integ[integ["verdict"] == rules.FAIL]
     if failed.empty:
         na = int((integ["verdict"] == rules.NOT_IN_FILE).sum())
         checks = "all pass" + (f" ({na} not in this file)" if na else "")
     else:
-        several = table[STUDY].replace("", np.nan).nunique() > 1 if STUDY in table else False
         named = [f"{r.claim}@{getattr(r, STUDY)}" if several and getattr(r, STUDY) else r.claim
                  for r in failed.itertuples()]
         checks = f"{len(failed)} of {len(integ)} FAIL: " + ", ".join(named)
+    missing = list(dict.fromkeys(table.loc[absent, "claim"]))
+    elsewhere = (f"; not in {'these studies' if several else 'this study'}: "
+                 + ", ".join(missing)) if missing else ""
     return (f"{conf} of {q} claims confirmed, {weak} supported or not refuted by weaker "
-            f"evidence, {contra} contradicted, {inc} inconclusive; integrity checks: {checks}")
+            f"evidence, {contra} contradicted, {inc} inconclusive{elsewhere}; integrity "
+            f"checks: {checks}")
 
 
 def sensitivity(studies: list, where: str, table: pd.DataFrame) -> pd.DataFrame:

@@ -93,7 +93,8 @@ def test_two_studies_give_one_verdict_table_with_both(tmp_path):
                                stats.holm(pc.to_numpy()), equal_nan=True)
     md = (out / "report.md").read_text()
     first = md.splitlines()[0]
-    assert first.startswith("# 4 of 8 claims confirmed, 3 supported or not refuted by weaker "), first
+    assert first.startswith("# 4 of 7 claims confirmed, 3 supported or not refuted by weaker "), first
+    assert "0 inconclusive; not in these studies: thm2_drf; integrity" in first  # in neither file
     assert p.stdout.splitlines()[0] == first[2:]
     for section in ("## How the files are combined", "## Paper vs here", "## Claims",
                     "## Sensitivity of the primary verdicts", "## Provenance of every file",
@@ -331,7 +332,7 @@ def test_the_headline_counts_claims_not_rows(tmp_path):
     per_claim = verdicts.claim_verdicts(v).set_index("claim")
     assert (v[v["kind"] == rules.PRIMARY]["claim"] == "thm1_rf").sum() == 2
     assert per_claim.loc["thm1_rf", "verdict"] == rules.CONFIRMED
-    assert verdicts.headline(v).startswith("1 of 6 claims confirmed")
+    assert verdicts.headline(v).startswith("1 of 1 claims confirmed")
     flat = write_study(tmp_path / "c.h5", synthetic_tables(trials=12, models=("rf",),
                                                            gen_models=(), slopes={"rf": 0.0}),
                        RF_CFG + "max-evals = 60\n", seed=3)

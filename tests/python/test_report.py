@@ -17,7 +17,8 @@ def run_report(path, out):
 
 
 HEADLINE = re.compile(r"^(\d+) of (\d+) claims confirmed, (\d+) supported or not refuted by "
-                      r"weaker evidence, (\d+) contradicted, (\d+) inconclusive; integrity "
+                      r"weaker evidence, (\d+) contradicted, (\d+) inconclusive"
+                      r"(?:; not in (?:this study|these studies): [^;]+)?; integrity "
                       r"checks: (all pass.*|\d+ of \d+ FAIL: .+)$")
 
 
@@ -55,11 +56,13 @@ def test_report_end_to_end(tmp_path):
     md = (out / "report.md").read_text()
     first = md.splitlines()[0]
     assert first.startswith("# ") and HEADLINE.match(first[2:]), first
-    assert first[2:].startswith("3 of 8 claims confirmed, 2 supported")
+    # drf and raf_relu are not in the file: named once, outside the count.
+    assert first[2:].startswith("3 of 6 claims confirmed, 2 supported")
+    assert "1 inconclusive; not in this study: thm2_drf, softmax_raf_relu; integrity" in first
     assert first.endswith("integrity checks: 1 of 12 FAIL: witness_recompute")
     assert f"verdict rules {rules.RULES_VERSION} (hash {claims.RULES_HASH}" in md.splitlines()[2]
     assert md.index("## Integrity checks that FAIL") < md.index("## Primary claims")
-    assert "no drf ws records" in md
+    assert "no drf ws records" not in md and md.count("thm2_drf") == 1
     # The printout starts with the same line.
     assert p.stdout.splitlines()[0] == first[2:]
     assert "thm1_rf" in p.stdout and "FAIL  witness_recompute" in p.stdout
