@@ -5,9 +5,10 @@ namespace wordsens::cli {
 
 int ws_command(int argc,
                char** argv);  // ws_command.cpp: WS estimates without MPI or a results file
-int gen_command(int argc, char** argv);    // gen_command.cpp: trained-head generalization
-int run_command(int argc, char** argv);    // run_command.cpp: options, checks, then run_study
-int merge_command(int argc, char** argv);  // merge_command.cpp: merge shard files
-int info_command(int argc, char** argv);   // info_command.cpp: what a results file holds
+int gen_command(int argc, char** argv);        // gen_command.cpp: trained-head generalization
+int run_command(int argc, char** argv);        // run_command.cpp: options, checks, then run_study
+int merge_command(int argc, char** argv);      // merge_command.cpp: merge shard files
+int info_command(int argc, char** argv);       // info_command.cpp: what a results file holds
+int calibrate_command(int argc, char** argv);  // calibrate_command.cpp: the cost model's rates
 
 }  // namespace wordsens::cli

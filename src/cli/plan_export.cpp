@@ -78,8 +78,9 @@ PlanFormat parse_plan_format(const std::string& text) {
 }
 
 void print_plan_tsv(std::ostream& out, const std::vector<TaskSpec>& tasks,
-                    const std::vector<std::uint32_t>& selected, const RunOptions& options) {
-  const PlannedTasks plan = plan_points(tasks, selected, options.study);
+                    const std::vector<std::uint32_t>& selected, const RunOptions& options,
+                    const HostCalibration* calibration) {
+  const PlannedTasks plan = plan_points(tasks, selected, options.study, calibration);
   const char* separator = "";
   for (const char* column : kColumns) {
     out << separator << column;
@@ -98,10 +99,13 @@ void print_plan_tsv(std::ostream& out, const std::vector<TaskSpec>& tasks,
 
 void print_plan_json(std::ostream& out, const std::vector<TaskSpec>& tasks,
                      const std::vector<std::uint32_t>& selected, const RunOptions& options,
-                     const MemoryPlan& memory, const RankMemory& available) {
-  const PlannedTasks plan = plan_points(tasks, selected, options.study);
+                     const MemoryPlan& memory, const RankMemory& available,
+                     const HostCalibration* calibration) {
+  const PlannedTasks plan = plan_points(tasks, selected, options.study, calibration);
   out << "{\n  \"shard\": " << quoted(options.shard.to_string())
       << ",\n  \"tasks\": " << selected.size() << ",\n  \"tasks_in_study\": " << tasks.size()
+      << ",\n  \"calibration\": "
+      << (calibration == nullptr ? std::string("null") : quoted(calibration->source()))
       << ",\n  \"points\": [";
   const char* separator = "\n";
   for (const auto& [id, p] : plan.points) {

@@ -10,6 +10,7 @@
 
 #include "cli/config.hpp"
 #include "cli/memory_check.hpp"
+#include "study/host_calibration.hpp"
 #include "study/memory_plan.hpp"
 #include "study/task.hpp"
 
@@ -24,13 +25,15 @@ enum class PlanFormat { table, tsv, json };
 /// One row per grid point: point, experiment, model, n, d, k, L, H, m, N, tasks, flops, seconds
 /// (one core, summed over the point's tasks), bytes (one task's peak beyond the process).
 void print_plan_tsv(std::ostream& out, const std::vector<TaskSpec>& tasks,
-                    const std::vector<std::uint32_t>& selected, const RunOptions& options);
+                    const std::vector<std::uint32_t>& selected, const RunOptions& options,
+                    const HostCalibration* calibration = nullptr);
 
 /// One JSON object: the rows of print_plan_tsv under "points", the totals, the predicted wall
 /// seconds on 1, 2, 4, 16 and 64 ranks, and "memory" (bytes per rank, the largest task, what a
 /// rank has here).
 void print_plan_json(std::ostream& out, const std::vector<TaskSpec>& tasks,
                      const std::vector<std::uint32_t>& selected, const RunOptions& options,
-                     const MemoryPlan& memory, const RankMemory& available);
+                     const MemoryPlan& memory, const RankMemory& available,
+                     const HostCalibration* calibration = nullptr);
 
 }  // namespace wordsens::cli

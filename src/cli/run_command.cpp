@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
+#include "cli/calibration_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
@@ -94,6 +96,7 @@ int run_command(int argc, char** argv) {
   std::vector<std::uint32_t> selected;
   std::unique_ptr<DataSource> data;
   MemoryPlan memory;
+  std::optional<HostCalibration> calibration;
   try {
     options = parse_run_options(argc, argv);
     if (options.help) {
@@ -107,7 +110,9 @@ int run_command(int argc, char** argv) {
     }
     memory = plan_memory(tasks, selected, options.study);
     data = make_data_source(options.study, tasks);
-    if (!options.dry_run) {
+    if (options.dry_run) {
+      calibration = load_calibration(options.calibration);
+    } else {
       check_output(options);
       require_memory(memory, rank_memory(options));
     }
@@ -136,14 +141,17 @@ int run_command(int argc, char** argv) {
     if (print) {
       switch (parse_plan_format(options.plan_format)) {
         case PlanFormat::table:
-          print_task_table(std::cout, tasks, selected, options);
+          print_task_table(std::cout, tasks, selected, options,
+                           calibration ? &*calibration : nullptr);
           print_memory(std::cout, memory, rank_memory(options));
           break;
         case PlanFormat::tsv:
-          print_plan_tsv(std::cout, tasks, selected, options);
+          print_plan_tsv(std::cout, tasks, selected, options,
+                         calibration ? &*calibration : nullptr);
           break;
         case PlanFormat::json:
-          print_plan_json(std::cout, tasks, selected, options, memory, rank_memory(options));
+          print_plan_json(std::cout, tasks, selected, options, memory, rank_memory(options),
+                          calibration ? &*calibration : nullptr);
           break;
       }
     }

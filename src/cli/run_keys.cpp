@@ -166,6 +166,10 @@ po::options_description describe_run_keys(
       ("format", &r.format, "table", {"table, tsv or json", "format = json"},
        "what --dry-run prints: table (for people), or tsv or json (for scripts: each grid "
        "point's tasks, seconds and bytes; json adds the wall times and the memory per rank)")
+      ("calibration", &r.calibration, "auto", {"auto, none or a path", "calibration = none"},
+       "the host calibration --dry-run prices its seconds with (written by `wordsens "
+       "calibrate`): auto: $WORDSENS_CALIBRATION, else ~/.config/wordsens/calibration.tsv, "
+       "when it exists; none: the development machine's prices")
       ("walltime", &r.walltime, "0", {"seconds >= 0", "walltime = 14100"},
        "seconds after which no task is handed out (then exit 3); 0: none")
       ("shard", &r.shard, "0/1", {"i/N with 0 <= i < N", "shard = 2/8"},
@@ -328,6 +332,8 @@ void resolve_run(const RunKeyValues& r, RunOptions& options) {
   options.dry_run = parse_bool_value("dry-run", r.dry_run);
   options.plan_format = r.format;
   (void)parse_plan_format(r.format);  // a bad value is refused with or without --dry-run
+  if (r.calibration.empty()) throw_bad_value("calibration", r.calibration, "auto, none or a path");
+  options.calibration = r.calibration;
   options.walltime = parse_real_value(
       "walltime", r.walltime, [](double x) { return x >= 0; }, "seconds >= 0 (0: none)");
   options.progress_interval = parse_real_value(

@@ -17,7 +17,8 @@ std::string format_flops(double flops) {
 }  // namespace
 
 PlannedTasks plan_points(const std::vector<TaskSpec>& tasks,
-                         const std::vector<std::uint32_t>& selected, const StudyConfig& study) {
+                         const std::vector<std::uint32_t>& selected, const StudyConfig& study,
+                         const HostCalibration* calibration) {
   PlannedTasks plan;
   plan.task_seconds.reserve(selected.size());
   for (const auto id : selected) {
@@ -28,15 +29,17 @@ PlannedTasks plan_points(const std::vector<TaskSpec>& tasks,
     const double c = estimated_cost(t, study);
     p.flops += c;
     plan.flops += c;
-    plan.task_seconds.push_back(estimated_seconds(t, study));
+    const double priced = estimated_seconds(t, study);
+    plan.task_seconds.push_back(calibration ? calibration->seconds(t, priced) : priced);
     p.seconds += plan.task_seconds.back();
   }
   return plan;
 }
 
 void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
-                      const std::vector<std::uint32_t>& selected, const RunOptions& options) {
-  const PlannedTasks plan = plan_points(tasks, selected, options.study);
+                      const std::vector<std::uint32_t>& selected, const RunOptions& options,
+                      const HostCalibration* calibration) {
+  const PlannedTasks plan = plan_points(tasks, selected, options.study, calibration);
   const auto& points = plan.points;
   char line[256];
   std::snprintf(line, sizeof line, "%6s  %-4s %-9s %7s %6s %10s %3s %3s %5s %7s %6s %12s %10s\n",
@@ -58,7 +61,13 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
     out << " in shard " << options.shard.to_string() << " (of " << tasks.size() << ")";
   }
   out << " in " << points.size() << " grid points, est. " << format_flops(plan.flops) << " Gflop\n";
-  out << "predicted wall time (cost model calibrated on the 2-core development machine):";
+  if (calibration != nullptr) {
+    out << "predicted wall time (cost model calibrated on this host: " << calibration->source()
+        << ", " << calibration->header() << "):";
+  } else {
+    out << "predicted wall time (cost model calibrated on the 2-core development machine; "
+           "`wordsens calibrate` prices it for this host):";
+  }
   for (const int cores : kPredictedCores) {
     out << " " << cores << (cores == 1 ? " core " : " cores ")
         << parallel::format_duration(predicted_wall_seconds(plan.task_seconds, cores)) << ";";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/config.hpp"
+#include "study/host_calibration.hpp"
 #include "study/task.hpp"
 
 namespace wordsens::cli {
@@ -27,15 +28,18 @@ struct PlannedTasks {
   double flops = 0;
 };
 
+/// `calibration`: this host's rates (nullptr: the development machine's prices).
 [[nodiscard]] PlannedTasks plan_points(const std::vector<TaskSpec>& tasks,
                                        const std::vector<std::uint32_t>& selected,
-                                       const StudyConfig& study);
+                                       const StudyConfig& study,
+                                       const HostCalibration* calibration = nullptr);
 
 /// Core counts for which --dry-run predicts the wall time (longest-first list scheduling).
 inline constexpr int kPredictedCores[] = {1, 2, 4, 16, 64};
 
 /// One line per grid point (tasks of this shard and estimated cost), then the total.
 void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
-                      const std::vector<std::uint32_t>& selected, const RunOptions& options);
+                      const std::vector<std::uint32_t>& selected, const RunOptions& options,
+                      const HostCalibration* calibration = nullptr);
 
 }  // namespace wordsens::cli

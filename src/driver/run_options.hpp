@@ -22,13 +22,14 @@ struct RunOptions {
   std::string config_path;  // "" when no INI file was given
   bool dry_run = false;
   std::string plan_format = "table";  // how --dry-run prints (cli/plan_export.hpp)
+  std::string calibration = "auto";   // what --dry-run prices with (cli/calibration_file.hpp)
   bool help = false;
 };
 
 /// The canonical configuration text stored in the file and compared on resume: the study's
 /// keys, plus `shard = i/N` for a sharded run (merge ignores it, see io/schema.hpp kShardKeys).
-/// Leaves out what may change between resumes: output, overwrite, dry-run, format, walltime,
-/// progress, memory-per-rank.
+/// Leaves out what may change between resumes: output, overwrite, dry-run, format, calibration,
+/// walltime, progress, memory-per-rank.
 [[nodiscard]] std::string config_text(const RunOptions& options);
 
 }  // namespace wordsens

@@ -60,7 +60,9 @@ Progress::Progress(std::vector<PlannedTask> queue, int ranks, double interval_se
       clock_(clock ? std::move(clock) : ProgressClock(steady_seconds)),
       start_(clock_()),
       last_line_(start_),
-      last_bar_(start_) {}
+      last_bar_(start_) {
+  for (const PlannedTask& task : queue_) total_seconds_ += std::max(task.seconds, 0.0);
+}
 
 double Progress::now() const { return clock_(); }
 
@@ -73,6 +75,7 @@ void Progress::task_started(std::size_t index) {
 
 void Progress::task_done(std::size_t index) {
   ++done_;
+  if (index < queue_.size()) done_seconds_ += std::max(queue_[index].seconds, 0.0);
   const auto it = in_flight_.find(index);
   if (it == in_flight_.end()) return;
   const double measured = now() - it->second;
@@ -89,24 +92,30 @@ void Progress::task_done(std::size_t index) {
 
 void Progress::task_failed(std::size_t index) { in_flight_.erase(index); }
 
-double Progress::eta_seconds() const {
-  // The study's rate (log scale): the mean over the points with finished tasks, with the
-  // calibration's rate 1 (log 0) counted as kCalibrationPoints more points.
+double Progress::study_log_rate() const {
   double sum_log = 0;
   for (const auto& [group, times] : groups_) sum_log += std::log(times.measured / times.predicted);
-  const double study = sum_log / (static_cast<double>(groups_.size()) + kCalibrationPoints);
+  return sum_log / (static_cast<double>(groups_.size()) + kCalibrationPoints);
+}
+
+double Progress::rate_of(std::uint32_t group, double study_log_rate) const {
+  double log_rate = study_log_rate;
+  if (const auto it = groups_.find(group); it != groups_.end()) {
+    const GroupTimes& own = it->second;
+    const double weight = own.count / (own.count + kPointPriorTasks);
+    log_rate += weight * (std::log(own.measured / own.predicted) - study_log_rate);
+  }
+  return std::exp(log_rate);
+}
+
+double Progress::eta_seconds() const {
+  const double study = study_log_rate();
   std::uint32_t cached_group = 0;
   double cached_rate = -1;
   const auto rate = [&](std::uint32_t group) {
     if (cached_rate >= 0 && group == cached_group) return cached_rate;
-    double log_rate = study;
-    if (const auto it = groups_.find(group); it != groups_.end()) {
-      const GroupTimes& own = it->second;
-      const double weight = own.count / (own.count + kPointPriorTasks);
-      log_rate += weight * (std::log(own.measured / own.predicted) - study);
-    }
     cached_group = group;
-    cached_rate = std::exp(log_rate);
+    cached_rate = rate_of(group, study);
     return cached_rate;
   };
 
@@ -127,16 +136,41 @@ double Progress::eta_seconds() const {
   return list_schedule_end(busy, waiting, std::max(static_cast<std::size_t>(ranks_), busy.size()));
 }
 
+bool Progress::eta_is_lower_bound() const {
+  const double study = study_log_rate();
+  const double t = now();
+  for (const auto& [index, since] : in_flight_) {
+    const PlannedTask& task = queue_[index];
+    if (t - since > rate_of(task.group, study) * task.seconds) return true;
+  }
+  return false;
+}
+
+double Progress::work_done() const {
+  if (total_seconds_ <= 0) return queue_.empty() ? 1.0 : static_cast<double>(done_) / queue_.size();
+  const double study = study_log_rate();
+  const double t = now();
+  double covered = done_seconds_;
+  for (const auto& [index, since] : in_flight_) {
+    const PlannedTask& task = queue_[index];
+    const double priced = rate_of(task.group, study) * task.seconds;
+    if (priced > 0) covered += task.seconds * std::min(1.0, (t - since) / priced);
+  }
+  return std::clamp(covered / total_seconds_, 0.0, 1.0);
+}
+
 std::string Progress::status_line() const {
   const double seconds = elapsed();
   const std::size_t total = queue_.size();
-  const double fraction = total == 0 ? 1.0 : static_cast<double>(done_) / total;
-  const double rate = seconds > 0 ? static_cast<double>(done_) / seconds : 0.0;
-  char buffer[160];
+  const bool all_done = done_ >= total;
+  const std::string eta =
+      all_done ? std::string("0s")
+               : (eta_is_lower_bound() ? "at least " : "") + format_duration(eta_seconds());
+  char buffer[200];
   std::snprintf(buffer, sizeof buffer,
-                "progress: %zu/%zu tasks (%.1f%%), %.2f tasks/s, elapsed %s, ETA %s", done_, total,
-                100.0 * fraction, rate, format_duration(seconds).c_str(),
-                done_ >= total ? "0s" : format_duration(eta_seconds()).c_str());
+                "progress: %zu/%zu tasks, %.1f%% of the predicted work, elapsed %s, ETA %s", done_,
+                total, 100.0 * (all_done ? 1.0 : work_done()), format_duration(seconds).c_str(),
+                eta.c_str());
   return buffer;
 }
 
@@ -146,9 +180,7 @@ void Progress::tick() {
     if (t - last_bar_ >= 0.2) {
       last_bar_ = t;
       const int width = 30;
-      const std::size_t total = queue_.size();
-      const int filled =
-          total == 0 ? width : static_cast<int>(width * static_cast<double>(done_) / total);
+      const int filled = static_cast<int>(width * work_done());
       std::fprintf(out_, "\r[%-*s] %s\x1b[K", width, std::string(filled, '#').c_str(),
                    status_line().c_str());
       std::fflush(out_);

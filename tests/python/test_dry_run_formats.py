@@ -4,6 +4,7 @@ model's own numbers (the JSON's memory is the process, the task table and its la
 import csv
 import io
 import json
+import math
 import os
 import re
 import subprocess
@@ -25,6 +26,9 @@ CASES = [
 
 
 def dry_run(args, fmt):
+    # No host calibration unless a test gives one: the prices are the development machine's.
+    if not any(a.startswith("--calibration") for a in args):
+        args = [*args, "--calibration=none"]
     p = subprocess.run([BIN, "run", *args, "--dry-run", f"--format={fmt}"], capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -83,3 +87,60 @@ def test_a_bad_format_is_one_line_and_exit_2(tmp_path):
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == "wordsens run: error: format = 'csv': expected table, tsv or json\n"
     assert not (tmp_path / "x.h5").exists()
+
+
+def test_calibrate_writes_a_rate_per_model_and_the_dry_run_prices_with_it(tmp_path):
+    cal = tmp_path / "conf" / "cal.tsv"
+    p = subprocess.run([BIN, "calibrate", "--budget=0.5", f"--output={cal}"], capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    rows = [line.split("\t") for line in cal.read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert rows[0] == ["experiment", "model", "tasks", "predicted_seconds", "measured_seconds",
+                       "rate"]
+    # The price's factor is measured / predicted (the rate column rounds it).
+    rates = {(r[0], r[1]): float(r[4]) / float(r[3]) for r in rows[1:]}
+    # Every model's ws and the heads of rf and raf, each timed at least once.
+    assert {m for e, m in rates if e == "ws"} == {"rf", "drf", "raf", "raf_relu", "raf_v",
+                                                   "mhraf", "block"}
+    assert {m for e, m in rates if e == "gen"} == {"rf", "raf"}
+    assert all(r > 0 for r in rates.values())
+    for r in rows[1:]:
+        assert float(r[5]) == pytest.approx(float(r[4]) / float(r[3]), rel=1e-4)
+
+    args = CASES[2]
+    plain = json.loads(dry_run(args + ["--calibration=none"], "json"))
+    priced = json.loads(dry_run(args + [f"--calibration={cal}"], "json"))
+    assert plain["calibration"] is None and priced["calibration"] == str(cal)
+    # A model the calibration did not time (gen of drf) is priced at the rates' geometric mean.
+    overall = math.exp(sum(math.log(r) for r in rates.values()) / len(rates))
+    for a, b in zip(plain["points"], priced["points"]):
+        rate = rates.get((a["experiment"], a["model"]), overall)
+        assert b["seconds"] == pytest.approx(a["seconds"] * rate, rel=1e-9)
+        assert b["flops"] == a["flops"] and b["bytes"] == a["bytes"]
+    assert "calibrated on this host: " + str(cal) in dry_run(args + [f"--calibration={cal}"],
+                                                             "table")
+    # auto reads $WORDSENS_CALIBRATION; none ignores it.
+    env = dict(os.environ, WORDSENS_CALIBRATION=str(cal))
+    auto = subprocess.run([BIN, "run", *args, "--dry-run", "--format=json"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert json.loads(auto.stdout)["calibration"] == str(cal)
+    off = subprocess.run([BIN, "run", *args, "--dry-run", "--format=json", "--calibration=none"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert json.loads(off.stdout)["calibration"] is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    (None, "no such file"),
+    ("# h\nnot the columns\n", ":2: not a wordsens cost calibration"),
+    ("# h\nexperiment\tmodel\ttasks\tpredicted_seconds\tmeasured_seconds\trate\nws\trf\t1\t1\t2\t5\n",
+     ":3: the rate is not measured / predicted"),
+])
+def test_a_missing_or_malformed_calibration_is_one_line_and_exit_2(tmp_path, text, expected):
+    cal = tmp_path / "cal.tsv"
+    if text is not None:
+        cal.write_text(text)
+    p = subprocess.run([BIN, "run", *CASES[2], "--dry-run", f"--calibration={cal}"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and expected in p.stderr, p.stderr

@@ -95,8 +95,8 @@ const std::vector<std::string> kSearchKeys{
     "guided-start", "screen-points",    "min-total-sphere-starts", "upper-bound",
     "budget-check", "race-evaluations", "race-survivors"};
 const std::vector<std::string> kRunKeys{
-    "help",     "config", "output",   "overwrite",       "dry-run",
-    "walltime", "shard",  "progress", "memory-per-rank", "format"};
+    "help",  "config",   "output",          "overwrite", "dry-run",    "walltime",
+    "shard", "progress", "memory-per-rank", "format",    "calibration"};
 
 TEST(RunHelp, NamesEveryOptionWithItsDefault) {
   const std::string help = run_help_text();

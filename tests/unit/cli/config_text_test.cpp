@@ -50,11 +50,12 @@ TEST(ConfigText, DefaultsAreSortedKeyValueLines) {
 
 // Resuming with another output, deadline or progress rate is the same run.
 TEST(ConfigText, RunOptionsAreLeftOut) {
-  const std::string text = text_of({"-o", "other.h5", "--overwrite", "--dry-run", "--walltime=60",
-                                    "--progress=1", "--memory-per-rank=4G", "--format=json"});
+  const std::string text =
+      text_of({"-o", "other.h5", "--overwrite", "--dry-run", "--walltime=60", "--progress=1",
+               "--memory-per-rank=4G", "--format=json", "--calibration=none"});
   EXPECT_EQ(text, text_of({}));
   for (const char* key : {"output", "overwrite", "dry-run", "walltime", "progress", "shard",
-                          "memory-per-rank", "format"}) {
+                          "memory-per-rank", "format", "calibration"}) {
     EXPECT_FALSE(contains(text, std::string("\n") + key + " = ")) << key;
   }
 }

@@ -101,9 +101,10 @@ TEST(Progress, LinesAtTheIntervalAndTheFinalLine) {
   f.progress.task_done(1);
   f.progress.finish("finished");
   EXPECT_EQ(f.printed(),
-            // 10 s measured for 10 s estimated: rate 1; 30 s estimated, of which 15 s have run.
-            "progress: 1/2 tasks (50.0%), 0.04 tasks/s, elapsed 25s, ETA 15s\n"
-            "progress: 2/2 tasks (100.0%), 0.05 tasks/s, elapsed 40s, ETA 0s; finished\n");
+            // 10 s measured for 10 s estimated: rate 1; 30 s estimated, of which 15 s have run:
+            // (10 + 15) / 40 of the predicted work.
+            "progress: 1/2 tasks, 62.5% of the predicted work, elapsed 25s, ETA 15s\n"
+            "progress: 2/2 tasks, 100.0% of the predicted work, elapsed 40s, ETA 0s; finished\n");
 }
 
 TEST(Progress, TheLineBeforeAnyTaskEnds) {
@@ -111,7 +112,36 @@ TEST(Progress, TheLineBeforeAnyTaskEnds) {
   f.progress.task_started(0);
   f.now += 60;
   f.progress.tick();
-  EXPECT_EQ(f.printed(), "progress: 0/2 tasks (0.0%), 0.00 tasks/s, elapsed 1m00s, ETA 1h00m\n");
+  // A minute of the hour-long task is 60 / 3660 of the work: the line moves while it runs.
+  EXPECT_EQ(f.printed(),
+            "progress: 0/2 tasks, 1.6% of the predicted work, elapsed 1m00s, ETA 1h00m\n");
+}
+
+// The share done counts prices, not tasks: the long task first, the short one done is a tenth.
+TEST(Progress, TheShareDoneIsOfThePredictedWork) {
+  Fixture f(tasks({90, 10}), 2);
+  f.progress.task_started(0);
+  f.progress.task_started(1);
+  f.now += 10;
+  f.progress.task_done(1);
+  // Task 1 took its price (rate 1); task 0 has run 10 of its 90 s.
+  EXPECT_DOUBLE_EQ(f.progress.work_done(), (10.0 + 10.0) / 100.0);
+  f.now += 40;
+  EXPECT_DOUBLE_EQ(f.progress.work_done(), (10.0 + 50.0) / 100.0);
+  EXPECT_FALSE(f.progress.eta_is_lower_bound());
+  f.now += 100;  // past its price: the share stops at its price, the ETA is a lower bound
+  EXPECT_DOUBLE_EQ(f.progress.work_done(), 1.0);
+  EXPECT_TRUE(f.progress.eta_is_lower_bound());
+  EXPECT_DOUBLE_EQ(f.progress.eta_seconds(), 0);
+}
+
+TEST(Progress, ATaskPastItsPriceMakesTheEtaALowerBound) {
+  Fixture f(tasks({10, 100}), 1, /*interval=*/1);
+  f.progress.task_started(0);
+  f.now += 25;
+  f.progress.tick();
+  EXPECT_EQ(f.printed(),
+            "progress: 0/2 tasks, 9.1% of the predicted work, elapsed 25s, ETA at least 1m40s\n");
 }
 
 TEST(Progress, FormatDuration) {

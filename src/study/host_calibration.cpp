@@ -1,0 +1,121 @@
+#include "study/host_calibration.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace wordsens {
+namespace {
+
+std::string key_of(const std::string& experiment, const std::string& model) {
+  return experiment + " " + model;
+}
+
+constexpr const char* kColumns =
+    "experiment\tmodel\ttasks\tpredicted_seconds\tmeasured_seconds\trate";
+
+std::string number(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+}  // namespace
+
+HostCalibration::HostCalibration(const std::vector<TimedTask>& timed, std::string header)
+    : header_(std::move(header)) {
+  for (const TimedTask& t : timed) {
+    if (!(t.predicted_seconds > 0) || !(t.measured_seconds > 0)) continue;
+    HostRate& r = rates_[key_of(to_string(t.experiment), t.model)];
+    ++r.tasks;
+    r.predicted += t.predicted_seconds;
+    r.measured += t.measured_seconds;
+  }
+}
+
+HostCalibration HostCalibration::parse(const std::string& text, const std::string& source) {
+  HostCalibration calibration;
+  calibration.source_ = source;
+  std::istringstream in(text);
+  std::string line;
+  int number_of_line = 0;
+  bool header_seen = false;
+  const auto bad = [&](const std::string& why) {
+    throw InputError(source + ":" + std::to_string(number_of_line) + ": " + why +
+                     " (write it again with `wordsens calibrate`)");
+  };
+  while (std::getline(in, line)) {
+    ++number_of_line;
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      if (calibration.header_.empty())
+        calibration.header_ = line.substr(line.find_first_not_of("# "));
+      continue;
+    }
+    if (!header_seen) {
+      if (line != kColumns) bad("not a wordsens cost calibration (expected its column names)");
+      header_seen = true;
+      continue;
+    }
+    std::istringstream row(line);
+    std::string experiment, model;
+    HostRate r;
+    double rate = 0;
+    if (!std::getline(row, experiment, '\t') || !std::getline(row, model, '\t') ||
+        !(row >> r.tasks >> r.predicted >> r.measured >> rate)) {
+      bad("a row needs experiment, model, tasks, predicted and measured seconds, rate");
+    }
+    if (experiment != "ws" && experiment != "gen") bad("unknown experiment '" + experiment + "'");
+    if (r.tasks < 1 || !(r.predicted > 0) || !(r.measured > 0) || !std::isfinite(r.measured)) {
+      bad("tasks and seconds must be positive");
+    }
+    if (std::abs(rate / r.rate() - 1) > 1e-3) bad("the rate is not measured / predicted");
+    if (!calibration.rates_.emplace(key_of(experiment, model), r).second) {
+      bad("a second row for " + experiment + " " + model);
+    }
+  }
+  if (!header_seen) bad("empty: no column names");
+  if (calibration.rates_.empty()) bad("no rate");
+  return calibration;
+}
+
+std::string HostCalibration::text() const {
+  std::string out = "# " + header_ + "\n" + kColumns + "\n";
+  for (const auto& [key, r] : rates_) {
+    const auto space = key.find(' ');
+    out += key.substr(0, space) + "\t" + key.substr(space + 1) + "\t" + std::to_string(r.tasks) +
+           "\t" + number(r.predicted) + "\t" + number(r.measured) + "\t" + number(r.rate()) + "\n";
+  }
+  return out;
+}
+
+double HostCalibration::overall_rate() const {
+  if (rates_.empty()) return 1.0;
+  double sum_log = 0;
+  for (const auto& [key, r] : rates_) sum_log += std::log(r.rate());
+  return std::exp(sum_log / static_cast<double>(rates_.size()));
+}
+
+double HostCalibration::seconds(const TaskSpec& task, double predicted_seconds) const {
+  if (rates_.empty()) return predicted_seconds;
+  const auto it = rates_.find(key_of(to_string(task.experiment), to_string(task.model)));
+  return predicted_seconds * (it == rates_.end() ? overall_rate() : it->second.rate());
+}
+
+std::string default_calibration_path() {
+  if (const char* path = std::getenv("WORDSENS_CALIBRATION"); path != nullptr && *path) {
+    return path;
+  }
+  if (const char* config = std::getenv("XDG_CONFIG_HOME"); config != nullptr && *config) {
+    return std::string(config) + "/wordsens/calibration.tsv";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) {
+    return std::string(home) + "/.config/wordsens/calibration.tsv";
+  }
+  return "";
+}
+
+}  // namespace wordsens
