@@ -35,6 +35,9 @@ TEST_PACKAGES=(
   libgtest-dev libbenchmark-dev
   python3-pytest
   python3-torch
+  # A Jupyter kernel and its client: tests/python/test_example_notebook.py runs the example
+  # notebook analysis/examples/first_look.ipynb from top to bottom.
+  python3-nbclient python3-nbformat python3-ipykernel
 )
 case "$PROFILE" in
   build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;

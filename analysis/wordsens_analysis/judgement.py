@@ -51,6 +51,9 @@ class Test:
     blocked: str = ""
     evidence: str = ""    # the kind of evidence (evidence.py), empty for a test built by hand
     positive: str = ""    # the verdict its confirmation can give (evidence.py), "" = confirmed
+    # The conditions as numbers, ("below", c) …: what a user recomputes its p-values against.
+    confirm_cond: tuple | None = None
+    refute_cond: tuple | None = None
 
     def text(self) -> str:
         center = "median" if self.kind == "sign" else "mean"
@@ -111,7 +114,7 @@ def sign_test(values, label: str, confirm=None, refute=None, level: float = rule
     med, lo, hi, cov, m = stats.median_interval(raw, level)
     finite = raw[np.isfinite(raw)]
     t = Test(label, med, lo, hi, m, None, None, _cond_text(confirm), _cond_text(refute), "sign",
-             cov, per_trial=values)
+             cov, per_trial=values, confirm_cond=confirm, refute_cond=refute)
     if confirm is not None:
         if m == 0:
             t.p_confirm = np.nan
@@ -310,7 +313,7 @@ class Row:
                 out.append(shown)
         return out
 
-    def _deciding_test(self):
+    def deciding_test(self):
         """The test whose numbers the row shows: the first test of the group that decides the
         claim (the one with the largest confirming p), or the row's first test."""
         if not self.groups:
@@ -381,7 +384,7 @@ class Row:
         return "; ".join(parts + reasons)
 
     def record(self) -> dict:
-        main = self._deciding_test()
+        main = self.deciding_test()
         shown = self.shown_tests()
         stat = " & ".join(dict.fromkeys(t.label for t in (
             self.tests if not self.groups else [t for g in self.groups for t in g.tests])))

@@ -147,6 +147,15 @@ def judge_studies(studies: list, where: str = "in this file",
     return verdict_table(_study_datas(studies, settings), where)
 
 
+def judge_studies_with_rows(studies: list, where: str = "in this file",
+                            settings: tolerances.Settings = tolerances.RULES) -> tuple:
+    """(judge_studies' table, its decided rows, their study labels) from one judgement: the
+    rows hold the groups and tests behind each line of the table (api.py reads them)."""
+    data = _study_datas(studies, settings)
+    judged = judged_rows(data, where)
+    return verdict_table(data, where, judged), judged[0], judged[1]
+
+
 def next_batch(studies: list, where: str = "in this file") -> list:
     """The extensions by more trials that the verdicts over `studies` ask for (sequential.py)."""
     return next_batch_said(studies, where)[0]
@@ -306,11 +315,12 @@ def _looks_text(record: dict, study: StudyData | None) -> str:
     return sequential.looks_text(plan, int(record["trials"]))
 
 
-def verdict_table(studies: list, where: str = "in this file") -> pd.DataFrame:
+def verdict_table(studies: list, where: str = "in this file", judged=None) -> pd.DataFrame:
     """The verdict table (COLUMNS) over every study: integrity failures first, then the primary
     rows grouped by claim (then study), the other integrity rows, the secondary rows (by study,
-    in their order). `where`: how an absent claim's reason names the files ("in this file")."""
-    rows, labels, checks = judged_rows(studies, where)
+    in their order). `where`: how an absent claim's reason names the files ("in this file");
+    `judged`: judged_rows(studies, where) when the caller keeps the rows too."""
+    rows, labels, checks = judged if judged is not None else judged_rows(studies, where)
     by_label = {s.label: s for s in studies}
     records = []
     for r, lab in zip(rows, labels):
