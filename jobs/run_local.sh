@@ -8,9 +8,9 @@
 #     RANKS   default 2
 #     OUTPUT  default results/<config name>.h5; the report goes to report/<config name>/
 #
-# Rerunning resumes: finished tasks are never redone. Exit code: the driver's (README "Exit
-# codes"), unchanged: 3 means checkpointed (USR1 / wall time), rerun to continue. `kill -USR1`
-# of this script checkpoints the run too.
+# Rerunning resumes: finished tasks are never redone. Exit code: the driver's
+# (docs/COMMANDS.md "Exit codes"), unchanged: 3 means checkpointed (USR1 / wall time), rerun to
+# continue. `kill -USR1` of this script checkpoints the run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=jobs/mpi_step.sh

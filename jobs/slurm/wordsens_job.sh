@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by run.sbatch and array.sbatch, never run on its own: runs one `wordsens run` step and
-# turns the driver's exit code into the job's fate (see README "Exit codes"):
+# turns the driver's exit code into the job's fate (see docs/COMMANDS.md "Exit codes"):
 #   0  finished                        -> exit 0, job COMPLETED
 #   3  checkpointed (USR1, wall time)  -> `scontrol requeue` this job; the rerun resumes from the file
 #   anything else                      -> exit with it, so the job ends FAILED, never COMPLETED

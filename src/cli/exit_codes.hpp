@@ -1,5 +1,5 @@
 #pragma once
-// Documented process exit codes (README "Exit codes"); job scripts depend on them.
+// Documented process exit codes (docs/COMMANDS.md "Exit codes"); job scripts depend on them.
 namespace wordsens::cli {
 
 inline constexpr int kExitOk = 0;

@@ -35,7 +35,7 @@ void print_usage(std::ostream& out) {
 }
 
 // The command's exit code; its errors are one line on stderr. The one mapping of exceptions to
-// exit codes (README "Exit codes"): InputError 2, anything else (a damaged file, a failed
+// exit codes (docs/COMMANDS.md "Exit codes"): InputError 2, anything else (a damaged file, a failed
 // computation or write) 1.
 int dispatch(std::string_view command, int argc, char** argv) {
   using namespace wordsens::cli;

@@ -2,9 +2,9 @@
 // The two ways wordsens refuses to go on, for every layer: bad input (exit code 2) and a damaged
 // results file (exit code 1). In core so that the layer that finds the problem throws the type
 // the command reports, and no layer above translates one exception into another: the CLI maps
-// InputError to exit 2, DamagedFileError and every other exception to exit 1 (README "Exit
-// codes"). The message is one line; a layer above may add where the problem is (the file, the
-// task), keeping the type.
+// InputError to exit 2, DamagedFileError and every other exception to exit 1
+// (docs/COMMANDS.md "Exit codes"). The message is one line; a layer above may add where the
+// problem is (the file, the task), keeping the type.
 #include <stdexcept>
 #include <string>
 

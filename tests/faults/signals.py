@@ -100,8 +100,8 @@ def usr1_during_startup(case):
 
 def term_to_mpirun(case):
     """TERM to mpirun itself: the ranks flush and stop (each says "exit 4"), but Open MPI's
-    mpirun always exits 1 after a TERM (hard-coded in Open MPI 4.1; README "Exit codes"). The
-    file is consistent and a resume gives the reference's records. Signal the ranks (srun,
+    mpirun always exits 1 after a TERM (hard-coded in Open MPI 4.1; docs/COMMANDS.md "Exit
+    codes"). The file is consistent and a resume gives the reference's records. Signal the ranks (srun,
     Slurm) to get 4 from the launcher."""
     # About 7 s on one core, 3 to 4 s on two: mpirun handles a TERM only after its own event
     # loop gets to it, and a shorter run ended first on a loaded machine.

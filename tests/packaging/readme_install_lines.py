@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The install lines of README.md and docs/*.md work as written.
+"""The install lines of README.md and docs/ (docs/*.md and its subfolders) work as written.
 
 Reads every ```sh block of those files (nothing is copied from them into this test) and runs its
 install lines in a scratch copy of the checkout:
@@ -118,7 +118,7 @@ class Runner:
     def run(self):
         n = 0
         for path in [os.path.join(self.args.root, "README.md")] + sorted(
-                glob.glob(os.path.join(self.args.root, "docs", "*.md"))):
+                glob.glob(os.path.join(self.args.root, "docs", "**", "*.md"), recursive=True)):
             rel = os.path.relpath(path, self.args.root)
             for block in sh_blocks(path):
                 lines = [(number, c) for number, c in block if INSTALL.search(c)]
