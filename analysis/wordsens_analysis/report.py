@@ -120,9 +120,20 @@ def main(argv=None) -> int:
         error(f"cannot write {args.output}: {err}")
         return EXIT_USAGE
     lines = [*verdict_text(table, first_line(table, results)).split("\n"),
+             *(f"more trials: {line}" for line in more_trials_said(table, results)),
              *(f"note: {n}" for n in notes),
              f"report: {os.path.join(args.output, 'report.html')}"]
     return print_result(lines)
+
+
+def more_trials_said(table, results: list) -> list:
+    """For a claim left inconclusive with data, the command that runs its study's next look, or
+    why more trials cannot decide it (more_trials.py); nothing when every such claim is
+    decided or has no data here. The rules run once more for it, only when a row is open."""
+    prim = table[(table["kind"] == rules.PRIMARY) & (table["verdict"] == rules.INCONCLUSIVE)]
+    if prim.empty:
+        return []
+    return next_batch(results)[1]
 
 
 def next_batch(results: list) -> tuple:

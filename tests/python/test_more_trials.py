@@ -80,3 +80,16 @@ def test_decided_claims_say_nothing_is_open_and_absent_models_are_not_open(tmp_p
     assert lines == []
     assert said == ["wordsens-report: nothing to add: every claim judged in these files is "
                     "decided"]
+
+
+def test_the_report_names_the_next_look_of_an_open_claim_and_nothing_when_decided(tmp_path):
+    planned = study(tmp_path / "rf.h5", RF_CFG + "trials = 3\nmax-trials = 12\n")
+    p = subprocess.run([PY, REPORT, str(planned), "-o", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    more = [line for line in p.stdout.splitlines() if line.startswith("more trials: ")]
+    assert len(more) == 1 and "thm1_rf" in more[0] and "--first-trial=3" in more[0]
+    decided = study(tmp_path / "done.h5", RF_CFG + "trials = 12\n", trials=12)
+    p = subprocess.run([PY, REPORT, str(decided), "-o", str(tmp_path / "out2")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and "more trials:" not in p.stdout, p.stdout
