@@ -45,17 +45,19 @@ def quantity_label(model: str, quantity: str) -> str:
     return LOWER_JUDGED if judged_quantity(model) == "S" and slope_is_judged(model) else LOWER
 
 
-def medians(g: pd.DataFrame, value: str, positive: bool = True) -> pd.DataFrame:
-    """Per n: the median over trials of `value`, its quartiles and the number of trials, over
-    the usable values (finite, and positive where the rules take a logarithm of them)."""
+def medians(g: pd.DataFrame, value: str, positive: bool = True, x: str = "n") -> pd.DataFrame:
+    """Per value of `x` (n, or the changed fraction of several words): the median over trials of
+    `value`, its quartiles and the number of trials, over the usable values (finite, and
+    positive where the rules take a logarithm of them). Columns: x, then SERIES_COLUMNS[1:]."""
+    columns = [x, *SERIES_COLUMNS[1:]]
     if value not in g or g.empty:
-        return pd.DataFrame(columns=SERIES_COLUMNS)
-    v = g[["n", value]].assign(**{value: g[value].astype(float)})
+        return pd.DataFrame(columns=columns)
+    v = g[[x, value]].assign(**{value: g[value].astype(float)})
     v = v[np.isfinite(v[value]) & ((v[value] > 0) if positive else True)]
-    rows = [(int(n), float(np.median(x)), float(np.quantile(x, 0.25)),
-             float(np.quantile(x, 0.75)), int(len(x)))
-            for n, x in ((n, gn[value].to_numpy()) for n, gn in v.groupby("n", sort=True))]
-    return pd.DataFrame(rows, columns=SERIES_COLUMNS)
+    rows = [(int(at) if x == "n" else float(at), float(np.median(y)), float(np.quantile(y, 0.25)),
+             float(np.quantile(y, 0.75)), int(len(y)))
+            for at, y in ((at, gx[value].to_numpy()) for at, gx in v.groupby(x, sort=True))]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def ws_series(ws: pd.DataFrame) -> pd.DataFrame:

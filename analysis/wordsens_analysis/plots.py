@@ -55,7 +55,8 @@ def suptitle(fig, lines: list, fontsize: float = 9) -> None:
     """The figure's title lines, each wrapped to the figure's width: a line wider than the
     panels would widen the saved image (tight bounding box) and shrink the panels in it."""
     width = int(15 * 9 / fontsize * fig.get_figwidth())
-    text = "\n".join(textwrap.fill(line, width) for line in lines if line)
+    text = "\n".join(textwrap.fill(part, width) for line in lines if line
+                     for part in line.split("\n"))  # a line's own breaks stay breaks
     fig.suptitle(text, fontsize=fontsize)
 
 
@@ -269,15 +270,17 @@ def multi_word_figure(df: pd.DataFrame, outdir: str, sources_of=None) -> list:
         return []
     panels = [(m, d) for m in catalogue.models() if (df["model"] == m).any()
               for d in sorted(df.loc[df["model"] == m, "d"].unique())]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.6), squeeze=False,
+                             layout="constrained")  # room for the title's lines above the panels
     for ax, (model, d) in zip(axes[0], panels):
         g = df[(df["model"] == model) & (df["d"] == d)].assign(
             fraction=lambda x: x["words"] / x["n"])
         ns = sorted(g["n"].unique())
         colours = plt.cm.viridis(np.linspace(0.1, 0.9, len(ns)))
         for colour, n in zip(colours, ns):
-            t = figure_series.medians(g[g["n"] == n].assign(n=lambda x: x["fraction"]), "S")
-            ax.errorbar(t["n"], t["median"], yerr=[t["median"] - t["q25"], t["q75"] - t["median"]],
+            t = figure_series.medians(g[g["n"] == n], "S", x="fraction")
+            ax.errorbar(t["fraction"], t["median"],
+                        yerr=[t["median"] - t["q25"], t["q75"] - t["median"]],
                         color=colour, marker=_style(model)["marker"], ms=4, capsize=2,
                         label=f"n={int(n)}: median S_m")
         if catalogue.has_width(model):
@@ -292,7 +295,7 @@ def multi_word_figure(df: pd.DataFrame, outdir: str, sources_of=None) -> list:
         ax.set_xlabel("m/n  (changed words / words per text)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=LEGEND_PT)
-    axes[0][0].set_ylabel("S_m = ‖φ(X^M(Δ)) − φ(X)‖ / ‖φ(X)‖  (dimensionless)")
+    axes[0][0].set_ylabel("S_m = ‖φ(X^M(Δ)) − φ(X)‖ / ‖φ(X)‖  (dimensionless)", fontsize=9)
     suptitle(fig, [f"Sensitivity to m changed words against the changed fraction m/n "
                    f"({figure_words.BEYOND})", _sources_of(df, sources_of),
                    "points: median over trials; bars: interquartile range over trials"])

@@ -8,6 +8,7 @@ import warnings
 
 import h5py
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import REPORT, synthetic_tables, write_results
 
@@ -154,3 +155,18 @@ def test_single_file_report_has_the_papers_layout(tmp_path):
     assert f"{figure_words.PAPER_WS[0].upper()}{figure_words.PAPER_WS[1:]}." in md
     assert "Data: one (synthetic texts, Gaussian tokens; seed" in md
     assert html.escape(figure_words.PAPER_WS[1:]) in (out / "report.html").read_text()
+
+
+def test_multi_word_points_are_medians_at_each_fraction(tmp_path, drawn):
+    rng = np.random.default_rng(5)
+    rows = [dict(model="rf", d=8, k=512, n=n, words=m, trial=t, S=float(rng.lognormal()),
+                 series="mw") for n in (32, 64) for m in (1, 2, 4) for t in range(7)]
+    df = pd.DataFrame(rows)
+    plots.multi_word_figure(df, str(tmp_path), {"mw": "mw (synthetic texts, Gaussian tokens)"})
+    # error bars: the label is the container's, the points its first line's
+    lines = {c.get_label(): c.lines[0] for ax in drawn[0].axes for c in ax.containers}
+    for n in (32, 64):
+        x, y = lines[f"n={n}: median S_m"].get_data()
+        want = df[df["n"] == n].groupby("words")["S"].median()
+        assert np.allclose(np.asarray(x, dtype=float), want.index.to_numpy() / n)
+        assert np.allclose(np.asarray(y, dtype=float), want.to_numpy(), rtol=1e-12, atol=0)
