@@ -1,16 +1,25 @@
-"""Figures laid out like the paper's, over the rows of several studies (combined.py).
+"""Figures laid out like the paper's, for one study or several (combined.py).
 
-- Word sensitivity against n, one panel per model family, one series per d (drf: per depth L),
-  and per study where several studies hold the family (never pooled: one series per study).
-- Generalization error after a one-word change against n, one panel per training mode, one row
-  of panels per study, one series per model and training-set size N (Δ: the best found).
+- Word sensitivity against n, one panel per model family and kind of texts that has records, one
+  series per d (drf: per depth L) and per study where several studies hold the family (never
+  pooled). The curve each claim is judged on is drawn solid with its interquartile band: the
+  median certified bound S_upper for rf and drf, the median S for the attention models; rf's and
+  drf's search S (a lower bound) dotted beside it.
+- Generalization error after a one-word change against n, one panel per study and training mode
+  that has records, one series per model and training-set size N (Δ: the best found).
+
+What is drawn comes from figure_series (the statistics the verdicts judge); what the titles say
+from figure_words (the paper's experiment, the data in words).
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
+from matplotlib.patches import Patch
 
-from . import catalogue, model_pieces, plots, regimes, rules, stats
+from . import catalogue, figure_series, figure_words, model_pieces, plots, rules
 from .head_claims import prepare_gen
 from .ws_claims import prepare_ws
 
@@ -19,9 +28,12 @@ FAMILIES = [("rf", "rf: random features (Thm 1)"),
             ("drf", "drf: deep random features, per depth L (Thm 2)"),
             ("raf", "raf: random attention (Thm 3)"),
             ("raf_relu", "raf_relu: ReLU attention (softmax contrast)")]
+TRAININGS = {"finetune": "fine-tuned head", "retrain": "retrained head"}
 DPI = 100  # many panels: the PNGs stay near 200-300 KB for the docs
+LEGEND_PT = 8  # the smallest legend a reader can read beside the paper
 STUDY_STYLES = [dict(ls="-", marker="o"), dict(ls="--", marker="s"), dict(ls=":", marker="^"),
                 dict(ls="-.", marker="D"), dict(ls=(0, (5, 1)), marker="v")]
+PANEL_W, PANEL_H = 5.6, 4.2
 
 
 def _colours(values) -> dict:
@@ -32,117 +44,164 @@ def _colours(values) -> dict:
     return {v: cmap(0.9 * i / (len(values) - 1)) for i, v in enumerate(values)}
 
 
-def _slope_text(g: pd.DataFrame, model: str) -> str:
-    inside = g[regimes.ws_mask(g, model)]
-    fit = stats.loglog_slope(inside, "n", "S", min_trials=rules.MIN_TRIALS,
-                             min_points=rules.MIN_POINTS)
-    if fit["reason"]:
-        return "slope: not fitted"
-    return f"slope {fit['estimate']:+.2f} [{fit['ci_low']:+.2f}, {fit['ci_high']:+.2f}]"
+def _grid(panels: list):
+    """A figure with exactly one axes per panel: a last row shorter than the others has its
+    unused places removed, never drawn empty."""
+    ncols = 2 if len(panels) == 4 else min(len(panels), 3)  # four panels: two by two
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PANEL_W * ncols, (PANEL_H + 2.2) * nrows),
+                             squeeze=False, layout="constrained")
+    flat = list(axes.ravel())
+    for ax in flat[len(panels):]:
+        fig.delaxes(ax)
+    return fig, flat[:len(panels)]
 
 
-def ws_figure(ws: pd.DataFrame, outdir: str) -> list:
+def _label_of(key: dict, model: str, g: pd.DataFrame, several_studies: bool) -> str:
+    label = f"d={key['d']}" + (f", L={key['layers']}" if catalogue.is_deep(model) else "")
+    if key["k_label"] and catalogue.has_width(model) and g["k_label"].nunique() > 1:
+        label += f", {key['k_label']}"
+    if several_studies:
+        label += f" ({key['series']})"
+    return label
+
+
+def _ws_panel(ax, g: pd.DataFrame, model: str, studies: list) -> None:
+    colour_key = "layers" if catalogue.is_deep(model) else "d"
+    colours = _colours(g[colour_key].unique())
+    several = g["series"].nunique() > 1
+    judged = figure_series.judged_quantity(model)
+    keys = ["series", "d", "layers", "heads", "k_label"]
+    for key, gs in g.groupby(keys, sort=True):
+        key = dict(zip(keys, key))
+        st = STUDY_STYLES[studies.index(key["series"]) % len(STUDY_STYLES)]
+        colour = colours[key[colour_key]]
+        label = _label_of(key, model, g, several)
+        for quantity in (judged, "S") if judged != "S" else ("S",):
+            t = figure_series.medians(gs, quantity)
+            if t.empty:
+                continue
+            text = f"{label}: {figure_series.quantity_label(model, quantity)}"
+            if quantity == judged:
+                slope = figure_series.slope_text(figure_series.end_slope(gs, model))
+                text += f"\n    {slope}" if slope else ""
+                ax.fill_between(t["n"], t["q25"], t["q75"], color=colour, alpha=0.18, lw=0)
+                ax.plot(t["n"], t["median"], color=colour, lw=1.6, ms=5, label=text, **st)
+            else:  # the search's lower bound beside the judged bound
+                ax.plot(t["n"], t["median"], color=colour, lw=1.0, ls=":", marker=".", ms=6,
+                        alpha=0.9, label=text)
+        if catalogue.is_attention(model) and gs["n"].max() > key["d"] >= gs["n"].min():
+            ax.axvline(key["d"], color=colour, lw=0.8, ls=":", alpha=0.8)
+    ns = np.array(sorted(g["n"].unique()), dtype=float)
+    ref = figure_series.medians(g, judged).groupby("n")["median"].median()
+    if len(ns) >= 2 and (ref > 0).any():
+        y0 = float(np.exp(np.log(ref[ref > 0]).mean()))
+        n0 = float(np.exp(np.log(ns).mean()))
+        ax.plot(ns, y0 * (ns / n0) ** -0.5, "k--", lw=1, alpha=0.4,
+                label="guide: slope −1/2 (the rate of Thms 1–2)")
+        ax.plot(ns, y0 * (ns / n0) ** 0.0, "k-.", lw=0.8, alpha=0.4,
+                label="guide: slope 0 (flat, as Thm 3)")
+    handles, labels = ax.get_legend_handles_labels()
+    handles.append(Patch(color="0.6", alpha=0.4))
+    labels.append("band: interquartile range over trials")
+    ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper center",
+              bbox_to_anchor=(0.5, -0.16), ncol=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plots._log_ticks(ax, "x", ns)
+    plots._log_ticks(ax, "y")
+    ax.set_xlabel(plots.N_LABEL)
+    ax.set_ylabel("word sensitivity S (median over trials)", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def ws_panels(ws: pd.DataFrame) -> list:
+    """(kind of texts, model, title) of every panel the figure draws: a family with records on
+    that kind of texts, in the paper's order."""
+    return [(source, model, title) for source in dict.fromkeys(ws["data"])
+            for model, title in FAMILIES
+            if ((ws["model"] == model) & (ws["data"] == source)).any()]
+
+
+def _with_study_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """A table built by hand may lack the study and the texts: one study, synthetic texts."""
+    if "series" not in df:
+        df = df.assign(series="")
+    if "data" not in df:
+        df = df.assign(data="synthetic")
+    return df
+
+
+def ws_figure(ws: pd.DataFrame, outdir: str, sources_of: dict | None = None) -> list:
     if ws.empty:
         return []
-    ws = prepare_ws(ws)
-    families = [(m, t) for m, t in FAMILIES if (ws["model"] == m).any()]
-    if not families:
+    ws = _with_study_columns(prepare_ws(ws))
+    panels = ws_panels(ws)
+    if not panels:
         return []
-    # One row of panels per data source (synthetic texts, real text): the paper's figures keep
-    # them apart too.
-    sources = list(dict.fromkeys(ws["data"])) if "data" in ws else [None]
-    fig, axes = plt.subplots(len(sources), len(families),
-                             figsize=(5.6 * len(families), 6.2 * len(sources)), squeeze=False)
-    studies = list(dict.fromkeys(ws["series"])) if "series" in ws else [None]
-    for ax, (source, (model, title)) in zip(axes.ravel(),
-                                            [(s, f) for s in sources for f in families]):
-        g = ws[ws["model"] == model]
-        if source is not None:
-            g = g[g["data"] == source]
-            title = f"{title}\ntexts: {source}"
-        if g.empty:
-            ax.set_axis_off()
-            continue
-        colour_key = "layers" if catalogue.is_deep(model) else "d"
-        colours = _colours(g[colour_key].unique())
-        several = g["series"].nunique() > 1 if "series" in g else False
-        keys = ["series"] if "series" in g else []
-        keys += ["d", "layers", "k_label"]
-        for key, gs in g.groupby(keys, sort=True):
-            key = dict(zip(keys, key))
-            st = STUDY_STYLES[studies.index(key.get("series")) % len(STUDY_STYLES)]
-            colour = colours[key[colour_key]]
-            label = f"d={key['d']}" + (f", L={key['layers']}" if catalogue.is_deep(model) else "")
-            if key["k_label"] and catalogue.has_width(model) and g["k_label"].nunique() > 1:
-                label += f", {key['k_label']}"
-            if several:
-                label += f" ({key['series']})"
-            t = plots._mean_ci(gs, "S")
-            plots._errorbar(ax, t, f"{label}: {_slope_text(gs, model)}", color=colour, **st)
-            if gs["S_upper"].notna().any():
-                up = gs.groupby("n")["S_upper"].mean()
-                scope = gs.loc[gs["S_upper"].notna(), "scope"].iloc[0]
-                ax.plot(up.index, up.values, color=colour, lw=0.9, ls=st["ls"], marker="_",
-                        ms=8, alpha=0.7, label=f"{label}: mean S_upper (scope {scope})")
-            if catalogue.is_attention(model) and gs["n"].max() > key["d"] >= gs["n"].min():
-                ax.axvline(key["d"], color=colour, lw=0.8, ls=":", alpha=0.8)
-        ns = np.array(sorted(g["n"].unique()), dtype=float)
-        if len(ns) >= 2:
-            ref = g.groupby("n")["S"].mean()
-            y0 = float(np.exp(np.log(ref[ref > 0]).mean()))
-            n0 = float(np.exp(np.log(ns).mean()))
-            ax.plot(ns, y0 * (ns / n0) ** -0.5, "k--", lw=1, alpha=0.4, label="guide: slope −1/2")
-            ax.plot(ns, y0 * (ns / n0) ** 0.0, "k-.", lw=0.8, alpha=0.4, label="guide: slope 0")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        plots._log_ticks(ax, "x", ns)
-        plots._log_ticks(ax, "y")
-        ax.set_xlabel(plots.N_LABEL)
-        ax.set_ylabel("word sensitivity S (mean ± 95% CI over trials)", fontsize=8)
+    fig, axes = _grid(panels)
+    studies = list(dict.fromkeys(ws["series"]))
+    for ax, (source, model, title) in zip(axes, panels):
+        g = ws[(ws["model"] == model) & (ws["data"] == source)]
+        _ws_panel(ax, g, model, studies)
         extra = "; dotted verticals: n = d" if catalogue.is_attention(model) else ""
-        ax.set_title(f"{title}{extra}", fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
-    fig.tight_layout()
+        ax.set_title(f"{title}\ntexts: {figure_words.data_words(source)}{extra}", fontsize=10)
+    shown = list(dict.fromkeys(ws.loc[ws["model"].isin([p[1] for p in panels]), "series"]))
+    plots.suptitle(fig, ["Word sensitivity against n — " + figure_words.PAPER_WS,
+                    figure_words.sources_line(sources_of or {}, shown), figure_words.READING],
+                   fontsize=10)
     return plots._save(fig, outdir, "paper_ws_vs_n", dpi=DPI)
 
 
-def gen_figure(gen: pd.DataFrame, outdir: str) -> list:
+def gen_panels(gen: pd.DataFrame) -> list:
+    """(study, training) of every panel of the generalization figure that has records."""
+    return [(study, training) for study in dict.fromkeys(gen["series"])
+            for training in sorted(gen["training"].unique())
+            if ((gen["series"] == study) & (gen["training"] == training)).any()]
+
+
+def gen_figure(gen: pd.DataFrame, outdir: str, sources_of: dict | None = None) -> list:
     if gen.empty:
         return []
-    gen = prepare_gen(gen)
+    gen = _with_study_columns(prepare_gen(gen))
     gen = gen[gen["objective"] == "best"]
     if gen.empty:
         return []
-    studies = list(dict.fromkeys(gen["series"])) if "series" in gen else [None]
-    trainings = sorted(gen["training"].unique())
-    fig, axes = plt.subplots(len(studies), len(trainings),
-                             figsize=(6.0 * len(trainings), 4.4 * len(studies)), squeeze=False)
-    for i, study in enumerate(studies):
-        gs = gen if study is None else gen[gen["series"] == study]
-        # one line style per (N, d) of the study, the colour and marker per model
-        combos = sorted(set(zip(gs["N"], gs["d"])))
-        for j, training in enumerate(trainings):
-            ax = axes[i][j]
-            g = gs[gs["training"] == training]
-            for (model, d, N), gm in g.groupby(["model", "d", "N"], sort=True):
-                st = model_pieces.style(model)
-                ls = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))[
-                    combos.index((N, d)) % 6]
-                several_d = g["d"].nunique() > 1
-                label = f"{model}, N={N}" + (f", d={d}" if several_d else "")
-                plots._errorbar(ax, plots._mean_ci(gm, "E"), label, color=st["color"],
-                                marker=st["marker"], ls=ls)
-            ax.axhline(4.0, color="gray", ls="--", lw=1, label="E = 4 (wrong label)")
-            ax.axhline(0.0, color="gray", ls=":", lw=1, label="E = 0 (right label)")
-            ax.set_xscale("log")
-            plots._log_ticks(ax, "x", g["n"].unique())
-            ax.set_xlabel(plots.N_LABEL)
-            ax.set_ylabel("test error E, mean ± 95% CI (best Δ found)", fontsize=8)
-            where = f" — {study}" if study else ""
-            ax.set_title(f"Generalization after a one-word change: {training}{where}",
-                         fontsize=9)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.tight_layout()
+    panels = gen_panels(gen)
+    fig, axes = _grid(panels)
+    sources_of = sources_of or {}
+    for ax, (study, training) in zip(axes, panels):
+        g = gen[(gen["series"] == study) & (gen["training"] == training)]
+        combos = sorted(set(zip(g["N"], g["d"])))
+        several_d = g["d"].nunique() > 1
+        for (model, d, N), gm in g.groupby(["model", "d", "N"], sort=True):
+            st = model_pieces.style(model)
+            ls = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))[
+                combos.index((N, d)) % 6]
+            t = figure_series.medians(gm, "E", positive=False)  # E = 0 is a right label
+            label = f"{model}, N={N}" + (f", d={d}" if several_d else "") + ": median E"
+            ax.fill_between(t["n"], t["q25"], t["q75"], color=st["color"], alpha=0.15, lw=0)
+            ax.plot(t["n"], t["median"], color=st["color"], marker=st["marker"], ls=ls, lw=1.5,
+                    ms=5, label=label)
+        ax.axhline(4.0, color="gray", ls="--", lw=1, label="E = 4 (wrong label)")
+        ax.axhline(rules.E_FAR, color="tab:blue", ls=":", lw=1,
+                   label=f"E = {rules.E_FAR:g}: rf's head judged above it")
+        ax.axhline(rules.E_NEAR, color="tab:red", ls=":", lw=1,
+                   label=f"E = {rules.E_NEAR:g}: raf's head judged below it")
+        handles, labels = ax.get_legend_handles_labels()
+        handles.append(Patch(color="0.6", alpha=0.4))
+        labels.append("band: interquartile range over trials")
+        ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.16), ncol=1)
+        ax.set_xscale("log")
+        plots._log_ticks(ax, "x", g["n"].unique())
+        ax.set_xlabel(plots.N_LABEL)
+        ax.set_ylabel("test error E (median over trials, best Δ found)", fontsize=9)
+        where = sources_of.get(study, study)
+        ax.set_title(textwrap.fill(f"{TRAININGS.get(training, training)}: {where}", 60)
+                     if where else TRAININGS.get(training, training), fontsize=10)
+        ax.grid(True, alpha=0.3)
+    plots.suptitle(fig, ["Generalization after a one-word change — " + figure_words.PAPER_GEN,
+                    "lines: median over trials; bands: interquartile range over trials"],
+                   fontsize=10)
     return plots._save(fig, outdir, "paper_gen_error", dpi=DPI)

@@ -282,9 +282,10 @@ def _concat(frames: list) -> pd.DataFrame:
 
 
 def _figures(studies, ws, gen, several_words, table, outdir) -> tuple:
-    """[(title, png name)] and the witness drawn (None when no file has one). One study: the
-    figures of the study (one panel per d, each model with its fitted slope and verdict);
-    several: the figures in the paper's layout (one panel per model family)."""
+    """[(title, caption, png name)] and the witness drawn (None when no file has one). The
+    figures in the paper's layout (one panel per model family) for one study or several; one
+    study adds its overview (every model on one panel per d, with each claim's judged slope and
+    verdict)."""
     import warnings
 
     import matplotlib  # only once the input is good: slow to import
@@ -298,27 +299,45 @@ def _figures(studies, ws, gen, several_words, table, outdir) -> tuple:
 
 
 def _draw(studies, ws, gen, several_words, table, outdir) -> tuple:
-    from . import paper_figures, plots, regime_map
+    from . import figure_words as words, paper_figures, plots, regime_map
 
     witnesses = [w for s in studies for res in s.files for w in res.witnesses]
     witness = _pick_witness(witnesses)
+    sources = words.sources(studies)
+
+    def data_of(df) -> str:
+        labels = list(dict.fromkeys(df[combined.SERIES])) if combined.SERIES in df else []
+        return "; ".join(sources[label] for label in labels if label in sources)
+
+    def caption(paper_ref: str, df) -> str:
+        data = data_of(df)
+        return f"{paper_ref[0].upper()}{paper_ref[1:]}." + (f" Data: {data}." if data else "")
+
+    ws_caption, gen_caption = caption(words.PAPER_WS, ws), caption(words.PAPER_GEN, gen)
+    # The paper's layout first, for one study as for several: the figures a reader puts beside
+    # the paper's.
+    drawn = [("Word sensitivity against n, per model family (the paper's layout)", ws_caption,
+              paper_figures.ws_figure(ws, outdir, sources)),
+             ("Generalization error after a one-word change against n, per training mode (the "
+              "paper's layout)", gen_caption, paper_figures.gen_figure(gen, outdir, sources))]
     if len(studies) == 1:
         s = studies[0]
-        drawn = [("Word sensitivity against n, with each model's fitted slope and verdict",
-                  plots.ws_figure(s.ws, outdir, table)),
-                 ("Generalization error after a one-word change", plots.gen_figure(s.gen, outdir))]
-    else:
-        drawn = [("Word sensitivity against n per model family, one series per d (drf: per L) "
-                  "and study", paper_figures.ws_figure(ws, outdir)),
-                 ("Generalization error after a one-word change against n, per training mode "
-                  "and study", paper_figures.gen_figure(gen, outdir))]
-    drawn += [("Attention before and after the one-word change (raf witness)",
+        drawn += [("Word sensitivity against n, every model on one panel per d, with each "
+                   "claim's judged slope and verdict", ws_caption,
+                   plots.ws_figure(s.ws, outdir, table, sources)),
+                  ("Generalization error after a one-word change, every search objective",
+                   gen_caption, plots.gen_figure(s.gen, outdir, sources))]
+    beyond = f"{words.BEYOND[0].upper()}{words.BEYOND[1:]}."
+    drawn += [("Attention before and after the one-word change (raf witness)", beyond,
                plots.witness_figure(witness, outdir)),
               ("Sensitivity to m changed words against the changed fraction m/n",
-               plots.multi_word_figure(multi_word.all_words(ws, several_words), outdir))]
-    figures = [(title, os.path.basename(paths[0])) for title, paths in drawn if paths]
+               caption(words.BEYOND, several_words),
+               plots.multi_word_figure(multi_word.all_words(ws, several_words), outdir,
+                                       sources))]
+    figures = [(title, text, os.path.basename(paths[0])) for title, text, paths in drawn
+               if paths]
     mapped = ws.drop(columns=combined.SERIES) if len(studies) == 1 and not ws.empty else ws
-    figures += [(t, os.path.basename(p)) for t, p in regime_map.figures(mapped, outdir)]
+    figures += [(t, beyond, os.path.basename(p)) for t, p in regime_map.figures(mapped, outdir)]
     return figures, witness
 
 
@@ -387,8 +406,9 @@ def _write_md(outdir, head, table, pvh, files, shared, prov, tables, figures, no
         lines += [f"## {title}", "", md_table(_md_verdict(df))]
     lines += ["## Claims", "", CLAIMS_TEXT, "", md_table(_md_verdict(per_claim))]
     lines += ["## Figures", ""]
-    for title, png in figures:
-        lines += [f"### {title}", "", f"![{title}]({png})", "", f"(PDF: `{png[:-4]}.pdf`)", ""]
+    for title, text, png in figures:
+        lines += [f"### {title}", "", f"![{title}]({png})", "", text, "",
+                  f"(PDF: `{png[:-4]}.pdf`)", ""]
     if no_heatmap:
         lines += [no_heatmap, ""]
     if notes:
@@ -468,11 +488,12 @@ def _write_html(outdir, head, table, pvh, files, shared, prov, tables, figures, 
         parts += [f"<h2 style='color:#c00'>{e(title)}</h2>", html_verdicts(df, css)]
     parts += ["<h2>Claims</h2>", f"<p>{e(CLAIMS_TEXT)}</p>", html_verdicts(per_claim, "")]
     parts += ["<h2>Figures</h2>", "<div class='figs'>"]
-    for title, png in figures:
+    for title, text, png in figures:
         with open(os.path.join(outdir, png), "rb") as f:
             data = base64.b64encode(f.read()).decode("ascii")
         parts += [f"<figure><figcaption>{e(title)}</figcaption>",
                   f"<img alt='{e(title)}' src='data:image/png;base64,{data}'>",
+                  f"<p class='caption'>{e(text)}</p>",
                   f"<p>PDF: <a href='{e(png[:-4])}.pdf'>{e(png[:-4])}.pdf</a></p></figure>"]
     parts.append("</div>")
     if no_heatmap:

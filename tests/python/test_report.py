@@ -36,7 +36,8 @@ def test_report_end_to_end(tmp_path):
     assert p.returncode == 0, p.stderr
     for name in ("report.md", "report.html", "verdicts.csv", "ws_summary.csv", "gen_summary.csv",
                  "ws_vs_n.png", "ws_vs_n.pdf", "gen_error.png", "gen_error.pdf",
-                 "raf_witness_attention.png", "raf_witness_attention.pdf"):
+                 "paper_ws_vs_n.png", "paper_ws_vs_n.pdf", "paper_gen_error.png",
+                 "paper_gen_error.pdf", "raf_witness_attention.png", "raf_witness_attention.pdf"):
         assert (out / name).stat().st_size > 0, name
     with open(out / "verdicts.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -69,7 +70,8 @@ def test_report_end_to_end(tmp_path):
     assert "![Word sensitivity against n" in md
     assert claims.CLAIMS["thm3_raf"].rule in md  # rules are written out
     html = (out / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 3  # self-contained
+    # self-contained: the paper's layout (2), the study's overview (2) and the witness
+    assert html.count("data:image/png;base64,") == 5
     assert "<h1 class='fail'>" in html and "<tr class='fail'>" in html  # failures in red
 
 
