@@ -98,21 +98,35 @@ def why_none(rows: list, labels: list, studies: list) -> list:
         study = by_label.get(label)
         if study is None:
             continue
-        plan = sequential.study_plan(study)
-        held = _trials_held(study)
-        if plan.mixed:
-            out.append(f"{what}: {plan.mixed}")
-        elif plan.looks <= 1:
-            first = plan.first or held
-            out.append(f"{what}; the study planned one look (no max-trials above its {first} "
-                       f"trials), so trials added after its verdicts would not hold the rules' "
-                       f"level: plan the looks of a new study (trials = {first}, max-trials = "
-                       f"{2 * first} or more)")
-        elif held >= plan.cap:
-            out.append(f"{what} at the study's max-trials ({plan.cap}): more trials would need a "
-                       f"new study that plans them")
-        else:
-            out.append(f"{what}; more trials of this study cannot decide them (a point not "
-                       f"finished: resume the run first; or a test that lacks its partner "
-                       f"model's data: report the partner's file with it)")
+        out.append(what + _why_not(study) + _design_notes(rows, labels, label))
     return out
+
+
+def _why_not(study) -> str:
+    """Why the study's plan adds no trials."""
+    plan = sequential.study_plan(study)
+    held = _trials_held(study)
+    if plan.mixed:
+        return f": {plan.mixed}"
+    if plan.looks <= 1:
+        first = plan.first or held
+        return (f"; the study planned one look (no max-trials above its {first} trials), so "
+                f"trials added after its verdicts would not hold the rules' level: plan the "
+                f"looks of a new study (trials = {first}, max-trials = {2 * first} or more)")
+    if held >= plan.cap:
+        return (f" at the study's max-trials ({plan.cap}): more trials would need a new study "
+                f"that plans them")
+    return ("; more trials of this study cannot decide them (a point not finished: resume the "
+            "run first; or a test that lacks its partner model's data: report the partner's "
+            "file with it)")
+
+
+def _design_notes(rows: list, labels: list, label: str) -> str:
+    """What keeps an open claim of the study open whatever the trials: its groups' own reasons
+    when none of them has a test to run (too few n in the regime, …)."""
+    notes = []
+    for r, lab in zip(rows, labels):
+        if (lab == label and r.kind == rules.PRIMARY and r.verdict == rules.INCONCLUSIVE
+                and r.groups and all(g.unavailable and not g.tests for g in r.groups)):
+            notes.append(f"{r.claim}: {r.groups[0].unavailable}")
+    return f" (and as designed, {'; '.join(notes)})" if notes else ""

@@ -13,8 +13,9 @@ PY = "/usr/bin/python3"
 RF_CFG = "experiments = ws\nmodels = rf\nrf-sampling = full\ndata = synthetic\n"
 
 
-def study(path, config, trials=3, command="wordsens run cfg.ini --output x.h5"):
-    write_results(path, *synthetic_tables(trials=trials, models=("rf",), gen_models=()))
+def study(path, config, trials=3, command="wordsens run cfg.ini --output x.h5",
+          ns=(8, 16, 32, 64, 128)):
+    write_results(path, *synthetic_tables(ns=ns, trials=trials, models=("rf",), gen_models=()))
     with h5py.File(path, "r+") as f:
         f.attrs["config_text"] = config + "seed = 1\n"
         f.attrs["master_seed"] = np.uint64(1)
@@ -93,3 +94,11 @@ def test_the_report_names_the_next_look_of_an_open_claim_and_nothing_when_decide
     p = subprocess.run([PY, REPORT, str(decided), "-o", str(tmp_path / "out2")],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and "more trials:" not in p.stdout, p.stdout
+
+
+def test_a_claim_its_design_keeps_open_says_so_beside_the_trials(tmp_path):
+    # Two values of n: no slope to judge, whatever the trials.
+    lines, said = next_batch(study(tmp_path / "rf.h5", RF_CFG + "trials = 12\n", trials=12,
+                                   ns=(8, 16)))
+    assert lines == [] and len(said) == 1
+    assert "thm1_rf open" in said[0] and "as designed, thm1_rf: " in said[0], said
