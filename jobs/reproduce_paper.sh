@@ -613,15 +613,16 @@ if [ "$slurm" -eq 1 ]; then
   # unless WORDSENS_SBATCH_ARGS gives memory.
   # shellcheck source=jobs/slurm/submit_common.sh
   source jobs/slurm/submit_common.sh
-  # memory_for CFG [OPTS…]: the array of sbatch options that ask for the study's memory.
+  # memory_for CFG [OPTS…]: prints the sbatch option that asks for the study's memory (nothing
+  # when WORDSENS_SBATCH_ARGS gives memory); status 2 when its dry run fails (it said why). Every
+  # job of a step is priced before the first is submitted: a study that cannot be priced stops
+  # the step with nothing of it queued.
   memory_for() {
-    memory=()
     wordsens_user_gave "--mem --mem-per-cpu --mem-per-gpu" \
       "${extra_sbatch[@]+"${extra_sbatch[@]}"}" && return 0
-    local request
-    request=$(wordsens_memory_request "$BIN" "$@") || die "$1: cannot price its memory"
-    memory=("$request")
-  }
+    wordsens_memory_request "$BIN" "$@" 2>&1 >&3 | sed 's/; nothing submitted$//' >&2
+    return "${PIPESTATUS[0]}"
+  } 3>&1
   deps=()
   # join_ids ID…: "a:b:c"
   join_ids() {
@@ -652,10 +653,18 @@ if [ "$slurm" -eq 1 ]; then
     fi
     if [ -n "$batch" ]; then
       next=$((judge_look + 1))
+      declare -A look_memory=()
       while read -r line; do
         read_extension "$next" "$line"
         [ -n "$cfg" ] || continue
-        memory_for "$(abs "$cfg")" "${opts[@]}"
+        look_memory[$line]=$(memory_for "$(abs "$cfg")" "${opts[@]}") ||
+          die "look $next: $name: its dry run failed (above); no job of look $next submitted"
+      done <<<"$batch"
+      while read -r line; do
+        read_extension "$next" "$line"
+        [ -n "$cfg" ] || continue
+        memory=()
+        [ -z "${look_memory[$line]}" ] || memory=("${look_memory[$line]}")
         id=$(sbatch --parsable "${memory[@]+"${memory[@]}"}" "${extra_sbatch[@]+"${extra_sbatch[@]}"}" \
           --ntasks-per-node="$ranks" --job-name="wordsens-$name-look-$next" \
           --output="$logs/%x-%j.out" jobs/slurm/run.sbatch "$(abs "$cfg")" "$(abs "$out")" \
@@ -685,6 +694,15 @@ if [ "$slurm" -eq 1 ]; then
       die "$name: $data is missing: build it first with 'bash $(prepare_script "$data")'"
     fi
   done
+  declare -A study_memory=()
+  for s in "${selected[@]}"; do
+    IFS='|' read -r name cfg <<<"$s"
+    complete "$(output "$name")" && continue
+    # shellcheck disable=SC2207
+    opts=($(run_options "$name"))
+    study_memory[$name]=$(memory_for "$(abs "$cfg")" "${opts[@]+"${opts[@]}"}") ||
+      die "$name: its dry run failed (above); no job submitted"
+  done
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
     out=$(output "$name")
@@ -695,7 +713,8 @@ if [ "$slurm" -eq 1 ]; then
     read -r _ _ _ _ _ nshards _ <<<"${PLAN[$name]}"
     # shellcheck disable=SC2207
     opts=($(run_options "$name"))
-    memory_for "$(abs "$cfg")" "${opts[@]+"${opts[@]}"}"
+    memory=()
+    [ -z "${study_memory[$name]}" ] || memory=("${study_memory[$name]}")
     if [ "$nshards" -le 1 ]; then
       id=$(sbatch --parsable "${memory[@]+"${memory[@]}"}" "${extra_sbatch[@]+"${extra_sbatch[@]}"}" --ntasks-per-node="$ranks" \
         --job-name="wordsens-$name" --output="$logs/%x-%j.out" \

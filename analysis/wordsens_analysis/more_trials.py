@@ -14,7 +14,7 @@ from .combined import config_value
 
 # Options of the first batch's command line that an extension replaces or must not repeat.
 _REPLACED = ("--output", "-o", "--overwrite", "--first-trial", "--trials", "--max-trials",
-             "--select", "--dry-run")
+             "--select", "--dry-run", "--shard")
 
 
 def _first_batch(study):
@@ -25,9 +25,21 @@ def _first_batch(study):
     return study.files[0]
 
 
-def _base_command(res) -> list:
-    """The first batch's `wordsens run` arguments without the options an extension sets."""
-    words = str(res.attrs.get("command_line") or "wordsens run").split(" ")
+def _run_command_line(study, first) -> str:
+    """A `wordsens run` command line of the study: the first batch's, or, when that file was
+    merged from shards (its command is `wordsens merge …`), a shard's of the study; "" when no
+    file of the study holds one."""
+    for res in [first, *study.files]:
+        words = str(res.attrs.get("command_line") or "").split(" ")
+        if len(words) > 1 and os.path.basename(words[0]) == "wordsens" and words[1] == "run":
+            return " ".join(words)
+    return ""
+
+
+def _base_command(line: str) -> list:
+    """A `wordsens run` command line without the options an extension sets (and the shard: the
+    next look runs every selected point)."""
+    words = line.split(" ")
     out, skip = [], False
     for word in words:
         if skip:
@@ -53,7 +65,12 @@ def command(ext, study) -> str:
     stem = stem[:-3] if stem.endswith(".h5") else stem
     last = ext.first + ext.trials
     look = plan.look_of(last) or 2
-    words = _base_command(res) + [
+    line = _run_command_line(study, res)
+    if not line:
+        # No file says how the study was run (a merged file's command is the merge): the user's
+        # configuration file stands for it.
+        line = "wordsens run CONFIG.ini"
+    words = _base_command(line) + [
         f"--first-trial={ext.first}", f"--trials={ext.trials}", f"--max-trials={ext.cap}",
         f"--select={ext.select()}", f"--output={stem}.look-{look}-trials-{ext.first}-{last}.h5"]
     return " ".join(shlex.quote(w) for w in words)

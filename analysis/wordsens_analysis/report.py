@@ -105,7 +105,7 @@ def main(argv=None) -> int:
     if args.next_batch:
         extensions, said = next_batch(results)
         # For people, on stderr: stdout stays the lines a script reads (reproduce_paper.sh).
-        for line in said or ["nothing to add: every claim judged in these files is decided"]:
+        for line in said or ["nothing to add: no claim with data in these files is open"]:
             print(f"wordsens-report: {printable(line)}", file=sys.stderr)
         return print_result([e.line() for e in extensions])
     from .report_writer import write_report  # matplotlib is slow to import: input known good

@@ -28,11 +28,16 @@ wordsens_submit_binary() {
 }
 
 # True when one of the user's sbatch options ($2…) is one of the names in $1 (space separated,
-# matched as `--name`, `--name=…`, `-x` or `-x…`).
+# matched as `--name`, `--name=…`, `-x` or `-x…`). A word that is the value of the option before
+# it (`-J -nightly`, `--comment --mem`) is not an option.
 wordsens_user_gave() {
-  local names=$1 arg name
+  local names=$1 arg name value_next=0
   shift
   for arg in "$@"; do
+    if [ "${value_next}" = 1 ]; then
+      value_next=0
+      continue
+    fi
     for name in ${names}; do
       case "${arg}" in
         "${name}" | "${name}"=*) return 0 ;;
@@ -40,6 +45,15 @@ wordsens_user_gave() {
       # A short option may carry its value: -n4, -o log.out.
       if [ "${#name}" -eq 2 ] && [ "${arg#"${name}"}" != "${arg}" ]; then return 0; fi
     done
+    case "${arg}" in
+      --*=* | -[a-zA-Z]?*) ;; # the value is attached
+      # sbatch's switches: no value follows.
+      --requeue | --no-requeue | --exclusive | --parsable | --hold | -H | --test-only | -Q | \
+        --quiet | -v | --verbose | -W | --wait | -O | --overcommit | --contiguous | \
+        --spread-job | --use-min-nodes | -k | --no-kill | -s | --oversubscribe | --ignore-pbs | \
+        --reboot | --get-user-env) ;;
+      -*) value_next=1 ;;
+    esac
   done
   return 1
 }

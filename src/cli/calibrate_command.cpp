@@ -59,7 +59,9 @@ std::string cpu_model() {
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("model name", 0) == 0) {
       const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+      const auto text =
+          colon == std::string::npos ? colon : line.find_first_not_of(" \t", colon + 1);
+      if (text != std::string::npos) return line.substr(text);
     }
   }
   return "unknown cpu";

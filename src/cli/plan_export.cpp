@@ -13,6 +13,7 @@ namespace {
 // A number as JSON and TSV write it: integers exactly, the rest with 17 significant digits
 // (the double read back is the one written).
 std::string number(double value) {
+  if (!std::isfinite(value)) return "null";  // JSON has no nan or inf
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
   return buffer;

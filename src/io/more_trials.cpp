@@ -54,7 +54,7 @@ std::string more_trials_advice(const std::string& path, const std::string& store
   // The schedule of looks doubles from the first batch up to the cap (analysis: sequential.py).
   const std::int64_t next = std::min(cap, 2 * have);
   return "; to add trials, keep this file and run the study's next look into another: the same "
-         "command with --first-trial=" +
+         "command with its --trials and --output replaced by --first-trial=" +
          std::to_string(have) + " --trials=" + std::to_string(next - have) +
          " --output=" + look_file(path, 2, have, next) +
          ", then report both files together (wordsens-report --next-batch names the points that "

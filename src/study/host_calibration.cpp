@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 
 #include "core/errors.hpp"
 
@@ -51,8 +53,10 @@ HostCalibration HostCalibration::parse(const std::string& text, const std::strin
     ++number_of_line;
     if (line.empty()) continue;
     if (line[0] == '#') {
-      if (calibration.header_.empty())
-        calibration.header_ = line.substr(line.find_first_not_of("# "));
+      const auto start = line.find_first_not_of("# ");
+      if (calibration.header_.empty() && start != std::string::npos) {
+        calibration.header_ = line.substr(start);
+      }
       continue;
     }
     if (!header_seen) {
@@ -60,14 +64,32 @@ HostCalibration HostCalibration::parse(const std::string& text, const std::strin
       header_seen = true;
       continue;
     }
+    std::vector<std::string> fields;
     std::istringstream row(line);
-    std::string experiment, model;
+    for (std::string field; std::getline(row, field, '\t');) fields.push_back(field);
+    // Each number whole: "2.0xyz" or a tasks count of "4.5" is refused, not read in part.
+    const auto whole = [](const std::string& field, auto parse) {
+      std::size_t used = 0;
+      const auto value = parse(field, &used);
+      if (used != field.size()) throw std::invalid_argument(field);
+      return value;
+    };
     HostRate r;
     double rate = 0;
-    if (!std::getline(row, experiment, '\t') || !std::getline(row, model, '\t') ||
-        !(row >> r.tasks >> r.predicted >> r.measured >> rate)) {
-      bad("a row needs experiment, model, tasks, predicted and measured seconds, rate");
+    try {
+      if (fields.size() != 6) throw std::invalid_argument("fields");
+      r.tasks =
+          whole(fields[2], [](const std::string& t, std::size_t* n) { return std::stoi(t, n); });
+      const auto real = [](const std::string& t, std::size_t* n) { return std::stod(t, n); };
+      r.predicted = whole(fields[3], real);
+      r.measured = whole(fields[4], real);
+      rate = whole(fields[5], real);
+    } catch (const std::exception&) {
+      bad("a row needs experiment, model, tasks (a whole number), predicted and measured "
+          "seconds and rate, tab-separated, and nothing else");
     }
+    const std::string& experiment = fields[0];
+    const std::string& model = fields[1];
     if (experiment != "ws" && experiment != "gen") bad("unknown experiment '" + experiment + "'");
     if (r.tasks < 1 || !(r.predicted > 0) || !(r.measured > 0) || !std::isfinite(r.measured)) {
       bad("tasks and seconds must be positive");

@@ -79,8 +79,7 @@ def test_decided_claims_say_nothing_is_open_and_absent_models_are_not_open(tmp_p
     # 12 trials decide thm1_rf; the claims about drf, raf and raf_relu have no data here.
     lines, said = next_batch(study(tmp_path / "rf.h5", RF_CFG + "trials = 12\n", trials=12))
     assert lines == []
-    assert said == ["wordsens-report: nothing to add: every claim judged in these files is "
-                    "decided"]
+    assert said == ["wordsens-report: nothing to add: no claim with data in these files is open"]
 
 
 def test_the_report_names_the_next_look_of_an_open_claim_and_nothing_when_decided(tmp_path):
@@ -102,3 +101,17 @@ def test_a_claim_its_design_keeps_open_says_so_beside_the_trials(tmp_path):
                                    ns=(8, 16)))
     assert lines == [] and len(said) == 1
     assert "thm1_rf open" in said[0] and "as designed, thm1_rf: " in said[0], said
+
+
+def test_a_sharded_or_merged_study_gets_a_run_command_without_the_shard(tmp_path):
+    cfg = RF_CFG + "trials = 3\nmax-trials = 12\n"
+    merged = study(tmp_path / "m.h5", cfg, command="wordsens merge m.shard-0-of-2.h5 "
+                   "m.shard-1-of-2.h5 -o m.h5")
+    _, said = next_batch(merged)
+    words = shlex.split(said[0].split(": ", 3)[-1])
+    assert words[:3] == ["wordsens", "run", "CONFIG.ini"] and "merge" not in words
+    shard = study(tmp_path / "s.h5", cfg, command="wordsens run my.ini --shard 1/4 --output s.h5")
+    _, said = next_batch(shard)
+    words = shlex.split(said[0].split(": ", 3)[-1])
+    assert words[:3] == ["wordsens", "run", "my.ini"]
+    assert not any(w.startswith("--shard") or w == "1/4" for w in words), words

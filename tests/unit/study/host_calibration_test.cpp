@@ -49,6 +49,11 @@ TEST(HostCalibration, RatesAreMeasuredOverPredictedAndTheFileRoundTrips) {
   EXPECT_EQ(back.header(), "test header");
   EXPECT_EQ(back.source(), "cal.tsv");
   EXPECT_DOUBLE_EQ(HostCalibration().seconds(task_of(Experiment::ws, ModelKind::rf), 7), 7);
+  // A first comment line with no text ("#") leaves the header empty.
+  const HostCalibration bare =
+      HostCalibration::parse("#\n" + c.text().substr(c.text().find('\n') + 1), "x");
+  EXPECT_EQ(bare.header(), "");
+  EXPECT_EQ(bare.rates().size(), 2U);
 }
 
 TEST(HostCalibration, AMalformedFileIsRefusedNamingItsLine) {
@@ -62,7 +67,11 @@ TEST(HostCalibration, AMalformedFileIsRefusedNamingItsLine) {
       {head + "ws\trf\t0\t1\t2\t2\n", "must be positive"},
       {head + "ws\trf\t2\t1\t2\t3\n", "the rate is not measured / predicted"},
       {head + "ws\trf\t2\t1\t2\t2\nws\trf\t2\t1\t2\t2\n", "cal.tsv:4: a second row for ws rf"},
-      {head, "no rate"}};
+      {head, "no rate"},
+      // Numbers read whole: no junk after a rate, no fraction of a task, no column too many.
+      {head + "ws\trf\t2\t1\t2\t2.0xyz\n", "cal.tsv:3: a row needs"},
+      {head + "ws\trf\t4.5\t1\t2\t2\n", "cal.tsv:3: a row needs"},
+      {head + "ws\trf\t2\t1\t2\t2\t9\n", "cal.tsv:3: a row needs"}};
   for (const auto& [text, expected] : cases) {
     try {
       (void)HostCalibration::parse(text, "cal.tsv");
