@@ -17,7 +17,6 @@ import textwrap
 
 import numpy as np
 import pandas as pd
-from matplotlib.patches import Patch
 
 from . import catalogue, figure_series, figure_words, model_pieces, plots, rules
 from .head_claims import prepare_gen
@@ -30,7 +29,6 @@ FAMILIES = [("rf", "rf: random features (Thm 1)"),
             ("raf_relu", "raf_relu: ReLU attention (softmax contrast)")]
 TRAININGS = {"finetune": "fine-tuned head", "retrain": "retrained head"}
 DPI = 100  # many panels: the PNGs stay near 200-300 KB for the docs
-LEGEND_PT = 8  # the smallest legend a reader can read beside the paper
 STUDY_STYLES = [dict(ls="-", marker="o"), dict(ls="--", marker="s"), dict(ls=":", marker="^"),
                 dict(ls="-.", marker="D"), dict(ls=(0, (5, 1)), marker="v")]
 PANEL_W, PANEL_H = 5.6, 4.2
@@ -101,11 +99,7 @@ def _ws_panel(ax, g: pd.DataFrame, model: str, studies: list) -> None:
                 label="guide: slope −1/2 (the rate of Thms 1–2)")
         ax.plot(ns, y0 * (ns / n0) ** 0.0, "k-.", lw=0.8, alpha=0.4,
                 label="guide: slope 0 (flat, as Thm 3)")
-    handles, labels = ax.get_legend_handles_labels()
-    handles.append(Patch(color="0.6", alpha=0.4))
-    labels.append("band: interquartile range over trials")
-    ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper center",
-              bbox_to_anchor=(0.5, -0.16), ncol=1)
+    plots._iqr_note(ax, below=True)
     ax.set_xscale("log")
     ax.set_yscale("log")
     plots._log_ticks(ax, "x", ns)
@@ -188,11 +182,7 @@ def gen_figure(gen: pd.DataFrame, outdir: str, sources_of: dict | None = None) -
                    label=f"E = {rules.E_FAR:g}: rf's head judged above it")
         ax.axhline(rules.E_NEAR, color="tab:red", ls=":", lw=1,
                    label=f"E = {rules.E_NEAR:g}: raf's head judged below it")
-        handles, labels = ax.get_legend_handles_labels()
-        handles.append(Patch(color="0.6", alpha=0.4))
-        labels.append("band: interquartile range over trials")
-        ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper center",
-                  bbox_to_anchor=(0.5, -0.16), ncol=1)
+        plots._iqr_note(ax, below=True)
         ax.set_xscale("log")
         plots._log_ticks(ax, "x", g["n"].unique())
         ax.set_xlabel(plots.N_LABEL)

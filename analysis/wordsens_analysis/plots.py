@@ -79,12 +79,18 @@ def _median_band(ax, t: pd.DataFrame, label: str, color, **style) -> None:
     ax.plot(t["n"], t["median"], color=color, label=label, lw=1.5, ms=5, **style)
 
 
-def _iqr_note(ax) -> None:
-    """The legend, outside the panel so that it never hides data, with the bands' meaning."""
+def _iqr_note(ax, below: bool = False) -> None:
+    """The legend, outside the panel so that it never hides data (right of it, or below it in
+    the paper's grid of panels), with the bands' meaning."""
     handles, labels = ax.get_legend_handles_labels()
     handles.append(Patch(color="0.6", alpha=0.4))
     labels.append("band: interquartile range over trials")
-    ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    if below:
+        ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.16), ncol=1)
+    else:
+        ax.legend(handles, labels, fontsize=LEGEND_PT, loc="upper left",
+                  bbox_to_anchor=(1.02, 1.0))
 
 
 SHORT_VERDICT = {rules.NOT_REFUTED_LB: "not refuted (LB only)",
