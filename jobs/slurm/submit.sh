@@ -21,24 +21,12 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
   shift
 done
 [ $# -gt 0 ] && shift  # the --
-[ -f "$config" ] || {
-  echo "submit.sh: no such config file: $config" >&2
-  exit 2
-}
-command -v sbatch >/dev/null || {
-  echo "submit.sh: sbatch not found (run on a Slurm login node)" >&2
-  exit 2
-}
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=jobs/slurm/submit_common.sh
 source "$here/submit_common.sh"
-# The job runs a copy of the script from Slurm's spool, so tell it where the repository is.
-export WORDSENS_HOME=${WORDSENS_HOME:-$(cd "$here/../.." && pwd)}
-mkdir -p "$(dirname "$output")"
-# Absolute paths: the job may start in another directory than this shell.
-config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
-output=$(cd "$(dirname "$output")" && pwd)/$(basename "$output")
+wordsens_submit_ready submit.sh "$config"
+config=$(wordsens_absolute "$config")
+output=$(wordsens_absolute "$output")
 name=$(basename "${output%.h5}")
 
 wordsens_sbatch_defaults "$(wordsens_submit_binary "$WORDSENS_HOME")" \

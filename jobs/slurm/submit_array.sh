@@ -19,24 +19,12 @@ config=$1
 shards=$2
 prefix=${3:-results/$(basename "${config%.*}")}
 shift $(($# < 3 ? $# : 3))
-[ -f "$config" ] || {
-  echo "submit_array.sh: no such config file: $config" >&2
-  exit 2
-}
-command -v sbatch >/dev/null || {
-  echo "submit_array.sh: sbatch not found (run on a Slurm login node)" >&2
-  exit 2
-}
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=jobs/slurm/submit_common.sh
 source "$here/submit_common.sh"
-# The jobs run copies of the scripts from Slurm's spool, so tell them where the repository is.
-export WORDSENS_HOME=${WORDSENS_HOME:-$(cd "$here/../.." && pwd)}
-mkdir -p "$(dirname "$prefix")"
-# Absolute paths: the jobs may start in another directory than this shell.
-config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
-prefix=$(cd "$(dirname "$prefix")" && pwd)/$(basename "$prefix")
+wordsens_submit_ready submit_array.sh "$config"
+config=$(wordsens_absolute "$config")
+prefix=$(wordsens_absolute "$prefix")
 
 # shellcheck disable=SC2206  # extra sbatch options, split on purpose
 extra=(${WORDSENS_SBATCH_ARGS:-})

@@ -12,6 +12,30 @@
 # Room above the dry run's bytes per rank, in percent.
 WORDSENS_MEMORY_ROOM_PERCENT=${WORDSENS_MEMORY_ROOM_PERCENT:-25}
 
+# wordsens_submit_ready SCRIPT CONFIG: exits 2 with one line when CONFIG is missing or this shell
+# has no sbatch; otherwise exports WORDSENS_HOME (the jobs run copies of the scripts from
+# Slurm's spool, so they are told where the repository is).
+wordsens_submit_ready() {
+  [ -f "$2" ] || {
+    echo "$1: no such config file: $2" >&2
+    exit 2
+  }
+  command -v sbatch >/dev/null || {
+    echo "$1: sbatch not found (run on a Slurm login node)" >&2
+    exit 2
+  }
+  local here
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  export WORDSENS_HOME=${WORDSENS_HOME:-$(cd "$here/../.." && pwd)}
+}
+
+# wordsens_absolute PATH: PATH from the root, its folder created (a job may start in another
+# directory than the shell that submits it).
+wordsens_absolute() {
+  mkdir -p "$(dirname "$1")"
+  echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+}
+
 # The binary that prices the study here, on the login node: WORDSENS_BIN, else the installed
 # copy's (share/wordsens/../../bin) or the checkout's release build, else `wordsens` on PATH.
 wordsens_submit_binary() {
