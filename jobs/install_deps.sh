@@ -21,6 +21,7 @@ BUILD_PACKAGES=(
   build-essential cmake ninja-build git
   libopenmpi-dev openmpi-bin
   libeigen3-dev libhdf5-dev zlib1g-dev libboost-program-options-dev librandom123-dev
+  nlohmann-json3-dev libssl-dev
 )
 REPORT_PACKAGES=(
   python3 python3-h5py python3-numpy python3-scipy python3-pandas python3-matplotlib

@@ -10,6 +10,7 @@ layer 0. Everything is computed in float64 from the stored float32 weights.
     A = multi_head_attention(enc.layers[0], H0)   # MHA(H0): softmax(Q Kᵀ/√d_h) V per head, W_O, b_O
     H1 = encoder_layer(enc.layers[0], H0)         # LN₂(H + W₂ GELU(W₁ H + b₁) + b₂), H = LN₁(H0 + A)
     Hs = hidden_states(enc, ids, upto=3)          # [H0, H1, H2, H3]
+    U2 = normalised_state(enc, ids, 2)            # H2 = γ ⊙ U2 + β: the closing LN's rows
     e = sentence_embedding(enc, ids)              # mean over tokens of the last layer, unit norm
 
 `ids` is one window (n,) or a batch of windows of one length (B, n); hidden states are (n, d) or
@@ -163,12 +164,18 @@ def read_encoder(model_dir, expected_sha256: str | None = None) -> Encoder:
 
 # --- the pieces of a layer --------------------------------------------------------------------
 
-def layer_norm(X: np.ndarray, norm: LayerNorm) -> np.ndarray:
-    """(x − mean) / √(var + ε) · γ + β over the last axis (biased variance, as BERT)."""
+def normalise(X: np.ndarray, eps: float) -> np.ndarray:
+    """(x − mean) / √(var + ε) over the last axis (biased variance): a LayerNorm before its gain
+    and bias."""
     mu = X.mean(axis=-1, keepdims=True)
     centred = X - mu
     var = np.mean(centred * centred, axis=-1, keepdims=True)
-    return centred / np.sqrt(var + norm.eps) * norm.gamma + norm.beta
+    return centred / np.sqrt(var + eps)
+
+
+def layer_norm(X: np.ndarray, norm: LayerNorm) -> np.ndarray:
+    """(x − mean) / √(var + ε) · γ + β over the last axis (biased variance, as BERT)."""
+    return normalise(X, norm.eps) * norm.gamma + norm.beta
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
@@ -189,6 +196,12 @@ def embedding_layer(emb: Embeddings, ids, token_type: int = 0) -> np.ndarray:
     return layer_norm(x, emb.norm)
 
 
+def embedding_sum(emb: Embeddings, ids, token_type: int = 0) -> np.ndarray:
+    """E_word[t_i] + E_pos[i] + E_type[token_type], layer 0 before its LayerNorm."""
+    ids = np.asarray(ids)
+    return emb.word[ids] + emb.position[:ids.shape[-1]] + emb.token_type[token_type]
+
+
 def _split_heads(X: np.ndarray, heads: int) -> np.ndarray:
     """(…, n, d) → (…, heads, n, d / heads)."""
     *lead, n, d = X.shape
@@ -207,7 +220,7 @@ def attention_probabilities(layer: Layer, X: np.ndarray) -> np.ndarray:
 
 def multi_head_attention(layer: Layer, X: np.ndarray) -> np.ndarray:
     """MHA(X) = concat_h(P_h V_h) W_Oᵀ + b_O, with V = X W_Vᵀ + b_V (the attention sublayer
-    before its residual and LayerNorm: what the `trained_attention` model maps X to)."""
+    before its residual and LayerNorm: what the `trained_attn` model maps X to)."""
     P = attention_probabilities(layer, X)
     V = _split_heads(X @ layer.W_V.T + layer.b_V, layer.heads)
     context = np.swapaxes(P @ V, -3, -2)          # (…, n, heads, d_h)
@@ -247,6 +260,22 @@ def hidden_state(encoder: Encoder, ids, layer: int) -> np.ndarray:
     for weights in encoder.layers[:layer]:
         H = encoder_layer(weights, H)
     return H
+
+
+def normalised_state(encoder: Encoder, ids, layer: int) -> np.ndarray:
+    """U_layer, the rows of H_layer before the gain and bias of the LayerNorm that closes it:
+    H_layer = γ ⊙ U_layer + β (the embeddings' LayerNorm for layer 0, LN₂ of the layer
+    otherwise). The input coordinates of the trained models of layer + 1 (docs/METHOD.md §2):
+    every row has norm √d·√(var/(var + ε)), so the suite's rescaling to √d leaves it as it is."""
+    if not 0 <= layer <= len(encoder.layers):
+        raise EncoderError(f"layer {layer} is not in 0 … {len(encoder.layers)}")
+    if layer == 0:
+        embedding_layer(encoder.embeddings, ids)  # its checks of the ids and the length
+        return normalise(embedding_sum(encoder.embeddings, ids), encoder.embeddings.norm.eps)
+    weights = encoder.layers[layer - 1]
+    X = hidden_state(encoder, ids, layer - 1)
+    H = layer_norm(X + multi_head_attention(weights, X), weights.norm1)
+    return normalise(H + feed_forward(weights, H), weights.norm2.eps)
 
 
 def sentence_embedding(encoder: Encoder, ids) -> np.ndarray:

@@ -21,6 +21,10 @@ position alone, so one 256-piece window gives every n (its first n rows are exac
 window's layer 0: `text_windows = prefix`); a contextual layer's rows depend on the whole window,
 so every n of --lengths is encoded separately and stored as its own sequence
 (`text_windows = whole`: a text of n tokens is a sequence of exactly n tokens).
+--coordinates normalised stores each layer's rows before the gain and bias of the LayerNorm that
+closes it (the layer's states are gamma * rows + beta): the input of the trained models of the
+next layer (wordsens's trained_attn and trained_layer, docs/METHOD.md), whose rows then have
+norm sqrt(d) as the suite's ball needs; the file says so (coordinates = "normalised").
 --static glove stores, for every piece of the same windows, the GloVe vector of the word it
 belongs to (all pieces of a word share it; words GloVe lacks share one vector, the mean of the
 known words' vectors): the static embedding of the same texts, for "does context matter?".
@@ -104,17 +108,19 @@ def cut_windows(documents, tokenizer, length):
 
 # --- vectors ----------------------------------------------------------------------------------
 
-def encoder_rows(encoder, windows, layer, lengths, batch_tokens=8192):
+def encoder_rows(encoder, windows, layer, lengths, batch_tokens=8192, normalised=False):
     """[(window index, n, rows (n × d) float32)]: layer 0 of the whole windows (prefix files),
-    or layer `layer` of every window's first n pieces for n in `lengths` (whole files)."""
+    or layer `layer` of every window's first n pieces for n in `lengths` (whole files); with
+    `normalised`, the rows before the closing LayerNorm's gain and bias (be.normalised_state)."""
     import numpy as np
     ids = np.asarray([w[3]["ids"] for w in windows], dtype=np.int64)
+    state = be.normalised_state if normalised else be.hidden_state
     out = []
     for n in ([ids.shape[1]] if layer == 0 else lengths):
         batch = max(1, batch_tokens // n)
         for first in range(0, len(windows), batch):
             block = ids[first:first + batch, :n]
-            states = be.hidden_state(encoder, block, layer)
+            states = state(encoder, block, layer)
             for i, rows in enumerate(states):
                 out.append((first + i, n, rows.astype(np.float32)))
     return out
@@ -234,11 +240,17 @@ def attributes(args, encoder, package, tokenizer_sha, lengths, static_missing=No
             "encoder's gamma, beta and eps" if layer == 0 else
             f"hidden states after encoder layer {layer} of {len(encoder.layers)} (post-LN), "
             "computed in float64 by analysis/datasets/bert_encoder.py, stored as float32"),
+        "coordinates": args.coordinates,
         "text_windows": "prefix" if layer == 0 else "whole",
         "oov_policy": "none: WordPiece covers every word ([UNK] pieces are kept as they are)",
     })
     if layer > 0:
         attrs["window_lengths"] = np.asarray(lengths, "<i4")
+    if args.coordinates == "normalised":
+        attrs["coordinates_description"] = (
+            "the rows of the layer's states before the gain and bias of the LayerNorm that closes "
+            "it (states = gamma * rows + beta, with that LayerNorm's gamma and beta): the input "
+            "coordinates of the trained models of the next layer (docs/METHOD.md)")
     return attrs
 
 
@@ -248,6 +260,9 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--layer", type=int, default=0,
                    help="hidden states of this layer: 0 = embedding layer (default), 1 … L")
+    p.add_argument("--coordinates", choices=["hidden", "normalised"], default="hidden",
+                   help="hidden: the states as the encoder outputs them (default); normalised: "
+                        "before the closing LayerNorm's gain and bias (the trained models' input)")
     p.add_argument("--static", choices=["glove"], default=None,
                    help="GloVe vectors of the same windows' words instead of the encoder's")
     p.add_argument("--windows", type=int, default=128,
@@ -280,8 +295,11 @@ def parse_args(argv):
         p.error(f"every --lengths value must be in 1 … --window ({args.window})")
     if args.static and args.layer:
         p.error("--static glove takes no --layer")
+    if args.static and args.coordinates != "hidden":
+        p.error("--static glove takes no --coordinates")
     if args.output is None:
-        name = "glove_windows.h5" if args.static else f"minilm_brown_l{args.layer}.h5"
+        suffix = "_normalised" if args.coordinates == "normalised" else ""
+        name = "glove_windows.h5" if args.static else f"minilm_brown_l{args.layer}{suffix}.h5"
         args.output = args.cache / name
     return args
 
@@ -330,6 +348,8 @@ def build(args):
         "glove": list(gb.EMBEDDINGS) if args.static else None, "windows": args.windows,
         "window": args.window, "lengths": args.lengths if args.layer else None,
     }
+    if args.coordinates != "hidden":  # files of the hidden states keep their stamps
+        inputs["coordinates"] = args.coordinates
     if not args.force and args.output.exists() and stamp_path.exists():
         stamp = json.loads(stamp_path.read_text())
         if stamp.get("inputs") == inputs and stamp.get("output_sha256") == gb.file_sha256(
@@ -366,7 +386,8 @@ def build(args):
         if args.window > encoder.embeddings.position.shape[0]:
             raise BuildError(f"--window {args.window} exceeds the encoder's "
                              f"{encoder.embeddings.position.shape[0]} positions")
-        rows = encoder_rows(encoder, windows, args.layer, args.lengths)
+        rows = encoder_rows(encoder, windows, args.layer, args.lengths,
+                            normalised=args.coordinates == "normalised")
         width = encoder.width
     attrs = attributes(args, encoder, package, tokenizer_sha, args.lengths, missing)
     args.output.parent.mkdir(parents=True, exist_ok=True)

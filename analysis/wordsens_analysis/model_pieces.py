@@ -139,6 +139,60 @@ def _transformer_twin(block: bool):
     return twin
 
 
+def _affine_layer_norm(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float):
+    """γ ⊙ (x − mean x)/√(var x + ε) + β row by row (biased variance, as BERT)."""
+    centred = X - X.mean(axis=1, keepdims=True)
+    return centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + eps) * gamma + beta
+
+
+def _exact_gelu(x: np.ndarray) -> np.ndarray:
+    """x·Φ(x) (BERT's "gelu", not the tanh form)."""
+    from scipy.special import erf
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+TRAINED_ATTENTION_ARRAYS = ("WQ", "bQ", "WK", "bK", "WV", "bV", "WO", "bO", "gamma0", "beta0",
+                            "heads", "epsilon")
+TRAINED_LAYER_ARRAYS = TRAINED_ATTENTION_ARRAYS + ("gamma1", "beta1", "W1", "b1", "W2", "b2",
+                                                   "gamma2", "beta2")
+
+
+def _trained_twin(whole_layer: bool):
+    """Layer ℓ of a pretrained encoder on U, the previous LayerNorm's normalised rows (the sample
+    as stored): X = γ₀ ⊙ U + β₀, MHA(X) = concat_h softmax(Q_h K_hᵀ/√d_h) V_h W_O + b_O with
+    Q = X W_Q + b_Q (K, V alike); trained_attn (and its twin): φ(U) = vec(MHA(X));
+    trained_layer: H = LN₁(X + MHA(X)), φ(U) = vec(LN₂(H + GELU(H W₁ + b₁) W₂ + b₂)). Heads and
+    the LayerNorms' ε are stored with the weights; the activation key plays no part."""
+    needed = TRAINED_LAYER_ARRAYS if whole_layer else TRAINED_ATTENTION_ARRAYS
+
+    def twin(w, act):
+        a = w.arrays
+        if any(k not in a for k in needed):
+            return None
+        heads, eps = int(a["heads"][0, 0]), float(a["epsilon"][0, 0])
+
+        def row(name):
+            return a[name].ravel()
+
+        def phi(U):
+            X = U * row("gamma0") + row("beta0")
+            Q, K, V = (X @ a["W" + r] + row("b" + r) for r in "QKV")
+            dh = X.shape[1] // heads
+            cols = [slice(h * dh, (h + 1) * dh) for h in range(heads)]
+            Y = np.hstack([softmax_rows(Q[:, c] @ K[:, c].T / np.sqrt(dh)) @ V[:, c]
+                           for c in cols])
+            M = Y @ a["WO"] + row("bO")
+            if not whole_layer:
+                return M.ravel()
+            H = _affine_layer_norm(X + M, row("gamma1"), row("beta1"), eps)
+            F = _exact_gelu(H @ a["W1"] + row("b1")) @ a["W2"] + row("b2")
+            return _affine_layer_norm(H + F, row("gamma2"), row("beta2"), eps).ravel()
+
+        return phi
+
+    return twin
+
+
 PIECES = {
     "rf": ModelPieces(style=dict(color="tab:blue", marker="o"), twin=_rf_twin),
     "drf": ModelPieces(style=dict(color="tab:green", marker="s"), twin=_drf_twin),
@@ -148,6 +202,15 @@ PIECES = {
     "raf_v": ModelPieces(style=dict(color="tab:brown", marker="P"), twin=_value_attention_twin),
     "mhraf": ModelPieces(style=dict(color="tab:pink", marker="*"), twin=_transformer_twin(False)),
     "block": ModelPieces(style=dict(color="tab:olive", marker="h"), twin=_transformer_twin(True)),
+    # A pretrained encoder's layer in dark colours, its random twin in the light shade of the
+    # same hue with an open marker of the same shape.
+    "trained_attn": ModelPieces(style=dict(color="darkcyan", marker="d"),
+                                     twin=_trained_twin(False)),
+    "twin_attn": ModelPieces(style=dict(color="paleturquoise", marker="d", mfc="none"),
+                                  twin=_trained_twin(False)),
+    "trained_layer": ModelPieces(style=dict(color="navy", marker="p"), twin=_trained_twin(True)),
+    "twin_layer": ModelPieces(style=dict(color="cornflowerblue", marker="p", mfc="none"),
+                              twin=_trained_twin(True)),
 }
 
 # A model without an entry (a file written by a build with a model this analysis does not have)

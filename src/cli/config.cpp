@@ -215,6 +215,7 @@ RunOptions parse_run_options(int argc, char** argv) {
   try {
     options.study = resolve_study(r);
     resolve_run(r, options);
+    load_encoder(options.study);
   } catch (const InputError& e) {  // the same error, with the file and line of its key
     throw InputError(located(e.what(), origin));
   }

@@ -3,6 +3,7 @@
 // Every INI key is also a command-line option. Parsing resolves and validates everything that
 // can be checked without touching a file, so bad input fails with one line and exit code 2
 // before the results file is opened.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,12 +44,25 @@ void install_task_planner();
 [[nodiscard]] std::unique_ptr<DataSource> make_data_source(const StudyConfig& study,
                                                            const std::vector<TaskSpec>& tasks);
 
-/// The files the data source reads (none for synthetic data).
+/// Reads the trained models' encoder layer into study.encoder (config_encoder.cpp) when a model
+/// of the study needs it. Throws InputError (one line) for an encoder that cannot be read.
+void load_encoder(StudyConfig& study);
+
+/// Throws InputError (one line) unless an embeddings file `attribute` (the file's root attributes
+/// as text, "" when absent) holds what the study's trained models take: the states of layer
+/// ℓ − 1 of the same weights (its embedding_weights_sha256), in LayerNorm coordinates
+/// (coordinates = "normalised"). Nothing without a trained model.
+void check_encoder_data(const StudyConfig& study, const std::string& path,
+                        const std::function<std::string(const std::string&)>& attribute);
+
+/// The files the run reads: the data source's (none for synthetic data) and the trained
+/// models' weights file.
 [[nodiscard]] std::vector<std::string> input_file_paths(const StudyConfig& study);
 
 /// The fingerprint of every input file, one line each: "<data> size=<bytes> mtime=<UTC>
-/// content=<hash of the datasets used>" (io::RunProvenance::input_fingerprints); "" for
-/// synthetic data. Reads each file whole. Throws InputError when a file cannot be read.
+/// content=<hash of the datasets used>" and "encoder:<weights file> size=… mtime=…
+/// content=sha256:<hex>" (io::RunProvenance::input_fingerprints); "" for synthetic data without
+/// a trained model. Reads each file whole. Throws InputError when a file cannot be read.
 [[nodiscard]] std::string input_fingerprints(const StudyConfig& study);
 
 }  // namespace wordsens::cli

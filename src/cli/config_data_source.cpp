@@ -7,6 +7,7 @@
 #include "cli/config.hpp"
 #include "data/embeddings_data_source.hpp"
 #include "io/embeddings_file.hpp"
+#include "io/encoder_weights.hpp"
 
 namespace wordsens::cli {
 
@@ -21,6 +22,8 @@ bool is_embeddings(const StudyConfig& study) {
 std::unique_ptr<DataSource> embeddings_source(const StudyConfig& study,
                                               const std::vector<TaskSpec>& tasks) {
   const auto file = io::EmbeddingsFile::open(study.data.path);
+  check_encoder_data(study, study.data.path,
+                     [&file](const std::string& key) { return file.attribute(key); });
   std::vector<TextUse> uses;
   for (const TaskSpec& task : tasks) uses.push_back(text_use(task));
   const EmbeddingsNeeds needs = embeddings_needs(file, study.seed, uses);
@@ -45,14 +48,24 @@ std::unique_ptr<DataSource> make_data_source(const StudyConfig& study,
 }
 
 std::vector<std::string> input_file_paths(const StudyConfig& study) {
-  if (is_embeddings(study)) return {study.data.path};
-  return {};
+  std::vector<std::string> paths;
+  if (is_embeddings(study)) paths.push_back(study.data.path);
+  if (has_encoder_model(study)) paths.push_back(io::encoder_weights_path(study.encoder_path));
+  return paths;
 }
 
 std::string input_fingerprints(const StudyConfig& study) {
-  if (!is_embeddings(study)) return "";
-  return study.data.to_string() + " " + io::EmbeddingsFile::open(study.data.path).fingerprint() +
-         "\n";
+  std::string lines;
+  if (is_embeddings(study)) {
+    lines += study.data.to_string() + " " +
+             io::EmbeddingsFile::open(study.data.path).fingerprint() + "\n";
+  }
+  // The trained models' weights, like any input: a changed file is refused on resume.
+  if (has_encoder_model(study)) {
+    const std::string weights = io::encoder_weights_path(study.encoder_path);
+    lines += "encoder:" + weights + " " + io::weights_fingerprint(weights) + "\n";
+  }
+  return lines;
 }
 
 }  // namespace wordsens::cli

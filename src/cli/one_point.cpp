@@ -135,6 +135,7 @@ StudyConfig OnePointCommand::study() const {
   require_input(
       config.rf_sampling == RfSampling::full || traits(config.grid.models.front()).marginal_sampler,
       "rf-sampling = 'marginal' applies to rf only");
+  load_encoder(config);
   return config;
 }
 

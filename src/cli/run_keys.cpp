@@ -129,6 +129,15 @@ void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats*
       ("data", &r.data, "synthetic",
        {"synthetic or embeddings:PATH", "data = embeddings:glove_brown.h5"},
        "data source: synthetic or embeddings:<path>")
+      ("encoder", &r.encoder, "",
+       {"path of an encoder folder", "encoder = analysis/datasets/cache/minilm_model"},
+       "trained_attn, trained_layer and their twins: a pretrained BERT encoder's folder "
+       "(config.json, model.safetensors); its weights' SHA-256 is checked on resume and against "
+       "the data file's; ignored without those models")
+      ("encoder-layer", &r.encoder_layer, "1",
+       {"integer >= 1", "encoder-layer = 3"},
+       "the encoder's layer l those models take (1 ... its layer count); embeddings data must "
+       "hold layer l - 1's states in LayerNorm coordinates (docs/METHOD.md)")
       ("save-witness", switch_value(&r.save_witness),
        {"switch: true or false", "save-witness = true"},
        "store per task the witness (i*, Delta*), the sample X and small weights")
@@ -320,6 +329,14 @@ StudyConfig resolve_study(const RunKeyValues& r) {
   s.search.objectives =
       parse_enum_list<HeadObjective>("objective", r.objective, {"loss", "align"}, parse_objective);
   s.data = DataSpec::parse(r.data);
+  s.encoder_path = r.encoder;
+  s.encoder_layer = static_cast<Index>(
+      parse_integer_value("encoder-layer", r.encoder_layer, 1, StudyLimits::max_layers));
+  if (has_encoder_model(s) && s.encoder_path.empty()) {
+    throw InputError(
+        "the trained models need a pretrained encoder: encoder = <folder with config.json and "
+        "model.safetensors> (bash jobs/install_encoder.sh --model-dir prints the installed one)");
+  }
   s.save_witness = parse_bool_value("save-witness", r.save_witness);
   return s;
 }

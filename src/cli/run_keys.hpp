@@ -22,7 +22,8 @@ struct RunKeyValues {
   std::string config, experiments, models, gen_models, n, d, gen_n, gen_d, k, mlp_width, N, layers,
       activation, positions, training, objective, data, output, shard, seed, rf_sampling, words,
       words_fraction, word_sets, purpose, heads, mask, trials, walltime, progress, select,
-      memory_per_rank, format = "table", calibration = "auto", first_trial = "0", max_trials = "0";
+      memory_per_rank, format = "table", calibration = "auto", first_trial = "0", max_trials = "0",
+                       encoder, encoder_layer;
   SearchOptionValues search;
   // Switches: "true" when given alone (--dry-run), or the value of --dry-run=true|false and of
   // `dry-run = true|false` in the file.

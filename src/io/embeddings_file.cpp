@@ -258,6 +258,10 @@ std::string EmbeddingsFile::attribute(const std::string& key) const {
   try {
     return h5::read_string_attribute(impl_->file, key);
   } catch (const std::exception&) {
+  }
+  try {
+    return std::to_string(h5::read_int_attribute(impl_->file, key));
+  } catch (const std::exception&) {
     return "";
   }
 }

@@ -43,7 +43,8 @@ class EmbeddingsFile final : public EmbeddingsSource {
 
   /// Number of sequences with at least n tokens.
   [[nodiscard]] Index count_usable(Index n) const;
-  /// A root attribute as text ("" when absent or not a string), e.g. "embedding_model".
+  /// A root attribute as text, an integer scalar as its decimal digits ("" when absent or of
+  /// another type), e.g. "embedding_model", "layer".
   [[nodiscard]] std::string attribute(const std::string& key) const;
 
   /// "size=<bytes> mtime=<UTC, ISO 8601> content=mulrot64:<16 hex>": the file's size and

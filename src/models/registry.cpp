@@ -20,6 +20,8 @@
 #include "models/shared/feature_map.hpp"
 #include "models/shared/model_costs.hpp"
 #include "models/shared/model_kind.hpp"
+#include "models/trained/trained.hpp"
+#include "models/trained/trained_costs.hpp"
 #include "models/transformer/transformer.hpp"
 #include "models/transformer/transformer_costs.hpp"
 
@@ -149,6 +151,38 @@ const auto& catalogue() {
        heads_problem,
        []() -> const ModelCosts& {
          static const TransformerCosts costs({true, true, true}, 160.0);
+         return costs;
+       }},
+      // Beyond the paper: layer ℓ of a pretrained encoder, its attention and the whole layer, and
+      // their random twins (models/trained/trained.hpp); their weights come with the spec.
+      {{ModelKind::trained_attn, "trained_attn", true, false, false, 32, false, ModelWidth::none,
+        true},
+       make_trained_features,
+       trained_problem,
+       []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::attention, 100.0);
+         return costs;
+       }},
+      {{ModelKind::twin_attn, "twin_attn", true, false, false, 32, false, ModelWidth::none, true},
+       make_trained_features,
+       trained_problem,
+       []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::attention, 100.0);
+         return costs;
+       }},
+      {{ModelKind::trained_layer, "trained_layer", true, false, false, 32, false, ModelWidth::none,
+        true},
+       make_trained_features,
+       trained_problem,
+       []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::layer, 100.0);
+         return costs;
+       }},
+      {{ModelKind::twin_layer, "twin_layer", true, false, false, 32, false, ModelWidth::none, true},
+       make_trained_features,
+       trained_problem,
+       []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::layer, 100.0);
          return costs;
        }},
   });

@@ -86,6 +86,10 @@ bool has_random_features_model(const StudyConfig& config) {
                         [](const ModelTraits& t) { return t.width == ModelWidth::features; });
 }
 
+bool has_encoder_model(const StudyConfig& config) {
+  return has_model_with(config, [](const ModelTraits& t) { return t.encoder; });
+}
+
 bool has_mlp_model(const StudyConfig& config) {
   return has_model_with(config, [](const ModelTraits& t) { return t.width == ModelWidth::mlp; });
 }
@@ -194,6 +198,7 @@ ModelSpec model_spec(const TaskSpec& task, const StudyConfig& config) {
   if (traits(task.model).marginal_sampler) spec.sampling = config.rf_sampling;
   spec.heads = task.heads;
   if (traits(task.model).attention) spec.mask = config.mask;
+  if (traits(task.model).encoder) spec.encoder = config.encoder;
   return spec;
 }
 
@@ -467,6 +472,12 @@ std::string canonical_text(const StudyConfig& c) {
   }
   if (c.mask != AttentionMask::none && has_attention_model(c)) entries["mask"] = to_string(c.mask);
   if (c.descriptive) entries["purpose"] = "descriptive";
+  // The encoder's folder and layer only with a model that reads them; its weights' digest is an
+  // input fingerprint (a changed file is refused on resume, like changed data).
+  if (has_encoder_model(c)) {
+    entries["encoder"] = c.encoder_path;
+    entries["encoder-layer"] = std::to_string(c.encoder_layer);
+  }
   // The race only when on (files before it existed searched without one and still resume).
   if (c.search.race_evaluations > 0) {
     entries["race-evaluations"] = std::to_string(c.search.race_evaluations);

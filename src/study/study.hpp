@@ -6,6 +6,7 @@
 // runs, rank counts and resumes. The canonical text is what the results file stores and what a
 // resumed run must match; it contains every key that can change a result and nothing else.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,12 @@ struct StudyConfig {
   // changes no task, only the stored configuration.
   bool descriptive = false;
   DataSpec data;  // where the texts come from (synthetic)
+  // The trained models' encoder: its folder (config.json and model.safetensors), the layer ℓ ≥ 1
+  // they take (its input: layer ℓ − 1's states), and its weights once the command has read them
+  // (cli/config_encoder.cpp; null until then, and in a configuration only planned).
+  std::string encoder_path;
+  Index encoder_layer = 1;
+  std::shared_ptr<const EncoderLayer> encoder;
   std::uint32_t seed = 1;
   bool save_witness = false;
 };
@@ -158,6 +165,10 @@ void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& co
 /// Whether a model of random features (rf, drf: k features, certified bounds that need a
 /// 1-Lipschitz activation) is among the study's models (`activation = gelu` is refused then).
 [[nodiscard]] bool has_random_features_model(const StudyConfig& config);
+
+/// Whether a model of a pretrained encoder's layer (trained_attn, trained_layer and their
+/// twins) is among the study's models (then canonical_text names encoder and encoder-layer).
+[[nodiscard]] bool has_encoder_model(const StudyConfig& config);
 
 /// Whether a model with an MLP (block) is among the study's models (then canonical_text names
 /// mlp-width when it is not the default, and their tasks run each width of the mlp-width grid).

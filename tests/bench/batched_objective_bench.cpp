@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cmath>
+#include <memory>
 
 #include "core/gaussian.hpp"
 #include "data/synthetic.hpp"
@@ -141,6 +143,69 @@ BENCHMARK(BM_MhrafObjective)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BlockObjective)->Args({250, 768, 4, 12})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CausalRafVObjective)->Args({250, 768, 4, 1})->Unit(benchmark::kMillisecond);
+
+// The trained family (models/trained/trained.hpp) at all-MiniLM-L6-v2's sizes, d = 384, 12 heads,
+// a feed-forward of width 1536, with random weights of a layer's scales (the arithmetic is the
+// weights' shapes', not their values'), n = 256 (the encoder's trained length). Arithmetic per
+// point and gradient (trained_attention_update.hpp): the attention's update 5H·n·d + 6n·d + 10d²
+// multiply–adds, the whole layer's feed-forward 4n·d·w more (both ways) and its LayerNorms and
+// GELU (not counted). "Within 2× of its matrix-product arithmetic" reads pct_of_dgemm ≥ 50.
+std::shared_ptr<const EncoderLayer> bench_encoder(Index d, Index heads, Index width) {
+  std::uint32_t id = 0;
+  const auto matrix = [&](Index rows, Index cols, double scale) {
+    return GaussianMatrix({Philox(3, Stream::weights), 0, id++}, scale).window(0, 0, rows, cols);
+  };
+  const auto row = [&](Index size, double mean) -> RowVector {
+    return matrix(1, size, 0.2).array() + mean;
+  };
+  const double unit = 1.0 / std::sqrt(static_cast<double>(d));
+  auto w = std::make_shared<EncoderLayer>();
+  w->heads = heads;
+  for (LayerNormAffine* norm : {&w->input, &w->norm1, &w->norm2}) {
+    norm->gamma = row(d, 1.0);
+    norm->beta = row(d, 0.0);
+  }
+  w->WQ = matrix(d, d, 2.0 * unit);
+  w->WK = matrix(d, d, 2.0 * unit);
+  w->WV = matrix(d, d, unit);
+  w->WO = matrix(d, d, unit);
+  w->bQ = row(d, 0.0);
+  w->bK = row(d, 0.0);
+  w->bV = row(d, 0.0);
+  w->bO = row(d, 0.0);
+  w->W1 = matrix(d, width, unit);
+  w->b1 = row(width, 0.0);
+  w->W2 = matrix(width, d, 1.0 / std::sqrt(static_cast<double>(width)));
+  w->b2 = row(d, 0.0);
+  return w;
+}
+
+void trained_loop(benchmark::State& state, ModelKind kind) {
+  ModelSpec spec{.kind = kind, .n = state.range(0), .d = state.range(1)};
+  const Index heads = state.range(3), width = 4 * spec.d;
+  spec.encoder = bench_encoder(spec.d, heads, width);
+  const double n = static_cast<double>(spec.n), d = static_cast<double>(spec.d);
+  const double H = static_cast<double>(heads), w = static_cast<double>(width);
+  const bool layer = kind == ModelKind::trained_layer;
+  batched_loop(
+      state, spec,
+      2.0 * (5.0 * H * n * d + 6.0 * n * d + 10.0 * d * d + (layer ? 4.0 * n * d * w : 0)));
+}
+
+void BM_TrainedAttentionObjective(benchmark::State& state) {
+  trained_loop(state, ModelKind::trained_attn);
+}
+void BM_TrainedLayerObjective(benchmark::State& state) {
+  trained_loop(state, ModelKind::trained_layer);
+}
+BENCHMARK(BM_TrainedAttentionObjective)
+    ->Args({256, 384, 8, 12})
+    ->Args({64, 384, 8, 12})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TrainedLayerObjective)
+    ->Args({256, 384, 8, 12})
+    ->Args({64, 384, 8, 12})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace wordsens

@@ -3,7 +3,7 @@
 
     shared/      what every model uses (the feature-map interface, activations, word sets)
     bounds/      the certified bounds' numerics (Lanczos, the float Gram, block norms)
-    rf/ drf/ attention/ transformer/   one folder per model family; a family never includes
+    rf/ drf/ attention/ transformer/ trained/   one folder per model family; a family never includes
                  another
     models/*.cpp the catalogue, which sees every family
 
@@ -18,7 +18,8 @@ import sys
 
 import source_checks
 
-RANK = {"shared": 0, "bounds": 1, "rf": 2, "drf": 2, "attention": 2, "transformer": 2, "": 3}
+RANK = {"shared": 0, "bounds": 1, "rf": 2, "drf": 2, "attention": 2, "transformer": 2, "trained": 2,
+        "": 3}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"models/(?:([a-z_0-9]+)/)?[^"]+"', re.M)
 
 

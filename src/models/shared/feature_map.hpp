@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "models/shared/encoder_layer.hpp"
 #include "models/shared/model_kind.hpp"
 
 namespace wordsens {
@@ -49,6 +50,9 @@ struct ModelSpec {
   RfSampling sampling = RfSampling::full;    // rf only
   Index heads = 1;                           // H, attention heads (mhraf, block)
   AttentionMask mask = AttentionMask::none;  // attention models
+  // The trained models' weights, one layer of a pretrained encoder (the `encoder` key), shared by
+  // every task; null for the other models.
+  std::shared_ptr<const EncoderLayer> encoder = nullptr;
 };
 
 /// Which word positions a sensitivity bound covers.

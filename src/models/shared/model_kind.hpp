@@ -13,7 +13,19 @@
 
 namespace wordsens {
 
-enum class ModelKind : std::uint8_t { rf, drf, raf, raf_relu, raf_v, mhraf, block };
+enum class ModelKind : std::uint8_t {
+  rf,
+  drf,
+  raf,
+  raf_relu,
+  raf_v,
+  mhraf,
+  block,
+  trained_attn,
+  twin_attn,
+  trained_layer,
+  twin_layer
+};
 
 /// What a model's width k is, and which grid of the study gives it (a task's k; 0 without one).
 enum class ModelWidth : std::uint8_t {
@@ -47,6 +59,9 @@ struct ModelTraits {
   bool multi_head = false;
   /// rf, drf: k features; block: its MLP's width.
   ModelWidth width = ModelWidth::none;
+  /// trained_attn, trained_layer and their twins: a layer of a pretrained encoder (the
+  /// `encoder` and `encoder-layer` keys), whose width d and heads the encoder fixes.
+  bool encoder = false;
 };
 
 /// Every model's traits, in the canonical order of studies and files (rf, drf, raf, raf_relu,

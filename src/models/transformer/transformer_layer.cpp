@@ -6,28 +6,10 @@
 #include <string>
 
 #include "models/shared/activation.hpp"
+#include "models/shared/layer_norm.hpp"
 
 namespace wordsens {
 namespace {
-
-/// u ← LN(x), returning 1/√(var x + ε).
-double layer_norm_row(const Eigen::Ref<const RowVector>& x, Eigen::Ref<RowVector> u) {
-  const double mean = x.mean();
-  u = x.array() - mean;
-  const double variance = u.squaredNorm() / static_cast<double>(x.size());
-  const double scale = 1.0 / std::sqrt(variance + kLayerNormEpsilon);
-  u *= scale;
-  return scale;
-}
-
-/// ∂x from ∂u through u = LN(x): scale · (∂u − mean(∂u) − u · mean(∂u ⊙ u)).
-RowVector layer_norm_row_backward(const Eigen::Ref<const RowVector>& u, double scale,
-                                  const Eigen::Ref<const RowVector>& du) {
-  const double count = static_cast<double>(u.size());
-  const double mean_du = du.sum() / count;
-  const double mean_du_u = du.dot(u) / count;
-  return scale * (du.array() - mean_du - u.array() * mean_du_u).matrix();
-}
 
 /// Rows `moved` (all when empty) of U, U Q, U K, U V from the same rows of X.
 void input_rows(const TransformerLayer& layer, std::span<const Index> moved,
@@ -35,7 +17,7 @@ void input_rows(const TransformerLayer& layer, std::span<const Index> moved,
   const Index n = pass.X.rows();
   const auto one_row = [&](Index r) {
     if (layer.pre_norm) {
-      pass.u_scale(r) = layer_norm_row(pass.X.row(r), pass.U.row(r));
+      pass.u_scale(r) = layer_norm_row(pass.X.row(r), pass.U.row(r), kLayerNormEpsilon);
     } else {
       pass.U.row(r) = pass.X.row(r);
     }
@@ -97,7 +79,8 @@ void heads_and_after(const TransformerLayer& layer, TransformerPass& pass) {
   }
   pass.U2.resize(n, d);
   pass.u2_scale.resize(n);
-  for (Index r = 0; r < n; ++r) pass.u2_scale(r) = layer_norm_row(pass.H1.row(r), pass.U2.row(r));
+  for (Index r = 0; r < n; ++r)
+    pass.u2_scale(r) = layer_norm_row(pass.H1.row(r), pass.U2.row(r), kLayerNormEpsilon);
   pass.P.noalias() = pass.U2 * layer.W1;
   pass.G = pass.P;  // into the pass's own storage: n × k, reused from point to point
   activate_in_place(layer.activation, pass.G);

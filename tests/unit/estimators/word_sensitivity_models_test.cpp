@@ -13,6 +13,7 @@
 #include "disc_search.hpp"
 #include "estimators/word_sensitivity.hpp"
 #include "models/shared/feature_map.hpp"
+#include "unit/models/test_encoder.hpp"
 
 namespace wordsens {
 namespace {
@@ -27,6 +28,11 @@ ModelSpec causal(ModelSpec spec) {
   return spec;
 }
 
+/// A trained model's spec with a small random encoder layer of its d (two heads where d is even).
+ModelSpec trained(ModelSpec spec) {
+  return testing::with_test_encoder(spec, spec.d % 2 == 0 ? 2 : 1);
+}
+
 /// Every model flavour the suite runs, at a small size (heads = 1: every d divides by it).
 std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
   return {make_spec("rf", n, d, k),
@@ -39,6 +45,10 @@ std::vector<ModelSpec> all_models(Index n, Index d, Index k) {
           make_spec("raf_v", n, d, k),
           causal(make_spec("raf", n, d, k)),
           causal(make_spec("block", n, d, k)),
+          trained(make_spec("trained_attn", n, d, k)),
+          trained(make_spec("twin_attn", n, d, k)),
+          trained(make_spec("trained_layer", n, d, k)),
+          trained(make_spec("twin_layer", n, d, k)),
           make_spec("mhraf", n, d, k),
           make_spec("block", n, d, k)};
 }

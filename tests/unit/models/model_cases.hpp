@@ -13,6 +13,7 @@
 #include "data/synthetic.hpp"
 #include "models/shared/feature_map.hpp"
 #include "models/shared/model_kind.hpp"
+#include "unit/models/test_encoder.hpp"
 
 namespace wordsens::testing {
 
@@ -56,6 +57,14 @@ inline std::vector<ModelCase> all_model_cases(Index n = 7, Index d = 5, Index k 
     const Index width = kind == ModelKind::block ? mlp : 0;
     cases.push_back({to_string(kind) + "_causal",
                      with({kind, n, d, width, 1, Activation::relu}, heads, causal)});
+  }
+  // The trained family on a small random encoder layer: d heads of width 1, and one head.
+  for (const ModelKind kind : {ModelKind::trained_attn, ModelKind::twin_attn,
+                               ModelKind::trained_layer, ModelKind::twin_layer}) {
+    for (const Index heads : {d, Index{1}}) {
+      cases.push_back({to_string(kind) + "_" + std::to_string(heads),
+                       with_test_encoder({kind, n, d, 0, 1, Activation::relu}, heads)});
+    }
   }
   return cases;
 }

@@ -1,0 +1,76 @@
+#include "models/trained/trained_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wordsens {
+namespace {
+
+constexpr double kHeadWidth = 32.0;   // all-MiniLM-L6-v2's d/H
+constexpr double kWidthFactor = 4.0;  // its feed-forward's width, 4d
+
+double heads(const CostShape& s) { return std::max(1.0, s.d / kHeadWidth); }
+
+// The attention's update per point, forward and backward (trained_attention_update.hpp): about
+// 5·H·n·d over the rows j ≠ i, 6·n·d for row i and 10·d² for the moved word's rows and W_O, at
+// the mix's rate (loops over rows and small matrix–vector products).
+double attention_update(const CostShape& s) {
+  const double n = s.n, d = s.d;
+  return 2.0 * (5.0 * heads(s) * n * d + 6.0 * n * d + 10.0 * d * d);
+}
+
+}  // namespace
+
+double TrainedCosts::feed_forward(const CostShape& s) const {
+  return part_ == TrainedPart::layer ? 2.0 * s.n * s.d * kWidthFactor * s.d : 0.0;
+}
+
+double TrainedCosts::plain_pass(const CostShape& s) const {
+  const double n = s.n, d = s.d;
+  return 3.0 * n * d * d + 2.0 * n * n * d + n * d * d + feed_forward(s);
+}
+
+// The feed-forward forward and backward (4·n·d·w multiply–adds) dense, the rest as above.
+double TrainedCosts::evaluation(const CostShape& s) const {
+  return attention_update(s) + 2.0 * 2.0 * feed_forward(s) / kDenseSpeedup;
+}
+
+double TrainedCosts::features(const CostShape& s) const {
+  return 2.0 * plain_pass(s) / kDenseSpeedup;
+}
+
+// The trained weights are read once (io); a twin draws 4d² + 2d·w normals per task.
+double TrainedCosts::weights(const CostShape& s) const {
+  const double d = s.d;
+  return generation_cost() * (4.0 * d * d + 2.0 * d * kWidthFactor * d);
+}
+
+// The plain pass at Δ = 0 and the leave-one-out sums: the scores and ȳ (4·n²·d) and B (2·n·d²),
+// dense.
+double TrainedCosts::position_setup(const CostShape& s) const {
+  const double n = s.n, d = s.d;
+  return features(s) + 2.0 * (2.0 * n * n * d + n * d * d) / kDenseSpeedup;
+}
+
+double TrainedCosts::sample_setup(const CostShape& /*s*/) const { return 0.0; }
+
+// The plain pass forward and backward, dense, the moved words' rows at the mix's rate.
+double TrainedCosts::set_evaluation(const CostShape& s, double words) const {
+  return 2.0 * 2.0 * plain_pass(s) / kDenseSpeedup + 2.0 * 6.0 * words * s.d * s.d;
+}
+
+double TrainedCosts::set_setup(const CostShape& s, const CostOptions& /*o*/,
+                               double /*words*/) const {
+  return features(s);
+}
+
+double TrainedCosts::single_point_evaluation(const CostShape& s) const { return evaluation(s); }
+
+double TrainedCosts::gen_evaluations_per_start() const { return 110.0; }
+
+// As the attention models' joint ascents (attention/attention_costs.cpp).
+double TrainedCosts::multi_word_growth(double words) const {
+  return std::pow(std::max(1.0, words / 2.0), 0.6);
+}
+
+}  // namespace wordsens

@@ -1,0 +1,42 @@
+#pragma once
+// The trained family's prices (models/shared/model_costs.hpp). The shape of a task says n and d;
+// the encoder fixes the rest, priced here at all-MiniLM-L6-v2's: heads 32 wide (H = d/32) and a
+// feed-forward of width 4d. Evaluations: trained_attention_update.hpp (attention O(H·n·d + d²) per
+// point), the whole layer's feed-forward O(n·d·w) per point on top; word sets and φ: the plain
+// pass (trained_pass.hpp).
+#include "models/shared/model_costs.hpp"
+#include "models/trained/trained_pass.hpp"
+
+namespace wordsens {
+
+class TrainedCosts final : public ModelCosts {
+ public:
+  TrainedCosts(TrainedPart part, double ws_evaluations_per_start)
+      : part_(part), ws_evaluations_per_start_(ws_evaluations_per_start) {}
+
+  [[nodiscard]] double evaluation(const CostShape& s) const override;
+  [[nodiscard]] double features(const CostShape& s) const override;
+  [[nodiscard]] double weights(const CostShape& s) const override;
+  [[nodiscard]] double position_setup(const CostShape& s) const override;
+  [[nodiscard]] double sample_setup(const CostShape& s) const override;
+  [[nodiscard]] double set_evaluation(const CostShape& s, double words) const override;
+  [[nodiscard]] double set_setup(const CostShape& s, const CostOptions& o,
+                                 double words) const override;
+  [[nodiscard]] double single_point_evaluation(const CostShape& s) const override;
+  [[nodiscard]] double ws_evaluations_per_start() const override {
+    return ws_evaluations_per_start_;
+  }
+  [[nodiscard]] double gen_evaluations_per_start() const override;
+  [[nodiscard]] double multi_word_growth(double words) const override;
+
+ private:
+  /// Multiply–adds of the feed-forward on every row, one way (0 for the attention alone).
+  [[nodiscard]] double feed_forward(const CostShape& s) const;
+  /// Multiply–adds of the plain pass (trained_pass.hpp), one way.
+  [[nodiscard]] double plain_pass(const CostShape& s) const;
+
+  TrainedPart part_;
+  double ws_evaluations_per_start_;
+};
+
+}  // namespace wordsens
