@@ -25,7 +25,9 @@ std::vector<Column> task_columns() {
       {c::kPointId, Kind::u32, "id",
        "stable id of the grid point (experiment, model, n, d, k, L, H, m, N)"},
       {c::kExperiment, Kind::u8, "code", "0 ws, 1 gen"},
-      {c::kModel, Kind::str, "name", "rf, drf, raf, raf_relu, raf_v, mhraf or block"},
+      {c::kModel, Kind::str, "name",
+       "rf, drf, raf, raf_relu, raf_v, mhraf, block, trained_attn, twin_attn, trained_layer or "
+       "twin_layer"},
       {c::kN, Kind::i64, "words", "n, words per text"},
       {c::kD, Kind::i64, "1", "d, embedding dimension"},
       {c::kK, Kind::i64, "features",

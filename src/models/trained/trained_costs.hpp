@@ -28,6 +28,10 @@ class TrainedCosts final : public ModelCosts {
   }
   [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double multi_word_growth(double words) const override;
+  [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
+                                 const SearchShape& q) const override;
+  [[nodiscard]] double gen_memory(const CostShape& s, const CostOptions& o, double N,
+                                  double p) const override;
 
  private:
   /// Multiply–adds of the feed-forward on every row, one way (0 for the attention alone).

@@ -84,12 +84,13 @@ TEST(RunDefaults, RunOptionsWithoutOptions) {
 
 // Every option of `wordsens run`, by group.
 const std::vector<std::string> kStudyKeys{
-    "experiments", "models",         "gen-models", "n",           "d",
-    "gen-n",       "gen-d",          "k",          "N",           "layers",
-    "activation",  "rf-sampling",    "trials",     "seed",        "positions",
-    "words",       "words-fraction", "word-sets",  "training",    "objective",
-    "data",        "save-witness",   "purpose",    "first-trial", "max-trials",
-    "select",      "heads",          "mask",       "mlp-width"};
+    "experiments",  "models",         "gen-models", "n",           "d",
+    "gen-n",        "gen-d",          "k",          "N",           "layers",
+    "activation",   "rf-sampling",    "trials",     "seed",        "positions",
+    "words",        "words-fraction", "word-sets",  "training",    "objective",
+    "data",         "save-witness",   "purpose",    "first-trial", "max-trials",
+    "select",       "heads",          "mask",       "mlp-width",   "encoder",
+    "encoder-layer"};
 const std::vector<std::string> kSearchKeys{
     "max-evals",    "rel-tol",          "sphere-starts",           "near-origin-starts",
     "guided-start", "screen-points",    "min-total-sphere-starts", "upper-bound",

@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "models/shared/feature_map.hpp"
+#include "unit/models/test_encoder.hpp"
 
 namespace wordsens {
 namespace {
@@ -67,6 +68,8 @@ TEST(ModelKind, TraitsAgreeWithTheMapsTheRegistryBuilds) {
     spec.d = 3;
     spec.k = 7;
     spec.layers = 2;
+    // A pretrained encoder's layer comes with its weights (here a small random one, d = 3).
+    if (t.encoder) spec = testing::with_test_encoder(spec, 1);
     const auto map = make_feature_map(spec, WeightKey{1, 0});
     EXPECT_EQ(map->feature_dim(), t.attention ? 15 : 7) << t.name;
     spec.sampling = RfSampling::marginal;
