@@ -100,19 +100,25 @@ void print(const std::string& path, const io::FileContents& c, bool show_config)
     p.first += d;
     ++p.second;
   }
+  // The model column is as wide as the longest name (9 for the paper's models, so their listings
+  // keep their layout; trained_layer needs 13).
+  int model_width = 9;
+  for (const auto& entry : by_model) {
+    model_width = std::max(model_width, static_cast<int>(entry.first.second.size()));
+  }
   std::cout << "\nper experiment and model (done/total):\n";
   for (const auto& [key, counts] : by_model) {
-    std::printf("  %-4s %-9s %7zu/%-7zu %6s\n", key.first.c_str(), key.second.c_str(), counts.first,
-                counts.second, percent(counts.first, counts.second).c_str());
+    std::printf("  %-4s %-*s %7zu/%-7zu %6s\n", key.first.c_str(), model_width, key.second.c_str(),
+                counts.first, counts.second, percent(counts.first, counts.second).c_str());
   }
   std::cout << std::flush << "\nper grid point (done/total):\n";
-  std::printf("  %-4s %-9s %7s %6s %9s %7s %3s %3s %5s %15s\n", "exp", "model", "n", "d", "k", "N",
-              "L", "H", "m", "done/total");
+  std::printf("  %-4s %-*s %7s %6s %9s %7s %3s %3s %5s %15s\n", "exp", model_width, "model", "n",
+              "d", "k", "N", "L", "H", "m", "done/total");
   for (const auto& [key, counts] : by_point) {
     const auto& [experiment, model, n, d, k, N, L, H, m, point] = key;
     (void)point;
-    std::printf("  %-4s %-9s %7lld %6lld %9lld %7lld %3d %3d %5lld %7zu/%-7zu\n",
-                experiment.c_str(), model.c_str(), n, d, k, N, L, H, m, counts.first,
+    std::printf("  %-4s %-*s %7lld %6lld %9lld %7lld %3d %3d %5lld %7zu/%-7zu\n",
+                experiment.c_str(), model_width, model.c_str(), n, d, k, N, L, H, m, counts.first,
                 counts.second);
   }
   std::fflush(stdout);

@@ -1,5 +1,7 @@
 #include "cli/run_report.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include "parallel/progress.hpp"
@@ -41,16 +43,23 @@ void print_task_table(std::ostream& out, const std::vector<TaskSpec>& tasks,
                       const HostCalibration* calibration) {
   const PlannedTasks plan = plan_points(tasks, selected, options.study, calibration);
   const auto& points = plan.points;
+  // The model column is as wide as the longest name it shows (9 for the paper's models, so their
+  // tables keep their layout; trained_layer needs 13).
+  int model_width = 9;
+  for (const auto& entry : points) {
+    model_width =
+        std::max(model_width, static_cast<int>(to_string(entry.second.first->model).size()));
+  }
   char line[256];
-  std::snprintf(line, sizeof line, "%6s  %-4s %-9s %7s %6s %10s %3s %3s %5s %7s %6s %12s %10s\n",
-                "point", "exp", "model", "n", "d", "k", "L", "H", "m", "N", "tasks", "est. Gflop",
-                "est. time");
+  std::snprintf(line, sizeof line, "%6s  %-4s %-*s %7s %6s %10s %3s %3s %5s %7s %6s %12s %10s\n",
+                "point", "exp", model_width, "model", "n", "d", "k", "L", "H", "m", "N", "tasks",
+                "est. Gflop", "est. time");
   out << line;
   for (const auto& [id, p] : points) {
     const TaskSpec& t = *p.first;
     std::snprintf(
-        line, sizeof line, "%6u  %-4s %-9s %7lld %6lld %10lld %3d %3d %5lld %7lld %6zu %12s %10s\n",
-        id, to_string(t.experiment).c_str(), to_string(t.model).c_str(),
+        line, sizeof line, "%6u  %-4s %-*s %7lld %6lld %10lld %3d %3d %5lld %7lld %6zu %12s %10s\n",
+        id, to_string(t.experiment).c_str(), model_width, to_string(t.model).c_str(),
         static_cast<long long>(t.n), static_cast<long long>(t.d), static_cast<long long>(t.k),
         t.layers, t.heads, static_cast<long long>(t.words), static_cast<long long>(t.N), p.count,
         format_flops(p.flops).c_str(), parallel::format_duration(p.seconds).c_str());

@@ -113,3 +113,35 @@ def test_misuse_is_one_line_before_anything_runs(tmp_path, encoder):
     one_line_error(run(tmp_path, text.replace(f"encoder = {encoder}", "encoder = nowhere"), *out),
                    "nowhere/config.json: cannot be read")
     assert not (tmp_path / "never.h5").exists()
+
+
+def columns_line_up(lines, header_index, column):
+    """Every row of a fixed-width table ends its value of `column` where the header's name ends
+    (the numbers are right-aligned), whatever the models' names."""
+    header = lines[header_index]
+    end = header.index(f" {column} ") + len(column) + 1
+    rows = [line for line in lines[header_index + 1:] if line.strip() and line.startswith(" ")]
+    assert rows, lines
+    for row in rows:
+        assert row[end - 1] != " " and (len(row) == end or row[end] == " "), (header, row)
+
+
+def test_the_dry_run_and_info_tables_fit_the_longest_model_name(tmp_path, encoder):
+    """trained_layer and twin_layer are longer than the paper's names: the model column widens
+    to them, so n stays under its header."""
+    text = study(encoder, models="raf,trained_attn,twin_attn,trained_layer,twin_layer")
+    p = run(tmp_path, text, "--dry-run")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("point"))
+    table = [lines[header]] + [line for line in lines[header + 1:]
+                               if line[:8].strip().isdigit()]
+    columns_line_up(table, 0, "n")
+    out = tmp_path / "out.h5"
+    p = run(tmp_path, text, "--output", str(out))
+    assert p.returncode == 0, p.stderr
+    info = subprocess.run([BIN, "info", str(out)], capture_output=True, text=True, timeout=60,
+                          env=env()).stdout.splitlines()
+    header = info.index(next(line for line in info if line.lstrip().startswith("exp  model")))
+    table = [info[header]] + [line for line in info[header + 1:] if line.startswith("  ws")]
+    columns_line_up(table, 0, "n")
