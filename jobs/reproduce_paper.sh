@@ -341,8 +341,9 @@ hms() {
 # plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s useful_ranks limit"
 # from the dry-run (limit: what caps useful_ranks, `tasks` or `rank0`).
 # plan NAME CONFIG [OPTION…]: the same for the run with these options (default: the first batch's).
-plan() {
-  local name=$1 cfg=$2 extra=() out
+# dry_run NAME CONFIG [OPTION…]: `wordsens run --dry-run` of the study (its output and exit code).
+dry_run() {
+  local name=$1 cfg=$2 extra=()
   shift 2
   if [ $# -gt 0 ]; then
     extra=("$@")
@@ -356,9 +357,14 @@ plan() {
     # The cost model does not read the texts: price the grid on synthetic ones.
     extra+=(--data=synthetic)
   fi
+  "$BIN" run "$cfg" --dry-run "${extra[@]+"${extra[@]}"}" 2>&1
+}
+
+plan() {
+  local name=$1 cfg=$2 out
   local sampling=full
   ! grep -Eq '^[[:space:]]*rf-sampling[[:space:]]*=[[:space:]]*marginal' "$cfg" || sampling=marginal
-  if ! out=$("$BIN" run "$cfg" --dry-run "${extra[@]+"${extra[@]}"}" 2>&1); then
+  if ! out=$(dry_run "$@"); then
     die "$name: cannot plan the study: $(grep -m 1 -i 'error' <<<"$out" || tail -n 1 <<<"$out")"
   fi
   "$PY" jobs/reproduce_plan.py plan --ranks "$ranks" --sampling "$sampling" \
@@ -443,7 +449,13 @@ if [ "$dry" -eq 1 ]; then
       "$(hms "$tot_more")" "$(awk "BEGIN{print $tot_more_core/3600}")" \
       "$ranks ranks if no claim is decided before its study's max-trials (each look only adds trials where a claim is open)"
   fi
-  echo "(cost model of src/study/cost_model.cpp, calibrated on the 2-core development machine;" \
+  # The constants the dry runs priced with: this host's calibration when `wordsens run` found one
+  # (its run key `calibration`, `wordsens calibrate`), else the development machine's.
+  calibrated="calibrated on the 2-core development machine"
+  IFS='|' read -r name cfg <<<"${selected[0]}"
+  found=$(dry_run "$name" "$cfg" | grep -m 1 -o 'calibrated on this host: [^)]*') || true
+  [ -z "$found" ] || calibrated=$found
+  echo "(cost model of src/study/cost_model.cpp, $calibrated;" \
     "memory per rank: the largest task's arrays, jobs/reproduce_plan.py)"
   exit 0
 fi

@@ -593,3 +593,28 @@ def test_plan_shards():
     # longest first onto the least loaded rank: 5 | 4, then 3 → 4+3, 3 → 5+3, 3 → 7+3 = 10
     assert rp.wall_seconds([3, 5, 3, 4, 3], 2) == 10.0
     assert rp.seconds("1h07m") == 4020 and rp.seconds("3m05s") == 185 and rp.seconds("9s") == 9
+
+
+def test_dry_run_footnote_names_the_calibration_it_priced_with(tmp_path):
+    """With a calibration of this host (`wordsens calibrate`'s file, found through
+    WORDSENS_CALIBRATION), the dry run's times are this host's and its footnote says so and
+    names the file; without one it names the development machine's constants."""
+    rows = [("gen", "raf"), ("gen", "rf"), ("ws", "block"), ("ws", "drf"), ("ws", "mhraf"),
+            ("ws", "raf"), ("ws", "raf_relu"), ("ws", "raf_v"), ("ws", "rf")]
+    calibration = tmp_path / "calibration.tsv"
+    calibration.write_text(
+        "# wordsens cost calibration 0.1.0, 2026-12-05, host test, cpu test, 9 tasks in 18 s\n"
+        "experiment\tmodel\ttasks\tpredicted_seconds\tmeasured_seconds\trate\n" +
+        "".join(f"{e}\t{m}\t1\t1.0\t2.0\t2.0\n" for e, m in rows))
+    # (auto with no file there: no calibration, whatever ~/.config holds)
+    plain = script("--dry-run", "--only", "paper_ws",
+                   WORDSENS_CALIBRATION=str(tmp_path / "absent.tsv"))
+    hosted = script("--dry-run", "--only", "paper_ws", WORDSENS_CALIBRATION=str(calibration))
+    assert plain.returncode == 0 and hosted.returncode == 0, (plain.stderr, hosted.stderr)
+    assert "calibrated on the 2-core development machine;" in plain.stdout.splitlines()[-1]
+    footnote = hosted.stdout.splitlines()[-1]
+    assert f"calibrated on this host: {calibration}" in footnote, footnote
+    assert "development machine" not in footnote
+    # raf and raf_relu at twice the development machine's time: the study's wall time doubles.
+    mine, theirs = (hms_seconds(dry_rows(p.stdout)["paper_ws"][5]) for p in (hosted, plain))
+    assert abs(mine - 2 * theirs) <= 0.05 * 2 * theirs, (mine, theirs)
