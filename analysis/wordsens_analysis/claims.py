@@ -13,6 +13,7 @@ of this module and of rules.py. Adding a claim is adding one Claim below.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Callable
@@ -269,6 +270,46 @@ def _omega(model: str, what: str) -> Claim:
                  ws_claims.thm3_rows, extension=True, reads=_ABOVE_RF)
 
 
+_TRAINED = (("trained_attn", "A pretrained encoder's attention layer (its trained weights)"),
+            ("twin_attn", "The trained attention's random twin (each matrix redrawn at its norm)"),
+            ("trained_layer", "A pretrained encoder's whole layer (attention, residual, "
+                              "LayerNorms, feed-forward)"),
+            ("twin_layer", "The trained layer's random twin (each matrix redrawn at its norm)"))
+_TRAINED_REGIME = ("n ≤ d, per d (one study per layer ℓ: its states on the same texts; the "
+                   "encoder's d = 384 and trained length n ≤ 256)")
+
+
+def _trained_omega(model: str, what: str) -> Claim:
+    return Claim(
+        f"ext_{model}", "beyond the paper", f"{what} keeps a single word: S_{model} = Ω(1)",
+        model, "ws", _TRAINED_REGIME,
+        Statement((evidence.LOWER_RATE,),
+                  f"with probability ≥ 1 − η over the texts (and, for a twin, its weights), for "
+                  f"every text, S_{model} ≥ c > 0 for every n ≤ d (c unknown)", (evidence.LOWER,)),
+        f"per trial, the slope of log S_{model} against log n over the end of the design above "
+        f"−{FLAT} (not decaying); no level against a certified bound (a trained study holds no "
+        f"rf, and no certified bound of S_{model} exists), so a decaying lower bound is named in "
+        f"the row, never a contradiction: either the claim fails there or the search misses the "
+        f"maximum",
+        extension_claims.flat_rows, extension=True)
+
+
+def _trained_order(model: str, partner: str, side: str, name: str) -> Claim:
+    a, b = (model, partner) if side == "above" else (partner, model)
+    worst = "smallest" if side == "above" else "largest"
+    sign = ">" if side == "above" else "<"
+    return Claim(
+        f"ext_{model}_{'over' if side == 'above' else 'under'}_{partner}", "beyond the paper",
+        name, model, "ws", _TRAINED_REGIME + f", {partner} on the same texts",
+        Statement((evidence.ORDER,),
+                  f"with probability ≥ 1 − η over the texts (and the random model's weights), "
+                  f"for every text and every n ≤ d, S_{a} > S_{b}", (evidence.LOWER_PAIR,)),
+        f"in every d, per trial, the {worst} over the regime's n of log(S_{model}/S_{partner}) "
+        f"{sign} 0; {_LB_PAIR}",
+        functools.partial(extension_claims.order_rows, partner=partner, side=side),
+        extension=True, reads=(("", "S"), (partner, "S")))
+
+
 EXTENSION_CLAIMS = [
     _omega("raf_v", "Random attention with value and output projections"),
     _omega("mhraf", "Multi-head random attention"),
@@ -296,6 +337,23 @@ EXTENSION_CLAIMS = [
             f"in every d, per trial, the smallest over the regime's n of log(S_0/S_(n−1)), each "
             f"the best S found at that word (position_S), above 0; {_LB_PAIR}",
             extension_claims.causal_rows, extension=True) for model in ("raf", "block")],
+    # A pretrained encoder's layer ℓ on the states that enter it (docs/METHOD.md §2, "Trained
+    # layers"): one study per layer, so every row below is per layer.
+    *[_trained_omega(model, what) for model, what in _TRAINED],
+    _trained_order("trained_attn", "twin_attn", "above",
+                   "Training keeps more of a word in the attention than its weights' scale alone: "
+                   "S_trained_attn > S_twin_attn (the twin: each trained matrix redrawn at its "
+                   "own norm)"),
+    _trained_order("trained_attn", "raf", "above",
+                   "A trained attention layer keeps more of a word than random attention "
+                   "features: S_trained_attn > S_raf (raf: one head, no projections, same d)"),
+    _trained_order("trained_layer", "twin_layer", "above",
+                   "Training keeps more of a word in the whole layer than its weights' scale "
+                   "alone: S_trained_layer > S_twin_layer"),
+    _trained_order("trained_layer", "trained_attn", "below",
+                   "The whole trained layer keeps less of a word than its attention alone: "
+                   "S_trained_layer < S_trained_attn (residual path, LayerNorms, feed-forward; "
+                   "as ext_residual for the random block)"),
 ]
 CLAIMS.update({c.id: c for c in EXTENSION_CLAIMS})
 

@@ -1,8 +1,10 @@
 """The rows builders of the claims beyond the paper (claims.py, kind 'extension'): the transformer
-family and the causal mask (docs/METHOD.md §2, docs/VERDICT_RULES.md "Beyond the paper").
+family, the causal mask and the trained layers (docs/METHOD.md §2, docs/VERDICT_RULES.md "Beyond
+the paper").
 
 Ω(1) of raf_v, mhraf and block is judged by Thm 3's builder (ws_claims.thm3_rows) with the
-claim's model. The contrasts here compare lower bounds (S found by ascent) on the same texts at
+claim's model; that of the trained layers and their twins by the lower bound's shape alone
+(flat_rows: their studies hold no certified bound). The contrasts here compare lower bounds (S found by ascent) on the same texts at
 every n of the regime (per trial the worst n), so that a positive verdict is at most 'not refuted
 (lower bound only)', and the opposite order refutes nothing: two lower bounds never order two
 models (evidence.py).
@@ -25,7 +27,15 @@ def residual_rows(c, study) -> list:
     largest over the regime's n of log(S_block/S_mhraf) on the same texts and with the same heads
     below 0 (the residual path and the LayerNorms keep less of a word than the attention does
     by itself)."""
-    partner = "mhraf"
+    return order_rows(c, study, "mhraf", "below")
+
+
+def order_rows(c, study, partner: str, side: str) -> list:
+    """The claim's model against `partner` on the same texts and with the same heads: in every
+    group (d, and H and width k where the model runs several), per trial, the smallest over the
+    regime's n of log(S_model/S_partner) above 0 (side "above": the model keeps more of a word
+    at every n) or the largest below 0 ("below": less at every n). Two lower bounds: at most
+    'not refuted (lower bound only)', and the other order refutes nothing."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
     found = _attention_inside(row, c, study)
     if found is None:
@@ -37,7 +47,8 @@ def residual_rows(c, study) -> list:
     n_used = set()
     judge = c.judge()
     keys, label_of, axes_of = head_groups(inside, study, c.model)
-    # Each MLP width k of the block is its own group, paired with the same attention (mhraf has
+    worst = "smallest" if side == "above" else "largest"
+    # Each MLP width k of the block is its own group, paired with the same partner (mhraf has
     # no MLP, so no width).
     for (d, H, k), g, plan in _judged_groups(row, inside, keys,
                                              _attention_plan_of(study, c.model), label_of):
@@ -53,13 +64,50 @@ def residual_rows(c, study) -> list:
         if plan.shortfall:
             grp.unavailable = plan.shortfall
             continue
-        label = f"largest over n of log(S_{c.model}/S_{partner}), per trial"
+        label = f"{worst} over n of log(S_{c.model}/S_{partner}), per trial"
         if og is None:
             grp.tests = [judge.missing(label, f"no {partner} records on the same texts with "
                                               f"H = {H}", evidence.LOWER_PAIR)]
             continue
-        worst_log_ratio_test(judge, grp, _ratio_frame(g, og, "S", "S"), plan, label, "below",
+        worst_log_ratio_test(judge, grp, _ratio_frame(g, og, "S", "S"), plan, label, side,
                              n_used, evidence.LOWER_PAIR)
+    _no_group(row, c)
+    row.n_used = regimes.ns_text(n_used)
+    return [row]
+
+
+def flat_rows(c, study) -> list:
+    """Ω(1) from the lower bound alone, for a model no certified bound reaches (the trained
+    layers: no rf in their studies, rf at their sizes out of reach): in every group, per trial,
+    the slope of log S against log n over the end of the design above −FLAT. S is a lower bound
+    found by ascent: a decay is named, never a contradiction (the search may miss the maximum)."""
+    row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
+    found = _attention_inside(row, c, study)
+    if found is None:
+        return [row]
+    _sub, inside = found
+    flat_window = study.settings.flat()
+    n_used = set()
+    judge = c.judge()
+    keys, label_of, axes_of = head_groups(inside, study, c.model)
+    for (d, H, k), g, plan in _judged_groups(row, inside, keys,
+                                             _attention_plan_of(study, c.model), label_of):
+        grp = groups.start_group(row, label_of(d, H, k), d, plan,
+                                 note=f"S_{c.model} is a lower bound found by ascent",
+                                 axes={**axes_of(d, H, k), "n": list(plan.ns)})
+        fit = groups.fit_group(grp, g, "S", plan, n_used)
+        if fit is None:
+            continue
+        end = regimes.ns_text(fit["end"])
+        flat = judge.test(fit["per_trial"], f"slope of log S_{c.model} vs log n over n={end}",
+                          evidence.LOWER, confirm=("above", -flat_window),
+                          fails=("below", -flat_window - rules.SLOPE_MARGIN))
+        grp.tests = [flat]
+        if flat.estimate < -flat_window:
+            decays = (f"S_{c.model} decays at {label_of(d, H, k)} (median slope "
+                      f"{flat.estimate:.2f}); S is a lower bound found by ascent, so this cannot "
+                      "refute Ω(1): either the claim fails there or the search misses the maximum")
+            row.hint = "; ".join(filter(None, [row.hint, decays]))
     _no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]

@@ -10,7 +10,7 @@ the changelog is in docs/VERDICT_RULES.md, with the reasons for every rule.
 """
 from __future__ import annotations
 
-RULES_VERSION = "4.0"
+RULES_VERSION = "4.1"
 
 # Verdicts of claims (primary and secondary rows), positive ones strongest first.
 CONFIRMED = "confirmed"  # evidence of the kind that can decide the claim, every group agreeing
@@ -30,7 +30,7 @@ PRIMARY, SECONDARY, INTEGRITY = "primary", "secondary", "integrity"
 # in a Holm family of their own, never counted in the report's first line nor extended by trials.
 EXTENSION = "extension"
 EXTENSION_RULE = ("rows of the claims beyond the paper (kind 'extension': the transformer family, "
-                  "the causal mask, several changed words): each group's tests as for a primary "
+                  "the causal mask, several changed words, the trained layers): each group's tests as for a primary "
                   "claim, Holm's correction over the extension rows of the report only (the "
                   "paper's primary rows are another family); not counted in the first line, not "
                   "extended by more trials; a study with mask = causal names its attention "

@@ -316,9 +316,21 @@ def _beyond():
                         for m in ("raf_v", "mhraf", "block")], "test")
 
 
-def _omega_params(rng):
-    model = str(rng.choice(["raf", "raf", "mhraf"]))
-    if model != "raf":
+TRAINED = ("trained_attn", "twin_attn", "trained_layer", "twin_layer")
+
+
+def _trained():
+    catalogue.register([catalogue.ModelTraits(m, True, False, False, 32) for m in TRAINED],
+                       "test")
+
+
+def _omega_params(rng, models=("raf", "raf", "mhraf")):
+    """A model with an Ω(1) claim, drawn from `models`: raf and mhraf are judged against rf's
+    bound too, a trained layer or its twin (TRAINED) by the lower bound's shape alone."""
+    model = str(rng.choice(models))
+    if model in TRAINED:
+        _trained()
+    elif model != "raf":
         _beyond()
     claim = "thm3_raf" if model == "raf" else f"ext_{model}"
     d = int(rng.choice([64, 128]))
@@ -342,9 +354,9 @@ def _flat(level):
     return lambda n, t: level * n ** 0.0
 
 
-def w_end_decay(rng):
+def w_end_decay(rng, models=("raf", "raf", "mhraf")):
     """Flat, then decaying over the end of the design (or its last doubling only)."""
-    model, claim, d, ns, level = _omega_params(rng)
+    model, claim, d, ns, level = _omega_params(rng, models)
     last_only = bool(rng.integers(2))
     at = max(n for n in ns if n <= max(ns) / 2) if last_only else end_start(ns)
     s_end = float(rng.uniform(-0.6, -0.3) if last_only else rng.uniform(-0.6, -0.2))
@@ -354,8 +366,8 @@ def w_end_decay(rng):
                  keeps=frozenset({rules.CONFIRMED})))
 
 
-def w_global_decay(rng):
-    model, claim, d, ns, level = _omega_params(rng)
+def w_global_decay(rng, models=("raf", "raf", "mhraf")):
+    model, claim, d, ns, level = _omega_params(rng, models)
     s = float(rng.uniform(-0.3, -0.13))
     p = dict(model=model, d=d, ns=ns, slope=s)
     return (Case(claim, _omega_study(rng, model, d, ns, lambda n, t: level * n ** s), p),
@@ -363,9 +375,9 @@ def w_global_decay(rng):
                  keeps=frozenset({rules.CONFIRMED})))
 
 
-def w_failing_fraction(rng):
+def w_failing_fraction(rng, models=("raf", "raf", "mhraf")):
     """20–50 % of the trials decay like n^−0.3 (their weights keep no word)."""
-    model, claim, d, ns, level = _omega_params(rng)
+    model, claim, d, ns, level = _omega_params(rng, models)
     m = trials(rng)
     bad = failing_trials(rng, m)
     law = _broken(_flat(level), lambda n, t: level * (n / ns[0]) ** -0.3, bad)
@@ -412,10 +424,10 @@ def w_partner_defects(rng):
                  keeps=frozenset({rules.CONFIRMED})))
 
 
-def w_own_defects(rng):
+def w_own_defects(rng, models=("raf", "raf", "mhraf")):
     """The model's own records: a planned point not done, a second d with two values of n in
     the regime, or certificates that fail."""
-    model, claim, d, ns, level = _omega_params(rng)
+    model, claim, d, ns, level = _omega_params(rng, models)
     m = trials(rng)
     kind = str(rng.choice(["partial", "two points", "certificate"]))
     mutate, extra, kw = None, None, {}
@@ -446,12 +458,29 @@ def w_own_defects(rng):
                  keeps=frozenset({rules.CONFIRMED})))
 
 
+def w_trained(rng):
+    """A trained layer or its twin (no certified bound reaches them): a decay at the end or over
+    the design, a failing fraction of trials, or its own defects."""
+    family = (w_end_decay, w_global_decay, w_failing_fraction, w_own_defects)[rng.integers(4)]
+    return family(rng, TRAINED)
+
+
 # --- orders between two lower bounds ----------------------------------------------------------
 
-def _pair_models(rng):
-    kind = str(rng.choice(["softmax", "softmax", "residual"]))
+# Claim, the model claimed higher, the model claimed lower.
+TRAINED_PAIRS = (("ext_trained_attn_over_twin_attn", "trained_attn", "twin_attn"),
+                 ("ext_trained_attn_over_raf", "trained_attn", "raf"),
+                 ("ext_trained_layer_over_twin_layer", "trained_layer", "twin_layer"),
+                 ("ext_trained_layer_under_trained_attn", "trained_attn", "trained_layer"))
+
+
+def _pair_models(rng, kinds=("softmax", "softmax", "residual")):
+    kind = str(rng.choice(kinds))
     if kind == "softmax":
         return "softmax_raf_relu", "raf", "raf_relu"  # claim, higher, lower
+    if kind == "trained":
+        _trained()
+        return TRAINED_PAIRS[int(rng.integers(len(TRAINED_PAIRS)))]
     _beyond()
     return "ext_residual", "mhraf", "block"
 
@@ -462,11 +491,11 @@ def _pair_study(rng, hi_model, lo_model, d, ns, hi_law, lo_law, m):
     return s
 
 
-def p_crossing(rng):
+def p_crossing(rng, kinds=("softmax", "softmax", "residual")):
     """The lower model keeps less of a word on average over n, but more at one end of the
     regime (its largest or smallest n) in every trial, or at every n in a failing fraction of
     the trials."""
-    claim, hi, lo = _pair_models(rng)
+    claim, hi, lo = _pair_models(rng, kinds)
     d = int(rng.choice([32, 64, 128]))
     ns = [n for n in design(rng, lo=(4, 8)) if n <= d]
     m = trials(rng)
@@ -485,6 +514,12 @@ def p_crossing(rng):
     twin = _pair_study(rng, hi, lo, d, ns, _flat(top), _flat(below * top), m)
     return (Case(claim, false, p, forbidden=LB_PAIR_FORBIDDEN),
             Case(claim, twin, p, keeps=frozenset({rules.NOT_REFUTED_LB})))
+
+
+def p_trained(rng):
+    """A trained layer against its twin, raf or its attention alone: crossing at one end of the
+    regime, or in a failing fraction of the trials."""
+    return p_crossing(rng, ("trained",))
 
 
 def p_causal(rng):
@@ -704,7 +739,9 @@ FAMILIES = {
     "Ω(1): below rf's bound at the regime's edge": w_crossing,
     "Ω(1): partner defects": w_partner_defects,
     "Ω(1): own defects": w_own_defects,
+    "Ω(1) of a trained layer: decay, failing trials, defects": w_trained,
     "order of lower bounds: crossing": p_crossing,
+    "order of lower bounds: trained layers": p_trained,
     "order of lower bounds: causal": p_causal,
     "order of lower bounds: heads": p_heads,
     "rf head: made right": h_rf,

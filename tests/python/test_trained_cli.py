@@ -145,3 +145,35 @@ def test_the_dry_run_and_info_tables_fit_the_longest_model_name(tmp_path, encode
     header = info.index(next(line for line in info if line.lstrip().startswith("exp  model")))
     table = [info[header]] + [line for line in info[header + 1:] if line.startswith("  ws")]
     columns_line_up(table, 0, "n")
+
+
+def test_a_trained_study_is_judged_by_the_trained_claims(tmp_path, encoder):
+    """A study of the four trained models and raf on the same texts reaches the verdict pipeline:
+    every trained claim (docs/VERDICT_RULES.md "Beyond the paper") gets its extension row with
+    its group judged on this file's records, each verdict one its evidence may give (lower
+    bounds: Ω(1) confirmed at most, an order never more than 'not refuted (lower bound only)'
+    and never contradicted)."""
+    from wordsens_analysis import api, claims, rules
+
+    text = (f"experiments = ws\nmodels = raf,trained_attn,twin_attn,trained_layer,twin_layer\n"
+            f"n = 2,3,4\nd = 4\ntrials = 6\nmax-evals = 20\npositions = first\nseed = 11\n"
+            f"encoder = {encoder}\nencoder-layer = 2\n")
+    p = run(tmp_path, text, "--output", str(tmp_path / "t.h5"))
+    assert p.returncode == 0, p.stderr
+    table = api.verdicts_table(str(tmp_path / "t.h5"))
+    trained = [c for c in claims.EXTENSION_CLAIMS
+               if c.model in ("trained_attn", "twin_attn", "trained_layer", "twin_layer")]
+    assert len(trained) == 8
+    for c in trained:
+        rows = table[(table["claim"] == c.id) & (table["kind"] == rules.EXTENSION)]
+        assert len(rows) == 1, (c.id, table[["claim", "kind"]].to_string())
+        row = rows.iloc[0]
+        reason = str(row["reason"])
+        # The group was judged: the row gives its statistic over this file's trials.
+        if "over" in c.id or "under" in c.id:
+            assert row["verdict"] in (rules.NOT_REFUTED_LB, rules.INCONCLUSIVE), row
+            assert f"log(S_{c.model}/S_" in reason and "of 6 trials" in reason, reason
+        else:
+            assert row["verdict"] in (rules.CONFIRMED, rules.INCONCLUSIVE), row
+            assert f"slope of log S_{c.model} vs log n" in reason and "of 6 trials" in reason, \
+                reason

@@ -7,6 +7,18 @@
 namespace wordsens {
 namespace {
 
+using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using StridedMap = Eigen::Map<Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+
+// The points of a call are evaluated together (docs/PERFORMANCE.md, "Trained layers"): what
+// depends on a point is stored for all B points of the call side by side, so that B_ (n × H·d, the
+// largest array, megabytes at n = 256) is read once per call instead of once per point, and the
+// per-point vector products become products of B-row matrices. Layouts, point b and head h:
+//   alpha_, kappa_, g_kappa_, d_scores_: n × B·H, column b·H + h;
+//   att_, G_: n × B·d, point b in columns [b·d, (b+1)·d), so that row j of every point is one
+//   contiguous B × d block (row-major);
+//   up_, d_up_: B·H × d, row b·H + h (u'_h and its cotangent of point b);
+//   E_, Qp_, Kp_, Vp_, Yi_, dQ_, dK_, dV_, dE_: B × d, row b.
 class TrainedPosition final : public PositionEvaluator {
  public:
   TrainedPosition(const EncoderLayer& layer, TrainedPart part, const Matrix& U, Index position)
@@ -22,11 +34,6 @@ class TrainedPosition final : public PositionEvaluator {
     base_features_ = vec(base_.out);
     leave_one_out();
     if (part_ == TrainedPart::layer) point_.X = base_.X;  // only row i changes from here on
-    alpha_.resize(n_, H_);
-    kappa_.resize(n_, H_);
-    scores_.resize(n_, H_);
-    up_.resize(H_, d_);
-    row_weights_.resize(H_, n_);
   }
 
   [[nodiscard]] Index position() const override { return i_; }
@@ -34,41 +41,53 @@ class TrainedPosition final : public PositionEvaluator {
 
   void features_at(const Vector& delta, Vector& out) override {
     forward(delta);
-    out = vec(output());
+    out = vec(point_output(0));
   }
 
   void pullback(const Vector& cotangent, Vector& grad) override {
-    backward(Eigen::Map<const Matrix>(cotangent.data(), n_, d_), grad);
+    set_cotangent(0, Eigen::Map<const Matrix>(cotangent.data(), n_, d_));
+    backward(grads_);
+    grad = grads_.col(0);
   }
 
   void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) override {
     values.resize(deltas.cols());
-    if (grads != nullptr) grads->resize(d_, deltas.cols());
+    forward(deltas);
     const Eigen::Map<const Matrix> base(base_features_.data(), n_, d_);
     for (Index b = 0; b < deltas.cols(); ++b) {
-      delta_ = deltas.col(b);
-      forward(delta_);
       // f from the cotangent 2(φ' − φ) with or without ∇f, so that both calls give the same
       // number (as PositionEvaluator's default).
-      residual_ = 2.0 * (output() - base);
+      if (part_ == TrainedPart::attention) {
+        // The cotangent of M' is 2(φ' − φ) itself: straight into G_.
+        auto residual = G_.middleCols(b * d_, d_);
+        residual = 2.0 * (att_.middleCols(b * d_, d_) - base);
+        values(b) = 0.25 * residual.squaredNorm();
+        continue;
+      }
+      residual_ = 2.0 * (point_output(b) - base);
       values(b) = 0.25 * residual_.squaredNorm();
-      if (grads == nullptr) continue;
-      backward(residual_, grad_);
-      grads->col(b) = grad_;
+      if (grads != nullptr) set_cotangent(b, residual_);
     }
+    if (grads != nullptr) backward(*grads);
   }
 
  private:
   [[nodiscard]] auto head(const Matrix& M, Index h) const { return M.middleCols(h * dh_, dh_); }
   [[nodiscard]] auto out_rows(Index h) const { return w_.WO.middleRows(h * dh_, dh_); }
-  [[nodiscard]] const Matrix& output() const {
-    return part_ == TrainedPart::layer ? point_.out : attention_;
+  // Column b·H + h of an n × B·H array, for b = 0 … B−1: head h of every point, n × B.
+  [[nodiscard]] StridedMap head_of_points(Matrix& M, Index h) const {
+    return {M.data() + h, n_, B_,
+            Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(M.outerStride(), H_)};
+  }
+  // Row j of an n × B·d array as the B × d matrix of every point's row j.
+  [[nodiscard]] static Eigen::Map<Matrix> rows_of_points(Matrix& M, Index j, Index B, Index d) {
+    return {M.row(j).data(), B, d};
   }
 
   // λ_jh and B_jh = ȳ_jh W_O,h for every row j ≠ i (header).
   void leave_one_out() {
     lambda_.setZero(n_, H_);
-    B_.setZero(n_, H_ * d_);
+    Bj_.setZero(n_, H_ * d_);
     Matrix S(n_, n_), ybar(n_, dh_);
     for (Index h = 0; h < H_; ++h) {
       S.noalias() = c_ * (head(base_.Q, h) * head(base_.K, h).transpose());
@@ -85,118 +104,172 @@ class TrainedPosition final : public PositionEvaluator {
         S.row(j) /= sum;
       }
       ybar.noalias() = S * head(base_.V, h);
-      B_.middleCols(h * d_, d_).noalias() = ybar * out_rows(h);
+      Bj_.middleCols(h * d_, d_).noalias() = ybar * out_rows(h);
     }
   }
 
-  // The attention's output M' at U^i(δ) (and the whole layer's), keeping what backward needs.
-  void forward(const Vector& delta) {
-    e_ = delta.transpose().cwiseProduct(w_.input.gamma);
-    q_ = base_.Q.row(i_);
-    q_.noalias() += e_ * w_.WQ;
-    k_ = base_.K.row(i_);
-    k_.noalias() += e_ * w_.WK;
-    v_ = base_.V.row(i_);
-    v_.noalias() += e_ * w_.WV;
+  void resize_for(Index B) {
+    if (B == B_) return;
+    B_ = B;
+    alpha_.resize(n_, B * H_);
+    kappa_.resize(n_, B * H_);
+    g_kappa_.resize(n_, B * H_);
+    d_scores_.resize(n_, B * H_);
+    att_.resize(n_, B * d_);
+    G_.resize(n_, B * d_);
+    up_.resize(B * H_, d_);
+    d_up_.resize(B * H_, d_);
+    row_weights_.assign(static_cast<std::size_t>(H_), Matrix(B, n_));
+    diffs_.resize(n_, B * H_);
+    lambdas_ = lambda_.replicate(1, B);
+    bias_.resize(B * d_);
+    for (Index b = 0; b < B; ++b) bias_.segment(b * d_, d_) = w_.bO;
+  }
+
+  // The attention's output M' at U^i(δ_b) for every column δ_b of `deltas` (att_), keeping what
+  // backward needs.
+  void forward(const Eigen::Ref<const Matrix>& deltas) {
+    resize_for(deltas.cols());
+    E_ = deltas.transpose() * w_.input.gamma.asDiagonal();
+    Qp_ = (E_ * w_.WQ).rowwise() + base_.Q.row(i_);
+    Kp_ = (E_ * w_.WK).rowwise() + base_.K.row(i_);
+    Vp_ = (E_ * w_.WV).rowwise() + base_.V.row(i_);
     for (Index h = 0; h < H_; ++h) {
-      up_.row(h).noalias() = v_.segment(h * dh_, dh_) * out_rows(h);
-      scores_.col(h).noalias() = c_ * (head(base_.Q, h) * k_.segment(h * dh_, dh_).transpose());
+      // u'_h of every point, into rows b·H + h of up_.
+      Eigen::Map<Matrix, 0, Eigen::OuterStride<>> up_h(up_.data() + h * d_, B_, d_,
+                                                       Eigen::OuterStride<>(H_ * d_));
+      up_h.noalias() = head(Vp_, h) * out_rows(h);
+      scores_.noalias() = c_ * (head(base_.Q, h) * head(Kp_, h).transpose());  // n × B
+      head_of_points(diffs_, h) = scores_;
     }
     // Rows j ≠ i: the new weight of word i against the rest of the row, as two logistic
-    // fractions of the larger exponent (no exponent positive).
-    for (Index j = 0; j < n_; ++j) {
-      for (Index h = 0; h < H_; ++h) {
-        if (j == i_) {
-          alpha_(j, h) = kappa_(j, h) = 0.0;
-          continue;
-        }
-        const double top = std::max(lambda_(j, h), scores_(j, h));
-        const double rest = std::exp(lambda_(j, h) - top), word = std::exp(scores_(j, h) - top);
-        alpha_(j, h) = rest / (rest + word);
-        kappa_(j, h) = word / (rest + word);
-      }
+    // fractions of the larger exponent (no exponent positive): with t = e^{−|s' − λ|},
+    // α = 1/(1 + t) and κ = t/(1 + t) where s' ≤ λ, the other way round where s' > λ.
+    diffs_ -= lambdas_;
+    t_ = (-diffs_.array().abs()).exp();
+    one_ = 1.0 / (1.0 + t_);
+    t_ /= 1.0 + t_;
+    alpha_ = (diffs_.array() <= 0.0).select(one_, t_).matrix();
+    kappa_ = (diffs_.array() <= 0.0).select(t_, one_).matrix();
+    alpha_.row(i_).setZero();
+    kappa_.row(i_).setZero();
+    for (Index b = 0; b < B_; ++b) {
+      att_.middleCols(b * d_, d_).noalias() =
+          kappa_.middleCols(b * H_, H_) * up_.middleRows(b * H_, H_);
     }
-    attention_.resize(n_, d_);
-    attention_.noalias() = kappa_ * up_;
+    // Σ_h α_jh B_jh: B_j (H × d) read once for all the points.
     for (Index j = 0; j < n_; ++j) {
       if (j == i_) continue;
-      attention_.row(j).noalias() +=
-          alpha_.row(j) * Eigen::Map<const Matrix>(B_.row(j).data(), H_, d_);
+      rows_of_points(att_, j, B_, d_).noalias() +=
+          Eigen::Map<const Matrix>(alpha_.row(j).data(), B_, H_) *
+          Eigen::Map<const Matrix>(Bj_.row(j).data(), H_, d_);
     }
     // Row i in full: its scores against every word, word i's own key moved.
-    y_i_.resize(d_);
+    Yi_.resize(B_, d_);
     for (Index h = 0; h < H_; ++h) {
-      auto weights = row_weights_.row(h);
-      weights.noalias() = c_ * (q_.segment(h * dh_, dh_) * head(base_.K, h).transpose());
-      weights(i_) = c_ * q_.segment(h * dh_, dh_).dot(k_.segment(h * dh_, dh_));
-      weights = (weights.array() - weights.maxCoeff()).exp().matrix();
-      weights /= weights.sum();
-      auto y = y_i_.segment(h * dh_, dh_);
+      Matrix& weights = row_weights_[static_cast<std::size_t>(h)];  // B × n
+      weights.noalias() = c_ * (head(Qp_, h) * head(base_.K, h).transpose());
+      weights.col(i_) = c_ * head(Qp_, h).cwiseProduct(head(Kp_, h)).rowwise().sum();
+      for (Index b = 0; b < B_; ++b) {
+        auto row = weights.row(b);
+        row = (row.array() - row.maxCoeff()).exp().matrix();
+        row /= row.sum();
+      }
+      auto y = Yi_.middleCols(h * dh_, dh_);
       y.noalias() = weights * head(base_.V, h);
-      y += weights(i_) * (v_.segment(h * dh_, dh_) - base_.V.row(i_).segment(h * dh_, dh_));
+      for (Index b = 0; b < B_; ++b) {
+        y.row(b) += weights(b, i_) *
+                    (Vp_.row(b).segment(h * dh_, dh_) - base_.V.row(i_).segment(h * dh_, dh_));
+      }
     }
-    attention_.row(i_).noalias() = y_i_ * w_.WO;
-    attention_.rowwise() += w_.bO;
-    if (part_ == TrainedPart::layer) {
-      point_.X.row(i_) = base_.X.row(i_) + e_;
-      point_.M = attention_;
-      trained_after_attention(w_, point_);
-    }
+    rows_of_points(att_, i_, B_, d_).noalias() = Yi_ * w_.WO;
+    att_.rowwise() += bias_;
+    laid_out_ = -1;
   }
 
-  // grad ← ∇_δ ⟨C, output⟩ at the latest forward.
-  void backward(const Eigen::Ref<const Matrix>& C, Vector& grad) {
-    const Matrix* G = nullptr;  // the cotangent of the attention's output M'
-    if (part_ == TrainedPart::layer) {
-      trained_after_attention_backward(w_, point_, C, scratch_);
-      G = &scratch_.dM;
-    } else {
-      cotangent_ = C;
-      G = &cotangent_;
+  // Point b's output: its attention, or the whole layer run from it (into point_).
+  [[nodiscard]] Matrix point_output(Index b) {
+    if (part_ == TrainedPart::attention) return att_.middleCols(b * d_, d_);
+    if (laid_out_ != b) {
+      point_.X.row(i_) = base_.X.row(i_) + E_.row(b);
+      point_.M = att_.middleCols(b * d_, d_);
+      trained_after_attention(w_, point_);
+      laid_out_ = b;
     }
+    return point_.out;
+  }
+
+  // Point b's cotangent of M' (G_) from the cotangent C of its output.
+  void set_cotangent(Index b, const Eigen::Ref<const Matrix>& C) {
+    if (part_ == TrainedPart::attention) {
+      G_.middleCols(b * d_, d_) = C;
+      return;
+    }
+    (void)point_output(b);  // the layer at point b (already there after point_output(b))
+    c_scratch_ = C;
+    trained_after_attention_backward(w_, point_, c_scratch_, scratch_);
+    G_.middleCols(b * d_, d_) = scratch_.dM;
+  }
+
+  // grads.col(b) ← ∇_δ ⟨C_b, output⟩ at point b of the latest forward, every point's cotangent of
+  // M' in G_.
+  void backward(Matrix& grads) {
     // Rows j ≠ i: through α, κ (hence s'_jh, hence k'_i) and u'_h (hence v'_i).
-    d_up_.noalias() = kappa_.transpose() * (*G);
-    g_kappa_.noalias() = (*G) * up_.transpose();
-    d_scores_.resize(n_, H_);
+    for (Index b = 0; b < B_; ++b) {
+      const auto G = G_.middleCols(b * d_, d_);
+      d_up_.middleRows(b * H_, H_).noalias() = kappa_.middleCols(b * H_, H_).transpose() * G;
+      g_kappa_.middleCols(b * H_, H_).noalias() = G * up_.middleRows(b * H_, H_).transpose();
+    }
     for (Index j = 0; j < n_; ++j) {
       if (j == i_) {
         d_scores_.row(j).setZero();
         continue;
       }
-      g_alpha_.noalias() =
-          Eigen::Map<const Matrix>(B_.row(j).data(), H_, d_) * G->row(j).transpose();
-      for (Index h = 0; h < H_; ++h) {
-        d_scores_(j, h) = alpha_(j, h) * kappa_(j, h) * (g_kappa_(j, h) - g_alpha_(h));
+      g_alpha_.noalias() = Eigen::Map<const Matrix>(Bj_.row(j).data(), H_, d_) *
+                           rows_of_points(G_, j, B_, d_).transpose();  // H × B
+      for (Index b = 0; b < B_; ++b) {
+        for (Index h = 0; h < H_; ++h) {
+          const Index col = b * H_ + h;
+          d_scores_(j, col) = alpha_(j, col) * kappa_(j, col) * (g_kappa_(j, col) - g_alpha_(h, b));
+        }
       }
     }
-    dq_.setZero(d_);
-    dk_.setZero(d_);
-    dv_.setZero(d_);
+    dK_.resize(B_, d_);
+    dV_.resize(B_, d_);
     for (Index h = 0; h < H_; ++h) {
-      dk_.segment(h * dh_, dh_).noalias() = c_ * (d_scores_.col(h).transpose() * head(base_.Q, h));
-      dv_.segment(h * dh_, dh_).noalias() = d_up_.row(h) * out_rows(h).transpose();
+      dK_.middleCols(h * dh_, dh_).noalias() =
+          c_ * (head_of_points(d_scores_, h).transpose() * head(base_.Q, h));
+      Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> d_up_h(d_up_.data() + h * d_, B_, d_,
+                                                               Eigen::OuterStride<>(H_ * d_));
+      dV_.middleCols(h * dh_, dh_).noalias() = d_up_h * out_rows(h).transpose();
     }
     // Row i: through its softmax over every word.
-    dy_i_.noalias() = G->row(i_) * w_.WO.transpose();
+    dYi_.noalias() = rows_of_points(G_, i_, B_, d_) * w_.WO.transpose();
+    dQ_.resize(B_, d_);
     for (Index h = 0; h < H_; ++h) {
-      const auto weights = row_weights_.row(h);
-      const auto dy = dy_i_.segment(h * dh_, dh_);
-      d_row_.noalias() = dy * head(base_.V, h).transpose();
-      d_row_(i_) = dy.dot(v_.segment(h * dh_, dh_));
-      const double mean = weights.dot(d_row_);
-      d_row_ = weights.cwiseProduct((d_row_.array() - mean).matrix());
-      const double own = d_row_(i_);
-      auto dq = dq_.segment(h * dh_, dh_);
+      const Matrix& weights = row_weights_[static_cast<std::size_t>(h)];
+      const auto dy = dYi_.middleCols(h * dh_, dh_);
+      d_row_.noalias() = dy * head(base_.V, h).transpose();  // B × n
+      d_row_.col(i_) = dy.cwiseProduct(head(Vp_, h)).rowwise().sum();
+      for (Index b = 0; b < B_; ++b) {
+        const double mean = weights.row(b).dot(d_row_.row(b));
+        d_row_.row(b) = weights.row(b).cwiseProduct((d_row_.row(b).array() - mean).matrix());
+      }
+      auto dq = dQ_.middleCols(h * dh_, dh_);
       dq.noalias() = c_ * (d_row_ * head(base_.K, h));
-      dq += c_ * own * (k_.segment(h * dh_, dh_) - base_.K.row(i_).segment(h * dh_, dh_));
-      dk_.segment(h * dh_, dh_) += c_ * own * q_.segment(h * dh_, dh_);
-      dv_.segment(h * dh_, dh_) += weights(i_) * dy;
+      for (Index b = 0; b < B_; ++b) {
+        const double own = d_row_(b, i_);
+        dq.row(b) +=
+            c_ * own * (Kp_.row(b).segment(h * dh_, dh_) - base_.K.row(i_).segment(h * dh_, dh_));
+        dK_.row(b).segment(h * dh_, dh_) += c_ * own * Qp_.row(b).segment(h * dh_, dh_);
+        dV_.row(b).segment(h * dh_, dh_) += weights(b, i_) * dy.row(b);
+      }
     }
-    de_.noalias() = dq_ * w_.WQ.transpose();
-    de_.noalias() += dk_ * w_.WK.transpose();
-    de_.noalias() += dv_ * w_.WV.transpose();
-    if (part_ == TrainedPart::layer) de_ += G->row(i_);  // the residual X + M
-    grad = de_.cwiseProduct(w_.input.gamma).transpose();
+    dE_.noalias() = dQ_ * w_.WQ.transpose();
+    dE_.noalias() += dK_ * w_.WK.transpose();
+    dE_.noalias() += dV_ * w_.WV.transpose();
+    if (part_ == TrainedPart::layer) dE_ += rows_of_points(G_, i_, B_, d_);  // the residual X + M
+    grads = (dE_ * w_.input.gamma.asDiagonal()).transpose();
   }
 
   const EncoderLayer& w_;  // the model's, which outlives its evaluators
@@ -205,18 +278,21 @@ class TrainedPosition final : public PositionEvaluator {
   double c_;
   TrainedPass base_;  // the plain pass at Δ = 0
   Vector base_features_;
-  Matrix lambda_;  // n × H: λ_jh (row i unused)
-  Matrix B_;       // n × H·d: row j holds B_j0, …, B_j(H−1)
-  // The latest point.
-  RowVector e_, q_, k_, v_, y_i_;
-  Matrix alpha_, kappa_, scores_, up_, row_weights_;
-  Matrix attention_;   // M'
-  TrainedPass point_;  // the whole layer at the point (X with row i moved, M')
+  Matrix lambda_;   // n × H: λ_jh (row i unused)
+  Matrix lambdas_;  // n × B·H: λ_jh at column b·H + h
+  Matrix Bj_;       // n × H·d: row j holds B_j0, …, B_j(H−1)
+  // The latest call's points (layouts above).
+  Index B_ = 0;
+  Matrix E_, Qp_, Kp_, Vp_, Yi_;
+  Matrix alpha_, kappa_, up_, att_;
+  std::vector<Matrix> row_weights_;  // per head: row i's attention weights, B × n
+  RowVector bias_;                   // b_O for every point, 1 × B·d
+  TrainedPass point_;                // the whole layer at one point (X with row i moved, M')
+  Index laid_out_ = -1;              // the point point_ holds (−1: none since the latest forward)
   // Scratch.
-  Vector delta_, grad_;
-  Matrix residual_, cotangent_, d_up_, g_kappa_, d_scores_;
-  Vector g_alpha_;
-  RowVector dq_, dk_, dv_, dy_i_, d_row_, de_;
+  RowArray t_, one_;  // e^{−|s' − λ|} and 1/(1 + e^{−|s' − λ|}), n × B·H
+  Matrix scores_, diffs_, residual_, c_scratch_, G_, g_kappa_, d_scores_, d_up_, g_alpha_;
+  Matrix dQ_, dK_, dV_, dE_, dYi_, d_row_, grads_;
   TrainedBackwardScratch scratch_;
 };
 
