@@ -194,8 +194,10 @@ def missing(prov: list, expected: list, failed: list) -> list:
     return out
 
 
-def verdict_table(rows: list) -> list:
-    prim = [r for r in rows if r["kind"] == "primary"]
+def verdict_table(rows: list, kind: str = "primary") -> list:
+    """The rows of `verdicts.csv` of one kind (primary: the paper's claims; extension: the
+    claims beyond the paper, which the report's first line does not count)."""
+    prim = [r for r in rows if r["kind"] == kind]
     lines = ["| study | claim | theorem | verdict | look | estimate [95 % CI] | reason |",
              "|---|---|---|---|---|---|---|"]
     for r in prim:
@@ -262,7 +264,13 @@ def section(report: str, results: str, prov: list) -> str:
                     for s, v in per_study.items()) + ".", "",
                 *[line for n in notes for line in (n, "")]]
     out += ["### Verdicts", "", "The primary rows of `verdicts.csv`:", "",
-            *verdict_table(verdicts), "", "### Paper vs here", "", *paper_table(paper), "", END]
+            *verdict_table(verdicts), "", "### Paper vs here", "", *paper_table(paper), ""]
+    if any(r["kind"] == "extension" for r in verdicts):
+        out += ["### Beyond the paper", "",
+                "The extension rows of `verdicts.csv`: claims the paper does not make, judged by "
+                "the same rules and left out of the first line's count:", "",
+                *verdict_table(verdicts, "extension"), ""]
+    out += [END]
     return "\n".join(out) + "\n"
 
 

@@ -102,6 +102,31 @@ def test_a_complete_run_writes_the_section_and_the_document(run):
     assert [f for f in os.listdir(rep) if ".tmp" in f] == []
 
 
+def test_claims_beyond_the_paper_have_their_own_table(run):
+    """Extension rows are out of the paper's count: not in the primary table, in their own."""
+    rep, res, _ = run
+    write(rep / "provenance.csv", PROV, [prov_row("a.h5")])
+    with open(rep / "verdicts.csv", "a", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerow(["a", "ext_trained_attn", "beyond the paper", "inconclusive",
+                                "extension", "-0.2", "-0.3", "-0.1", "decays at d=384", "", "4.1",
+                                "h"])
+    assert main(rep, res, "--expect", "/r/a.h5") == 0
+    text = (rep / "results.md").read_text()
+    primary = text.split("### Verdicts")[1].split("### Paper vs here")[0]
+    beyond = text.split("### Beyond the paper")[1]
+    assert "ext_trained_attn" not in primary and "thm1_rf" in primary
+    rows = table(beyond)
+    assert [r[1] for r in rows[1:]] == ["`ext_trained_attn`"], rows
+    assert rows[1][3] == "**inconclusive**" and "decays at d=384" in rows[1][6]
+
+
+def test_without_extension_rows_there_is_no_beyond_the_paper_table(run):
+    rep, res, _ = run
+    write(rep / "provenance.csv", PROV, [prov_row("a.h5")])
+    assert main(rep, res, "--expect", "/r/a.h5") == 0
+    assert "### Beyond the paper" not in (rep / "results.md").read_text()
+
+
 def table(text):
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     return [[c.strip() for c in r.strip("|").split("|")] for r in rows]
