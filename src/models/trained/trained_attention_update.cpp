@@ -41,11 +41,21 @@ class TrainedPosition final : public PositionEvaluator {
 
   void features_at(const Vector& delta, Vector& out) override {
     forward(delta);
-    out = vec(point_output(0));
+    if (part_ == TrainedPart::attention) {
+      out = Eigen::Map<const Vector>(att_.data(), n_ * d_);  // point 0's columns come first
+    } else {
+      out = vec(layer_output(0));
+    }
   }
 
   void pullback(const Vector& cotangent, Vector& grad) override {
-    set_cotangent(0, Eigen::Map<const Matrix>(cotangent.data(), n_, d_));
+    const Eigen::Map<const Matrix> C(cotangent.data(), n_, d_);
+    if (part_ == TrainedPart::attention) {
+      G_.leftCols(d_) = C;
+    } else {
+      c_scratch_ = C;  // the layer's backward takes a Matrix
+      set_layer_cotangent(0, c_scratch_);
+    }
     backward(grads_);
     grad = grads_.col(0);
   }
@@ -64,9 +74,9 @@ class TrainedPosition final : public PositionEvaluator {
         values(b) = 0.25 * residual.squaredNorm();
         continue;
       }
-      residual_ = 2.0 * (point_output(b) - base);
+      residual_ = 2.0 * (layer_output(b) - base);
       values(b) = 0.25 * residual_.squaredNorm();
-      if (grads != nullptr) set_cotangent(b, residual_);
+      if (grads != nullptr) set_layer_cotangent(b, residual_);
     }
     if (grads != nullptr) backward(*grads);
   }
@@ -187,9 +197,9 @@ class TrainedPosition final : public PositionEvaluator {
     laid_out_ = -1;
   }
 
-  // Point b's output: its attention, or the whole layer run from it (into point_).
-  [[nodiscard]] Matrix point_output(Index b) {
-    if (part_ == TrainedPart::attention) return att_.middleCols(b * d_, d_);
+  // Point b's output through the whole layer, run from its attention into point_ (a reference
+  // into point_, valid until the next point is laid out).
+  [[nodiscard]] const Matrix& layer_output(Index b) {
     if (laid_out_ != b) {
       point_.X.row(i_) = base_.X.row(i_) + E_.row(b);
       point_.M = att_.middleCols(b * d_, d_);
@@ -199,15 +209,10 @@ class TrainedPosition final : public PositionEvaluator {
     return point_.out;
   }
 
-  // Point b's cotangent of M' (G_) from the cotangent C of its output.
-  void set_cotangent(Index b, const Eigen::Ref<const Matrix>& C) {
-    if (part_ == TrainedPart::attention) {
-      G_.middleCols(b * d_, d_) = C;
-      return;
-    }
-    (void)point_output(b);  // the layer at point b (already there after point_output(b))
-    c_scratch_ = C;
-    trained_after_attention_backward(w_, point_, c_scratch_, scratch_);
+  // Point b's cotangent of M' (G_) from the cotangent C of the layer's output.
+  void set_layer_cotangent(Index b, const Matrix& C) {
+    (void)layer_output(b);  // the layer at point b (already there after layer_output(b))
+    trained_after_attention_backward(w_, point_, C, scratch_);
     G_.middleCols(b * d_, d_) = scratch_.dM;
   }
 
