@@ -16,7 +16,6 @@ per-trial mean over n of log(S_a/S_b), exponentiated, with its order-statistic 9
 """
 import argparse
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
@@ -24,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from wordsens_analysis import io, model_pieces, stats  # noqa: E402
+from wordsens_analysis import combined, io, model_pieces, stats  # noqa: E402
 
 MODELS = ("trained_attn", "twin_attn", "trained_layer", "twin_layer", "raf", "mhraf")
 PAIRS = (("trained_attn", "twin_attn"), ("trained_attn", "raf"), ("trained_layer", "twin_layer"),
@@ -32,11 +31,14 @@ PAIRS = (("trained_attn", "twin_attn"), ("trained_attn", "raf"), ("trained_layer
 
 
 def layer_of(results) -> int:
-    m = re.search(r"^\s*encoder-layer\s*=\s*(\d+)", results.config_text or "", re.M)
-    if m is None:
-        raise SystemExit("trained_layers: a results file without encoder-layer (not a trained "
+    """The file's `encoder-layer`, from the configuration it stores (combined.config_value)."""
+    text = results.attrs.get("config_text", "")
+    value = combined.config_value(text.decode() if isinstance(text, bytes) else text,
+                                  "encoder-layer")
+    if not value.isdigit():
+        raise SystemExit(f"trained_layers: {results.path} has no encoder-layer (not a trained "
                          "study)")
-    return int(m.group(1))
+    return int(value)
 
 
 def load(paths) -> pd.DataFrame:

@@ -6,6 +6,7 @@ every misuse is one line and exit 2 before anything runs."""
 import hashlib
 import os
 import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -177,3 +178,19 @@ def test_a_trained_study_is_judged_by_the_trained_claims(tmp_path, encoder):
             assert row["verdict"] in (rules.CONFIRMED, rules.INCONCLUSIVE), row
             assert f"slope of log S_{c.model} vs log n" in reason and "of 6 trials" in reason, \
                 reason
+    # The study's own figure and tables (analysis/trained_layers.py) read the same file: the
+    # layer from its stored configuration, every model's slope and every pair's ratio.
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "analysis", "trained_layers.py")
+    out = tmp_path / "figure"
+    p = subprocess.run([sys.executable, script, str(tmp_path / "t.h5"), "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import pandas as pd
+    slopes = pd.read_csv(out / "trained_layers_slopes.csv")
+    assert set(slopes["layer"]) == {2}
+    assert set(slopes["model"]) == {"raf", "trained_attn", "twin_attn", "trained_layer",
+                                    "twin_layer"}
+    assert (slopes["trials"] == 6).all()
+    ratios = pd.read_csv(out / "trained_layers_ratios.csv")
+    assert len(ratios) == 5 and (ratios["trials"] == 6).all(), ratios
+    assert (out / "trained_layers.png").stat().st_size > 0
