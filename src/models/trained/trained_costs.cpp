@@ -11,12 +11,22 @@ constexpr double kWidthFactor = 4.0;  // its feed-forward's width, 4d
 
 double heads(const CostShape& s) { return std::max(1.0, s.d / kHeadWidth); }
 
+// Shares of the dense rate (docs/PERFORMANCE.md "Trained layers"). The whole layer: 0.74, its
+// benchmark's against BM_Dgemm in the same process, idle (the feed-forward's products on every
+// row). The attention's batched update (products whose inner size is H): 0.36 in its benchmark
+// at 8 points per call; 0.28 fits jobs/configs/trained_minilm.ini's tasks, whose ascents climb
+// 3 points per call (each call reads B_j once for fewer points), against the layer's on the same
+// host (study/cost_model_test.cpp).
+constexpr double kAttentionShareOfDense = 0.28;
+constexpr double kLayerShareOfDense = 0.74;
+
 // The attention's update per point, forward and backward (trained_attention_update.hpp): about
-// 5·H·n·d over the rows j ≠ i, 6·n·d for row i and 10·d² for the moved word's rows and W_O, at
-// the mix's rate (loops over rows and small matrix–vector products).
+// 5·H·n·d over the rows j ≠ i, 6·n·d for row i and 10·d² for the moved word's rows and W_O, the
+// points of a call together in matrix products.
 double attention_update(const CostShape& s) {
   const double n = s.n, d = s.d;
-  return 2.0 * (5.0 * heads(s) * n * d + 6.0 * n * d + 10.0 * d * d);
+  return 2.0 * (5.0 * heads(s) * n * d + 6.0 * n * d + 10.0 * d * d) /
+         (kDenseSpeedup * kAttentionShareOfDense);
 }
 
 }  // namespace
@@ -30,9 +40,10 @@ double TrainedCosts::plain_pass(const CostShape& s) const {
   return 3.0 * n * d * d + 2.0 * n * n * d + n * d * d + feed_forward(s);
 }
 
-// The feed-forward forward and backward (4·n·d·w multiply–adds) dense, the rest as above.
+// The feed-forward forward and backward (4·n·d·w multiply–adds) at the layer's share of the
+// dense rate (with its LayerNorms and GELU), the attention as above.
 double TrainedCosts::evaluation(const CostShape& s) const {
-  return attention_update(s) + 2.0 * 2.0 * feed_forward(s) / kDenseSpeedup;
+  return attention_update(s) + 2.0 * 2.0 * feed_forward(s) / (kDenseSpeedup * kLayerShareOfDense);
 }
 
 double TrainedCosts::features(const CostShape& s) const {
