@@ -18,7 +18,7 @@ from . import evidence, groups, regimes, rules, stats
 from .judgement import Group, Row
 from .ws_claims import (_attention_inside, _attention_plan_of, _judged_groups, _no_group,
                         _on_the_same_texts, _own_study, _partner, _partner_of, _partner_rows,
-                        _ratio_frame, _runs_several, head_groups, several_heads,
+                        _ratio_frame, _runs_several, flat_slope_test, head_groups, several_heads,
                         worst_log_ratio_test)
 
 
@@ -98,10 +98,7 @@ def flat_rows(c, study) -> list:
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
             continue
-        end = regimes.ns_text(fit["end"])
-        flat = judge.test(fit["per_trial"], f"slope of log S_{c.model} vs log n over n={end}",
-                          evidence.LOWER, confirm=("above", -flat_window),
-                          fails=("below", -flat_window - rules.SLOPE_MARGIN))
+        flat = flat_slope_test(judge, fit, c.model, flat_window)
         grp.tests = [flat]
         if flat.estimate < -flat_window:
             decays = (f"S_{c.model} decays at {label_of(d, H, k)} (median slope "

@@ -72,6 +72,16 @@ def _width_per_n(g: pd.DataFrame, xs) -> np.ndarray:
     return np.array([float(k.loc[x]) for x in xs])
 
 
+def flat_slope_test(judge, fit: dict, model: str, flat_window: float):
+    """Ω(1) from a lower bound's shape: per trial, the slope of log S against log n over the end
+    of the design (fit, from groups.fit_group) above −flat_window; a slope below it by more
+    than the margin counts as failing."""
+    end = regimes.ns_text(fit["end"])
+    return judge.test(fit["per_trial"], f"slope of log S_{model} vs log n over n={end}",
+                      evidence.LOWER, confirm=("above", -flat_window),
+                      fails=("below", -flat_window - rules.SLOPE_MARGIN))
+
+
 def _judged_groups(row: Row, frame: pd.DataFrame, keys: list, plan_of, label_of) -> list:
     """(key, frame, design) of every group of a claim in its regime, in the order of their keys.
     A group the task table plans but none of whose tasks is done (a d or an H a partial run
@@ -339,10 +349,7 @@ def thm3_rows(c, study) -> list:
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
             continue
-        end = regimes.ns_text(fit["end"])
-        flat = judge.test(fit["per_trial"], f"slope of log S_{c.model} vs log n over n={end}",
-                          evidence.LOWER, confirm=("above", -flat_window),
-                          fails=("below", -flat_window - rules.SLOPE_MARGIN))
+        flat = flat_slope_test(judge, fit, c.model, flat_window)
         grp.tests = [flat, *_level_tests(judge, g, og, plan, c.model,
                                          _partner_grid(study, og, "rf", _own_study(sub)))]
         grp.n_used = regimes.ns_text(plan.ns)  # the level is read at every n of the design
