@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "core/cpu_features.hpp"
+#include "core/errors.hpp"
 
 namespace wordsens {
 
@@ -12,7 +15,20 @@ bool g_pinned = false;
 CostHost g_pinned_host;
 }  // namespace
 
-CostHost cost_host() { return g_pinned ? g_pinned_host : CostHost{cpu_has_avx512f()}; }
+// $WORDSENS_COST_HOST (avx2 or avx512) prices as on that CPU instead of this one (a PricedAs
+// still wins; anything else is an InputError): the docs quote the cost model of one host, and
+// their check (tests/docs/check_doc_numbers.py) must read the same numbers on any machine.
+CostHost environment_host() {
+  const char* named = std::getenv("WORDSENS_COST_HOST");
+  if (named == nullptr || *named == '\0') return CostHost{cpu_has_avx512f()};
+  const std::string host(named);
+  if (host != "avx2" && host != "avx512") {
+    throw InputError("WORDSENS_COST_HOST = '" + host + "': expected avx2 or avx512");
+  }
+  return CostHost{host == "avx512"};
+}
+
+CostHost cost_host() { return g_pinned ? g_pinned_host : environment_host(); }
 
 PricedAs::PricedAs(CostHost host) {
   g_pinned = true;

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
+#include "core/cpu_features.hpp"
+#include "core/errors.hpp"
 #include "models/shared/model_costs.hpp"
 #include "models/shared/model_kind.hpp"
 
@@ -78,6 +81,33 @@ TEST(ModelCosts, TheBlocksMlpIsPricedAtItsWidth) {
   const ModelCosts& mhraf = model_costs(ModelKind::mhraf);
   EXPECT_EQ(mhraf.evaluation(wide), mhraf.evaluation(narrow));
   EXPECT_EQ(mhraf.weights(wide), mhraf.weights(narrow));
+}
+
+// $WORDSENS_COST_HOST prices as on the CPU it names (the docs' check pins avx2 so that their
+// dry-run figures read the same on any machine); a PricedAs still wins; anything else is one
+// InputError naming the variable.
+TEST(ModelCosts, TheCostHostCanBeNamedInTheEnvironment) {
+  ASSERT_EQ(std::getenv("WORDSENS_COST_HOST"), nullptr);
+  EXPECT_EQ(cost_host().avx512, cpu_has_avx512f());
+  setenv("WORDSENS_COST_HOST", "avx512", 1);
+  EXPECT_TRUE(cost_host().avx512);
+  EXPECT_EQ(generation_cost(), kGenerationCostAvx512);
+  setenv("WORDSENS_COST_HOST", "avx2", 1);
+  EXPECT_FALSE(cost_host().avx512);
+  EXPECT_EQ(generation_cost(), kGenerationCost);
+  {
+    const PricedAs pinned(CostHost{.avx512 = true});
+    EXPECT_TRUE(cost_host().avx512);
+  }
+  setenv("WORDSENS_COST_HOST", "sse", 1);
+  try {
+    (void)cost_host();
+    ADD_FAILURE() << "no error for WORDSENS_COST_HOST=sse";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("WORDSENS_COST_HOST"), std::string::npos) << e.what();
+  }
+  unsetenv("WORDSENS_COST_HOST");
+  EXPECT_EQ(cost_host().avx512, cpu_has_avx512f());
 }
 
 }  // namespace
