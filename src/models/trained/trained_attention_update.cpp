@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "models/trained/trained_row_kernels.hpp"
+
 namespace wordsens {
 namespace {
 
@@ -61,19 +63,16 @@ class TrainedPosition final : public PositionEvaluator {
   }
 
   void sensitivity_objective(const Matrix& deltas, Vector& values, Matrix* grads) override {
+    if (part_ == TrainedPart::attention) {
+      attention_objective(deltas, values, grads);
+      return;
+    }
     values.resize(deltas.cols());
     forward(deltas);
     const Eigen::Map<const Matrix> base(base_features_.data(), n_, d_);
     for (Index b = 0; b < deltas.cols(); ++b) {
       // f from the cotangent 2(φ' − φ) with or without ∇f, so that both calls give the same
       // number (as PositionEvaluator's default).
-      if (part_ == TrainedPart::attention) {
-        // The cotangent of M' is 2(φ' − φ) itself: straight into G_.
-        auto residual = G_.middleCols(b * d_, d_);
-        residual = 2.0 * (att_.middleCols(b * d_, d_) - base);
-        values(b) = 0.25 * residual.squaredNorm();
-        continue;
-      }
       residual_ = 2.0 * (layer_output(b) - base);
       values(b) = 0.25 * residual_.squaredNorm();
       if (grads != nullptr) set_layer_cotangent(b, residual_);
@@ -136,9 +135,10 @@ class TrainedPosition final : public PositionEvaluator {
     for (Index b = 0; b < B; ++b) bias_.segment(b * d_, d_) = w_.bO;
   }
 
-  // The attention's output M' at U^i(δ_b) for every column δ_b of `deltas` (att_), keeping what
-  // backward needs.
-  void forward(const Eigen::Ref<const Matrix>& deltas) {
+  // What every row of the attention's output at U^i(δ_b) needs, for every column δ_b of `deltas`:
+  // e_b, q'_i, k'_i, v'_i, u'_h, α and κ of every row j ≠ i, and row i's output without b_O
+  // (row_i_), keeping what backward needs.
+  void prepare_points(const Eigen::Ref<const Matrix>& deltas) {
     resize_for(deltas.cols());
     E_ = deltas.transpose() * w_.input.gamma.asDiagonal();
     Qp_ = (E_ * w_.WQ).rowwise() + base_.Q.row(i_);
@@ -163,17 +163,6 @@ class TrainedPosition final : public PositionEvaluator {
     kappa_ = (diffs_.array() <= 0.0).select(t_, one_).matrix();
     alpha_.row(i_).setZero();
     kappa_.row(i_).setZero();
-    for (Index b = 0; b < B_; ++b) {
-      att_.middleCols(b * d_, d_).noalias() =
-          kappa_.middleCols(b * H_, H_) * up_.middleRows(b * H_, H_);
-    }
-    // Σ_h α_jh B_jh: B_j (H × d) read once for all the points.
-    for (Index j = 0; j < n_; ++j) {
-      if (j == i_) continue;
-      rows_of_points(att_, j, B_, d_).noalias() +=
-          Eigen::Map<const Matrix>(alpha_.row(j).data(), B_, H_) *
-          Eigen::Map<const Matrix>(Bj_.row(j).data(), H_, d_);
-    }
     // Row i in full: its scores against every word, word i's own key moved.
     Yi_.resize(B_, d_);
     for (Index h = 0; h < H_; ++h) {
@@ -192,9 +181,78 @@ class TrainedPosition final : public PositionEvaluator {
                     (Vp_.row(b).segment(h * dh_, dh_) - base_.V.row(i_).segment(h * dh_, dh_));
       }
     }
-    rows_of_points(att_, i_, B_, d_).noalias() = Yi_ * w_.WO;
+    row_i_.noalias() = Yi_ * w_.WO;
+  }
+
+  // The attention's output M' at U^i(δ_b) for every column δ_b of `deltas` (att_), keeping what
+  // backward needs.
+  void forward(const Eigen::Ref<const Matrix>& deltas) {
+    prepare_points(deltas);
+    for (Index b = 0; b < B_; ++b) {
+      att_.middleCols(b * d_, d_).noalias() =
+          kappa_.middleCols(b * H_, H_) * up_.middleRows(b * H_, H_);
+    }
+    // Σ_h α_jh B_jh: B_j (H × d) read once for all the points.
+    for (Index j = 0; j < n_; ++j) {
+      if (j == i_) continue;
+      rows_of_points(att_, j, B_, d_).noalias() +=
+          Eigen::Map<const Matrix>(alpha_.row(j).data(), B_, H_) *
+          Eigen::Map<const Matrix>(Bj_.row(j).data(), H_, d_);
+    }
+    rows_of_points(att_, i_, B_, d_) = row_i_;
     att_.rowwise() += bias_;
     laid_out_ = -1;
+  }
+
+  // The attention's f(δ_b) = ‖φ(U^i(δ_b)) − φ(U)‖² and, with `grads`, ∇f for every column of
+  // `deltas`, without its n × B·d output: each row j ≠ i of every point is made, turned into its
+  // residual r = 2(M'_j − M_j) (the cotangent of M'_j) and pulled back at once by the row
+  // kernels (trained_row_kernels.hpp), which read no packed copy: as matrix products, through
+  // n × B·d arrays and products of inner size H, the same rows ran 1.57 times slower
+  // (docs/PERFORMANCE.md, "Trained layers").
+  void attention_objective(const Matrix& deltas, Vector& values, Matrix* grads) {
+    prepare_points(deltas);
+    values.setZero(deltas.cols());
+    const Eigen::Map<const Matrix> base(base_features_.data(), n_, d_);
+    if (grads != nullptr) d_up_.setZero();
+    // Row by row and in column chunks of kChunk, so that a chunk of B_j (H rows of kChunk
+    // doubles) stays in the first-level cache for every point and the chunks of u'_b and of its
+    // cotangent are read once per row from the second: B_ is read once per call, in order.
+    constexpr Index kChunk = 64;
+    r_.resize(std::min(kChunk, d_));
+    offset_.resize(r_.size());
+    if (grads != nullptr) {
+      g_kappa_.setZero(n_, B_ * H_);
+      g_alpha_all_.setZero(n_, B_ * H_);
+    }
+    for (Index j = 0; j < n_; ++j) {
+      if (j == i_) continue;
+      for (Index c = 0; c < d_; c += kChunk) {
+        const Index width = std::min(kChunk, d_ - c);
+        const double* Bj = Bj_.row(j).data() + c;
+        offset_.head(width) = w_.bO.segment(c, width) - base.row(j).segment(c, width);
+        for (Index b = 0; b < B_; ++b) {
+          const double* kappa = kappa_.row(j).data() + b * H_;
+          const double* alpha = alpha_.row(j).data() + b * H_;
+          const double* up = up_.row(b * H_).data() + c;
+          values(b) +=
+              trained_row_residual(kappa, alpha, up, Bj, offset_.data(), H_, width, d_, r_.data());
+          if (grads == nullptr) continue;
+          // Through α, κ (hence s'_jh, hence k'_i) and u'_h (hence v'_i).
+          trained_row_pullback(kappa, up, Bj, r_.data(), H_, width, d_,
+                               g_kappa_.row(j).data() + b * H_, g_alpha_all_.row(j).data() + b * H_,
+                               d_up_.row(b * H_).data() + c);
+        }
+      }
+    }
+    if (grads != nullptr) {
+      d_scores_ = (alpha_.array() * kappa_.array() * (g_kappa_ - g_alpha_all_).array()).matrix();
+    }
+    Gi_ = 2.0 * ((row_i_.rowwise() + w_.bO).rowwise() - base.row(i_));
+    for (Index b = 0; b < B_; ++b) values(b) += 0.25 * Gi_.row(b).squaredNorm();
+    if (grads == nullptr) return;
+    d_scores_.row(i_).setZero();
+    finish_backward(*grads, Gi_);
   }
 
   // Point b's output through the whole layer, run from its attention into point_ (a reference
@@ -239,6 +297,12 @@ class TrainedPosition final : public PositionEvaluator {
         }
       }
     }
+    finish_backward(grads, rows_of_points(G_, i_, B_, d_));
+  }
+
+  // grads from the cotangents of s'_jh (d_scores_) and u'_h (d_up_) of every point and from Gi,
+  // the cotangent of row i of every point's M' (B × d).
+  void finish_backward(Matrix& grads, const Eigen::Ref<const Matrix>& Gi) {
     dK_.resize(B_, d_);
     dV_.resize(B_, d_);
     for (Index h = 0; h < H_; ++h) {
@@ -249,7 +313,7 @@ class TrainedPosition final : public PositionEvaluator {
       dV_.middleCols(h * dh_, dh_).noalias() = d_up_h * out_rows(h).transpose();
     }
     // Row i: through its softmax over every word.
-    dYi_.noalias() = rows_of_points(G_, i_, B_, d_) * w_.WO.transpose();
+    dYi_.noalias() = Gi * w_.WO.transpose();
     dQ_.resize(B_, d_);
     for (Index h = 0; h < H_; ++h) {
       const Matrix& weights = row_weights_[static_cast<std::size_t>(h)];
@@ -273,7 +337,7 @@ class TrainedPosition final : public PositionEvaluator {
     dE_.noalias() = dQ_ * w_.WQ.transpose();
     dE_.noalias() += dK_ * w_.WK.transpose();
     dE_.noalias() += dV_ * w_.WV.transpose();
-    if (part_ == TrainedPart::layer) dE_ += rows_of_points(G_, i_, B_, d_);  // the residual X + M
+    if (part_ == TrainedPart::layer) dE_ += Gi;  // the residual X + M
     grads = (dE_ * w_.input.gamma.asDiagonal()).transpose();
   }
 
@@ -288,7 +352,7 @@ class TrainedPosition final : public PositionEvaluator {
   Matrix Bj_;       // n × H·d: row j holds B_j0, …, B_j(H−1)
   // The latest call's points (layouts above).
   Index B_ = 0;
-  Matrix E_, Qp_, Kp_, Vp_, Yi_;
+  Matrix E_, Qp_, Kp_, Vp_, Yi_, row_i_;  // row_i_: row i of M' without b_O, B × d
   Matrix alpha_, kappa_, up_, att_;
   std::vector<Matrix> row_weights_;  // per head: row i's attention weights, B × n
   RowVector bias_;                   // b_O for every point, 1 × B·d
@@ -296,7 +360,9 @@ class TrainedPosition final : public PositionEvaluator {
   Index laid_out_ = -1;              // the point point_ holds (−1: none since the latest forward)
   // Scratch.
   RowArray t_, one_;  // e^{−|s' − λ|} and 1/(1 + e^{−|s' − λ|}), n × B·H
-  Matrix scores_, diffs_, residual_, c_scratch_, G_, g_kappa_, d_scores_, d_up_, g_alpha_;
+  Matrix scores_, diffs_, residual_, c_scratch_, G_, g_kappa_, d_scores_, d_up_, g_alpha_, Gi_;
+  RowVector r_, offset_;  // a chunk of one row of one point's residual, and of b_O − M_j
+  Matrix g_alpha_all_;    // n × B·H: the cotangent of α_jh, column b·H + h
   Matrix dQ_, dK_, dV_, dE_, dYi_, d_row_, grads_;
   TrainedBackwardScratch scratch_;
 };
