@@ -1,10 +1,11 @@
 """`analysis/wordsens-report` end to end on synthetic files."""
 import csv
+import os
 import re
 import subprocess
 
 import numpy as np
-from conftest import REPORT, synthetic_tables, write_results
+from conftest import REPORT, ROOT, synthetic_tables, write_results
 
 from wordsens_analysis import claims, rules, verdicts
 
@@ -112,17 +113,35 @@ def test_report_errors_are_one_line_and_nonzero(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def print_result_into(redirect):
+    """print_result (the function every line the report prints goes through) in a fresh
+    interpreter whose stdout is `redirect`."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "from wordsens_analysis.report import print_result; "
+            "sys.exit(print_result(['5 of 8 claims confirmed']))")
+    return subprocess.run(["bash", "-c", f'"$@" {redirect}', "bash", PY, "-c", code,
+                           os.path.join(ROOT, "analysis")], capture_output=True, text=True,
+                          timeout=60)
+
+
 def test_report_stdout_that_cannot_be_written_is_one_line_and_exit_1(tmp_path):
     """The printed verdicts are part of the result: stdout on /dev/full or closed gives one
-    line on stderr and exit 1 (it was a traceback, or exit 0 with nothing printed)."""
-    tasks, ws, gen = synthetic_tables(ns=(8, 16, 32), trials=6)
-    path = write_results(tmp_path / "r.h5", tasks, ws, gen)
+    line on stderr and exit 1 (it was a traceback, or exit 0 with nothing printed). The message
+    of each way of failing is print_result's; the report itself is run once, to show that it
+    prints through print_result only after its files are written."""
     for redirect, why in (("> /dev/full", "No space left"), (">&-", "it is closed")):
-        p = subprocess.run(["bash", "-c", f'"$@" {redirect}', "bash", PY, REPORT, str(path), "-o",
-                            str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+        p = print_result_into(redirect)
         lines = p.stderr.strip().splitlines()
         assert p.returncode == 1, (redirect, p.returncode, p.stderr)
         assert len(lines) == 1, (redirect, lines)
-        assert lines[0].startswith("wordsens-report: error: cannot write standard output")
+        assert lines[0].startswith("wordsens-report: error: cannot write standard output: ")
         assert why in lines[0], lines
-        assert (tmp_path / "out" / "report.html").exists()
+    assert print_result_into("> /dev/null").returncode == 0
+    tasks, ws, gen = synthetic_tables(ns=(8, 16, 32), trials=6)
+    path = write_results(tmp_path / "r.h5", tasks, ws, gen)
+    p = subprocess.run(["bash", "-c", '"$@" > /dev/full', "bash", PY, REPORT, str(path), "-o",
+                        str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    assert p.stderr.strip().splitlines() == [
+        "wordsens-report: error: cannot write standard output: No space left on device"], p.stderr
+    assert (tmp_path / "out" / "report.html").exists()
