@@ -13,12 +13,11 @@ double heads(const CostShape& s) { return std::max(1.0, s.d / kHeadWidth); }
 
 // Shares of the dense rate (docs/PERFORMANCE.md "Trained layers"). The whole layer: 0.74, its
 // benchmark's against BM_Dgemm in the same process, idle (the feed-forward's products on every
-// row). The attention's batched update: 0.28 fits jobs/configs/trained_minilm.ini's tasks, whose
-// ascents climb 3 points per call (each call reads B_j once for fewer points), against the
-// layer's on the same host (study/cost_model_test.cpp), measured before the row kernels
-// (trained_row_kernels.hpp) made its benchmark 1.57 times faster: its tasks now run faster than
-// this price until the study is measured again.
-constexpr double kAttentionShareOfDense = 0.28;
+// row). The attention's batched update (its row kernels, trained_row_kernels.hpp): 0.36 fits
+// jobs/configs/trained_minilm.ini's tasks, whose ascents climb 3 points per call (each call reads
+// B_j once for fewer points than the benchmark's 8), against the layer's on the same host
+// (study/cost_model_test.cpp).
+constexpr double kAttentionShareOfDense = 0.36;
 constexpr double kLayerShareOfDense = 0.74;
 
 // The attention's update per point, forward and backward (trained_attention_update.hpp): about
