@@ -208,7 +208,7 @@ class TrainedPosition final : public PositionEvaluator {
   // `deltas`, without its n × B·d output: each row j ≠ i of every point is made, turned into its
   // residual r = 2(M'_j − M_j) (the cotangent of M'_j) and pulled back at once by the row
   // kernels (trained_row_kernels.hpp), which read no packed copy: as matrix products, through
-  // n × B·d arrays and products of inner size H, the same rows ran 1.57 times slower
+  // n × B·d arrays and products of inner size H, the same rows ran 1.67 times slower
   // (docs/PERFORMANCE.md, "Trained layers").
   void attention_objective(const Matrix& deltas, Vector& values, Matrix* grads) {
     prepare_points(deltas);
@@ -220,28 +220,53 @@ class TrainedPosition final : public PositionEvaluator {
     // cotangent are read once per row from the second: B_ is read once per call, in order.
     constexpr Index kChunk = 64;
     r_.resize(std::min(kChunk, d_));
+    r1_.resize(r_.size());
     offset_.resize(r_.size());
+    offset1_.resize(r_.size());
     if (grads != nullptr) {
       g_kappa_.setZero(n_, B_ * H_);
       g_alpha_all_.setZero(n_, B_ * H_);
     }
+    // Two rows at a time, so that their pullbacks share the loads of u' and of its cotangent
+    // (trained_row_pair_pullback); an odd row out alone.
+    rows_.clear();
     for (Index j = 0; j < n_; ++j) {
-      if (j == i_) continue;
+      if (j != i_) rows_.push_back(j);
+    }
+    for (std::size_t p = 0; p < rows_.size(); p += 2) {
+      const Index j0 = rows_[p];
+      const bool pair = p + 1 < rows_.size();
+      const Index j1 = pair ? rows_[p + 1] : j0;
       for (Index c = 0; c < d_; c += kChunk) {
         const Index width = std::min(kChunk, d_ - c);
-        const double* Bj = Bj_.row(j).data() + c;
-        offset_.head(width) = w_.bO.segment(c, width) - base.row(j).segment(c, width);
+        const double* B0 = Bj_.row(j0).data() + c;
+        const double* B1 = Bj_.row(j1).data() + c;
+        offset_.head(width) = w_.bO.segment(c, width) - base.row(j0).segment(c, width);
+        offset1_.head(width) = w_.bO.segment(c, width) - base.row(j1).segment(c, width);
         for (Index b = 0; b < B_; ++b) {
-          const double* kappa = kappa_.row(j).data() + b * H_;
-          const double* alpha = alpha_.row(j).data() + b * H_;
+          const double* kappa0 = kappa_.row(j0).data() + b * H_;
+          const double* alpha0 = alpha_.row(j0).data() + b * H_;
+          const double* kappa1 = kappa_.row(j1).data() + b * H_;
+          const double* alpha1 = alpha_.row(j1).data() + b * H_;
           const double* up = up_.row(b * H_).data() + c;
-          values(b) +=
-              trained_row_residual(kappa, alpha, up, Bj, offset_.data(), H_, width, d_, r_.data());
+          double* d_up = d_up_.row(b * H_).data() + c;
+          values(b) += trained_row_residual(kappa0, alpha0, up, B0, offset_.data(), H_, width, d_,
+                                            r_.data());
+          if (pair) {
+            values(b) += trained_row_residual(kappa1, alpha1, up, B1, offset1_.data(), H_, width,
+                                              d_, r1_.data());
+          }
           if (grads == nullptr) continue;
           // Through α, κ (hence s'_jh, hence k'_i) and u'_h (hence v'_i).
-          trained_row_pullback(kappa, up, Bj, r_.data(), H_, width, d_,
-                               g_kappa_.row(j).data() + b * H_, g_alpha_all_.row(j).data() + b * H_,
-                               d_up_.row(b * H_).data() + c);
+          double* gk0 = g_kappa_.row(j0).data() + b * H_;
+          double* ga0 = g_alpha_all_.row(j0).data() + b * H_;
+          if (!pair) {
+            trained_row_pullback(kappa0, up, B0, r_.data(), H_, width, d_, gk0, ga0, d_up);
+            continue;
+          }
+          trained_row_pair_pullback(kappa0, kappa1, up, B0, B1, r_.data(), r1_.data(), H_, width,
+                                    d_, gk0, ga0, g_kappa_.row(j1).data() + b * H_,
+                                    g_alpha_all_.row(j1).data() + b * H_, d_up);
         }
       }
     }
@@ -361,8 +386,10 @@ class TrainedPosition final : public PositionEvaluator {
   // Scratch.
   RowArray t_, one_;  // e^{−|s' − λ|} and 1/(1 + e^{−|s' − λ|}), n × B·H
   Matrix scores_, diffs_, residual_, c_scratch_, G_, g_kappa_, d_scores_, d_up_, g_alpha_, Gi_;
-  RowVector r_, offset_;  // a chunk of one row of one point's residual, and of b_O − M_j
-  Matrix g_alpha_all_;    // n × B·H: the cotangent of α_jh, column b·H + h
+  // A chunk of two rows' residuals of one point, and of their b_O − M_j.
+  RowVector r_, r1_, offset_, offset1_;
+  std::vector<Index> rows_;  // the rows j ≠ i
+  Matrix g_alpha_all_;       // n × B·H: the cotangent of α_jh, column b·H + h
   Matrix dQ_, dK_, dV_, dE_, dYi_, d_row_, grads_;
   TrainedBackwardScratch scratch_;
 };

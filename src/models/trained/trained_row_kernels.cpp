@@ -141,4 +141,71 @@ void trained_row_pullback(const double* kappa, const double* up, const double* b
   }
 }
 
+void trained_row_pair_pullback(const double* kappa0, const double* kappa1, const double* up,
+                               const double* bj0, const double* bj1, const double* r0,
+                               const double* r1, Index H, Index width, Index stride,
+                               double* g_kappa0, double* g_alpha0, double* g_kappa1,
+                               double* g_alpha1, double* d_up) {
+  const Index d = stride;
+  const Index whole = width - width % kLane;
+  // Two rows and two heads at a time: one load of u' and one load and store of its cotangent
+  // serve both rows (the single-row kernel's dearest operand), one load of each r four products.
+  Index h = 0;
+  for (; h + 2 <= H; h += 2) {
+    const double* u0 = up + h * d;
+    const double* u1 = u0 + d;
+    const double* p0 = bj0 + h * d;  // row 0's B, heads h and h + 1
+    const double* p1 = p0 + d;
+    const double* q0 = bj1 + h * d;  // row 1's
+    const double* q1 = q0 + d;
+    double* g0 = d_up + h * d;
+    double* g1 = g0 + d;
+    const Lane k00 = splat(kappa0[h]), k01 = splat(kappa0[h + 1]);
+    const Lane k10 = splat(kappa1[h]), k11 = splat(kappa1[h + 1]);
+    Lane ku00 = splat(0.0), ku01 = ku00, ku10 = ku00, ku11 = ku00;
+    Lane ab00 = ku00, ab01 = ku00, ab10 = ku00, ab11 = ku00;
+    for (Index c = 0; c < whole; c += kLane) {
+      const Lane x0 = load(r0 + c), x1 = load(r1 + c);
+      const Lane v0 = load(u0 + c), v1 = load(u1 + c);
+      ku00 = fma(v0, x0, ku00);
+      ku01 = fma(v1, x0, ku01);
+      ku10 = fma(v0, x1, ku10);
+      ku11 = fma(v1, x1, ku11);
+      ab00 = fma(load(p0 + c), x0, ab00);
+      ab01 = fma(load(p1 + c), x0, ab01);
+      ab10 = fma(load(q0 + c), x1, ab10);
+      ab11 = fma(load(q1 + c), x1, ab11);
+      store(g0 + c, fma(k10, x1, fma(k00, x0, load(g0 + c))));
+      store(g1 + c, fma(k11, x1, fma(k01, x0, load(g1 + c))));
+    }
+    double t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (Index c = whole; c < width; ++c) {
+      t[0] += u0[c] * r0[c];
+      t[1] += u1[c] * r0[c];
+      t[2] += u0[c] * r1[c];
+      t[3] += u1[c] * r1[c];
+      t[4] += p0[c] * r0[c];
+      t[5] += p1[c] * r0[c];
+      t[6] += q0[c] * r1[c];
+      t[7] += q1[c] * r1[c];
+      g0[c] += kappa0[h] * r0[c] + kappa1[h] * r1[c];
+      g1[c] += kappa0[h + 1] * r0[c] + kappa1[h + 1] * r1[c];
+    }
+    g_kappa0[h] += lane_sum(ku00) + t[0];
+    g_kappa0[h + 1] += lane_sum(ku01) + t[1];
+    g_kappa1[h] += lane_sum(ku10) + t[2];
+    g_kappa1[h + 1] += lane_sum(ku11) + t[3];
+    g_alpha0[h] += lane_sum(ab00) + t[4];
+    g_alpha0[h + 1] += lane_sum(ab01) + t[5];
+    g_alpha1[h] += lane_sum(ab10) + t[6];
+    g_alpha1[h + 1] += lane_sum(ab11) + t[7];
+  }
+  if (h < H) {  // an odd head count's last head, row by row
+    trained_row_pullback(kappa0 + h, up + h * d, bj0 + h * d, r0, H - h, width, stride,
+                         g_kappa0 + h, g_alpha0 + h, d_up + h * d);
+    trained_row_pullback(kappa1 + h, up + h * d, bj1 + h * d, r1, H - h, width, stride,
+                         g_kappa1 + h, g_alpha1 + h, d_up + h * d);
+  }
+}
+
 }  // namespace wordsens

@@ -21,4 +21,12 @@ void trained_row_pullback(const double* kappa, const double* up, const double* b
                           Index H, Index width, Index stride, double* g_kappa, double* g_alpha,
                           double* d_up);
 
+/// trained_row_pullback for two rows j0, j1 of the same point at once (their kappa, bj, r,
+/// g_kappa and g_alpha), sharing up and d_up: d_up_h += kappa0[h]·r0 + kappa1[h]·r1.
+void trained_row_pair_pullback(const double* kappa0, const double* kappa1, const double* up,
+                               const double* bj0, const double* bj1, const double* r0,
+                               const double* r1, Index H, Index width, Index stride,
+                               double* g_kappa0, double* g_alpha0, double* g_kappa1,
+                               double* g_alpha1, double* d_up);
+
 }  // namespace wordsens

@@ -1,6 +1,7 @@
-// The trained attention's row kernels (models/trained/trained_row_kernels.hpp) against the plain
-// products they replace, at head counts around their blocks of four and two and at widths around
-// every vector width, inside a wider row (the column chunks of the caller).
+// The trained attention's row kernels (models/trained/trained_row_kernels.hpp), one row and two
+// at once, against the plain products they replace, at head counts around their blocks of four and
+// two and at widths around every vector width, inside a wider row (the column chunks of the
+// caller).
 #include "models/trained/trained_row_kernels.hpp"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,28 @@ TEST(TrainedRowKernels, MatchThePlainProductsAtEveryHeadCountAndWidth) {
       // Columns outside the chunk are not touched.
       EXPECT_EQ(d_up.leftCols(c), d_up_before.leftCols(c)) << at;
       EXPECT_EQ(d_up.rightCols(stride - c - width), d_up_before.rightCols(stride - c - width))
+          << at;
+
+      // Two rows at once: as the plain products of each row, d_up taking both.
+      const Matrix bj1 = sample(H, stride, 6);
+      const RowVector kappa1 = sample(1, H, 7), r1 = sample(1, width, 8);
+      Vector gk0 = Vector::Zero(H), ga0 = Vector::Zero(H), gk1 = Vector::Zero(H),
+             ga1 = Vector::Zero(H);
+      Matrix pair_d_up = d_up_before;
+      trained_row_pair_pullback(kappa.data(), kappa1.data(), up.data() + c, bj.data() + c,
+                                bj1.data() + c, r.data(), r1.data(), H, width, stride, gk0.data(),
+                                ga0.data(), gk1.data(), ga1.data(), pair_d_up.data() + c);
+      const auto bj1_c = bj1.middleCols(c, width);
+      Matrix plain_pair = d_up_before;
+      plain_pair.middleCols(c, width) += kappa.transpose() * r + kappa1.transpose() * r1;
+      const double scale1 = (up_c.norm() + bj1_c.norm()) * r1.norm();
+      EXPECT_LE((gk0 - up_c * r.transpose()).norm(), 1e-13 * scale) << at;
+      EXPECT_LE((ga0 - bj_c * r.transpose()).norm(), 1e-13 * scale) << at;
+      EXPECT_LE((gk1 - up_c * r1.transpose()).norm(), 1e-13 * scale1) << at;
+      EXPECT_LE((ga1 - bj1_c * r1.transpose()).norm(), 1e-13 * scale1) << at;
+      EXPECT_LE((pair_d_up - plain_pair).norm(), 1e-13 * plain_pair.norm()) << at;
+      EXPECT_EQ(pair_d_up.leftCols(c), d_up_before.leftCols(c)) << at;
+      EXPECT_EQ(pair_d_up.rightCols(stride - c - width), d_up_before.rightCols(stride - c - width))
           << at;
     }
   }
