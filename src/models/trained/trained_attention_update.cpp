@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "models/trained/trained_row_kernels.hpp"
 
@@ -215,9 +216,10 @@ class TrainedPosition final : public PositionEvaluator {
     values.setZero(deltas.cols());
     const Eigen::Map<const Matrix> base(base_features_.data(), n_, d_);
     if (grads != nullptr) d_up_.setZero();
-    // Row by row and in column chunks of kChunk, so that a chunk of B_j (H rows of kChunk
-    // doubles) stays in the first-level cache for every point and the chunks of u'_b and of its
-    // cotangent are read once per row from the second: B_ is read once per call, in order.
+    // Rows in pairs and in column chunks of kChunk, so that the pair's chunks of B_j (H rows of
+    // kChunk doubles each) stay in the first-level cache for every point and the chunks of u'_b
+    // and of its cotangent are read once per pair from the second: B_ is read once per call, in
+    // order.
     constexpr Index kChunk = 64;
     r_.resize(std::min(kChunk, d_));
     r1_.resize(r_.size());
