@@ -230,15 +230,14 @@ class TrainedPosition final : public PositionEvaluator {
       g_alpha_all_.setZero(n_, B_ * H_);
     }
     // Two rows at a time, so that their pullbacks share the loads of u' and of its cotangent
-    // (trained_row_pair_pullback); an odd row out alone.
-    rows_.clear();
-    for (Index j = 0; j < n_; ++j) {
-      if (j != i_) rows_.push_back(j);
-    }
-    for (std::size_t p = 0; p < rows_.size(); p += 2) {
-      const Index j0 = rows_[p];
-      const bool pair = p + 1 < rows_.size();
-      const Index j1 = pair ? rows_[p + 1] : j0;
+    // (trained_row_pair_pullback); an odd row out alone. The k-th row j ≠ i is k, or k + 1 from
+    // row i on.
+    const Index others = n_ - 1;
+    const auto other_row = [&](Index k) { return k < i_ ? k : k + 1; };
+    for (Index k = 0; k < others; k += 2) {
+      const Index j0 = other_row(k);
+      const bool pair = k + 1 < others;
+      const Index j1 = pair ? other_row(k + 1) : j0;
       for (Index c = 0; c < d_; c += kChunk) {
         const Index width = std::min(kChunk, d_ - c);
         const double* B0 = Bj_.row(j0).data() + c;
@@ -390,8 +389,7 @@ class TrainedPosition final : public PositionEvaluator {
   Matrix scores_, diffs_, residual_, c_scratch_, G_, g_kappa_, d_scores_, d_up_, g_alpha_, Gi_;
   // A chunk of two rows' residuals of one point, and of their b_O − M_j.
   RowVector r_, r1_, offset_, offset1_;
-  std::vector<Index> rows_;  // the rows j ≠ i
-  Matrix g_alpha_all_;       // n × B·H: the cotangent of α_jh, column b·H + h
+  Matrix g_alpha_all_;  // n × B·H: the cotangent of α_jh, column b·H + h
   Matrix dQ_, dK_, dV_, dE_, dYi_, d_row_, grads_;
   TrainedBackwardScratch scratch_;
 };
