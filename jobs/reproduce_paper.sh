@@ -341,7 +341,8 @@ hms() {
 # plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s useful_ranks limit"
 # from the dry-run (limit: what caps useful_ranks, `tasks` or `rank0`).
 # plan NAME CONFIG [OPTION…]: the same for the run with these options (default: the first batch's).
-# dry_run NAME CONFIG [OPTION…]: `wordsens run --dry-run` of the study (its output and exit code).
+# dry_run NAME CONFIG [OPTION…]: `wordsens run --dry-run` of the study (its output and exit code):
+# the table for people, or with DRY_RUN_FORMAT=json the plan for scripts (its messages on stderr).
 dry_run() {
   local name=$1 cfg=$2 extra=()
   shift 2
@@ -357,17 +358,22 @@ dry_run() {
     # The cost model does not read the texts: price the grid on synthetic ones.
     extra+=(--data=synthetic)
   fi
-  "$BIN" run "$cfg" --dry-run "${extra[@]+"${extra[@]}"}" 2>&1
+  if [ -n "${DRY_RUN_FORMAT:-}" ]; then
+    "$BIN" run "$cfg" --dry-run --format="$DRY_RUN_FORMAT" "${extra[@]+"${extra[@]}"}"
+  else
+    "$BIN" run "$cfg" --dry-run "${extra[@]+"${extra[@]}"}" 2>&1
+  fi
 }
 
 plan() {
-  local name=$1 cfg=$2 out
-  local sampling=full
-  ! grep -Eq '^[[:space:]]*rf-sampling[[:space:]]*=[[:space:]]*marginal' "$cfg" || sampling=marginal
-  if ! out=$(dry_run "$@"); then
+  local name=$1 out
+  # The binary's plan as JSON (seconds and bytes from each model's own costs). A refusal is said
+  # in the binary's words, which the dry run for people gives with its exit code.
+  if ! out=$(DRY_RUN_FORMAT=json dry_run "$@" 2>/dev/null) || [ -z "$out" ]; then
+    out=$(dry_run "$@") || true
     die "$name: cannot plan the study: $(grep -m 1 -i 'error' <<<"$out" || tail -n 1 <<<"$out")"
   fi
-  "$PY" jobs/reproduce_plan.py plan --ranks "$ranks" --sampling "$sampling" \
+  "$PY" jobs/reproduce_plan.py plan --ranks "$ranks" \
     --slurm-hours "$slurm_hours" ${force_shards:+--shards "$force_shards"} <<<"$out" ||
     die "$name: cannot plan the study from its dry run"
 }
@@ -456,7 +462,7 @@ if [ "$dry" -eq 1 ]; then
   found=$(dry_run "$name" "$cfg" | grep -m 1 -o 'calibrated on this host: [^)]*') || true
   [ -z "$found" ] || calibrated=$found
   echo "(cost model of src/study/cost_model.cpp, $calibrated;" \
-    "memory per rank: the largest task's arrays, jobs/reproduce_plan.py)"
+    "memory per rank: the process, its task table and its largest task, as \`wordsens run\` checks it)"
   exit 0
 fi
 

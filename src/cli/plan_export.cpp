@@ -123,7 +123,16 @@ void print_plan_json(std::ostream& out, const std::vector<TaskSpec>& tasks,
   out << "\n  ],\n  \"flops\": " << number(plan.flops) << ",\n  \"seconds_one_core\": ";
   double sum = 0;
   for (const double s : plan.task_seconds) sum += s;
-  out << number(sum) << ",\n  \"predicted_wall_seconds\": {";
+  // Each task's seconds as well, in task-id order: a point's tasks need not cost the same (its
+  // budget check's rerun costs more), and a planner that spreads a point's seconds evenly
+  // misprices the wall time on as many ranks as the longest task decides it.
+  out << number(sum) << ",\n  \"task_seconds\": [";
+  separator = "";
+  for (const double s : plan.task_seconds) {
+    out << separator << number(s);
+    separator = ", ";
+  }
+  out << "],\n  \"predicted_wall_seconds\": {";
   separator = "";
   for (const int cores : kPredictedCores) {
     out << separator << quoted(std::to_string(cores)) << ": "

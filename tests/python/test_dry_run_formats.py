@@ -59,6 +59,13 @@ def test_json_tsv_and_table_agree(args):
     total = re.search(r"total: (\d+) tasks", table)
     assert int(total.group(1)) == plan["tasks"] == sum(p["tasks"] for p in plan["points"])
     assert plan["seconds_one_core"] == pytest.approx(sum(p["seconds"] for p in plan["points"]))
+    # Each task's seconds, in task-id order: a point's tasks in a row, adding up to its seconds.
+    assert len(plan["task_seconds"]) == plan["tasks"]
+    start = 0
+    for point in plan["points"]:
+        own = plan["task_seconds"][start:start + point["tasks"]]
+        assert sum(own) == pytest.approx(point["seconds"], rel=1e-12) and min(own) > 0
+        start += point["tasks"]
     assert plan["flops"] == pytest.approx(sum(p["flops"] for p in plan["points"]))
     walls = dict(re.findall(r"(\d+) cores? ([0-9hms]+);", table))
     for cores, text in walls.items():
