@@ -2,11 +2,14 @@
 
 A file of format 1.7 or later lists, for every model its tasks run, the traits the writing
 build's catalogue gives it (src/models/registry.cpp; FORMAT.md "/models"): whether it
-is attention (features n·d, no width k) or random features of width k, whether it has a depth
-L, and so on. `read_results` registers them here, so that the analysis asks `traits(model)`
-instead of keeping its own lists of model names, and a model added to the C++ catalogue is
-analysed without an edit here. Files written before 1.7 carry no /models: their models are the
-four below, whose traits they had (BEFORE_1_7).
+is attention (features n·d) or random features, whether it has a depth L, what its width k is
+(none, random features, its MLP's), whether it has several heads, whether it reads a pretrained
+encoder, and so on; from 1.10 on every trait of the catalogue's rows. `read_results` registers
+them here, so that the analysis asks `traits(model)` instead of keeping its own lists of model
+names, and a model added to the C++ catalogue is analysed without an edit here. Older files take
+what they do not store from the one upgrade path below: files before 1.7 carry no /models, and
+their models are the four of BEFORE_1_7; files 1.7 to 1.9 store four traits, and the others are
+those the models had in every build that wrote such files (TRAITS_BEFORE_1_10).
 """
 from __future__ import annotations
 
@@ -14,31 +17,52 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+WIDTHS = ("none", "features", "mlp")  # /models/width's codes 0, 1, 2
+
 
 @dataclass(frozen=True)
 class ModelTraits:
     name: str
-    attention: bool  # features n·d and no width k (raf); otherwise random features of width k
+    attention: bool  # features n·d (raf); otherwise random features of width k
     deep: bool  # a depth L (the layers grid)
     marginal_sampler: bool  # its weights may be drawn by the marginal sampler (rf-sampling)
     min_total_sphere_starts: int  # sphere ascents a ws search runs at least (auto)
+    multi_head: bool = False  # several attention heads (the heads grid)
+    width: str = "none"  # its k: none, random features (the k grid) or its MLP's (mlp-width)
+    encoder: bool = False  # a layer of a pretrained encoder (encoder, encoder-layer)
 
     @property
-    def width(self) -> bool:
-        """Whether the model has a feature width k (random features)."""
-        return not self.attention
+    def feature_width(self) -> bool:
+        """Whether the model is random features of width k (what Thms 1–2 and the k axis of
+        the paper's figures are about; block's MLP width is not one)."""
+        return self.width == "features"
 
 
 # The catalogue of every build that wrote files before /models existed (format 1.6 and older),
 # in its canonical order. Only for those files, and for tables built by hand (tests).
 BEFORE_1_7 = (
-    ModelTraits("rf", False, False, True, 0),
-    ModelTraits("drf", False, True, False, 0),
+    ModelTraits("rf", False, False, True, 0, width="features"),
+    ModelTraits("drf", False, True, False, 0, width="features"),
     ModelTraits("raf", True, False, False, 32),
     ModelTraits("raf_relu", True, False, False, 32),
 )
 
-COLUMNS = ("model", "attention", "deep", "marginal_sampler", "min_total_sphere_starts")
+# What /models did not store before 1.10 (multi_head, width, encoder), as every build that wrote
+# files 1.7 to 1.9 gave it to the models it had.
+TRAITS_BEFORE_1_10 = {
+    "rf": (False, "features", False), "drf": (False, "features", False),
+    "raf": (False, "none", False), "raf_relu": (False, "none", False),
+    "raf_v": (False, "none", False), "mhraf": (True, "none", False),
+    "block": (True, "mlp", False),
+    "trained_attn": (False, "none", True), "twin_attn": (False, "none", True),
+    "trained_layer": (False, "none", True), "twin_layer": (False, "none", True),
+}
+ADDED_IN_1_10 = ("multi_head", "width", "encoder")
+
+COLUMNS = ("model", "attention", "deep", "marginal_sampler", "min_total_sphere_starts",
+           "multi_head", "width", "encoder")
+# The traits that make a model's kind: two files that differ in one of them describe two kinds.
+STRUCTURAL = ("attention", "deep", "multi_head", "width", "encoder")
 
 _known: dict = {t.name: t for t in BEFORE_1_7}
 
@@ -49,16 +73,38 @@ class CatalogueConflict(Exception):
 
 
 def from_table(table: pd.DataFrame) -> list:
-    """The traits of the rows of a /models table (columns COLUMNS)."""
+    """The traits of the rows of a /models table (columns COLUMNS; `width` as its code)."""
     return [ModelTraits(str(row["model"]), bool(row["attention"]), bool(row["deep"]),
-                        bool(row["marginal_sampler"]), int(row["min_total_sphere_starts"]))
+                        bool(row["marginal_sampler"]), int(row["min_total_sphere_starts"]),
+                        bool(row["multi_head"]), WIDTHS[int(row["width"])], bool(row["encoder"]))
             for _, row in table.iterrows()]
 
 
+def with_traits_before_1_10(table: pd.DataFrame) -> tuple:
+    """A /models table of format 1.7 to 1.9 with the columns 1.10 added, from the traits its
+    models had in every build that wrote such files; and the models those builds did not have
+    (given no heads, no encoder, and random-feature width exactly when not attention, as the
+    readers of those files took them)."""
+    table = table.copy()
+    rows, unknown = [], []
+    for _, row in table.iterrows():
+        name = str(row["model"])
+        if name not in TRAITS_BEFORE_1_10:
+            unknown.append(name)
+        rows.append(TRAITS_BEFORE_1_10.get(
+            name, (False, "none" if bool(row["attention"]) else "features", False)))
+    for i, column in enumerate(ADDED_IN_1_10):
+        values = [r[i] for r in rows]
+        table[column] = [WIDTHS.index(v) for v in values] if column == "width" else \
+            [int(v) for v in values]
+    return table, unknown
+
+
 def as_table(models: list) -> pd.DataFrame:
-    """A /models-like table of traits (what a file before 1.7 implies)."""
+    """A /models-like table of traits (`width` as its code)."""
     return pd.DataFrame([(t.name, t.attention, t.deep, t.marginal_sampler,
-                          t.min_total_sphere_starts) for t in models], columns=list(COLUMNS))
+                          t.min_total_sphere_starts, t.multi_head, WIDTHS.index(t.width),
+                          t.encoder) for t in models], columns=list(COLUMNS))
 
 
 def register(models: list, source: str) -> None:
@@ -66,13 +112,24 @@ def register(models: list, source: str) -> None:
     other structural traits is refused: the analysis would treat it as two kinds at once."""
     for t in models:
         known = _known.get(t.name)
-        if known is not None and (known.attention, known.deep) != (t.attention, t.deep):
-            raise CatalogueConflict(
-                f"{source}: /models gives {t.name} attention={int(t.attention)}, "
-                f"deep={int(t.deep)}, but it is known with attention={int(known.attention)}, "
-                f"deep={int(known.deep)}")
+        if known is not None:
+            differ = [c for c in STRUCTURAL if getattr(known, c) != getattr(t, c)]
+            if differ:
+                # attention and deep always, then any other trait that differs
+                shown = ["attention", "deep"] + [c for c in differ if c not in ("attention",
+                                                                               "deep")]
+
+                def traits_text(x):
+                    return ", ".join(f"{c}={_trait_text(getattr(x, c))}" for c in shown)
+                raise CatalogueConflict(
+                    f"{source}: /models gives {t.name} {traits_text(t)}, but it is known with "
+                    f"{traits_text(known)}")
         if known is None:
             _known[t.name] = t
+
+
+def _trait_text(value) -> str:
+    return str(int(value)) if isinstance(value, bool) else str(value)
 
 
 def traits(model: str) -> ModelTraits:
@@ -89,8 +146,9 @@ def models() -> list:
     return list(_known)
 
 
-def has_width(model: str) -> bool:
-    return traits(model).width
+def has_feature_width(model: str) -> bool:
+    """Whether the model is random features of width k (rf, drf)."""
+    return traits(model).feature_width
 
 
 def is_attention(model: str) -> bool:

@@ -318,11 +318,14 @@ def _minor(f: h5py.File) -> int:
 
 def check_models(f: h5py.File, tasks: dict, problems: Problems) -> None:
     """/models (format 1.7 on) lists each model of the task table once and no other, in the
-    catalogue's order, with flags 0 or 1; the models every build had (catalogue.BEFORE_1_7) with
-    their kind's flags (content_checks.cpp's check_models; the C++ readers know the writing
-    catalogue, this reader the four models it can judge without one)."""
+    catalogue's order, with flags 0 or 1 and a width code 0 to 2 (1.10 on); the models every
+    build had (catalogue.BEFORE_1_7) with their kind's traits (content_checks.cpp's
+    check_models; the C++ readers know the writing catalogue, this reader the four models it can
+    judge without one)."""
     sets = _datasets(f, names.GROUP_MODELS)
-    missing = [c for c in names.MODEL_COLUMNS if c not in sets]
+    all_traits = _minor(f) >= names.ALL_TRAITS_MINOR
+    required = names.MODEL_COLUMNS + (names.MODEL_COLUMNS_1_10 if all_traits else ())
+    missing = [c for c in required if c not in sets]
     if missing:
         problems.add(f"/{names.GROUP_MODELS}/{missing[0]} is missing")
         return
@@ -339,14 +342,19 @@ def check_models(f: h5py.File, tasks: dict, problems: Problems) -> None:
         problems.add(f"/{names.GROUP_MODELS} lists {', '.join(listed) or 'no model'}, but the "
                      f"task table runs {', '.join(sorted(run, key=lambda m: order.get(m, 99)))}")
         return
-    flags = {c: np.asarray(sets[c][:]) for c in ("attention", "deep", "marginal_sampler")}
+    columns = ("attention", "deep", "marginal_sampler") + (
+        ("multi_head", "encoder") if all_traits else ())
+    flags = {c: np.asarray(sets[c][:]) for c in columns}
+    widths = np.asarray(sets["width"][:]) if all_traits else None
     before = {t.name: t for t in catalogue.BEFORE_1_7}
     for i, model in enumerate(listed):
         values = {c: int(v[i]) for c, v in flags.items()}
         t = before.get(model)
-        if any(v not in (0, 1) for v in values.values()) or (t is not None and values != {
-                "attention": int(t.attention), "deep": int(t.deep),
-                "marginal_sampler": int(t.marginal_sampler)}):
+        expected = None if t is None else {c: int(getattr(t, c)) for c in columns}
+        width = None if widths is None else int(widths[i])
+        if (any(v not in (0, 1) for v in values.values()) or values != (expected or values)
+                or (width is not None and (width not in range(len(catalogue.WIDTHS)) or (
+                    t is not None and catalogue.WIDTHS[width] != t.width)))):
             problems.add(f"/{names.GROUP_MODELS} gives {model} other traits than its kind has")
 
 

@@ -99,9 +99,10 @@ class Results:
                 and of several changed words);
     notes       what the reader had to repair in a partial file (empty for a finished one).
     models      one row per model the task table runs: its traits (attention, deep,
-                marginal_sampler, min_total_sphere_starts) as /models records them (format 1.7
-                on; for older files, the traits those builds gave them); read_results
-                registers them in `catalogue`, where the analysis looks a model up.
+                marginal_sampler, min_total_sphere_starts, multi_head, width as its code,
+                encoder) as /models records them (format 1.10 on; 1.7 on for the first four;
+                what a file does not store, the traits the builds that wrote it gave them);
+                read_results registers them in `catalogue`, where the analysis looks a model up.
 
     Every table's `DataFrame.attrs` holds "units" and "meanings": for each column, the `unit`
     and `meaning` attributes of its dataset (a ragged column: of its values; a joined task
@@ -218,6 +219,12 @@ def _read_models(f: h5py.File, version: tuple, tasks: pd.DataFrame, path: str,
     run = list(dict.fromkeys(tasks["model"])) if "model" in tasks else []
     if version[1] >= names.MODELS_MINOR:
         stored = _read_table(f, names.GROUP_MODELS, notes)
+        if version[1] < names.ALL_TRAITS_MINOR:
+            stored, unknown = catalogue.with_traits_before_1_10(stored)
+            if unknown:
+                notes.append(f"/{names.GROUP_MODELS}: {', '.join(unknown)} unknown to the builds "
+                             "that wrote format 1.7 to 1.9: taken as without heads or encoder, "
+                             "random features exactly when not attention")
         traits = catalogue.from_table(stored)
         models = _described_as(catalogue.as_table(traits), stored.attrs)
     else:

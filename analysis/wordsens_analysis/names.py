@@ -25,6 +25,9 @@ HEADS_MINOR = 8
 # From format 1.9 on, /tasks/k holds block's MLP width (the mlp-width grid); before, block's k
 # was 0 and its MLP BLOCK_WIDTH_FACTOR·d wide.
 MLP_WIDTH_MINOR = 9
+# From format 1.10 on, /models holds every trait of the writing catalogue's rows (multi_head,
+# width, encoder besides the four of 1.7); catalogue.py fills them for older files.
+ALL_TRAITS_MINOR = 10
 BLOCK_WIDTH_FACTOR = 4
 
 # Attributes of every dataset (format 1.2 on): its unit and a one-line meaning.
@@ -54,6 +57,7 @@ GROUP_SUMMARY_WS = "summary/ws"
 GROUP_SUMMARY_GEN = "summary/gen"
 GROUP_MODELS = "models"
 MODEL_COLUMNS = ("model", "attention", "deep", "marginal_sampler", "min_total_sphere_starts")
+MODEL_COLUMNS_1_10 = ("multi_head", "width", "encoder")  # format 1.10 on
 
 TASK_COLUMNS = ("task_id", "point_id", "experiment", "model", "n", "d", "k", "N", "layers",
                 "trial", "done")
@@ -114,7 +118,7 @@ DATASETS = {
     + tuple(f"{q}_{s}" for q in ("S", "S_upper") for s in _STATISTICS),
     GROUP_SUMMARY_GEN: _POINT + ("training", "objective", "count")
     + tuple(f"{q}_{s}" for q in ("E", "D1") for s in _STATISTICS),
-    GROUP_MODELS: MODEL_COLUMNS,
+    GROUP_MODELS: MODEL_COLUMNS + MODEL_COLUMNS_1_10,
 }
 ROOT_ATTRS = (ATTR_FILETYPE, ATTR_FORMAT_VERSION, *PROVENANCE_ATTRS, "build", "config_hash",
               "save_witness", "input_fingerprints", "merged_from", "task_table_crc32", "builds")
@@ -176,6 +180,7 @@ SINCE_MINOR = {
     "ws/row_crc32": 6, "gen/cert_rel_err": 2, "gen/row_crc32": 6, "witness/row_crc32": 6,
     "summary/ws/words": 4, "summary/ws/heads": 8, "summary/gen/words": 4, "summary/gen/heads": 8,
     **{f"models/{c}": 7 for c in MODEL_COLUMNS},
+    **{f"models/{c}": ALL_TRAITS_MINOR for c in MODEL_COLUMNS_1_10},
 }
 SINCE_MINOR_TABLES = {GROUP_MODELS: MODELS_MINOR}
 SINCE_MINOR_ATTRS = {"build": 1, "input_fingerprints": 3, "task_table_crc32": 5, "builds": 5}

@@ -57,7 +57,7 @@ def _grid(panels: list):
 
 def _label_of(key: dict, model: str, g: pd.DataFrame, several_studies: bool) -> str:
     label = f"d={key['d']}" + (f", L={key['layers']}" if catalogue.is_deep(model) else "")
-    if key["k_label"] and catalogue.has_width(model) and g["k_label"].nunique() > 1:
+    if key["k_label"] and catalogue.has_feature_width(model) and g["k_label"].nunique() > 1:
         label += f", {key['k_label']}"
     if several_studies:
         label += f" ({key['series']})"

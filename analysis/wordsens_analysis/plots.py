@@ -289,7 +289,7 @@ def multi_word_figure(df: pd.DataFrame, outdir: str, sources_of=None) -> list:
                         yerr=[t["median"] - t["q25"], t["q75"] - t["median"]],
                         color=colour, marker=_style(model)["marker"], ms=4, capsize=2,
                         label=f"n={int(n)}: median S_m")
-        if catalogue.has_width(model):
+        if catalogue.has_feature_width(model):
             longest = g[g["n"] == ns[-1]]
             f0 = longest["fraction"].min()
             f = np.array([f0, max(1.0 / rules.M_OVER_N, 2 * f0)])

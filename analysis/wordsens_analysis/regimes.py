@@ -27,7 +27,7 @@ def k_labels(df: pd.DataFrame) -> pd.Series:
     ratio = (df["k"] / (df["n"] * df["d"])).map(lambda r: f"{r:.3g}")
     keys = [c for c in ("model", "d", "layers", "N") if c in df]
     for key, idx in df.groupby(keys).groups.items():
-        if not catalogue.has_width(key[0] if isinstance(key, tuple) else key):
+        if not catalogue.has_feature_width(key[0] if isinstance(key, tuple) else key):
             continue
         sub = df.loc[idx]
         scaled = {r for r, g in sub["n"].groupby(ratio.loc[idx]) if g.nunique() > 1}
@@ -92,7 +92,7 @@ def k_labels_from_grid(df: pd.DataFrame, grid: list) -> pd.Series:
         return labels
     inferred = None
     for i, r in zip(df.index, df.itertuples(index=False)):
-        if not catalogue.has_width(r.model):
+        if not catalogue.has_feature_width(r.model):
             continue
         k = int(r.k)
         found = [_item_label(rel, v) for rel, v in grid
@@ -119,25 +119,26 @@ def explode_k_labels(df: pd.DataFrame) -> pd.DataFrame:
 
 def ws_mask(df: pd.DataFrame, model: str) -> pd.Series:
     """Rows of `model` inside the regime of its word-sensitivity claim."""
-    if catalogue.has_width(model):  # Thms 1–2 need a width at least of the order of d
+    if catalogue.has_feature_width(model):  # Thms 1–2 need a width at least of the order of d
         return df["k"] >= df["d"]
     return df["n"] <= df["d"]  # Thm 3 and its softmax contrast: n ≤ d
 
 
 def ws_regime_text(model: str) -> str:
-    return "k ≥ d" if catalogue.has_width(model) else "n ≤ d"
+    return "k ≥ d" if catalogue.has_feature_width(model) else "n ≤ d"
 
 
 def gen_mask(df: pd.DataFrame, model: str) -> pd.Series:
     """Rows of the generalization claims inside their regime (the head's)."""
-    if catalogue.has_width(model):  # k ≫ N, and the retrained head interpolates N + 1 samples
+    # k ≫ N, and the retrained head interpolates N + 1 samples
+    if catalogue.has_feature_width(model):
         return (df["k"] >= rules.K_OVER_N * df["N"]) & (df["N"] + 1 < df["k"])
     # raf's feature dimension is D = n·d; its sensitivity (what lets it generalize) needs n ≤ d
     return (df["N"] + 1 < df["n"] * df["d"]) & (df["n"] <= df["d"])
 
 
 def gen_regime_text(model: str) -> str:
-    if catalogue.has_width(model):
+    if catalogue.has_feature_width(model):
         return f"k ≥ {rules.K_OVER_N}·N and N + 1 < k"
     return "N + 1 < n·d and n ≤ d"
 

@@ -281,13 +281,22 @@ void check_plan(const h5::Handle& file, int minor, const std::string& config_tex
 // with the traits a reader takes from it: a table that says otherwise would make the analysis
 // treat a model as another kind (attention as random features). The sphere-start minimum is a
 // search default a later build may change: a difference is noted, not a problem.
-void check_models(const h5::Handle& file, const std::vector<TaskSpec>& tasks, Diagnosis& d) {
+void check_models(const h5::Handle& file, int minor, const std::vector<TaskSpec>& tasks,
+                  Diagnosis& d) {
   const h5::Handle group = h5::open_group(file, schema::kModels);
   const auto names = h5::read_strings(h5::open_dataset(group, c::kModel));
   const auto attention = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kAttention));
   const auto deep = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kDeep));
   const auto marginal = h5::read_all<std::uint8_t>(h5::open_dataset(group, c::kMarginalSampler));
   const auto starts = h5::read_all<std::int64_t>(h5::open_dataset(group, c::kMinTotalSphereStarts));
+  // Format 1.10 on: the catalogue's other traits (none before: nothing to compare).
+  const bool all_traits = minor >= schema::kAllTraitsMinor;
+  const auto flags = [&](const char* column) {
+    return all_traits ? h5::read_all<std::uint8_t>(h5::open_dataset(group, column))
+                      : std::vector<std::uint8_t>();
+  };
+  const auto multi_head = flags(c::kMultiHead), width = flags(c::kWidth),
+             encoder = flags(c::kEncoder);
   const std::vector<ModelKind> kinds = models_run_by(tasks);
   std::vector<std::string> expected;
   for (const ModelKind kind : kinds) expected.push_back(to_string(kind));
@@ -300,12 +309,15 @@ void check_models(const h5::Handle& file, const std::vector<TaskSpec>& tasks, Di
   Tally other_starts("/models gives a sphere-start minimum other than this build's");
   for (std::size_t i = 0; i < names.size(); ++i) {
     const ModelTraits& t = traits(kinds[i]);  // names == expected: row i is kinds[i]
-    if (i >= attention.size() || i >= deep.size() || i >= marginal.size() || i >= starts.size()) {
+    if (i >= attention.size() || i >= deep.size() || i >= marginal.size() || i >= starts.size() ||
+        (all_traits && (i >= multi_head.size() || i >= width.size() || i >= encoder.size()))) {
       differs.add(names[i] + ": a column is cut short");
       continue;
     }
     if (attention[i] != (t.attention ? 1 : 0) || deep[i] != (t.deep ? 1 : 0) ||
-        marginal[i] != (t.marginal_sampler ? 1 : 0)) {
+        marginal[i] != (t.marginal_sampler ? 1 : 0) ||
+        (all_traits && (multi_head[i] != (t.multi_head ? 1 : 0) ||
+                        width[i] != width_code(t.width) || encoder[i] != (t.encoder ? 1 : 0)))) {
       differs.add(names[i]);
     }
     if (starts[i] != t.min_total_sphere_starts) {
@@ -354,7 +366,7 @@ void check_content(const h5::Handle& file, int minor, Diagnosis& d) {
     }
     if (minor >= schema::kModelsMinor) {
       try {
-        check_models(file, tasks, d);
+        check_models(file, minor, tasks, d);
       } catch (const h5::Error& e) {
         // Consistency names a missing column; the checks below still run.
         d.problems.push_back(std::string("cannot check /models (") + e.what() + ")");

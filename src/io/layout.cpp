@@ -144,7 +144,16 @@ Table models_table() {
                {c::kMinTotalSphereStarts, Kind::i64, "starts",
                 "sphere ascents a ws search runs at least, in all (min-total-sphere-starts = "
                 "auto)",
-                since}},
+                since},
+               {c::kMultiHead, Kind::u8, "flag", "1: several attention heads (the heads grid)",
+                s::kAllTraitsMinor},
+               {c::kWidth, Kind::u8, "code",
+                "what its width k is: 0 none, 1 random features (the k grid), 2 its MLP's "
+                "(the mlp-width grid)",
+                s::kAllTraitsMinor},
+               {c::kEncoder, Kind::u8, "flag",
+                "1: a layer of a pretrained encoder (the encoder and encoder-layer keys)",
+                s::kAllTraitsMinor}},
               {},
               false};
   table.since_minor = since;
@@ -291,7 +300,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
 
   const h5::Handle catalogue = h5::open_group(file, s::kModels);
   std::vector<std::string> names;
-  std::vector<std::uint8_t> attention, deep, marginal;
+  std::vector<std::uint8_t> attention, deep, marginal, multi_head, width, encoder;
   std::vector<std::int64_t> starts;
   for (const ModelKind kind : models_run_by(tasks)) {
     const ModelTraits& t = traits(kind);
@@ -300,12 +309,30 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
     deep.push_back(t.deep ? 1 : 0);
     marginal.push_back(t.marginal_sampler ? 1 : 0);
     starts.push_back(t.min_total_sphere_starts);
+    multi_head.push_back(t.multi_head ? 1 : 0);
+    width.push_back(width_code(t.width));
+    encoder.push_back(t.encoder ? 1 : 0);
   }
   h5::append_strings(h5::open_dataset(catalogue, c::kModel), names);
   h5::append(h5::open_dataset(catalogue, c::kAttention), attention);
   h5::append(h5::open_dataset(catalogue, c::kDeep), deep);
   h5::append(h5::open_dataset(catalogue, c::kMarginalSampler), marginal);
   h5::append(h5::open_dataset(catalogue, c::kMinTotalSphereStarts), starts);
+  h5::append(h5::open_dataset(catalogue, c::kMultiHead), multi_head);
+  h5::append(h5::open_dataset(catalogue, c::kWidth), width);
+  h5::append(h5::open_dataset(catalogue, c::kEncoder), encoder);
+}
+
+std::uint8_t width_code(ModelWidth width) {
+  switch (width) {
+    case ModelWidth::none:
+      return 0;
+    case ModelWidth::features:
+      return 1;
+    case ModelWidth::mlp:
+      return 2;
+  }
+  throw std::logic_error("unknown model width");
 }
 
 std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks) {

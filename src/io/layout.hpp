@@ -99,6 +99,10 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file);
 /// The models a task table runs, in the catalogue's order, each once: the rows of /models.
 std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks);
 
+/// The code /models/width stores for a model's width (format 1.10 on): 0 none, 1 random features
+/// (the k grid), 2 its MLP's (the mlp-width grid).
+std::uint8_t width_code(ModelWidth width);
+
 /// schema::attr::kTaskTableCrc32 of a configuration text and its task table
 /// (io/task_table_crc.cpp); `with_heads`: whether the table has the heads column (every writer
 /// from format 1.8 on), which the checksum then covers.

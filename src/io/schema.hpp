@@ -10,7 +10,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 9;
+inline constexpr int kFormatMinor = 10;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
@@ -35,6 +35,10 @@ inline constexpr int kHeadsMinor = 8;
 // The first minor version whose /tasks/k holds block's MLP width (the mlp-width grid). Before it
 // block's k was 0 and its MLP kBlockWidthFactor·d wide: readers take that width.
 inline constexpr int kMlpWidthMinor = 9;
+// The first minor version whose /models has every trait of the catalogue's rows: whether a model
+// has several heads, what its width is, whether it reads an encoder (before it, 4 of them; readers
+// take the others from the traits the models had in the builds that wrote those files).
+inline constexpr int kAllTraitsMinor = 10;
 
 // Root attributes (provenance).
 namespace attr {
@@ -122,6 +126,9 @@ inline constexpr const char* kAttention = "attention";                          
 inline constexpr const char* kDeep = "deep";                                     // uint8 0/1
 inline constexpr const char* kMarginalSampler = "marginal_sampler";              // uint8 0/1
 inline constexpr const char* kMinTotalSphereStarts = "min_total_sphere_starts";  // int64
+inline constexpr const char* kMultiHead = "multi_head";  // uint8 0/1; format 1.10 on
+inline constexpr const char* kWidth = "width";           // uint8 code (ModelWidth); format 1.10 on
+inline constexpr const char* kEncoder = "encoder";       // uint8 0/1; format 1.10 on
 
 // zlib CRC-32 of a record row (row_crc.hpp), uint32; format 1.6 on.
 inline constexpr const char* kRowCrc32 = "row_crc32";

@@ -204,7 +204,9 @@ from wordsens_analysis.witness import CHECK_COLUMNS, check_witnesses
 res = read_results(sys.argv[1])
 row = res.models.set_index("model").loc["{MODEL}"]
 assert (int(row["attention"]), int(row["deep"]), int(row["marginal_sampler"])) == (0, 0, 0), row
-assert catalogue.has_width("{MODEL}") and not catalogue.is_attention("{MODEL}")
+assert (int(row["multi_head"]), int(row["width"]), int(row["encoder"])) == (0, 1, 0), row
+assert catalogue.has_feature_width("{MODEL}") and not catalogue.is_attention("{MODEL}")
+assert catalogue.traits("{MODEL}").width == "features"
 for table in (res.ws, res.gen):
     assert (table["model"] == "{MODEL}").any(), "no {MODEL} records"
 checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)

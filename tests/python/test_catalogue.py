@@ -30,7 +30,8 @@ def test_a_new_attention_model_is_judged_in_attention_s_regime(fresh_catalogue):
 
 
 def test_a_new_random_features_model_is_judged_in_the_width_regime(fresh_catalogue):
-    catalogue.register([catalogue.ModelTraits("toy", False, True, False, 0)], "a.h5")
+    catalogue.register([catalogue.ModelTraits("toy", False, True, False, 0, width="features")],
+                       "a.h5")
     df = grid().assign(k=[4, 8, 16])
     assert list(regimes.ws_mask(df, "toy")) == [False, True, True]  # k >= d
     assert regimes.ws_regime_text("toy") == "k ≥ d"
@@ -46,6 +47,42 @@ def test_two_files_that_disagree_on_a_model_are_refused(fresh_catalogue):
         catalogue.register([catalogue.ModelTraits("raf", False, False, False, 32)], "c.h5")
 
 
+def test_an_mlp_width_is_not_a_random_feature_width(fresh_catalogue):
+    """block's k is its MLP's width: judged in attention's regime, as an attention model."""
+    catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32, multi_head=True,
+                                              width="mlp")], "a.h5")
+    assert not catalogue.has_feature_width("toy") and catalogue.traits("toy").multi_head
+    assert list(regimes.ws_mask(grid(), "toy")) == [True, True, False]  # n <= d
+    assert regimes.ws_regime_text("toy") == "n ≤ d"
+
+
+def test_files_that_disagree_on_a_trait_of_1_10_are_refused(fresh_catalogue):
+    catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32, width="mlp")],
+                       "a.h5")
+    with pytest.raises(catalogue.CatalogueConflict,
+                       match="b.h5: /models gives toy attention=1, deep=0, width=none, but it "
+                             "is known with attention=1, deep=0, width=mlp"):
+        catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32)], "b.h5")
+
+
+def test_a_models_table_before_1_10_gets_the_traits_its_writers_gave():
+    """Files 1.7 to 1.9 store four traits: the others are those the writing builds gave their
+    models; a model those builds did not have is derived as their readers took it, and named."""
+    stored = pd.DataFrame({"model": ["rf", "block", "trained_layer", "toy", "toy_rf"],
+                           "attention": [0, 1, 1, 1, 0], "deep": 0,
+                           "marginal_sampler": [1, 0, 0, 0, 0],
+                           "min_total_sphere_starts": [0, 32, 32, 32, 0]})
+    table, unknown = catalogue.with_traits_before_1_10(stored)
+    traits = {t.name: t for t in catalogue.from_table(table)}
+    assert unknown == ["toy", "toy_rf"]
+    assert (traits["rf"].width, traits["rf"].multi_head, traits["rf"].encoder) == \
+        ("features", False, False)
+    assert (traits["block"].width, traits["block"].multi_head) == ("mlp", True)
+    assert traits["trained_layer"].encoder and traits["trained_layer"].width == "none"
+    assert traits["toy"].width == "none" and traits["toy_rf"].width == "features"
+    assert list(stored.columns) == list(catalogue.COLUMNS[:5])  # the stored table untouched
+
+
 def test_a_file_before_the_models_table_gets_the_traits_its_models_had(tmp_path):
     tasks, ws, gen = synthetic_tables(ns=(10,), trials=1)
     res = read_results(write_results(tmp_path / "v1_4.h5", tasks, ws, gen, version=(1, 4)))
@@ -53,3 +90,5 @@ def test_a_file_before_the_models_table_gets_the_traits_its_models_had(tmp_path)
     assert list(res.models["attention"]) == [False, False, True, True]
     assert list(res.models["deep"]) == [False, True, False, False]
     assert np.array_equal(res.models["min_total_sphere_starts"], [0, 0, 32, 32])
+    assert list(res.models["width"]) == [1, 1, 0, 0]  # random features, random features, none
+    assert not res.models["multi_head"].any() and not res.models["encoder"].any()

@@ -6,6 +6,7 @@ import subprocess
 
 import h5py
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import ROOT, binary_file
 
@@ -48,6 +49,11 @@ def test_the_file_says_what_its_models_are_and_what_its_columns_mean(clean):
     assert list(res.models["attention"]) == [False, True]
     assert list(res.models["deep"]) == [False, False]
     assert res.models.attrs["units"]["min_total_sphere_starts"] == "starts"
+    # every trait of the catalogue's rows (format 1.10): rf random features of width k, raf none
+    assert list(res.models["width"]) == [1, 0]
+    assert list(res.models["multi_head"]) == [False, False]
+    assert list(res.models["encoder"]) == [False, False]
+    assert res.models.attrs["units"]["width"] == "code"
     for name, table in (("tasks", res.tasks), ("ws", res.ws), ("gen", res.gen),
                         ("summary_ws", res.summary_ws), ("models", res.models)):
         for column in table.columns:
@@ -61,9 +67,29 @@ def test_the_file_says_what_its_models_are_and_what_its_columns_mean(clean):
 def test_a_newer_minor_version_of_a_real_file_is_read(clean, tmp_path):
     path = copy(clean, tmp_path)
     with h5py.File(path, "r+") as f:
-        f.attrs["format_version"] = np.array([1, 9], dtype=np.int32)
-    assert read_results(path).format_version == (1, 9)
+        newer = int(f.attrs["format_version"][1]) + 1
+        f.attrs["format_version"] = np.array([1, newer], dtype=np.int32)
+    assert read_results(path).format_version == (1, newer)
     assert info(path).returncode == 0
+
+
+def test_a_file_of_format_1_9_reads_the_traits_its_models_had(clean, tmp_path):
+    """/models before 1.10 holds four traits: the reader gives its models the others as the
+    writing builds had them, the same as a 1.10 file states them."""
+    path = copy(clean, tmp_path)
+    with h5py.File(path, "r+") as f:
+        for column in ("multi_head", "width", "encoder"):
+            del f["models"][column]
+        f.attrs["format_version"] = np.array([1, 9], dtype=np.int32)
+    old, new = read_results(path), read_results(clean)
+    assert old.format_version == (1, 9) and not old.notes
+    pd.testing.assert_frame_equal(old.models, new.models, check_like=False)
+    assert info(path).returncode == 0
+    # and a 1.9 file holding a column of 1.10 was relabelled: damaged
+    with h5py.File(path, "r+") as f:
+        f["models"].create_dataset("width", data=np.array([1, 0], dtype=np.uint8))
+    with pytest.raises(DamagedFileError, match="which format 1.10 added"):
+        read_results(path)
 
 
 @pytest.mark.parametrize("edit, words", [
@@ -80,6 +106,12 @@ def test_a_newer_minor_version_of_a_real_file_is_read(clean, tmp_path):
     ("f['models/marginal_sampler'][0] = 0", "other traits than its kind has"),
     ("f['models/deep'][0] = 2", "other traits than its kind has"),
     ("for c in f['models']: f['models'][c][:] = f['models'][c][:][::-1]", "/models lists"),
+    # format 1.10: the other traits of the catalogue's rows
+    ("f['models/width'][0] = 2", "other traits than its kind has"),
+    ("f['models/width'][1] = 3", "other traits than its kind has"),
+    ("f['models/multi_head'][1] = 1", "other traits than its kind has"),
+    ("f['models/encoder'][0] = 1", "other traits than its kind has"),
+    ("del f['models/encoder']", "/models/encoder is missing"),
 ])
 def test_edited_tables_are_refused_like_info_refuses_them(clean, tmp_path, edit, words):
     path = copy(clean, tmp_path)

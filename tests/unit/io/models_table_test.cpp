@@ -1,6 +1,7 @@
 // /models (format 1.7): the traits of the models a file runs, written with the task table and
-// checked by every reader (content_checks.cpp's check_models); files of 1.5 and 1.6 have none
-// and are still checked, read and resumed.
+// checked by every reader (content_checks.cpp's check_models); every trait of the catalogue's
+// rows from 1.10 on. Files of 1.5 and 1.6 have none, files of 1.7 to 1.9 four: they are still
+// checked, read and resumed.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -54,6 +55,35 @@ TEST_F(ModelsTableTest, AModelTheTasksDoNotRunOrAnotherOrderIsDamage) {
     EXPECT_TRUE(lists(d.problems, "but the task table runs rf, raf, raf_relu")) << code;
     std::filesystem::remove(path());
   }
+}
+
+// Format 1.10: multi_head, width and encoder are checked like the four flags of 1.7.
+TEST_F(ModelsTableTest, EveryTraitOfTheCatalogueIsStoredAndChecked) {
+  for (const auto& [code, model] :
+       {std::pair<std::string, std::string>{"f['models/multi_head'][1] = 1", "raf"},
+        {"f['models/width'][0] = 2", "rf"},  // rf's k is random features', not an MLP's
+        {"f['models/width'][2] = 1", "raf_relu"},
+        {"f['models/encoder'][0] = 1", "rf"}}) {
+    ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), code));
+    const Diagnosis d = check_results(path());
+    EXPECT_TRUE(
+        lists(d.problems, "/models gives a model other traits than its kind has (" + model + ")"))
+        << code << "\n"
+        << text(d.problems);
+    std::filesystem::remove(path());
+  }
+  ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), "del f['models/width']"));
+  EXPECT_TRUE(lists(check_results(path()).problems, "/models/width is missing"));
+}
+
+// A 1.9 file (the four traits of 1.7 only) is consistent, resumed as it is, and read.
+TEST_F(ModelsTableTest, AFileOfFourTraitsIsCheckedAndResumed) {
+  ASSERT_NO_FATAL_FAILURE(write(3, strip_to_minor(9)));
+  EXPECT_FALSE(check_results(path()).damaged()) << text(check_results(path()).problems);
+  resume_the_rest();
+  const Diagnosis d = check_results(path());
+  EXPECT_FALSE(d.damaged()) << text(d.problems);
+  EXPECT_EQ(read_results(path()).format_minor, 9);
 }
 
 // A missing column is named, and the checks after /models still run: a record value no run
