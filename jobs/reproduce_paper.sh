@@ -311,11 +311,6 @@ run_options() {
   echo "${opts[@]+"${opts[@]}"}"
 }
 
-# config_key CONFIG KEY: the value of KEY in an INI file (empty when absent).
-config_key() {
-  sed -n "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*\([^[:space:]#]*\).*$/\1/p" "$1" | tail -n 1
-}
-
 # embeddings_of CONFIG: the path of its embeddings file, empty for synthetic texts.
 embeddings_of() {
   sed -n 's/^[[:space:]]*data[[:space:]]*=[[:space:]]*embeddings:\(.*\)$/\1/p' "$1"
@@ -338,8 +333,9 @@ hms() {
   else printf '%ds' "$s"; fi
 }
 
-# plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s useful_ranks limit"
-# from the dry-run (limit: what caps useful_ranks, `tasks` or `rank0`).
+# plan NAME CONFIG: "tasks points core_s wall_s mem_bytes shards shard_wall_s useful_ranks limit
+# trials max_trials" from the dry-run (limit: what caps useful_ranks, `tasks` or `rank0`; trials
+# and max_trials as the run takes them, max_trials 0 when the study plans no extension).
 # plan NAME CONFIG [OPTION…]: the same for the run with these options (default: the first batch's).
 # dry_run NAME CONFIG [OPTION…]: `wordsens run --dry-run` of the study (its output and exit code):
 # the table for people, or with DRY_RUN_FORMAT=json the plan for scripts (its messages on stderr).
@@ -398,7 +394,7 @@ if [ "$dry" -eq 1 ]; then
   tot_tasks=0 tot_core=0 tot_wall=0 tot_more=0 tot_more_core=0
   for s in "${selected[@]}"; do
     IFS='|' read -r name cfg <<<"$s"
-    read -r tasks points core wall mem nshards swall useful limit <<<"${PLAN[$name]}"
+    read -r tasks points core wall mem nshards swall useful limit first cap <<<"${PLAN[$name]}"
     how="one run"
     if [ "$slurm" -eq 1 ]; then
       how="one job"
@@ -414,12 +410,9 @@ if [ "$dry" -eq 1 ]; then
     [ -z "$data" ] || [ "$tiny" -eq 1 ] || [ -f "$data" ] ||
       note=" (priced on synthetic texts: $data is built by $(prepare_script "$data"))"
     # Trials until decided: the first batch above, and at most the rest of max-trials at every
-    # point (when no claim is decided before the cap).
-    first=${trials:-$(config_key "$cfg" trials)}
-    [ "$tiny" -eq 0 ] || first=${trials:-1}
-    cap=${max_trials:-$(config_key "$cfg" max-trials)}
-    [ "$tiny" -eq 0 ] || [ -n "$max_trials" ] || cap=$first
-    if [ "$extend" -eq 1 ] && [ -n "$cap" ] && [ -n "$first" ] && [ "$cap" -gt "$first" ]; then
+    # point (when no claim is decided before the cap); both as the first batch's run takes them
+    # (its options over the configuration's keys).
+    if [ "$extend" -eq 1 ] && [ "$cap" -gt "$first" ]; then
       # shellcheck disable=SC2207
       xopts=($(run_options "$name" extension))
       xplan=$(plan "$name" "$cfg" "${xopts[@]+"${xopts[@]}"}" "--trials=$cap" \
@@ -609,9 +602,11 @@ may_extend() {
   [ "$extend" -eq 1 ] || return 1
   [ -n "$max_trials" ] && return 0
   [ "$tiny" -eq 0 ] || return 1
-  local s
+  local s name cap
   for s in "${selected[@]}"; do
-    grep -Eq '^[[:space:]]*max-trials[[:space:]]*=[[:space:]]*[1-9]' "${s#*|}" && return 0
+    name=${s%%|*}
+    read -r _ _ _ _ _ _ _ _ _ _ cap <<<"${PLAN[$name]}"
+    [ "$cap" -eq 0 ] || return 0
   done
   return 1
 }

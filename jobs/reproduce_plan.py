@@ -6,7 +6,8 @@ on R ranks, core-hours, memory per rank, and how many Slurm shards a study is wo
 
 prints one tab-separated line: tasks, points, 1-core seconds, wall seconds on R ranks, memory per
 rank (bytes), shards (1: one job; more: a job array), wall seconds per shard job, the most ranks
-one job can use and what limits it (`tasks` or `rank0`, see useful_ranks).
+one job can use and what limits it (`tasks` or `rank0`, see useful_ranks), and the study's trials
+as the run takes them: its first batch and its max-trials (0: no extension planned).
 
 Everything is the binary's own plan, read from its JSON (src/cli/plan_export.hpp), never from the
 table it prints for people: each grid point's seconds and tasks from the models' own costs
@@ -66,8 +67,12 @@ def parse_dry_run(text: str) -> dict:
     per_rank = plan["memory"].get("per_rank_bytes")
     if not isinstance(per_rank, (int, float)):
         raise ValueError("the dry run's JSON has no memory per rank")
+    trials = {key: plan.get(key) for key in ("trials", "max_trials")}
+    for key, value in trials.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"the dry run's JSON has no count {key!r}")
     return {"points": points, "task_seconds": [float(t) for t in seconds],
-            "predicted": predicted, "memory_per_rank": float(per_rank)}
+            "predicted": predicted, "memory_per_rank": float(per_rank), **trials}
 
 
 def wall_seconds(tasks: list, ranks: int) -> float:
@@ -118,7 +123,7 @@ def plan(text: str, ranks: int, job_hours: float, forced: int | None = None) -> 
     mem = dry["memory_per_rank"]
     useful, limit = useful_ranks(len(per_task), core, n_shards)
     return (len(per_task), len(pts), core, wall_seconds(per_task, ranks), mem, n_shards,
-            shard_wall, useful, limit)
+            shard_wall, useful, limit, dry["trials"], dry["max_trials"])
 
 
 def main(argv=None) -> int:

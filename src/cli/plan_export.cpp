@@ -105,7 +105,9 @@ void print_plan_json(std::ostream& out, const std::vector<TaskSpec>& tasks,
   const PlannedTasks plan = plan_points(tasks, selected, options.study, calibration);
   out << "{\n  \"shard\": " << quoted(options.shard.to_string())
       << ",\n  \"tasks\": " << selected.size() << ",\n  \"tasks_in_study\": " << tasks.size()
-      << ",\n  \"calibration\": "
+      << ",\n  \"trials\": " << options.study.grid.trials
+      << ",\n  \"first_trial\": " << options.study.grid.first_trial
+      << ",\n  \"max_trials\": " << options.study.grid.max_trials << ",\n  \"calibration\": "
       << (calibration == nullptr ? std::string("null") : quoted(calibration->source()))
       << ",\n  \"points\": [";
   const char* separator = "\n";

@@ -28,7 +28,9 @@ void print_plan_tsv(std::ostream& out, const std::vector<TaskSpec>& tasks,
                     const std::vector<std::uint32_t>& selected, const RunOptions& options,
                     const HostCalibration* calibration = nullptr);
 
-/// One JSON object: the rows of print_plan_tsv under "points", the totals, each task's seconds
+/// One JSON object: the study's trials as this run takes them (its `trials`, `first-trial` and
+/// `max-trials`, 0: no extension planned), the rows of print_plan_tsv under "points", the
+/// totals, each task's seconds
 /// in task-id order ("task_seconds"), the predicted wall seconds on 1, 2, 4, 16 and 64 ranks,
 /// and "memory" (bytes per rank, the largest task, what a rank has here).
 void print_plan_json(std::ostream& out, const std::vector<TaskSpec>& tasks,

@@ -126,10 +126,10 @@ def test_plan_useful_ranks_are_capped_by_the_task_count_or_rank_0():
     # so on 1024 ranks rank 0 storing its records does.
     configs = os.path.join(ROOT, "jobs", "configs")
     row = rp.plan(dry_run(os.path.join(configs, "paper_ws.ini")), 1024, 4.0)
-    assert row[0] == 420 and row[-2:] == (420, "tasks"), row
+    assert row[0] == 420 and row[7:9] == (420, "tasks"), row
     short = rp.plan(dry_run(os.path.join(configs, "regime_map.ini")), 1024, 4.0)
-    assert short[0] == 300 and short[-1] == "rank0" and short[-2] < 300, short
-    assert short[-2:] == rp.useful_ranks(short[0], short[2]), short
+    assert short[0] == 300 and short[8] == "rank0" and short[7] < 300, short
+    assert short[7:9] == rp.useful_ranks(short[0], short[2]), short
     # and in reproduce_paper.sh --dry-run's plan column, with a warning past it
     env = dict(os.environ, WORDSENS_BIN=BIN)
 
@@ -142,10 +142,24 @@ def test_plan_useful_ranks_are_capped_by_the_task_count_or_rank_0():
     many = rows("--ranks", "1024", "--only", "paper_ws,regime_map")
     assert "uses at most 420 ranks (its task count), fewer than the 1024 given" in \
         many["paper_ws"], many
-    assert (f"uses at most {short[-2]} ranks (rank 0 storing the records), fewer than the 1024 "
+    assert (f"uses at most {short[7]} ranks (rank 0 storing the records), fewer than the 1024 "
             "given") in many["regime_map"], many
     few = rows("--ranks", "4", "--only", "paper_ws")["paper_ws"]
     assert "uses at most 420 ranks (its task count)" in few and "fewer than" not in few, few
+
+
+def test_plan_gives_the_trials_as_the_run_takes_them():
+    """The last two columns: the first batch's trials and max-trials of the study as the binary
+    reads them, its configuration's keys under the run's options (0: no extension planned), so
+    that the script reads no key of a configuration itself."""
+    configs = os.path.join(ROOT, "jobs", "configs")
+    assert rp.plan(dry_run(os.path.join(configs, "paper_ws.ini")), 2, 4.0)[9:] == (10, 20)
+    assert rp.plan(dry_run(os.path.join(configs, "paper_ws_rf.ini")), 2, 4.0)[9:] == (5, 0)
+    assert rp.plan(dry_run(os.path.join(configs, "paper_ws.ini"), "--trials=4",
+                           "--max-trials=12"), 2, 4.0)[9:] == (4, 12)
+    with pytest.raises(ValueError, match="no count 'max_trials'"):
+        out = dry_run(os.path.join(configs, "quick.ini"))
+        rp.parse_dry_run(out.replace('"max_trials"', '"max_trials_"'))
 
 
 def test_plan_shards():
