@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from wordsens_analysis import io, stats  # noqa: E402
+from wordsens_analysis import reader, stats  # noqa: E402
 
 SERIES = [("static", "GloVe 6B, static (pieces share their word's vector)", "tab:gray", "s"),
           ("layer0", "encoder layer 0 (token + position)", "tab:blue", "o"),
@@ -31,7 +31,7 @@ SERIES = [("static", "GloVe 6B, static (pieces share their word's vector)", "tab
 def load(paths: dict) -> pd.DataFrame:
     frames = []
     for key, path in paths.items():
-        ws = io.read_results(path).ws
+        ws = reader.read_results(path).ws
         ws = ws[ws["words"] == 1] if "words" in ws else ws
         frames.append(ws.assign(embedding=key))
     return pd.concat(frames, ignore_index=True)

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from wordsens_analysis import combined, io, model_pieces, stats  # noqa: E402
+from wordsens_analysis import combined, model_pieces, reader, stats  # noqa: E402
 
 MODELS = ("trained_attn", "twin_attn", "trained_layer", "twin_layer", "raf", "mhraf")
 PAIRS = (("trained_attn", "twin_attn"), ("trained_attn", "raf"), ("trained_layer", "twin_layer"),
@@ -44,7 +44,7 @@ def layer_of(results) -> int:
 def load(paths) -> pd.DataFrame:
     frames = []
     for path in paths:
-        r = io.read_results(path)
+        r = reader.read_results(path)
         ws = r.ws[r.ws["words"] == 1] if "words" in r.ws else r.ws
         frames.append(ws.assign(layer=layer_of(r)))
     return pd.concat(frames, ignore_index=True)

@@ -5,7 +5,7 @@ classes) and api.py's (load, judge, verdicts_table, claim_statistic, claim_table
 Statistic).
 """
 from ._version import __version__  # noqa: F401
-from .io import DamagedFileError, ResultsFileError, Results, Witness, read_results  # noqa: F401
+from .reader import DamagedFileError, ResultsFileError, Results, Witness, read_results  # noqa: F401
 
 # Judging imports the rules and scipy, a second of start-up that the scripts which only read a
 # file (jobs/, `import wordsens_analysis`) need not pay: api.py's names load on first use.

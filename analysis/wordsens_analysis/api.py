@@ -21,7 +21,7 @@ import pandas as pd
 
 from . import claims as claim_defs
 from . import combined, rules, verdicts
-from .io import Results, read_results
+from .reader import Results, read_results
 
 # The judged kinds of row a statistic can be asked of (integrity rows hold no per-trial test).
 _WITH_TESTS = (rules.PRIMARY, rules.EXTENSION, rules.SECONDARY)

@@ -16,9 +16,9 @@ import pandas as pd
 
 from . import evidence, groups, regimes, rules, stats
 from .judgement import Group, Row
-from .ws_claims import (_attention_inside, _attention_plan_of, _judged_groups, _no_group,
-                        _on_the_same_texts, _own_study, _partner, _partner_of, _partner_rows,
-                        _ratio_frame, _runs_several, flat_slope_test, head_groups, several_heads,
+from .ws_claims import (attention_inside, attention_plan_of, judged_groups, no_group,
+                        on_the_same_texts, study_of_rows, partner_group, partner_of, partner_rows,
+                        ratio_frame, runs_several, flat_slope_test, head_groups, several_heads,
                         worst_log_ratio_test)
 
 
@@ -37,11 +37,11 @@ def order_rows(c, study, partner: str, side: str) -> list:
     at every n) or the largest below 0 ("below": less at every n). Two lower bounds: at most
     'not refuted (lower bound only)', and the other order refutes nothing."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
-    found = _attention_inside(row, c, study)
+    found = attention_inside(row, c, study)
     if found is None:
         return [row]
     sub, inside = found
-    pool = _partner_rows(study, partner)
+    pool = partner_rows(study, partner)
     if "heads" not in pool:
         pool = pool.assign(heads=1)
     n_used = set()
@@ -50,14 +50,14 @@ def order_rows(c, study, partner: str, side: str) -> list:
     worst = "smallest" if side == "above" else "largest"
     # Each MLP width k of the block is its own group, paired with the same partner (mhraf has
     # no MLP, so no width).
-    for (d, H, k), g, plan in _judged_groups(row, inside, keys,
-                                             _attention_plan_of(study, c.model), label_of):
-        same = _on_the_same_texts(pool, partner, g)
-        suffix, og = _partner(same[same["heads"] == H], _own_study(sub))
+    for (d, H, k), g, plan in judged_groups(row, inside, keys,
+                                             attention_plan_of(study, c.model), label_of):
+        same = on_the_same_texts(pool, partner, g)
+        suffix, og = partner_group(same[same["heads"] == H], study_of_rows(sub))
         grp = groups.start_group(row, ",".join(filter(None, [label_of(d, H, k), suffix])), d,
                                  plan, note=f"S_{c.model} and S_{partner} are lower bounds "
                                             f"found by ascent",
-                                 partner=_partner_of(og, partner, _own_study(sub)),
+                                 partner=partner_of(og, partner, study_of_rows(sub)),
                                  axes={**axes_of(d, H, k), "n": list(plan.ns)})
         if grp.unavailable:
             continue
@@ -69,9 +69,9 @@ def order_rows(c, study, partner: str, side: str) -> list:
             grp.tests = [judge.missing(label, f"no {partner} records on the same texts with "
                                               f"H = {H}", evidence.LOWER_PAIR)]
             continue
-        worst_log_ratio_test(judge, grp, _ratio_frame(g, og, "S", "S"), plan, label, side,
+        worst_log_ratio_test(judge, grp, ratio_frame(g, og, "S", "S"), plan, label, side,
                              n_used, evidence.LOWER_PAIR)
-    _no_group(row, c)
+    no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
 
@@ -82,7 +82,7 @@ def flat_rows(c, study) -> list:
     the slope of log S against log n over the end of the design above −FLAT. S is a lower bound
     found by ascent: a decay is named, never a contradiction (the search may miss the maximum)."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
-    found = _attention_inside(row, c, study)
+    found = attention_inside(row, c, study)
     if found is None:
         return [row]
     _sub, inside = found
@@ -90,8 +90,8 @@ def flat_rows(c, study) -> list:
     n_used = set()
     judge = c.judge()
     keys, label_of, axes_of = head_groups(inside, study, c.model)
-    for (d, H, k), g, plan in _judged_groups(row, inside, keys,
-                                             _attention_plan_of(study, c.model), label_of):
+    for (d, H, k), g, plan in judged_groups(row, inside, keys,
+                                             attention_plan_of(study, c.model), label_of):
         grp = groups.start_group(row, label_of(d, H, k), d, plan,
                                  note=f"S_{c.model} is a lower bound found by ascent",
                                  axes={**axes_of(d, H, k), "n": list(plan.ns)})
@@ -105,7 +105,7 @@ def flat_rows(c, study) -> list:
                       f"{flat.estimate:.2f}); S is a lower bound found by ascent, so this cannot "
                       "refute Ω(1): either the claim fails there or the search misses the maximum")
             row.hint = "; ".join(filter(None, [row.hint, decays]))
-    _no_group(row, c)
+    no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
 
@@ -146,13 +146,13 @@ def heads_rows(c, study) -> list:
     if sub.empty or not several_heads(sub, study, c.model):
         return []
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
-    found = _attention_inside(row, c, study)
+    found = attention_inside(row, c, study)
     if found is None:
         return [row]
     _sub, inside = found
-    plan_of = _attention_plan_of(study, c.model)
+    plan_of = attention_plan_of(study, c.model)
     planned = plan_of.planned_keys(["d", "k", "heads"])
-    widths = _runs_several(inside, study, c.model, "k")
+    widths = runs_several(inside, study, c.model, "k")
     n_used = set()
     judge = c.judge()
     label = "largest over n of the slope of log S vs log H, per trial"
@@ -195,7 +195,7 @@ def heads_rows(c, study) -> list:
     if small:
         row.outside = "; ".join(filter(None, [row.outside, "not judged: " + "; ".join(small)]))
         row.hint = "; ".join(small)
-    _no_group(row, c)
+    no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
 
@@ -220,7 +220,7 @@ def causal_rows(c, study) -> list:
     over the regime's n of log(S at word 0 / S at word n − 1) above 0 (the first word counts
     more than the last at every n)."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
-    found = _attention_inside(row, c, study)
+    found = attention_inside(row, c, study)
     if found is None:
         return [row]
     _sub, inside = found
@@ -228,8 +228,8 @@ def causal_rows(c, study) -> list:
     judge = c.judge()
     label = "smallest over n of log(S at word 0 / S at word n−1), per trial"
     keys, label_of, axes_of = head_groups(inside, study, c.model)
-    for (d, H, k), g, plan in _judged_groups(row, inside, keys,
-                                             _attention_plan_of(study, c.model), label_of):
+    for (d, H, k), g, plan in judged_groups(row, inside, keys,
+                                             attention_plan_of(study, c.model), label_of):
         grp = groups.start_group(row, label_of(d, H, k), d, plan,
                                  note="each position's S is a lower bound found by ascent",
                                  axes={**axes_of(d, H, k), "n": list(plan.ns)})
@@ -245,7 +245,7 @@ def causal_rows(c, study) -> list:
             continue
         worst_log_ratio_test(judge, grp, ratios, plan, label, "above", n_used,
                              evidence.LOWER_PAIR)
-    _no_group(row, c)
+    no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
 

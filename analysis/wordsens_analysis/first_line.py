@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 
-from . import io, verdicts
+from . import reader, verdicts
 
 
 def repairs(res) -> list:
     """The reader's notes on one file that say it repaired it (rows cut, dropped or repeated,
     witnesses skipped); an older format's missing checksums or a witness budget are not."""
-    return [n for n in res.notes if not any(m in n for m in io.NOT_REPAIRS)]
+    return [n for n in res.notes if not any(m in n for m in reader.NOT_REPAIRS)]
 
 
 def _file_state(res) -> list:

@@ -331,7 +331,7 @@ def check_invariants(f: h5py.File, state: dict, problems, datasets) -> None:
                "upper_bound": config_value(text, "upper-bound") != "false",
                "gen_keys": gen_keys(text)}
     broken = _Broken()
-    # A table without a column every format has is refused naming it (io._require_record_columns).
+    # A table without a column every format has is refused naming it (reader._require_record_columns).
     ws = datasets(f, names.GROUP_WS)
     if all(c in ws for c in names.WS_COLUMNS):
         _ws(ws, state, context, broken)

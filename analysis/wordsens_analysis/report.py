@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import report_dir, rules, verdicts
 from .first_line import first_line
-from .io import DamagedFileError, ResultsFileError, read_results
+from .reader import DamagedFileError, ResultsFileError, read_results
 from .report_writer import fmt, rules_line
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2

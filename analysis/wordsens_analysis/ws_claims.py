@@ -58,7 +58,7 @@ def _key_label(d, L, kl, model) -> str:
     return regimes.group_label({"d": d, "L": L if catalogue.is_deep(model) else "", "k": kl})
 
 
-def _ratio_frame(a: pd.DataFrame, b: pd.DataFrame, value_a: str, value_b: str) -> pd.DataFrame:
+def ratio_frame(a: pd.DataFrame, b: pd.DataFrame, value_a: str, value_b: str) -> pd.DataFrame:
     """a's value over b's per (n, trial) of a, on the same texts (common random numbers): a
     point of a without b's value there gets a NaN ratio (a shortfall the curves name), never
     leaves the test."""
@@ -82,7 +82,7 @@ def flat_slope_test(judge, fit: dict, model: str, flat_window: float):
                       fails=("below", -flat_window - rules.SLOPE_MARGIN))
 
 
-def _judged_groups(row: Row, frame: pd.DataFrame, keys: list, plan_of, label_of) -> list:
+def judged_groups(row: Row, frame: pd.DataFrame, keys: list, plan_of, label_of) -> list:
     """(key, frame, design) of every group of a claim in its regime, in the order of their keys.
     A group the task table plans but none of whose tasks is done (a d or an H a partial run
     never reached) comes with no rows and its shortfall; a group whose design has too few values
@@ -113,7 +113,7 @@ def _planner(study, model: str, in_regime):
     return plan_of
 
 
-def _no_group(row: Row, c) -> None:
+def no_group(row: Row, c) -> None:
     if not row.groups:
         row.unavailable = row.unavailable or row.hint or (
             f"no group inside the claim's regime ({c.regime})")
@@ -169,7 +169,7 @@ def o_half_rows(c, study) -> list:
     judge = c.judge()
     plan_of = _planner(study, model, lambda p: regimes.ws_mask(p, model))
     label_of = lambda d, L, kl: _key_label(d, L, kl, model)  # noqa: E731
-    for (d, L, kl), g, plan in _judged_groups(row, inside, WS_GROUP, plan_of, label_of):
+    for (d, L, kl), g, plan in judged_groups(row, inside, WS_GROUP, plan_of, label_of):
         grp = groups.start_group(row, label_of(d, L, kl), d, plan,
                                  axes={"d": int(d), "L": int(L), "n": list(plan.ns)})
         if grp.unavailable:
@@ -205,14 +205,14 @@ def o_half_rows(c, study) -> list:
         if examined:
             grp.note = ("S_upper bounds the supremum over the examined positions only, not S "
                         "itself")
-    _no_group(row, c)
+    no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
 
 
 # --- Thm 3 and the softmax contrast -----------------------------------------------------------
 
-def _partner_rows(study, model: str) -> pd.DataFrame:
+def partner_rows(study, model: str) -> pd.DataFrame:
     """The paired contrast's partner rows: the study's own when it has that model, else (in a
     report over several studies) the rows of the other studies, paired on the same texts."""
     ws = study.ws
@@ -223,7 +223,7 @@ def _partner_rows(study, model: str) -> pd.DataFrame:
     return ws
 
 
-def _partner(others: pd.DataFrame, own_study):
+def partner_group(others: pd.DataFrame, own_study):
     """(label suffix, rows) of the one partner group a contrast pairs with, or ("", None): a
     group that carries a certified bound (when the partner is read for its bound) before one that
     does not, a bound over every position before one over the examined ones, then the group with
@@ -245,14 +245,14 @@ def _partner(others: pd.DataFrame, own_study):
     return best
 
 
-def _partner_of(og, model: str, own_study) -> tuple:
+def partner_of(og, model: str, own_study) -> tuple:
     """(model, study) of the partner rows a contrast pairs with, () without any."""
     if og is None or og.empty:
         return ()
     return (model, og[SERIES].iloc[0] if SERIES in og else own_study)
 
 
-def _on_the_same_texts(pool: pd.DataFrame, model: str, g: pd.DataFrame) -> pd.DataFrame:
+def on_the_same_texts(pool: pd.DataFrame, model: str, g: pd.DataFrame) -> pd.DataFrame:
     """`model`'s rows of the pool at the group's d, n and trials: the same texts (a trial's texts
     depend only on its seed, data source, n, d and trial index, which combined.py keeps apart)."""
     if g.empty:  # a planned group without records: nothing to pair with
@@ -261,11 +261,12 @@ def _on_the_same_texts(pool: pd.DataFrame, model: str, g: pd.DataFrame) -> pd.Da
                 & pool["trial"].isin(g["trial"])]
 
 
-def _own_study(sub: pd.DataFrame):
+def study_of_rows(sub: pd.DataFrame):
+    """The study a claim's rows come from (their SERIES), or None for a table without one."""
     return sub[SERIES].iloc[0] if SERIES in sub else None
 
 
-def _attention_inside(row: Row, c, study):
+def attention_inside(row: Row, c, study):
     """(rows of the claim's model, in-regime rows) under the study's settings, or None."""
     ws, settings = study.ws, study.settings
     sub = ws[ws["model"] == c.model] if not ws.empty else ws
@@ -285,11 +286,11 @@ def _attention_inside(row: Row, c, study):
     return sub, inside
 
 
-def _attention_plan_of(study, model: str):
+def attention_plan_of(study, model: str):
     return _planner(study, model, study.settings.attention_mask)
 
 
-def _runs_several(inside: pd.DataFrame, study, model: str, column: str) -> bool:
+def runs_several(inside: pd.DataFrame, study, model: str, column: str) -> bool:
     """Whether the model runs more than one value of `column`: in its records or in the
     study's task table."""
     values = set(inside[column].unique()) if column in inside else set()
@@ -301,7 +302,7 @@ def _runs_several(inside: pd.DataFrame, study, model: str, column: str) -> bool:
 
 def several_heads(inside: pd.DataFrame, study, model: str) -> bool:
     """Whether the model runs more than one H: in its records or in the study's task table."""
-    return _runs_several(inside, study, model, "heads")
+    return runs_several(inside, study, model, "heads")
 
 
 def head_groups(inside: pd.DataFrame, study, model: str) -> tuple:
@@ -310,7 +311,7 @@ def head_groups(inside: pd.DataFrame, study, model: str) -> tuple:
     model over a heads grid, a block over an mlp-width grid); groups of different H or k are
     never pooled into one curve. The axes are sequential.py's selectors of the group."""
     heads = several_heads(inside, study, model)
-    widths = _runs_several(inside, study, model, "k")
+    widths = runs_several(inside, study, model, "k")
 
     # The width is named mlp=k: a group's label may go on with its rf partner's k (k=1D).
     def label_of(d, H, k) -> str:
@@ -329,29 +330,29 @@ def thm3_rows(c, study) -> list:
     certified upper bound on the same texts at every n, the ratio growing with n. The same for
     the claim's model beyond the paper (raf_v, mhraf, block)."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
-    found = _attention_inside(row, c, study)
+    found = attention_inside(row, c, study)
     if found is None:
         return [row]
     sub, inside = found
     flat_window = study.settings.flat()
-    pool = _partner_rows(study, "rf")
+    pool = partner_rows(study, "rf")
     n_used = set()
     judge = c.judge()
-    plan_of = _attention_plan_of(study, c.model)
+    plan_of = attention_plan_of(study, c.model)
     keys, label_of, axes_of = head_groups(inside, study, c.model)
-    for (d, H, k), g, plan in _judged_groups(row, inside, keys, plan_of, label_of):
-        partners = _on_the_same_texts(pool, "rf", g)
+    for (d, H, k), g, plan in judged_groups(row, inside, keys, plan_of, label_of):
+        partners = on_the_same_texts(pool, "rf", g)
         partners = partners[regimes.ws_mask(partners, "rf")]
-        suffix, og = _partner(partners, _own_study(sub))
+        suffix, og = partner_group(partners, study_of_rows(sub))
         grp = groups.start_group(row, ",".join(filter(None, [label_of(d, H, k), suffix])), d,
-                                 plan, partner=_partner_of(og, "rf", _own_study(sub)),
+                                 plan, partner=partner_of(og, "rf", study_of_rows(sub)),
                                  axes={**axes_of(d, H, k), "n": list(plan.ns)})
         fit = groups.fit_group(grp, g, "S", plan, n_used)
         if fit is None:
             continue
         flat = flat_slope_test(judge, fit, c.model, flat_window)
         grp.tests = [flat, *_level_tests(judge, g, og, plan, c.model,
-                                         _partner_grid(study, og, "rf", _own_study(sub)))]
+                                         _partner_grid(study, og, "rf", study_of_rows(sub)))]
         grp.n_used = regimes.ns_text(plan.ns)  # the level is read at every n of the design
         n_used.update(plan.ns)
         if og is not None and (og["scope"] == "examined").any():
@@ -362,7 +363,7 @@ def thm3_rows(c, study) -> list:
                       "ascent, so this cannot refute Ω(1): either the claim fails there or the "
                       "search misses the maximum")
             row.hint = "; ".join(filter(None, [row.hint, decays]))
-    _no_group(row, c)
+    no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row]
 
@@ -420,7 +421,7 @@ def _level_tests(judge, g: pd.DataFrame, og, plan: groups.Design, model: str = "
                f"(the contrast needs {rules.MIN_POINTS} values of n)")
         return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]
     both = groups.Design(shared, plan.trials, plan.shortfall)
-    cur = groups.usable_curves(_ratio_frame(g, og, "S", "S_upper"), "ratio", both)
+    cur = groups.usable_curves(ratio_frame(g, og, "S", "S_upper"), "ratio", both)
     if cur["reason"]:
         why = f"rf's bound on the same texts: {cur['reason']}"
         return [judge.missing(level_label, why, kind), judge.missing(growth_label, why, kind)]
@@ -440,20 +441,20 @@ def softmax_rows(c, study) -> list:
     lower bounds, so at most not refuted; raf_relu's decay is shown only beyond its floor
     (n ≥ RELU_BEYOND·d), in diagnostic rows."""
     row = Row(rules.PRIMARY, c.id, c.name, c.theorem, c.model, "", regime=c.regime)
-    found = _attention_inside(row, c, study)
+    found = attention_inside(row, c, study)
     if found is None:
         return [row]
     sub, inside = found
-    pool = _partner_rows(study, "raf")
+    pool = partner_rows(study, "raf")
     n_used = set()
     judge = c.judge()
-    plan_of = _attention_plan_of(study, c.model)
-    for (d,), g, plan in _judged_groups(row, inside, ["d"], plan_of, lambda d: f"d={d}"):
-        suffix, og = _partner(_on_the_same_texts(pool, "raf", g), _own_study(sub))
+    plan_of = attention_plan_of(study, c.model)
+    for (d,), g, plan in judged_groups(row, inside, ["d"], plan_of, lambda d: f"d={d}"):
+        suffix, og = partner_group(on_the_same_texts(pool, "raf", g), study_of_rows(sub))
         grp = groups.start_group(row, ",".join(filter(None, [f"d={d}", suffix])), d, plan,
                                  note="S_relu is a lower bound (a search with the floor "
                                       "starts): raf_relu might keep more",
-                                 partner=_partner_of(og, "raf", _own_study(sub)),
+                                 partner=partner_of(og, "raf", study_of_rows(sub)),
                                  axes={"d": int(d), "n": list(plan.ns)})
         if grp.unavailable:
             continue
@@ -465,10 +466,10 @@ def softmax_rows(c, study) -> list:
             grp.tests = [judge.missing(label, "no raf records on the same texts",
                                        evidence.LOWER_PAIR)]
             continue
-        pair = _ratio_frame(g, og, "S", "S")
+        pair = ratio_frame(g, og, "S", "S")
         pair["ratio"] = 1.0 / pair["ratio"]
         worst_log_ratio_test(judge, grp, pair, plan, label, "above", n_used, evidence.LOWER_PAIR)
-    _no_group(row, c)
+    no_group(row, c)
     row.n_used = regimes.ns_text(n_used)
     return [row] + _relu_decay_rows(c, sub)
 

@@ -199,7 +199,7 @@ import sys
 import numpy as np
 import pandas as pd
 from wordsens_analysis import catalogue, model_pieces
-from wordsens_analysis.io import read_results
+from wordsens_analysis.reader import read_results
 from wordsens_analysis.witness import CHECK_COLUMNS, check_witnesses
 res = read_results(sys.argv[1])
 row = res.models.set_index("model").loc["{MODEL}"]

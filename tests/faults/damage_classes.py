@@ -33,7 +33,7 @@ def read_with_python(paths):
     code = ("import sys, time, warnings\n"
             f"sys.path.insert(0, {ANALYSIS!r})\n"
             "warnings.simplefilter('ignore')\n"
-            "from wordsens_analysis.io import read_results, ResultsFileError, DamagedFileError\n"
+            "from wordsens_analysis.reader import read_results, ResultsFileError, DamagedFileError\n"
             "for p in sys.argv[1:]:\n"
             "    t, rc, text = time.monotonic(), 0, ''\n"
             "    try:\n"

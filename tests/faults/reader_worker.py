@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(ROOT, "analysis"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "mpi"))
 
 import dump_records  # noqa: E402
-from wordsens_analysis.io import DamagedFileError, ResultsFileError, read_results  # noqa: E402
+from wordsens_analysis.reader import DamagedFileError, ResultsFileError, read_results  # noqa: E402
 
 
 def records_digest(res) -> str:

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, synthetic_tables, write_results
 
 from wordsens_analysis import ResultsFileError, names, read_results
-from wordsens_analysis.io import DamagedFileError
+from wordsens_analysis.reader import DamagedFileError
 
 
 def test_reads_tables_joined_with_their_tasks(synthetic_file):
@@ -159,7 +159,7 @@ def test_a_task_committed_while_the_file_is_read_counts_with_its_row(tmp_path, m
     a task it counts as done: it reads the done flags before it loads any record table, whose
     row count HDF5 would otherwise keep from the earlier look.
     """
-    from wordsens_analysis import io
+    from wordsens_analysis import reader
     tasks, ws, gen = synthetic_tables(ns=(10, 20), trials=3, gen_models=())
     last = len(ws["task_id"]) - 1
     task_row = int(np.flatnonzero(tasks["task_id"] == ws["task_id"][last])[0])
@@ -167,7 +167,7 @@ def test_a_task_committed_while_the_file_is_read_counts_with_its_row(tmp_path, m
     row = {k: v[last].item() for k, v in ws.items()}
     path = write_results(tmp_path / "live.h5", tasks, {k: v[:last] for k, v in ws.items()},
                          {k: v[:0] for k, v in gen.items()})
-    read_table = io._read_table
+    read_table = reader._read_table
 
     def commit_before_tasks_are_read(f, group, notes):
         if group == names.GROUP_TASKS:
@@ -175,7 +175,7 @@ def test_a_task_committed_while_the_file_is_read_counts_with_its_row(tmp_path, m
             subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
         return read_table(f, group, notes)
 
-    monkeypatch.setattr(io, "_read_table", commit_before_tasks_are_read)
+    monkeypatch.setattr(reader, "_read_table", commit_before_tasks_are_read)
     res = read_results(path)
     assert res.done == len(ws["task_id"]) and len(res.ws) == res.done
     assert res.complete
@@ -218,14 +218,14 @@ def test_witness_arrays(tmp_path):
 
 
 def test_witness_memory_budget(tmp_path, monkeypatch):
-    from wordsens_analysis import io as wio
+    from wordsens_analysis import reader as reader_module
 
     tasks, ws, gen = synthetic_tables(ns=(10,), trials=3, models=("raf",), gen_models=())
     rng = np.random.default_rng(0)
     wit = [dict(task_id=t, position=0, delta=rng.normal(size=8), X=rng.normal(size=(10, 8)),
                 W=rng.normal(size=(8, 8))) for t in range(3)]
     path = write_results(tmp_path / "w.h5", tasks, ws, gen, witnesses=wit)
-    monkeypatch.setattr(wio, "WITNESS_BUDGET", 2 * (8 + 80 + 64))  # two tasks' arrays
+    monkeypatch.setattr(reader_module, "WITNESS_BUDGET", 2 * (8 + 80 + 64))  # two tasks' arrays
     with pytest.warns(UserWarning, match="not loaded"):
         res = read_results(path)
     assert [w.task_id for w in res.witnesses] == [0, 1]

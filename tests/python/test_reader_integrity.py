@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, binary_file
 
 from wordsens_analysis import read_results
-from wordsens_analysis.io import DamagedFileError
+from wordsens_analysis.reader import DamagedFileError
 
 BIN = os.environ.get("WORDSENS_BIN")
 pytestmark = pytest.mark.skipif(
@@ -169,7 +169,7 @@ def test_a_damaged_global_heap_is_refused_before_h5py_reads_it(clean, tmp_path):
         f.seek(heap + 25)
         f.write(b"\xff")
     code = (f"import sys; sys.path.insert(0, {os.path.join(ROOT, 'analysis')!r})\n"
-            "from wordsens_analysis.io import read_results, DamagedFileError\n"
+            "from wordsens_analysis.reader import read_results, DamagedFileError\n"
             "try:\n"
             f"    read_results({str(path)!r})\n"
             "except DamagedFileError as e:\n"
@@ -202,7 +202,7 @@ def test_a_damaged_link_storage_is_refused_without_a_crash(clean, tmp_path):
         path.write_bytes(bytes(damaged))
         code = (f"import sys, warnings; sys.path.insert(0, {os.path.join(ROOT, 'analysis')!r})\n"
                 "warnings.simplefilter('ignore')\n"
-                "from wordsens_analysis.io import read_results, ResultsFileError\n"
+                "from wordsens_analysis.reader import read_results, ResultsFileError\n"
                 "try:\n"
                 f"    read_results({str(path)!r})\n"
                 "except ResultsFileError:\n"

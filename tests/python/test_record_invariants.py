@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, binary_file
 
 from wordsens_analysis import names, read_results
-from wordsens_analysis.io import DamagedFileError
+from wordsens_analysis.reader import DamagedFileError
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "faults"))
 from craft import craft  # noqa: E402
