@@ -56,7 +56,12 @@ std::optional<std::string> heads_problem(const ModelSpec& spec) {
 // the rows by kind; model_kind_test checks it).
 const auto& catalogue() {
   static const auto rows = std::to_array<CatalogueRow>({
-      {{ModelKind::rf, "rf", false, false, true, 0, false, ModelWidth::features},
+      {{.kind = ModelKind::rf,
+        .name = "rf",
+        .attention = false,
+        .marginal_sampler = true,
+        .min_total_sphere_starts = 0,
+        .width = ModelWidth::features},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<RandomFeatures>(spec, key);
        },
@@ -65,7 +70,12 @@ const auto& catalogue() {
          static const RfCosts costs;
          return costs;
        }},
-      {{ModelKind::drf, "drf", false, true, false, 0, false, ModelWidth::features},
+      {{.kind = ModelKind::drf,
+        .name = "drf",
+        .attention = false,
+        .deep = true,
+        .min_total_sphere_starts = 0,
+        .width = ModelWidth::features},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          require_input(spec.layers >= 1,
                        "drf: layers must be >= 1, got " + std::to_string(spec.layers));
@@ -79,7 +89,7 @@ const auto& catalogue() {
       // Evaluations per ascent start measured with `wordsens ws --trials 1 --seed 1`
       // (docs/PERFORMANCE.md), as (evaluations / positions − 64 screened) / 4 starts: raf 63-82
       // (n = 10-50, d = 192-384), raf_relu 131-206.
-      {{ModelKind::raf, "raf", true, false, false, 32},
+      {{.kind = ModelKind::raf, .name = "raf", .attention = true, .min_total_sphere_starts = 32},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          if (spec.mask == AttentionMask::causal)
            return std::make_unique<TransformerFeatures>(spec, key);
@@ -94,7 +104,10 @@ const auto& catalogue() {
          static const TransformerCosts costs({false, false, false}, 80.0);
          return costs;
        }},
-      {{ModelKind::raf_relu, "raf_relu", true, false, false, 32},
+      {{.kind = ModelKind::raf_relu,
+        .name = "raf_relu",
+        .attention = true,
+        .min_total_sphere_starts = 32},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          if (spec.mask == AttentionMask::causal)
            return std::make_unique<TransformerFeatures>(spec, key);
@@ -113,7 +126,10 @@ const auto& catalogue() {
        }},
       // Beyond the paper: raf with random value and output projections. Its ascents, measured
       // like raf's: 110 evaluations per start at n = 30, d = 192 (raf 80 there).
-      {{ModelKind::raf_v, "raf_v", true, false, false, 32},
+      {{.kind = ModelKind::raf_v,
+        .name = "raf_v",
+        .attention = true,
+        .min_total_sphere_starts = 32},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          if (spec.mask == AttentionMask::causal)
            return std::make_unique<TransformerFeatures>(spec, key);
@@ -135,7 +151,11 @@ const auto& catalogue() {
       // docs/METHOD.md §2). block's 160 prices the whole study right (2 min 27 s predicted on 2
       // ranks, 2 min 12–22 s measured): its evaluations at n = 32 run faster than half the dense
       // rate.
-      {{ModelKind::mhraf, "mhraf", true, false, false, 32, true},
+      {{.kind = ModelKind::mhraf,
+        .name = "mhraf",
+        .attention = true,
+        .min_total_sphere_starts = 32,
+        .multi_head = true},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<TransformerFeatures>(spec, key);
        },
@@ -144,7 +164,12 @@ const auto& catalogue() {
          static const TransformerCosts costs({true, true, false}, 115.0);
          return costs;
        }},
-      {{ModelKind::block, "block", true, false, false, 32, true, ModelWidth::mlp},
+      {{.kind = ModelKind::block,
+        .name = "block",
+        .attention = true,
+        .min_total_sphere_starts = 32,
+        .multi_head = true,
+        .width = ModelWidth::mlp},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<TransformerFeatures>(spec, key);
        },
@@ -155,30 +180,44 @@ const auto& catalogue() {
        }},
       // Beyond the paper: layer ℓ of a pretrained encoder, its attention and the whole layer, and
       // their random twins (models/trained/trained.hpp); their weights come with the spec.
-      {{ModelKind::trained_attn, "trained_attn", true, false, false, 32, false, ModelWidth::none,
-        true},
+      {{.kind = ModelKind::trained_attn,
+        .name = "trained_attn",
+        .attention = true,
+        .min_total_sphere_starts = 32,
+        .encoder = true},
        make_trained_features,
        trained_problem,
        []() -> const ModelCosts& {
          static const TrainedCosts costs(TrainedPart::attention, 100.0);
          return costs;
        }},
-      {{ModelKind::twin_attn, "twin_attn", true, false, false, 32, false, ModelWidth::none, true},
+      {{.kind = ModelKind::twin_attn,
+        .name = "twin_attn",
+        .attention = true,
+        .min_total_sphere_starts = 32,
+        .encoder = true},
        make_trained_features,
        trained_problem,
        []() -> const ModelCosts& {
          static const TrainedCosts costs(TrainedPart::attention, 100.0);
          return costs;
        }},
-      {{ModelKind::trained_layer, "trained_layer", true, false, false, 32, false, ModelWidth::none,
-        true},
+      {{.kind = ModelKind::trained_layer,
+        .name = "trained_layer",
+        .attention = true,
+        .min_total_sphere_starts = 32,
+        .encoder = true},
        make_trained_features,
        trained_problem,
        []() -> const ModelCosts& {
          static const TrainedCosts costs(TrainedPart::layer, 100.0);
          return costs;
        }},
-      {{ModelKind::twin_layer, "twin_layer", true, false, false, 32, false, ModelWidth::none, true},
+      {{.kind = ModelKind::twin_layer,
+        .name = "twin_layer",
+        .attention = true,
+        .min_total_sphere_starts = 32,
+        .encoder = true},
        make_trained_features,
        trained_problem,
        []() -> const ModelCosts& {

@@ -105,7 +105,11 @@ def edit(copy: str, rel: str, pattern: str, replacement: str) -> None:
 
 
 ROW = r'''\1      // A test's model (tests/extending/bow): rf's traits, no marginal sampler.
-      {{ModelKind::bow, "bow", false, false, false, 0, false, ModelWidth::features},
+      {{.kind = ModelKind::bow,
+        .name = "bow",
+        .attention = false,
+        .min_total_sphere_starts = 0,
+        .width = ModelWidth::features},
        [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<BagOfWordsFeatures>(spec, key);
        },

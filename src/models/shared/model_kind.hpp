@@ -38,23 +38,25 @@ enum class ModelWidth : std::uint8_t {
 /// multiple of d; every block of a results file before format 1.9 ran this width.
 inline constexpr int kBlockWidthFactor = 4;
 
+/// A catalogue row's traits, written with designated initializers (models/registry.cpp): what a
+/// row leaves out is false, 0 or none.
 struct ModelTraits {
   ModelKind kind;
   std::string_view name;
   /// raf, raf_relu: φ(X) has n·d coordinates (random features have k); their positions share
   /// the sample's products, so their searches start from more sphere points in all.
-  bool attention;
+  bool attention = false;
   /// drf: a depth L (the `layers` grid).
-  bool deep;
+  bool deep = false;
   /// rf: its weights may be drawn by the marginal sampler (rf-sampling = marginal).
-  bool marginal_sampler;
+  bool marginal_sampler = false;
   /// The sphere ascents a ws search runs at least, in all, spread over the examined positions
   /// (min-total-sphere-starts = auto). Attention's f_i has many local maxima: with few positions
   /// (positions = first) two ascents often stop at a poor one (raf, n = 250, d = 768: below a
   /// single plain random-start ascent in 3 of 10 instances), hence 32. rf's guided start (top
   /// singular vector of V_i) already finds the top basin (32 starts change S by < 1e-4 relative
   /// at n = 40, d = 64), and each of its evaluations reads all of V_i (k·d): none; drf alike.
-  int min_total_sphere_starts;
+  int min_total_sphere_starts = 0;
   /// mhraf, block: several attention heads (the `heads` key).
   bool multi_head = false;
   /// rf, drf: k features; block: its MLP's width.
