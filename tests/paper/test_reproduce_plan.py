@@ -30,6 +30,19 @@ def dry_run(config, *args, fmt="json"):
     return p.stdout
 
 
+def encoder_of(config):
+    """A study of a trained encoder's layers reads the encoder's folder, which its job links into
+    the data cache (jobs/prepare_trained_minilm.sh); a clean clone has no such link, so the study
+    is given the installed encoder's folder, as that job would link it."""
+    with open(config) as f:
+        if not any(line.split("=")[0].strip() == "encoder" for line in f):
+            return []
+    p = subprocess.run(["bash", os.path.join(ROOT, "jobs", "install_encoder.sh"), "--model-dir"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, f"{config} reads the pretrained encoder: {p.stderr.strip()}"
+    return [f"--encoder={p.stdout.strip()}"]
+
+
 def one_point(tmp_path, name, text):
     config = tmp_path / f"{name}.ini"
     config.write_text(text)
@@ -44,7 +57,7 @@ def test_plan_prices_any_rank_count_like_the_binary():
     configs = sorted(glob.glob(os.path.join(ROOT, "jobs", "configs", "*.ini")))
     assert len(configs) >= 15
     for config in configs:
-        dry = rp.parse_dry_run(dry_run(config, "--data=synthetic"))
+        dry = rp.parse_dry_run(dry_run(config, "--data=synthetic", *encoder_of(config)))
         assert set(dry["predicted"]) == {1, 2, 4, 16, 64}
         for ranks, theirs in dry["predicted"].items():
             mine = rp.wall_seconds(dry["task_seconds"], ranks)
