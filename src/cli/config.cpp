@@ -166,7 +166,7 @@ KeyFormats run_key_formats() {
   return formats;
 }
 
-std::vector<TaskSpec> plan_of_config_text(const std::string& text) {
+StudyConfig study_of_config_text(const std::string& text) {
   RunKeyValues r;
   const auto described = describe_run_keys(r);
   std::map<std::string, std::string> origin;
@@ -175,7 +175,11 @@ std::vector<TaskSpec> plan_of_config_text(const std::string& text) {
                          "configuration text", origin),
             vm);
   po::notify(vm);
-  return plan_tasks(resolve_study(r));
+  return resolve_study(r);
+}
+
+std::vector<TaskSpec> plan_of_config_text(const std::string& text) {
+  return plan_tasks(study_of_config_text(text));
 }
 
 void install_task_planner() { io::set_task_planner(plan_of_config_text); }

@@ -18,6 +18,11 @@ namespace wordsens::cli {
 /// Parses argv of `wordsens run` (argv[0] is "run"). Throws InputError (one line).
 [[nodiscard]] RunOptions parse_run_options(int argc, char** argv);
 
+/// The study a configuration text describes (an INI text: a results file's config_text or a
+/// configuration file's), as `wordsens run` resolves it; the encoder's weights are not read.
+/// Throws on a text this version cannot parse (std::exception with one line).
+[[nodiscard]] StudyConfig study_of_config_text(const std::string& text);
+
 /// The task table a stored configuration text (a results file's config_text) plans: the text
 /// parsed as an INI file, then planned as `wordsens run` would. Throws on a text this version
 /// cannot parse (std::exception with one line).
