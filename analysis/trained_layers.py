@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from wordsens_analysis import combined, model_pieces, reader, stats  # noqa: E402
+from wordsens_analysis import model_pieces, reader, stats, stored_config  # noqa: E402
 
 MODELS = ("trained_attn", "twin_attn", "trained_layer", "twin_layer", "raf", "mhraf")
 PAIRS = (("trained_attn", "twin_attn"), ("trained_attn", "raf"), ("trained_layer", "twin_layer"),
@@ -31,11 +31,9 @@ PAIRS = (("trained_attn", "twin_attn"), ("trained_attn", "raf"), ("trained_layer
 
 
 def layer_of(results) -> int:
-    """The file's `encoder-layer`, from the configuration it stores (combined.config_value)."""
-    text = results.attrs.get("config_text", "")
-    value = combined.config_value(text.decode() if isinstance(text, bytes) else text,
-                                  "encoder-layer")
-    if not value.isdigit():
+    """The file's `encoder-layer`, from the configuration it stores (Results.config)."""
+    value = stored_config.of(results).get("encoder-layer")
+    if not isinstance(value, int):
         raise SystemExit(f"trained_layers: {results.path} has no encoder-layer (not a trained "
                          "study)")
     return int(value)

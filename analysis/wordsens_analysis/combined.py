@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import multi_word
-from .witness import CHECK_COLUMNS, activation_of, check_witnesses
+from . import stored_config
+from .witness import CHECK_COLUMNS, check_witnesses
 
 # Configuration keys that do not change what a study measures, only how much of it: files that
 # differ only in these are replicates of one study.
@@ -74,25 +74,24 @@ class Study:
 
     @property
     def data(self) -> str:
-        return config_value(self.files[0].attrs.get("config_text"), "data", "synthetic")
+        return str(stored_config.value(stored_config.of(self.files[0]), "data", "synthetic"))
 
     @property
     def descriptive(self) -> bool:
         """A study that maps a quantity (`purpose = descriptive`, the regime map) rather than
         testing the paper's claims: its claims' rows are shown as secondary rows only."""
-        return config_value(self.files[0].attrs.get("config_text"), "purpose",
-                            "claims") == "descriptive"
+        return stored_config.value(stored_config.of(self.files[0]), "purpose") == "descriptive"
 
     @property
     def mask(self) -> str:
         """The attention models' mask (none, or causal: the rules name its attention models
         '<model>/causal', verdicts.under_mask)."""
-        return config_value(self.files[0].attrs.get("config_text"), "mask", "none")
+        return str(stored_config.value(stored_config.of(self.files[0]), "mask"))
 
     @property
     def fractions(self) -> list:
         """The study's words-fraction values (the same in every file of a study)."""
-        return multi_word.fractions_of(self.files[0].attrs.get("config_text"))
+        return list(stored_config.value(stored_config.of(self.files[0]), "words-fraction"))
 
 
 def config_lines(text) -> list:
@@ -106,13 +105,6 @@ def config_lines(text) -> list:
     return out
 
 
-def config_value(text, key: str, default: str = "") -> str:
-    for k, v in config_lines(text):
-        if k == key:
-            return v
-    return default
-
-
 def study_key(text) -> str:
     """The study a configuration belongs to; '' when the file stores no configuration (then it
     is a study of its own: nothing says it repeats another)."""
@@ -122,10 +114,10 @@ def study_key(text) -> str:
 
 def texts_key(res) -> tuple:
     """What a trial's texts depend on besides (n, d, trial): the seed and the data source."""
-    text = res.attrs.get("config_text")
-    seed = res.attrs.get("master_seed", config_value(text, "seed", "?"))
+    config = stored_config.of(res)
+    seed = res.attrs.get("master_seed", stored_config.value(config, "seed", "?"))
     return (str(int(seed)) if isinstance(seed, (int, np.integer, float)) else str(seed),
-            config_value(text, "data", "synthetic"))
+            str(stored_config.value(config, "data", "synthetic")))
 
 
 def _label(path: str, taken: set) -> str:
@@ -199,7 +191,8 @@ def build_studies(results: list) -> tuple:
         s.tasks = _drop_repeats(s.tasks, TASK_POINT, s.label, "tasks", [])
         checks = []
         for res in s.files:
-            rows = check_witnesses(res.witnesses, activation_of(res.attrs.get("config_text")))
+            activation = stored_config.value(stored_config.of(res), "activation", "relu")
+            rows = check_witnesses(res.witnesses, str(activation))
             checks += rows
         if any(res.witnesses for res in s.files):
             s.witness_checks = pd.DataFrame(checks, columns=CHECK_COLUMNS)
@@ -235,7 +228,8 @@ def study_table(studies: list, texts_blocks: dict) -> pd.DataFrame:
             tk = texts_key(res)
             rows.append({
                 "study": s.label, "file": res.path,
-                "experiments": config_value(res.attrs.get("config_text"), "experiments", "?"),
+                "experiments": ",".join(stored_config.value(stored_config.of(res),
+                                                            "experiments", ["?"])),
                 "models": ", ".join(sorted(set(res.ws.get("model", pd.Series(dtype=object)))
                                            | set(res.gen.get("model", pd.Series(dtype=object))))),
                 "seed": tk[0], "data": tk[1],

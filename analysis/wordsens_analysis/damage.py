@@ -22,7 +22,7 @@ import zlib
 import h5py
 import numpy as np
 
-from . import catalogue, invariants, names
+from . import catalogue, invariants, names, stored_config
 
 
 class Problems:
@@ -231,6 +231,9 @@ def check_version(f: h5py.File, problems: Problems) -> None:
                 since = names.SINCE_MINOR.get(f"{group}/{name}", 0)
                 if since > minor and name in f[group]:
                     newer(f"/{group}/{name}", since)
+        for group, since in names.SINCE_MINOR_TABLES.items():  # groups of attributes
+            if group not in names.DATASETS and since > minor and group in f:
+                newer(f"the group /{group}", since)
         for name, since in names.SINCE_MINOR_ATTRS.items():
             if since > minor and name in f.attrs:
                 newer(f"the root attribute {name}", since)
@@ -594,6 +597,7 @@ def check_file(f: h5py.File) -> list:
         check_task_crc(f, tasks, problems)
         if _minor(f) >= names.MODELS_MINOR:
             check_models(f, tasks, problems)
+        check_config(f, problems)
         for group in names.RECORD_TABLES:
             check_records(f, group, state, problems)
         if not problems.items:
@@ -606,6 +610,20 @@ def check_file(f: h5py.File) -> list:
     except unreadable as e:
         problems.add(f"cannot check the tables ({str(e).strip() or type(e).__name__})")
     return problems.items
+
+
+def check_config(f: h5py.File, problems: Problems) -> None:
+    """/config (format 1.11 on) holds config_text's keys, each typed by its kind and equal to the
+    text's value (stored_config.cpp's check_stored_config)."""
+    if _minor(f) < names.CONFIG_MINOR or names.ATTR_CONFIG_TEXT not in f.attrs:
+        return
+    if names.GROUP_CONFIG not in f:
+        problems.add(f"the group /{names.GROUP_CONFIG} is missing")
+        return
+    text = f.attrs[names.ATTR_CONFIG_TEXT]
+    text = text.decode("utf-8") if isinstance(text, bytes) else str(text)
+    problems.tally(f"/{names.GROUP_CONFIG} differs from config_text",
+                   stored_config.differences(f, text))
 
 
 def check_older_file(f: h5py.File) -> list:

@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 
-from . import rules, sequential
-from .combined import config_value
+from . import rules, sequential, stored_config
 
 # Options of the first batch's command line that an extension replaces or must not repeat.
 _REPLACED = ("--output", "-o", "--overwrite", "--first-trial", "--trials", "--max-trials",
@@ -20,7 +19,7 @@ _REPLACED = ("--output", "-o", "--overwrite", "--first-trial", "--trials", "--ma
 def _first_batch(study):
     """The study's file that holds its first batch (first-trial 0), else its first file."""
     for res in study.files:
-        if int(config_value(res.attrs.get("config_text"), "first-trial", "0") or 0) == 0:
+        if int(stored_config.value(stored_config.of(res), "first-trial")) == 0:
             return res
     return study.files[0]
 

@@ -14,7 +14,6 @@ own statistic: it is judged once, there.)
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
@@ -23,14 +22,6 @@ from . import evidence, groups, regimes, rules, tolerances
 from .judgement import Group, Row
 
 HALF = 0.5
-
-
-def fractions_of(config_text: str | None) -> list:
-    """The words-fraction values of a study's configuration text (empty when none)."""
-    m = re.search(r"^words-fraction = (.*)$", config_text or "", re.M)
-    if not m or not m.group(1).strip():
-        return []
-    return [float(v) for v in m.group(1).split(",")]
 
 
 def words_at_fraction(f: float, n: int) -> int:

@@ -28,6 +28,8 @@ MLP_WIDTH_MINOR = 9
 # From format 1.10 on, /models holds every trait of the writing catalogue's rows (multi_head,
 # width, encoder besides the four of 1.7); catalogue.py fills them for older files.
 ALL_TRAITS_MINOR = 10
+# From format 1.11 on, /config holds config_text's keys typed (stored_config.py).
+CONFIG_MINOR = 11
 BLOCK_WIDTH_FACTOR = 4
 
 # Attributes of every dataset (format 1.2 on): its unit and a one-line meaning.
@@ -37,6 +39,7 @@ ATTR_MEANING = "meaning"
 # Root attributes.
 ATTR_FILETYPE = "filetype"
 ATTR_FORMAT_VERSION = "format_version"
+ATTR_CONFIG_TEXT = "config_text"
 PROVENANCE_ATTRS = (
     "software_version",
     "git_sha",
@@ -56,6 +59,7 @@ GROUP_SUMMARY = "summary"
 GROUP_SUMMARY_WS = "summary/ws"
 GROUP_SUMMARY_GEN = "summary/gen"
 GROUP_MODELS = "models"
+GROUP_CONFIG = "config"  # a group of attributes (format 1.11)
 MODEL_COLUMNS = ("model", "attention", "deep", "marginal_sampler", "min_total_sphere_starts")
 MODEL_COLUMNS_1_10 = ("multi_head", "width", "encoder")  # format 1.10 on
 
@@ -182,7 +186,7 @@ SINCE_MINOR = {
     **{f"models/{c}": 7 for c in MODEL_COLUMNS},
     **{f"models/{c}": ALL_TRAITS_MINOR for c in MODEL_COLUMNS_1_10},
 }
-SINCE_MINOR_TABLES = {GROUP_MODELS: MODELS_MINOR}
+SINCE_MINOR_TABLES = {GROUP_MODELS: MODELS_MINOR, GROUP_CONFIG: CONFIG_MINOR}
 SINCE_MINOR_ATTRS = {"build": 1, "input_fingerprints": 3, "task_table_crc32": 5, "builds": 5}
 
 # The invariants of a record (FORMAT.md "Invariants of a record"; src/study/record_invariants.cpp

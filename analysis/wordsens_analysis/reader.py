@@ -23,7 +23,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from . import catalogue, damage, names
+from . import catalogue, damage, names, stored_config
 
 
 WITNESS_BUDGET = 50_000_000  # float64 values of /witness loaded at most (400 MB)
@@ -103,6 +103,10 @@ class Results:
                 encoder) as /models records them (format 1.10 on; 1.7 on for the first four;
                 what a file does not store, the traits the builds that wrote it gave them);
                 read_results registers them in `catalogue`, where the analysis looks a model up.
+    config      the configuration typed, one entry per key the file names (/config, format 1.11
+                on; config_text read by the same kinds for older files: stored_config.py), e.g.
+                `res.config["n"] == [8, 16]`; stored_config.value gives an absent optional key's
+                meaning.
 
     Every table's `DataFrame.attrs` holds "units" and "meanings": for each column, the `unit`
     and `meaning` attributes of its dataset (a ragged column: of its values; a joined task
@@ -121,6 +125,7 @@ class Results:
     notes: list = field(default_factory=list)  # what the reader had to repair (partial files)
     multi_word: pd.DataFrame = field(default_factory=pd.DataFrame)
     models: pd.DataFrame = field(default_factory=pd.DataFrame)
+    config: dict = field(default_factory=dict)
 
     @property
     def planned(self) -> int:
@@ -292,18 +297,16 @@ def _drop_duplicates(df: pd.DataFrame, keys: list, table: str, notes: list) -> p
     return df
 
 
-MODEL_KEYS = {"heads": "4", "mask": "none"}  # the defaults of `wordsens run`
 # The models with several heads in every build that wrote files before /tasks/heads (format 1.8).
 MULTI_HEAD_BEFORE_1_8 = ("mhraf", "block")
+HEADS_BEFORE_1_8 = 4  # the default of `heads` in those builds
 
 
-def heads_before_1_8(models: pd.Series, config_text) -> np.ndarray:
+def heads_before_1_8(models: pd.Series, config: dict) -> np.ndarray:
     """H per task of a file without /tasks/heads: its configuration's one `heads` for the
     multi-head models, 1 for the others."""
-    try:
-        heads = int(model_keys(config_text)["heads"])
-    except ValueError:
-        heads = int(MODEL_KEYS["heads"])
+    grid = config.get("heads")
+    heads = grid[0] if isinstance(grid, list) and len(grid) == 1 else HEADS_BEFORE_1_8
     return np.where(models.astype(str).isin(MULTI_HEAD_BEFORE_1_8), heads, 1).astype(np.int64)
 
 
@@ -319,18 +322,8 @@ def mlp_width_before_1_9(tasks: pd.DataFrame) -> pd.Series:
     return tasks["k"].where(~old, names.BLOCK_WIDTH_FACTOR * tasks["d"]).astype(np.int64)
 
 
-def model_keys(config_text) -> dict:
-    """heads and mask of a configuration text (`key = value` lines), their defaults otherwise."""
-    keys = dict(MODEL_KEYS)
-    for line in (config_text or "").splitlines():
-        key, sep, value = line.partition("=")
-        if sep and key.strip() in keys:
-            keys[key.strip()] = value.strip()
-    return keys
-
-
 def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: list,
-                    config_text=None) -> list:
+                    config=None) -> list:
     """Witnesses saved with --save-witness: the /witness table of named arrays, grouped by task.
 
     Only tasks whose ws record is present (done) are returned; arrays of a task killed before
@@ -349,7 +342,8 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
     m_of = dict(zip(ws.get("task_id", []), ws.get("words", [1] * len(ws))))
     set_of = dict(zip(ws.get("task_id", []), ws.get("argmax_set", [()] * len(ws))))
     sets_of = dict(zip(ws.get("task_id", []), ws.get("examined_sets", [()] * len(ws))))
-    keys = model_keys(config_text)
+    # The keys that shape a model beyond its weights, as text (model_pieces.py's twins read them).
+    keys = {"mask": str(stored_config.value(config or {}, "mask"))}
     out = []
     left_out = 0
     for tid, g in table.groupby("task_id", sort=True):
@@ -580,6 +574,7 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     if unread is not None:
         raise unread
     attrs = {k: _decode(v) for k, v in f.attrs.items()}
+    config = stored_config.config_of_file(f, version[1], attrs.get(names.ATTR_CONFIG_TEXT))
     _require_record_columns(f, path)
     ws = _read_table(f, names.GROUP_WS, notes)
     gen = _read_table(f, names.GROUP_GEN, notes)
@@ -604,7 +599,7 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
         if "words" not in tasks:  # before format 1.4 every task changed one word
             tasks["words"] = 1
         if "heads" not in tasks:  # before format 1.8: the configuration's one H
-            tasks["heads"] = heads_before_1_8(tasks["model"], attrs.get("config_text"))
+            tasks["heads"] = heads_before_1_8(tasks["model"], config)
         if version[1] < names.MLP_WIDTH_MINOR and "k" in tasks:
             tasks["k"] = mlp_width_before_1_9(tasks)
     ws = _drop_duplicates(ws, ["task_id"], "ws", notes)
@@ -613,7 +608,7 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
         ws = _join_tasks(_only_done(ws, tasks, "ws", notes), tasks, "ws", notes)
         gen = _join_tasks(_only_done(gen, tasks, "gen", notes), tasks, "gen", notes)
     # of one and of several changed words
-    witnesses = _read_witnesses(f, tasks, ws, notes, attrs.get("config_text"))
+    witnesses = _read_witnesses(f, tasks, ws, notes, config)
     models = _read_models(f, version, tasks, path, notes)
     multi_word = ws.iloc[0:0]
     if "words" in ws:
@@ -627,4 +622,4 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     for note in notes:
         warnings.warn(note, stacklevel=3)  # the caller of read_results
     return Results(path, attrs, version, tasks, ws, gen, summary_ws, summary_gen, witnesses, notes,
-                   multi_word, models)
+                   multi_word, models, config)

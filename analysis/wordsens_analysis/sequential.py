@@ -40,8 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import claims, rules
-from .combined import config_value
+from . import claims, rules, stored_config
 
 
 def looks(first: int, cap: int) -> list:
@@ -88,10 +87,10 @@ def study_plan(study) -> Plan:
     give a plan with `mixed` set: its claims are not decided."""
     firsts, cap, extended = {}, 0, False
     for res in study.files:
-        text = res.attrs.get("config_text")
-        cap = max(cap, int(config_value(text, "max-trials", "0") or 0))
-        trials = int(config_value(text, "trials", "0") or 0)
-        if int(config_value(text, "first-trial", "0") or 0) > 0:
+        config = stored_config.of(res)
+        cap = max(cap, int(stored_config.value(config, "max-trials")))
+        trials = int(stored_config.value(config, "trials", 0))
+        if int(stored_config.value(config, "first-trial")) > 0:
             extended = True
         elif trials > 0:
             firsts.setdefault(trials, []).append(os.path.basename(str(getattr(res, "path", "?"))))

@@ -9,7 +9,6 @@ max_M ‖V_M‖₂·√(m·d)/‖φ(X)‖.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
@@ -28,11 +27,6 @@ def perturbed(X: np.ndarray, position: int, delta: np.ndarray) -> np.ndarray:
     Xp = np.array(X, dtype=float, copy=True)
     Xp[position] += np.asarray(delta, dtype=float).ravel()
     return Xp
-
-
-def activation_of(config_text: str | None) -> str:
-    m = re.search(r"^\s*activation\s*=\s*(\w+)", config_text or "", re.MULTILINE)
-    return m.group(1) if m else "relu"
 
 
 def feature_map(w, activation: str = "relu"):

@@ -137,6 +137,9 @@ void check_version_against_contents(const h5::Handle& file, int minor, Diagnosis
       }
     }
   }
+  if (schema::kConfigMinor > minor && h5::exists(file, schema::kConfig + 1)) {
+    newer(std::string("the group ") + schema::kConfig, schema::kConfigMinor);
+  }
   for (const auto& [name, since] : attribute_additions()) {
     if (since > minor && h5::has_attribute(file, name)) {
       newer(std::string("the root attribute ") + name, since);

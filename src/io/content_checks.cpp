@@ -14,6 +14,7 @@
 #include "io/results_file.hpp"
 #include "io/row_crc.hpp"
 #include "io/schema.hpp"
+#include "io/stored_config.hpp"
 #include "io/tally.hpp"
 
 namespace wordsens::io {
@@ -373,7 +374,14 @@ void check_content(const h5::Handle& file, int minor, Diagnosis& d) {
       }
     }
     if (h5::has_attribute(file, schema::attr::kConfigText)) {
-      check_plan(file, minor, h5::read_string_attribute(file, schema::attr::kConfigText), tasks, d);
+      const std::string config_text = h5::read_string_attribute(file, schema::attr::kConfigText);
+      check_plan(file, minor, config_text, tasks, d);
+      try {
+        check_stored_config(file, minor, config_text, d);
+      } catch (const h5::Error& e) {
+        d.problems.push_back(std::string("cannot check ") + schema::kConfig + " (" + e.what() +
+                             ")");
+      }
     }
     check_values(file, schema::kWs, ws_schema(), done_tasks, d);
     check_values(file, schema::kGen, gen_schema(), done_tasks, d);

@@ -160,6 +160,25 @@ void write_attribute(const Handle& loc, const std::string& name, const std::vect
 /// An array of strings (`scalar`: a scalar attribute holding value[0]).
 void write_attribute(const Handle& loc, const std::string& name,
                      const std::vector<std::string>& value, bool scalar = false);
+void write_attribute(const Handle& loc, const std::string& name,
+                     const std::vector<std::int64_t>& value);
+void write_attribute(const Handle& loc, const std::string& name, const std::vector<double>& value);
+/// A boolean as h5py writes one (an 8-bit enum of FALSE = 0 and TRUE = 1), which it reads as bool.
+void write_bool_attribute(const Handle& loc, const std::string& name, bool value);
+/// The number of attributes of an object (from its header; no attribute is read).
+std::size_t attribute_count(const Handle& loc);
+
+/// An attribute read whatever its type: its class, whether it is a scalar, and its values in the
+/// member of that class (integers as int64, floats as double, strings, booleans as 0/1 integers).
+struct AttributeValue {
+  enum class Class { integer, floating, string, boolean, other } type = Class::other;
+  bool scalar = true;
+  std::vector<std::int64_t> integers;
+  std::vector<double> reals;
+  std::vector<std::string> strings;
+};
+AttributeValue read_attribute_value(const Handle& loc, const std::string& name);
+
 std::string read_string_attribute(const Handle& loc, const std::string& name);
 /// Whether the attribute is a variable-length string (reads its type only).
 bool is_variable_string_attribute(const Handle& loc, const std::string& name);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "io/global_heap.hpp"
 #include "io/h5.hpp"
@@ -83,7 +84,8 @@ void write_attribute(const Handle& loc, const std::string& name,
   const Handle type = fixed_string_type(size, where);
   const Handle space = scalar ? scalar_space(where) : vector_space(value.size(), where);
   const Handle attribute = new_attribute(loc, name, type.id(), space.id());
-  std::vector<char> data(value.size() * size, '\0');
+  // At least one byte: HDF5 refuses a null buffer, even for no strings.
+  std::vector<char> data(std::max<std::size_t>(value.size() * size, 1), '\0');
   for (std::size_t i = 0; i < value.size(); ++i) {
     std::memcpy(data.data() + i * size, value[i].data(), value[i].size());
   }
@@ -109,6 +111,126 @@ void write_attribute(const Handle& loc, const std::string& name, const std::vect
   const Handle space = vector_space(value.size(), where);
   const Handle attribute = new_attribute(loc, name, H5T_STD_I32LE, space.id());
   check(H5Awrite(attribute.id(), H5T_NATIVE_INT, value.data()), "H5Awrite", where);
+}
+
+void write_attribute(const Handle& loc, const std::string& name,
+                     const std::vector<std::int64_t>& value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle space = vector_space(value.size(), where);
+  const Handle attribute = new_attribute(loc, name, H5T_STD_I64LE, space.id());
+  const std::int64_t none = 0;  // HDF5 refuses a null buffer, even for no values
+  check(H5Awrite(attribute.id(), H5T_NATIVE_INT64, value.empty() ? &none : value.data()),
+        "H5Awrite", where);
+}
+
+void write_attribute(const Handle& loc, const std::string& name, const std::vector<double>& value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle space = vector_space(value.size(), where);
+  const Handle attribute = new_attribute(loc, name, H5T_IEEE_F64LE, space.id());
+  const double none = 0;  // HDF5 refuses a null buffer, even for no values
+  check(H5Awrite(attribute.id(), H5T_NATIVE_DOUBLE, value.empty() ? &none : value.data()),
+        "H5Awrite", where);
+}
+
+namespace {
+
+// h5py's boolean: an enum over int8 whose members are FALSE (0) and TRUE (1).
+Handle bool_type(const std::string& where) {
+  Handle type(check(H5Tenum_create(H5T_NATIVE_INT8), "H5Tenum_create", where), H5Tclose);
+  const std::int8_t no = 0, yes = 1;
+  check(H5Tenum_insert(type.id(), "FALSE", &no), "H5Tenum_insert", where);
+  check(H5Tenum_insert(type.id(), "TRUE", &yes), "H5Tenum_insert", where);
+  return type;
+}
+
+// Whether a stored enum type is that boolean (two members, FALSE = 0 and TRUE = 1).
+bool is_bool_type(hid_t stored) {
+  if (H5Tget_class(stored) != H5T_ENUM || H5Tget_nmembers(stored) != 2) return false;
+  for (const auto& [member, value] : {std::pair{"FALSE", 0}, std::pair{"TRUE", 1}}) {
+    std::int8_t stored_value = -1;
+    if (H5Tenum_valueof(stored, member, &stored_value) < 0) return false;
+    if (stored_value != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void write_bool_attribute(const Handle& loc, const std::string& name, bool value) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle type = bool_type(where);
+  const Handle space = scalar_space(where);
+  const Handle attribute = new_attribute(loc, name, type.id(), space.id());
+  const std::int8_t stored = value ? 1 : 0;
+  check(H5Awrite(attribute.id(), type.id(), &stored), "H5Awrite", where);
+}
+
+std::size_t attribute_count(const Handle& loc) {
+  const std::string where = child_path(loc, "@*");
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  check(H5Oget_info3(loc.id(), &info, H5O_INFO_NUM_ATTRS), "H5Oget_info3", where);
+#else
+  H5O_info_t info;
+  check(H5Oget_info2(loc.id(), &info, H5O_INFO_NUM_ATTRS), "H5Oget_info2", where);
+#endif
+  return static_cast<std::size_t>(info.num_attrs);
+}
+
+AttributeValue read_attribute_value(const Handle& loc, const std::string& name) {
+  const std::string where = child_path(loc, "@" + name);
+  const Handle attribute = open_attribute(loc, name);
+  const Handle stored(check(H5Aget_type(attribute.id()), "H5Aget_type", where), H5Tclose);
+  const Handle space(check(H5Aget_space(attribute.id()), "H5Aget_space", where), H5Sclose);
+  AttributeValue out;
+  out.scalar = H5Sget_simple_extent_type(space.id()) == H5S_SCALAR;
+  const std::size_t size = attribute_size(attribute, where);
+  const H5T_class_t type_class = H5Tget_class(stored.id());
+  if (size == 0) {  // an empty list (HDF5 reads nothing into no buffer)
+    out.type = type_class == H5T_INTEGER  ? AttributeValue::Class::integer
+               : type_class == H5T_FLOAT  ? AttributeValue::Class::floating
+               : type_class == H5T_STRING ? AttributeValue::Class::string
+                                          : AttributeValue::Class::other;
+    return out;
+  }
+  switch (type_class) {
+    case H5T_INTEGER:
+      out.type = AttributeValue::Class::integer;
+      out.integers.resize(size);
+      check(H5Aread(attribute.id(), H5T_NATIVE_INT64, out.integers.data()), "H5Aread", where);
+      break;
+    case H5T_FLOAT:
+      out.type = AttributeValue::Class::floating;
+      out.reals.resize(size);
+      check(H5Aread(attribute.id(), H5T_NATIVE_DOUBLE, out.reals.data()), "H5Aread", where);
+      break;
+    case H5T_ENUM:
+      if (is_bool_type(stored.id())) {
+        out.type = AttributeValue::Class::boolean;
+        std::vector<std::int8_t> values(size);
+        const Handle type = bool_type(where);
+        check(H5Aread(attribute.id(), type.id(), values.data()), "H5Aread", where);
+        out.integers.assign(values.begin(), values.end());
+      }
+      break;
+    case H5T_STRING:
+      if (H5Tis_variable_str(stored.id()) > 0) break;  // never written here: `other`
+      {
+        out.type = AttributeValue::Class::string;
+        const std::size_t length = H5Tget_size(stored.id());
+        std::vector<char> data(size * length, '\0');
+        check(H5Aread(attribute.id(), stored.id(), data.data()), "H5Aread", where);
+        for (std::size_t i = 0; i < size; ++i) {
+          std::string value(data.data() + i * length, length);
+          value.resize(std::min(value.find('\0'), value.size()));
+          out.strings.push_back(std::move(value));
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  return out;
 }
 
 std::string read_string_attribute(const Handle& loc, const std::string& name) {

@@ -11,6 +11,7 @@
 #include "io/build_provenance.hpp"
 #include "io/file_kind.hpp"
 #include "io/schema.hpp"
+#include "io/stored_config.hpp"
 
 namespace wordsens::io::detail {
 
@@ -266,6 +267,7 @@ void write_layout(const h5::Handle& file, const RunProvenance& provenance,
   if (!provenance.builds.empty()) {
     h5::write_attribute(file, a::kBuilds, format_builds(provenance.builds));
   }
+  write_stored_config(file, provenance.config_text);
 
   // Every group and column exists from the start, even if empty: the file is then appended in
   // SWMR mode, which cannot create objects, and readers never meet a missing dataset.
@@ -567,6 +569,8 @@ std::vector<std::pair<std::string, int>> format_additions() {
       if (flat.since_minor > 0) added.emplace_back(group + "/" + flat.values, flat.since_minor);
     }
   }
+  // A group of attributes, no table.
+  added.emplace_back(std::string(schema::kConfig).substr(1), schema::kConfigMinor);
   for (const auto& [name, since] : detail::attribute_additions()) {
     added.emplace_back(std::string("@") + name, since);
   }

@@ -55,6 +55,10 @@ void set_task_planner(TaskPlanner plan);
 /// file stores in each dataset's `unit` and `meaning` attributes).
 [[nodiscard]] std::string column_table_markdown(const std::string& group);
 
+/// analysis/FORMAT.md's table of the keys of /config (format 1.11): each study key, its kind and
+/// how it is stored (io/stored_config.cpp).
+[[nodiscard]] std::string stored_config_markdown();
+
 /// Every table, dataset and root attribute that a format after 1.0 added, with the minor version
 /// that added it ("ws/row_crc32" 6, "models" 7 for a whole table, "@task_table_crc32" 5 for an
 /// attribute): what the readers refuse in a file whose format_version predates it.

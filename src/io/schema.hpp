@@ -10,7 +10,7 @@ namespace wordsens::io::schema {
 
 inline constexpr const char* kFileType = "wordsens-results";
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 10;
+inline constexpr int kFormatMinor = 11;
 inline constexpr std::array<int, 2> kFormatVersion = {kFormatMajor, kFormatMinor};
 // The oldest minor version a run can resume: its tables have every column this version appends
 // (1.4 added /tasks/words and three /ws columns) and every dataset has its checksums (1.5), so
@@ -39,6 +39,10 @@ inline constexpr int kMlpWidthMinor = 9;
 // has several heads, what its width is, whether it reads an encoder (before it, 4 of them; readers
 // take the others from the traits the models had in the builds that wrote those files).
 inline constexpr int kAllTraitsMinor = 10;
+// The first minor version with the group /config: each key of config_text as an attribute of its
+// own, typed (study/study_settings.hpp), so that a reader needs no parser of the text. config_text
+// and its hash stay what resume and merge compare.
+inline constexpr int kConfigMinor = 11;
 
 // Root attributes (provenance).
 namespace attr {
@@ -83,6 +87,7 @@ inline constexpr const char* kSummary = "/summary";
 inline constexpr const char* kSummaryWs = "/summary/ws";
 inline constexpr const char* kSummaryGen = "/summary/gen";
 inline constexpr const char* kModels = "/models";  // format 1.7
+inline constexpr const char* kConfig = "/config";  // format 1.11: config_text typed
 
 // Column names (datasets inside the groups above).
 namespace col {

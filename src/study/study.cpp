@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "models/shared/model_kind.hpp"
+#include "study/study_settings.hpp"
 
 namespace wordsens {
 
@@ -421,81 +422,6 @@ void check_model_sizes(const std::vector<TaskSpec>& tasks, const StudyConfig& co
   }
 }
 
-std::string canonical_text(const StudyConfig& c) {
-  std::vector<std::string> experiments, trainings, objectives;
-  for (const auto e : c.grid.experiments) experiments.push_back(to_string(e));
-  for (const auto t : c.search.trainings) trainings.push_back(to_string(t));
-  for (const auto o : c.search.objectives) objectives.push_back(to_string(o));
-  // A std::map keeps the keys sorted, which is what makes the text canonical.
-  std::map<std::string, std::string> entries{
-      {"experiments", join_names(experiments)},
-      {"models", join_names(model_names(c.grid.models))},
-      {"gen-models", join_names(model_names(models_of(c, Experiment::gen)))},
-      {"n", join_grid(c.grid.n)},
-      {"d", join_grid(c.grid.d)},
-      {"gen-n", join_grid(n_grid_of(c, Experiment::gen))},
-      {"gen-d", join_grid(d_grid_of(c, Experiment::gen))},
-      {"k", join_grid(c.grid.k)},
-      {"N", join_grid(c.grid.N)},
-      {"layers", join_grid(c.grid.layers)},
-      {"activation", to_string(c.activation)},
-      {"trials", std::to_string(c.grid.trials)},
-      {"seed", std::to_string(c.seed)},
-      {"positions", c.search.positions.to_string()},
-      {"max-evals", std::to_string(c.search.max_evals)},
-      {"rel-tol", format_double(c.search.rel_tol)},
-      {"sphere-starts", std::to_string(c.search.sphere_starts)},
-      {"min-total-sphere-starts", min_total_sphere_starts_text(c.search.min_total_sphere_starts)},
-      {"near-origin-starts", std::to_string(c.search.near_origin_starts)},
-      {"screen-points", std::to_string(c.search.screen_points)},
-      {"upper-bound", c.search.upper_bound ? "true" : "false"},
-      {"guided-start", c.search.guided_start ? "true" : "false"},
-      {"training", join_names(trainings)},
-      {"objective", join_names(objectives)},
-      {"data", c.data.to_string()},
-      {"save-witness", c.save_witness ? "true" : "false"},
-      {"budget-check", std::to_string(c.search.budget_check)},
-  };
-  // Only when not the default, so that files written before the key existed still resume; and
-  // only when a model it applies to is in the study: without one, marginal runs the same tasks
-  // as full, and the two must resume each other.
-  if (c.rf_sampling == RfSampling::marginal && has_marginal_sampler_model(c)) {
-    entries["rf-sampling"] = "marginal";
-  }
-  // Likewise heads and the mask, which only change the models they apply to (one H is written
-  // as before the heads grid existed).
-  if (has_multi_head_model(c)) entries["heads"] = join_grid(c.grid.heads);
-  // The MLP width only when not the default (files before mlp-width existed ran 4d) and a model
-  // with an MLP is in the study.
-  if (has_mlp_model(c) && c.grid.mlp_width != StudyGrid{}.mlp_width) {
-    entries["mlp-width"] = join_grid(c.grid.mlp_width);
-  }
-  if (c.mask != AttentionMask::none && has_attention_model(c)) entries["mask"] = to_string(c.mask);
-  if (c.descriptive) entries["purpose"] = "descriptive";
-  // The encoder's folder and layer only with a model that reads them; its weights' digest is an
-  // input fingerprint (a changed file is refused on resume, like changed data).
-  if (has_encoder_model(c)) {
-    entries["encoder"] = c.encoder_path;
-    entries["encoder-layer"] = std::to_string(c.encoder_layer);
-  }
-  // The race only when on (files before it existed searched without one and still resume).
-  if (c.search.race_evaluations > 0) {
-    entries["race-evaluations"] = std::to_string(c.search.race_evaluations);
-    entries["race-survivors"] = std::to_string(c.search.race_survivors);
-  }
-  if (c.grid.first_trial > 0) entries["first-trial"] = std::to_string(c.grid.first_trial);
-  if (c.grid.max_trials > 0) entries["max-trials"] = std::to_string(c.grid.max_trials);
-  if (!c.grid.select.empty()) entries["select"] = c.grid.select.to_string();
-  if (has_multi_word(c)) {
-    std::vector<std::string> fractions;
-    for (const double f : c.grid.words_fraction) fractions.push_back(format_double(f));
-    entries["words"] = join_grid(c.grid.words);
-    entries["words-fraction"] = join_names(fractions);
-    entries["word-sets"] = c.search.word_sets.to_string();
-  }
-  std::string text;
-  for (const auto& [key, value] : entries) text += key + " = " + value + "\n";
-  return text;
-}
+std::string canonical_text(const StudyConfig& c) { return settings_text(study_settings(c)); }
 
 }  // namespace wordsens

@@ -26,7 +26,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "analysis"))
 
 from wordsens_analysis import claims, read_results, rules, sequential, verdicts  # noqa: E402
-from wordsens_analysis.combined import build_studies, config_value  # noqa: E402
+from wordsens_analysis.combined import build_studies  # noqa: E402
 
 SCRIPT = os.path.join(ROOT, "jobs", "reproduce_paper.sh")
 BIN = os.environ.get("WORDSENS_BIN")
@@ -295,7 +295,7 @@ def test_trials_are_added_only_where_a_claim_was_open(adaptive):
             assert set(r.ws["model"]) <= models, (f.name, open_claims, decided)
             # The planned points are exactly the selected ones, and a decided claim's model
             # gets trials only as the partner of an open one.
-            sel = config_value(r.attrs["config_text"], "select")
+            sel = r.config.get("select")
             assert sel and set(r.tasks["model"]) == set(r.ws["model"])
 
 

@@ -199,9 +199,11 @@ trials = 2
 
 
 def _drop_models_traits_of_1_10(f):
-    """What an older writer's /models lacks: the traits format 1.10 added."""
+    """What a writer before 1.10 lacks: the traits format 1.10 added to /models, and /config
+    (1.11)."""
     for column in names.MODEL_COLUMNS_1_10:
         del f["models"][column]
+    del f[names.GROUP_CONFIG]
 
 
 def _task_table_crc(f, without=()) -> int:

@@ -4,7 +4,7 @@ cannot refute) on data where it does not."""
 import numpy as np
 import pandas as pd
 
-from wordsens_analysis import multi_word, rules, verdicts
+from wordsens_analysis import multi_word, rules, stored_config, verdicts
 
 RF_N = (32, 64, 128)
 RAF_N = (8, 16, 32)
@@ -133,8 +133,8 @@ def test_files_without_several_words_get_no_multi_word_rows():
 
 def test_fractions_are_read_and_rounded_as_the_driver_plans_them():
     text = "seed = 1\nwords = 1,2\nwords-fraction = 0.125,0.3\nword-sets = first\n"
-    assert multi_word.fractions_of(text) == [0.125, 0.3]
-    assert multi_word.fractions_of("words-fraction = \n") == []
-    assert multi_word.fractions_of(None) == []
+    assert stored_config.config_of_text(text)["words-fraction"] == [0.125, 0.3]
+    assert stored_config.config_of_text("words-fraction = \n")["words-fraction"] == []
+    assert stored_config.value(stored_config.config_of_text(None), "words-fraction") == []
     assert [multi_word.words_at_fraction(0.3, 10), multi_word.words_at_fraction(0.1, 25),
             multi_word.words_at_fraction(0.25, 8)] == [3, 3, 2]

@@ -106,6 +106,24 @@ TEST(FormatDoc, ColumnTablesAreTheWritersSchemas) {
   }
 }
 
+// The keys of /config in FORMAT.md are the study's settings with the kinds the writer stores
+// (study/study_settings.cpp; the analysis reader's kinds are compared with the same block by
+// tests/python/test_stored_config.py).
+TEST(FormatDoc, TheKeysOfConfigAreTheStudysSettings) {
+  const std::string doc = format_md();
+  const std::string begin =
+      "<!-- keys of /config: generated from study/study_settings.cpp "
+      "(tests/unit/io/format_doc_test.cpp compares them) -->\n";
+  const std::string end = "<!-- end of the keys of /config -->";
+  const auto b = doc.find(begin);
+  ASSERT_NE(b, std::string::npos) << "no marker: " << begin;
+  const auto e = doc.find(end, b);
+  ASSERT_NE(e, std::string::npos) << "no marker: " << end;
+  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), stored_config_markdown())
+      << "the block in analysis/FORMAT.md must read:\n"
+      << stored_config_markdown();
+}
+
 // The invariants of a record in FORMAT.md are the ones every reader checks
 // (study/record_invariants.cpp; the Python reader's list is compared with the same block by
 // tests/python/test_record_invariants.py).
