@@ -6,7 +6,7 @@ find_package(MPI 3.0 REQUIRED COMPONENTS C)
 find_package(HDF5 1.10.1 REQUIRED COMPONENTS C)
 find_package(ZLIB 1.2 REQUIRED)  # crc32 of the results file's task table (HDF5 links it anyway)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
-# A pretrained encoder's weights (io/encoder_weights.cpp): the safetensors header is JSON, the
+# A pretrained encoder's weights (io/inputs/encoder_weights.cpp): the safetensors header is JSON, the
 # file's digest SHA-256.
 find_package(nlohmann_json 3 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)

@@ -1,7 +1,7 @@
 """The damage rules of a results file, as `wordsens info --check` applies them.
 
 A file of format 1.5 or later (names.CHECKED_MINOR) is checked like the C++ readers check it
-(src/io/consistency.cpp, src/io/content_checks.cpp, src/io/record_checks.cpp), so that the
+(src/io/integrity/consistency.cpp, src/io/integrity/content_checks.cpp, src/io/integrity/record_checks.cpp), so that the
 report refuses what `wordsens info` refuses: the file holds nothing a format newer than its
 version added, every dataset reads back through its Fletcher-32 checksums, the tables fit
 together (the rows of done tasks form a prefix, each names a known task of its experiment, no
@@ -68,7 +68,7 @@ def _collection_problem(data, at: int) -> str:
 
 
 def global_heap_problem(path: str) -> str:
-    """"" when every global heap collection of the file is well formed (src/io/global_heap.cpp):
+    """"" when every global heap collection of the file is well formed (src/io/h5/global_heap.cpp):
     HDF5 reads variable-length strings from it without a checksum and trusts its sizes, so a
     damaged one crashes h5py (SIGSEGV) or makes it loop. Only files before format 1.5 (and files
     edited by other tools) have one."""

@@ -1,5 +1,5 @@
 """The invariants of a record (FORMAT.md "Invariants of a record"), as the C++ readers check them
-(src/study/record_invariants.cpp, src/io/record_checks.cpp): the fields of one record of a done
+(src/study/record_invariants.cpp, src/io/integrity/record_checks.cpp): the fields of one record of a done
 task against each other, its task and its file, and the rows of one gen task together.
 
 damage.py calls check_invariants once the tables fit together and every value is one a run

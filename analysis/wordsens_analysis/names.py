@@ -1,6 +1,6 @@
 """Every HDF5 name the reader uses, in one place, mirroring analysis/FORMAT.md.
 
-The C++ writer defines the groups and attributes once in src/io/schema.hpp and the record
+The C++ writer defines the groups and attributes once in src/io/format/schema.hpp and the record
 columns in src/study/record_fields.cpp. The reader does not need a list of columns: it reads
 every 1-D dataset of a table (each carries its `unit` and `meaning` attributes), so a column
 added by a newer writer appears without a change here. The column tuples below are what the
@@ -101,7 +101,7 @@ OBJECTIVES = {0: "loss", 1: "align"}
 # What S_upper bounds: nothing, the supremum over all n positions, or over the examined ones.
 SCOPES = {0: "none", 1: "all", 2: "examined"}
 
-# ---- Damage rules (damage.py), as src/io/consistency.cpp and content_checks.cpp apply them ----
+# ---- Damage rules (damage.py), as src/io/integrity/consistency.cpp and content_checks.cpp apply them ----
 # Every dataset and root attribute a writer of format 1.5 creates, by name. The checks open
 # each by its name and never list a group's links or attributes: HDF5 1.10 frees pointers it
 # never set when it meets damaged link or attribute storage while listing (h5py then dies of
@@ -170,7 +170,7 @@ VALID_TEXT = {"finite": "finite", "nonnegative": "finite, >= 0", "positive": "fi
 CERTIFICATION_TOLERANCE = 1e-9
 
 # The format minor version that added each dataset, table and root attribute that did not exist
-# from 1.0 (src/io/layout.cpp's since_minor): a file holding one its format_version predates was
+# from 1.0 (src/io/format/layout.cpp's since_minor): a file holding one its format_version predates was
 # not written by a writer of that version (a newer file relabelled as an older one).
 _EVIDENCE = ("S_upper_scope", "cert_rel_err", "starts", "starts_at_budget", "stationarity",
              "S_budget_check")

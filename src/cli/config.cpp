@@ -19,7 +19,7 @@
 #include "cli/key_table.hpp"
 #include "cli/renamed_options.hpp"
 #include "cli/run_keys.hpp"
-#include "io/file_kind.hpp"
+#include "io/files/file_kind.hpp"
 #include "io/results_file.hpp"
 
 namespace po = boost::program_options;

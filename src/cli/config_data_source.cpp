@@ -6,8 +6,8 @@
 
 #include "cli/config.hpp"
 #include "data/embeddings_data_source.hpp"
-#include "io/embeddings_file.hpp"
-#include "io/encoder_weights.hpp"
+#include "io/inputs/embeddings_file.hpp"
+#include "io/inputs/encoder_weights.hpp"
 
 namespace wordsens::cli {
 

@@ -1,11 +1,11 @@
 // The `encoder` and `encoder-layer` keys: the trained models' weights, read once per process
-// through the io layer's one reader (io/encoder_weights.hpp), and the checks that tie them to
-// the study's data.
+// through the io layer's one reader (io/inputs/encoder_weights.hpp), and the checks that tie them
+// to the study's data.
 #include <memory>
 #include <string>
 
 #include "cli/config.hpp"
-#include "io/encoder_weights.hpp"
+#include "io/inputs/encoder_weights.hpp"
 
 namespace wordsens::cli {
 

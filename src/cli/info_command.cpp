@@ -14,7 +14,7 @@
 #include "cli/exit_codes.hpp"
 #include "core/errors.hpp"
 #include "core/printable.hpp"
-#include "io/build_provenance.hpp"
+#include "io/format/build_provenance.hpp"
 #include "io/results_file.hpp"
 
 namespace wordsens::cli {

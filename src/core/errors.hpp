@@ -20,8 +20,8 @@ class InputError : public std::runtime_error {
 };
 
 /// A wordsens results file that cannot be trusted: HDF5 cannot read its metadata, or its tables
-/// contradict each other (io/consistency.cpp). Exit code 1, like any failed I/O; the file is
-/// left as it is. The message names the file and the (first) problem.
+/// contradict each other (io/integrity/consistency.cpp). Exit code 1, like any failed I/O; the file
+/// is left as it is. The message names the file and the (first) problem.
 class DamagedFileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -2,7 +2,7 @@
 // The `embeddings:<path>` data source of the driver: texts and labels from an
 // EmbeddingsSource (data/embeddings_source.hpp). The test text of a trial is sample 0 of the
 // trial's shuffle, gen's training texts samples 1..N, so they are disjoint; labels come from
-// the source. The command line opens the file (io/embeddings_file.hpp), checks the grid with
+// the source. The command line opens the file (io/inputs/embeddings_file.hpp), checks the grid with
 // embeddings_needs() and hands over an in-memory table of just the sequences the tasks use.
 #include <cstdint>
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
 // Real-text samples (docs/METHOD.md §1: `embeddings` and the file layout) from a source of
-// token-embedding sequences. This header knows nothing of files: io/embeddings_file.hpp implements
-// the source for the HDF5 layout, tests can implement it in memory.
+// token-embedding sequences. This header knows nothing of files: io/inputs/embeddings_file.hpp
+// implements the source for the HDF5 layout, tests can implement it in memory.
 //
 // Which sequences a trial uses is a pure function of (master seed, trial, n) and the source:
 // a Philox-driven partial Fisher–Yates shuffle (Stream::data_selection, entity = trial) of the

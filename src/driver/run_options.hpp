@@ -27,9 +27,9 @@ struct RunOptions {
 };
 
 /// The canonical configuration text stored in the file and compared on resume: the study's
-/// keys, plus `shard = i/N` for a sharded run (merge ignores it, see io/schema.hpp kShardKeys).
-/// Leaves out what may change between resumes: output, overwrite, dry-run, format, calibration,
-/// walltime, progress, memory-per-rank.
+/// keys, plus `shard = i/N` for a sharded run (merge ignores it, see io/format/schema.hpp
+/// kShardKeys). Leaves out what may change between resumes: output, overwrite, dry-run, format,
+/// calibration, walltime, progress, memory-per-rank.
 [[nodiscard]] std::string config_text(const RunOptions& options);
 
 }  // namespace wordsens

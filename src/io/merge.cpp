@@ -3,10 +3,10 @@
 #include <map>
 #include <set>
 
-#include "io/build_provenance.hpp"
-#include "io/layout.hpp"
+#include "io/format/build_provenance.hpp"
+#include "io/format/layout.hpp"
+#include "io/format/schema.hpp"
 #include "io/results_file.hpp"
-#include "io/schema.hpp"
 
 namespace wordsens::io {
 

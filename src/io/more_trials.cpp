@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "io/layout.hpp"
+#include "io/format/layout.hpp"
 #include "io/results_file.hpp"
 
 namespace wordsens::io {

@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "core/errors.hpp"
-#include "io/file_lock.hpp"
-#include "io/layout.hpp"
+#include "io/files/file_lock.hpp"
+#include "io/format/layout.hpp"
 
 namespace wordsens::io::detail {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to io/: the file-system side of writing a results file. A new file is built under a
 // temporary name next to its final one and renamed when ready; only the holder of the writer
-// lock (io/file_lock.hpp) does any of this, so two writers never interleave.
+// lock (io/files/file_lock.hpp) does any of this, so two writers never interleave.
 #include <string>
 #include <vector>
 

@@ -11,14 +11,16 @@
 #include <unordered_map>
 #include <variant>
 
-#include "io/build_provenance.hpp"
-#include "io/file_lock.hpp"
-#include "io/h5.hpp"
-#include "io/layout.hpp"
+#include "io/files/file_lock.hpp"
+#include "io/format/build_provenance.hpp"
+#include "io/format/contents.hpp"
+#include "io/format/layout.hpp"
+#include "io/format/row_crc.hpp"
+#include "io/format/schema.hpp"
+#include "io/h5/h5.hpp"
+#include "io/integrity/integrity.hpp"
 #include "io/more_trials.hpp"
 #include "io/output_path.hpp"
-#include "io/row_crc.hpp"
-#include "io/schema.hpp"
 
 namespace wordsens::io {
 

@@ -1,6 +1,6 @@
 #pragma once
-// The HDF5 results file of `wordsens run` (layout: analysis/FORMAT.md, names: io/schema.hpp).
-// Only rank 0 uses this class. No HDF5 type leaks out of this header.
+// The HDF5 results file of `wordsens run` (layout: analysis/FORMAT.md, names:
+// io/format/schema.hpp). Only rank 0 uses this class. No HDF5 type leaks out of this header.
 //
 // Crash safety: the file is written in HDF5's SWMR mode (latest format), so that its on-disk
 // state stays consistent while it is appended. Every append writes the rows, flushes, then sets
@@ -17,15 +17,11 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/file_contents.hpp"
+#include "io/format/file_contents.hpp"
+#include "io/format/format_doc.hpp"
+#include "io/integrity/task_planner.hpp"
 
 namespace wordsens::io {
-
-/// Plans the task table of a stored configuration text (config_text), or throws when this build
-/// cannot parse it. io/ sits below the configuration parser, so the command line registers it
-/// (set_task_planner); every consistency check then compares the stored task table with it.
-using TaskPlanner = std::function<std::vector<TaskSpec>(const std::string& config_text)>;
-void set_task_planner(TaskPlanner plan);
 
 /// Opens `path` read-only and checks its consistency: column lengths agree with the committed
 /// rows, every done task has exactly its rows, no duplicated rows, rows name tasks of /tasks,
@@ -49,20 +45,6 @@ void set_task_planner(TaskPlanner plan);
 /// 1000→1004 bytes, mtime …→…") or that only one of them lists. Empty when they agree.
 [[nodiscard]] std::vector<std::string> differing_inputs(const std::string& stored,
                                                         const std::string& current);
-
-/// The column table of a group ("/tasks", "/ws", "/gen", "/witness", "/models") as FORMAT.md
-/// prints it: one Markdown row per column with its dtype, unit and meaning (the same text the
-/// file stores in each dataset's `unit` and `meaning` attributes).
-[[nodiscard]] std::string column_table_markdown(const std::string& group);
-
-/// analysis/FORMAT.md's table of the keys of /config (format 1.11): each study key, its kind and
-/// how it is stored (io/stored_config.cpp).
-[[nodiscard]] std::string stored_config_markdown();
-
-/// Every table, dataset and root attribute that a format after 1.0 added, with the minor version
-/// that added it ("ws/row_crc32" 6, "models" 7 for a whole table, "@task_table_crc32" 5 for an
-/// attribute): what the readers refuse in a file whose format_version predates it.
-[[nodiscard]] std::vector<std::pair<std::string, int>> format_additions();
 
 class ResultsFile {
  public:

@@ -1,6 +1,6 @@
 #pragma once
 // Each record's columns, described once: name, type, unit, one-line meaning, and where the value
-// lives in the record. The results file's layout, appends and reads (io/layout.cpp,
+// lives in the record. The results file's layout, appends and reads (io/format/layout.cpp,
 // io/results_file.cpp, io/results_reader.cpp), the per-column `unit` and `meaning` attributes of
 // the file, the MPI encoding of a record (study/task_output.cpp) and the column tables of
 // analysis/FORMAT.md (checked by tests/unit/io/format_doc_test.cpp) all follow these tables, so a
@@ -19,8 +19,8 @@ namespace wordsens {
 enum class FieldType : std::uint8_t { f64, i64, u32, u8 };
 
 /// The values a column may hold. A stored value outside them cannot come from a run: the
-/// readers of a results file refuse it as damage (io/content_checks.cpp; analysis/FORMAT.md
-/// "Valid values"; the Python reader's names.VALID mirrors this table).
+/// readers of a results file refuse it as damage (io/integrity/content_checks.cpp;
+/// analysis/FORMAT.md "Valid values"; the Python reader's names.VALID mirrors this table).
 enum class Valid : std::uint8_t {
   any,                 // not checked (task ids: the consistency check has its own rules)
   finite,              // a finite number

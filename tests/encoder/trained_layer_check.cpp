@@ -5,7 +5,7 @@
 //   trained_layer_check FOLDER LAYER REFERENCE TOLERANCE
 //
 // FOLDER is the encoder (config.json, model.safetensors), read by the suite's one reader
-// (io/encoder_weights.hpp). REFERENCE is a safetensors file of F64 tensors: U (n × d, the
+// (io/inputs/encoder_weights.hpp). REFERENCE is a safetensors file of F64 tensors: U (n × d, the
 // normalised states of layer LAYER − 1; n (1) its rows), attention and layer (n × d: MHA and the
 // layer's output at X = γ₀ ⊙ U + β₀, the encoder's own hidden states), position (1) and delta (d),
 // and attention_moved and layer_moved (the same at U with row `position` moved by delta). For both
@@ -20,8 +20,8 @@
 #include <iostream>
 #include <string>
 
-#include "io/encoder_weights.hpp"
-#include "io/safetensors.hpp"
+#include "io/inputs/encoder_weights.hpp"
+#include "io/inputs/safetensors.hpp"
 #include "models/shared/feature_map.hpp"
 
 namespace {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A model's name is looked up only at the edges: where text comes in (the configuration's
 `models` key, cli/run_keys.cpp, and its `select` key, study/point_selection.cpp; a results
-file's task table, io/layout.cpp) and where the catalogue defines the lookup
+file's task table, io/format/layout.cpp) and where the catalogue defines the lookup
 (models/shared/model_kind.*). Every other layer carries the
 ModelKind and asks its traits, so a new model cannot be missed by a branch on its name.
 
@@ -17,7 +17,7 @@ import sys
 
 import source_checks
 
-EDGES = {"cli/run_keys.cpp", "study/point_selection.cpp", "io/layout.cpp",
+EDGES = {"cli/run_keys.cpp", "study/point_selection.cpp", "io/format/layout.cpp",
          "models/shared/model_kind.hpp", "models/shared/model_kind.cpp"}
 LOOKUP = re.compile(r"\b(find_model|model_kinds?)\s*\(")
 NAME = r'"(?:rf|drf|raf|raf_relu)"'
@@ -46,7 +46,7 @@ def violations(src_dir):
 
 def self_test():
     fine = {"cli/run_keys.cpp": "auto k = model_kinds(names);\n",
-            "io/layout.cpp": "const auto kind = find_model(stored);\n",
+            "io/format/layout.cpp": "const auto kind = find_model(stored);\n",
             "study/study.cpp": "if (traits(task.model).attention) {}\n"}
     cases = {
         "study/cost_model.cpp": "auto k = model_kind(task_name);\n",

@@ -2,6 +2,7 @@
 expects each bad one to give exactly one violation naming its file, and the command line
 (SRC_DIR, or --self-test) with its exit codes."""
 import os
+import re
 import sys
 import tempfile
 
@@ -47,3 +48,35 @@ def main(argv, doc, violations, run_self_test, clean):
     if not found:
         print(clean)
     return 1 if found else 0
+
+
+def folder_order_violations(layer_dir, layer, rank, script):
+    """The includes of a layer's subfolders that do not point downward: each file of folder F
+    (under layer_dir, "" for the layer's own files) may include `"<layer>/G/…"` only for G = F or
+    rank[G] < rank[F]; a folder, or an included folder, missing from `rank` is a violation too,
+    so that a new one is placed in the order on purpose. `script` names the order's file."""
+    include = re.compile(r'^\s*#\s*include\s+"' + re.escape(layer) +
+                         r'/(?:([a-z_0-9]+)/)?[^"]+"', re.M)
+    found = []
+    for here, _dirs, files in os.walk(layer_dir):
+        folder = os.path.relpath(here, layer_dir)
+        folder = "" if folder == "." else folder
+        for name in sorted(files):
+            if not name.endswith((".hpp", ".cpp")):
+                continue
+            where = os.path.join(layer, folder, name)
+            if folder not in rank:
+                found.append(f"{where}: folder {layer}/{folder}/ is not in the order of {script}")
+                continue
+            with open(os.path.join(here, name), encoding="utf-8") as source:
+                text = source.read()
+            for match in include.finditer(text):
+                target = match.group(1) or ""
+                line = text.count("\n", 0, match.start()) + 1
+                if target not in rank:
+                    found.append(f"{where}:{line}: includes {layer}/{target}/, which is not in "
+                                 "the order")
+                elif target != folder and rank[target] >= rank[folder]:
+                    found.append(f"{where}:{line}: {layer}/{folder or '*.cpp'} must not include "
+                                 f"{layer}/{target or '*.hpp'} ({match.group(0).strip()})")
+    return found

@@ -233,9 +233,9 @@ def test_witness_memory_budget(tmp_path, monkeypatch):
 
 def test_names_mirror_the_cpp_schema():
     """Every name the reader uses is defined by the writer: groups and attributes in
-    src/io/schema.hpp, record columns in src/study/record_fields.cpp (a ragged column <x> there
+    src/io/format/schema.hpp, record columns in src/study/record_fields.cpp (a ragged column <x> there
     gives the datasets <x>_offset, <x>_length and <x>_values)."""
-    schema = open(f"{ROOT}/src/io/schema.hpp", encoding="utf-8").read()
+    schema = open(f"{ROOT}/src/io/format/schema.hpp", encoding="utf-8").read()
     fields = open(f"{ROOT}/src/study/record_fields.cpp", encoding="utf-8").read()
     used = {names.FILETYPE, names.ATTR_FILETYPE, names.ATTR_FORMAT_VERSION, names.DONE,
             *names.TASK_COLUMNS, *names.WS_COLUMNS, *names.GEN_COLUMNS, *names.WITNESS_COLUMNS,
@@ -267,6 +267,6 @@ def test_valid_values_mirror_the_cpp_record_fields():
         cpp.pop("task_id")
         assert names.VALID[group] == cpp, group
         assert set(cpp.values()) <= set(names.VALID_TEXT)
-    schema = open(f"{ROOT}/src/io/schema.hpp", encoding="utf-8").read()
+    schema = open(f"{ROOT}/src/io/format/schema.hpp", encoding="utf-8").read()
     assert f'kTaskTableCrc32 = "{names.ATTR_TASK_TABLE_CRC32}"' in schema
     assert f"kChecksumMinor = {names.CHECKED_MINOR};" in schema

@@ -2,8 +2,8 @@
 // The trained weights of one layer of a pretrained BERT-family encoder (post-LayerNorm, multi-head
 // self-attention with biases, GELU feed-forward), as the trained models use them
 // (models/trained/trained.hpp). The io layer reads them from the encoder's files
-// (io/encoder_weights.hpp); tests make small ones in memory. The matrices are stored to act on
-// the right of row vectors (x W + b), the transpose of the file's (out × in) layout.
+// (io/inputs/encoder_weights.hpp); tests make small ones in memory. The matrices are stored to act
+// on the right of row vectors (x W + b), the transpose of the file's (out × in) layout.
 //
 // Layer ℓ's input is the output of the LayerNorm that closes layer ℓ − 1 (the embedding layer's
 // for ℓ = 1): X = γ₀ ⊙ U + β₀ row by row, U the LayerNorm's normalised rows (mean 0, variance

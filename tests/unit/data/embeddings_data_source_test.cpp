@@ -10,7 +10,7 @@
 
 #include "core/errors.hpp"
 #include "data/embeddings_data_source.hpp"
-#include "io/embeddings_file.hpp"
+#include "io/inputs/embeddings_file.hpp"
 #include "unit/embeddings_fixture.hpp"
 
 namespace wordsens {

@@ -2,7 +2,7 @@
 // build), a resume by another build refused, a merge of two builds refused unless allowed and
 // then recorded, and a merged file naming its inputs' build. A file "of another build" is made
 // here by creating it with RunProvenance::build set.
-#include "io/build_provenance.hpp"
+#include "io/format/build_provenance.hpp"
 
 #include <gtest/gtest.h>
 

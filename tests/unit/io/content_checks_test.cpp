@@ -1,6 +1,6 @@
-// The content checks of a results file (io/content_checks.cpp, io/global_heap.cpp): every
-// dataset carries its checksum and a damaged chunk is named with its rows, record values a run
-// cannot write are damage, the task table is compared with its checksum and its plan, and a
+// The content checks of a results file (io/integrity/content_checks.cpp, io/h5/global_heap.cpp):
+// every dataset carries its checksum and a damaged chunk is named with its rows, record values a
+// run cannot write are damage, the task table is compared with its checksum and its plan, and a
 // damaged global heap is refused before HDF5 reads a string from it.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "io/global_heap.hpp"
+#include "io/h5/global_heap.hpp"
 #include "io/results_file.hpp"
 #include "io_test_support.hpp"
 

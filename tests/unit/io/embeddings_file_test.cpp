@@ -1,7 +1,7 @@
 // The reader of embeddings files (docs/METHOD.md §1) on the tiny fixtures of
 // tests/fixtures/embeddings (make_fixtures.py says what each one breaks): one test per validation
 // rule, and exact values.
-#include "io/embeddings_file.hpp"
+#include "io/inputs/embeddings_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "io/embeddings_file.hpp"
+#include "io/inputs/embeddings_file.hpp"
 
 namespace wordsens {
 namespace {

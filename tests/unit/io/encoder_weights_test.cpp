@@ -1,7 +1,7 @@
-// The encoder weights reader (io/encoder_weights.hpp, io/safetensors.hpp): a BERT folder written
-// here by hand (config.json and a safetensors file of known values) is read back layer by layer,
-// matrices transposed to act on rows; every malformed file is refused with one line naming it;
-// SHA-256 against the NIST vectors.
+// The encoder weights reader (io/inputs/encoder_weights.hpp, io/inputs/safetensors.hpp): a BERT
+// folder written here by hand (config.json and a safetensors file of known values) is read back
+// layer by layer, matrices transposed to act on rows; every malformed file is refused with one line
+// naming it; SHA-256 against the NIST vectors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/encoder_weights.hpp"
-#include "io/safetensors.hpp"
+#include "io/inputs/encoder_weights.hpp"
+#include "io/inputs/safetensors.hpp"
 #include "io_test_support.hpp"
 
 namespace wordsens::io {

@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "io/format/schema.hpp"
 #include "io/results_file.hpp"
-#include "io/schema.hpp"
 #include "io_test_support.hpp"
 #include "study/record_invariants.hpp"
 
@@ -85,7 +85,7 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
 }
 
 // The column tables of FORMAT.md are the schemas the writer uses (study/record_fields.cpp and
-// io/layout.cpp), not a copy that can drift: each sits between two markers and must equal
+// io/format/layout.cpp), not a copy that can drift: each sits between two markers and must equal
 // column_table_markdown(group) to the letter.
 TEST(FormatDoc, ColumnTablesAreTheWritersSchemas) {
   const std::string doc = format_md();

@@ -6,8 +6,8 @@
 #include <map>
 #include <random>
 
+#include "io/format/summary_stats.hpp"
 #include "io/results_file.hpp"
-#include "io/summary_stats.hpp"
 #include "io_test_support.hpp"
 
 namespace wordsens::io {

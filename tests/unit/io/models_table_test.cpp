@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "io/format/schema.hpp"
 #include "io/results_file.hpp"
-#include "io/schema.hpp"
 #include "io_test_support.hpp"
 
 namespace wordsens::io {

@@ -1,6 +1,6 @@
-// The invariants of a record (study/record_invariants.hpp, io/record_checks.cpp): a record that
-// keeps them is consistent; each one broken, the others kept, is damage naming the invariant and
-// the task, for check_results (info --check, resume, merge) and read_results alike.
+// The invariants of a record (study/record_invariants.hpp, io/integrity/record_checks.cpp): a
+// record that keeps them is consistent; each one broken, the others kept, is damage naming the
+// invariant and the task, for check_results (info --check, resume, merge) and read_results alike.
 #include <gtest/gtest.h>
 
 #include <cmath>

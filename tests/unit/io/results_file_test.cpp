@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "io/format/schema.hpp"
 #include "io/results_file.hpp"
-#include "io/schema.hpp"
 #include "io_test_support.hpp"
 
 namespace wordsens::io {

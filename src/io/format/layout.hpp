@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/file_contents.hpp"
-#include "io/h5.hpp"
+#include "io/format/file_contents.hpp"
+#include "io/h5/h5.hpp"
 #include "study/record_fields.hpp"
 #include "study/task.hpp"
 
@@ -104,10 +104,10 @@ std::vector<ModelKind> models_run_by(const std::vector<TaskSpec>& tasks);
 std::uint8_t width_code(ModelWidth width);
 
 /// schema::attr::kTaskTableCrc32 of a configuration text and its task table
-/// (io/task_table_crc.cpp); `with_heads`: whether the table has the heads column (every writer
-/// from format 1.8 on), which the checksum then covers.
-/// `mlp_width_stored`: whether the table stores block's MLP width as its k (format 1.9 on);
-/// before, the checksum covered a k of 0 for block (read_tasks gives the width it ran).
+/// (io/format/task_table_crc.cpp); `with_heads`: whether the table has the heads column (every
+/// writer from format 1.8 on), which the checksum then covers. `mlp_width_stored`: whether the
+/// table stores block's MLP width as its k (format 1.9 on); before, the checksum covered a k of 0
+/// for block (read_tasks gives the width it ran).
 std::uint32_t task_table_crc32(const std::string& config_text, const std::vector<TaskSpec>& tasks,
                                bool with_heads = true, bool mlp_width_stored = true);
 
@@ -122,37 +122,5 @@ std::map<std::string, std::string> parse_config(const std::string& text);
 std::string utc_now();                             // 2026-11-26T00:10:00Z
 std::string config_hash(const std::string& text);  // FNV-1a 64, 16 hex digits
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
-
-}  // namespace wordsens::io::detail
-
-namespace wordsens::io::detail {
-
-/// The records of done tasks, sorted (see FileContents), and the task table; provenance
-/// attributes are filled too. Works on a file open in any mode. `done`, when given, are the done
-/// flags to use, read before any record column was (a live writer's rows are flushed before
-/// their flags, so the rows of every task they mark done are visible).
-FileContents read_contents(const h5::Handle& file, const ReadOptions& options = {},
-                           const std::vector<std::uint8_t>* done = nullptr);
-
-/// Rewrites /summary/ws and /summary/gen from `contents` (SWMR-safe: resizes and writes only).
-void write_summary_tables(const h5::Handle& file, const FileContents& contents);
-
-/// The consistency of an open results file (io/consistency.cpp): every problem that makes it
-/// damaged, and notes on the legitimate leftovers of a killed writer. Reads only the row
-/// columns it needs (task ids, done flags, keys, offsets and lengths). HDF5 read errors throw.
-Diagnosis diagnose(const h5::Handle& file);
-
-/// The content checks of diagnose (io/content_checks.cpp): every dataset reads back through
-/// its checksums, record values are in range, the task table matches its checksum and (with a
-/// registered TaskPlanner) the plan of config_text. Adds problems and notes to `d`.
-void check_content(const h5::Handle& file, int minor, Diagnosis& d);
-
-/// The invariants of every record of a done task (io/record_checks.cpp, the rules of
-/// study/record_invariants.hpp): adds one problem per invariant broken, with its first record.
-/// Reads every record (without witnesses): call it on a file whose tables are consistent.
-void check_record_invariants(const h5::Handle& file, Diagnosis& d);
-
-/// Throws DamagedFileError naming the first problem when `diagnosis` has any.
-void require_consistent(const std::string& path, const Diagnosis& diagnosis);
 
 }  // namespace wordsens::io::detail

@@ -1,10 +1,10 @@
 // The checksum of a record row (row_crc.hpp).
-#include "io/row_crc.hpp"
+#include "io/format/row_crc.hpp"
 
 #include <algorithm>
 
-#include "io/crc32.hpp"
-#include "io/schema.hpp"
+#include "io/format/crc32.hpp"
+#include "io/format/schema.hpp"
 
 namespace wordsens::io::detail {
 

@@ -9,13 +9,13 @@
 #include <unordered_map>
 #include <variant>
 
-#include "io/h5.hpp"
-#include "io/layout.hpp"
-#include "io/results_file.hpp"
-#include "io/row_crc.hpp"
-#include "io/schema.hpp"
-#include "io/stored_config.hpp"
-#include "io/tally.hpp"
+#include "io/format/layout.hpp"
+#include "io/format/row_crc.hpp"
+#include "io/format/schema.hpp"
+#include "io/h5/h5.hpp"
+#include "io/integrity/integrity.hpp"
+#include "io/integrity/tally.hpp"
+#include "io/integrity/task_planner.hpp"
 
 namespace wordsens::io {
 

@@ -3,10 +3,11 @@
 #include <map>
 #include <tuple>
 
-#include "io/h5.hpp"
-#include "io/layout.hpp"
-#include "io/schema.hpp"
-#include "io/summary_stats.hpp"
+#include "io/format/contents.hpp"
+#include "io/format/layout.hpp"
+#include "io/format/schema.hpp"
+#include "io/format/summary_stats.hpp"
+#include "io/h5/h5.hpp"
 
 namespace wordsens::io::detail {
 

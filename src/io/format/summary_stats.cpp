@@ -1,4 +1,4 @@
-#include "io/summary_stats.hpp"
+#include "io/format/summary_stats.hpp"
 
 #include <algorithm>
 #include <cmath>

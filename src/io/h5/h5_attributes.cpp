@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "io/global_heap.hpp"
-#include "io/h5.hpp"
-#include "io/h5_paths.hpp"
+#include "io/h5/global_heap.hpp"
+#include "io/h5/h5.hpp"
+#include "io/h5/h5_paths.hpp"
 
 namespace wordsens::io::h5 {
 

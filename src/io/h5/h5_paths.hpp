@@ -3,7 +3,7 @@
 // ("r.h5:/ws/S", "r.h5:/@filetype"). Includes hdf5.h through h5.hpp only.
 #include <string>
 
-#include "io/h5.hpp"
+#include "io/h5/h5.hpp"
 
 namespace wordsens::io::h5::detail {
 

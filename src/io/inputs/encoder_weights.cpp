@@ -1,4 +1,4 @@
-#include "io/encoder_weights.hpp"
+#include "io/inputs/encoder_weights.hpp"
 
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/safetensors.hpp"
+#include "io/inputs/safetensors.hpp"
 
 namespace wordsens::io {
 namespace {

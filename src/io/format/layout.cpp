@@ -1,5 +1,5 @@
 // The results-file layout: columns per table, creation, and checked opening.
-#include "io/layout.hpp"
+#include "io/format/layout.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,10 +8,11 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/build_provenance.hpp"
-#include "io/file_kind.hpp"
-#include "io/schema.hpp"
-#include "io/stored_config.hpp"
+#include "io/files/file_kind.hpp"
+#include "io/format/build_provenance.hpp"
+#include "io/format/format_doc.hpp"
+#include "io/format/schema.hpp"
+#include "io/format/stored_config.hpp"
 
 namespace wordsens::io::detail {
 

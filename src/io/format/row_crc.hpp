@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/layout.hpp"
+#include "io/format/layout.hpp"
 
 namespace wordsens::io::detail {
 

@@ -8,10 +8,12 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "io/h5.hpp"
-#include "io/layout.hpp"
-#include "io/schema.hpp"
-#include "io/tally.hpp"
+#include "io/format/contents.hpp"
+#include "io/format/layout.hpp"
+#include "io/format/schema.hpp"
+#include "io/h5/h5.hpp"
+#include "io/integrity/integrity.hpp"
+#include "io/integrity/tally.hpp"
 #include "study/record_invariants.hpp"
 
 namespace wordsens::io::detail {

@@ -12,11 +12,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/build_provenance.hpp"
-#include "io/h5.hpp"
-#include "io/layout.hpp"
-#include "io/schema.hpp"
-#include "io/tally.hpp"
+#include "io/format/build_provenance.hpp"
+#include "io/format/layout.hpp"
+#include "io/format/schema.hpp"
+#include "io/h5/h5.hpp"
+#include "io/integrity/integrity.hpp"
+#include "io/integrity/tally.hpp"
 
 namespace wordsens::io::detail {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/file_contents.hpp"
+#include "io/format/file_contents.hpp"
 
 namespace wordsens::io {
 

@@ -1,4 +1,4 @@
-#include "io/safetensors.hpp"
+#include "io/inputs/safetensors.hpp"
 
 #include <sys/stat.h>
 

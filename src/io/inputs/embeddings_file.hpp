@@ -1,7 +1,7 @@
 #pragma once
 // Reader of the real-text embeddings file: /tokens (sequences × max_len × d_emb,
 // floating point), /lengths (integers), /labels (integers ±1), optional /text and provenance
-// attributes. This header does not include hdf5.h (only io/h5.hpp does), so the driver and the
+// attributes. This header does not include hdf5.h (only io/h5/h5.hpp does), so the driver and the
 // tests can use it like any other EmbeddingsSource.
 //
 // open() validates the layout once and keeps the small arrays (lengths, labels) in memory;

@@ -1,4 +1,4 @@
-#include "io/embeddings_file.hpp"
+#include "io/inputs/embeddings_file.hpp"
 
 #include <sys/stat.h>
 
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/file_kind.hpp"
-#include "io/h5.hpp"
+#include "io/files/file_kind.hpp"
+#include "io/h5/h5.hpp"
 
 namespace wordsens::io {
 

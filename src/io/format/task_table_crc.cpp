@@ -3,9 +3,9 @@
 #include <bit>
 #include <cstring>
 
-#include "io/crc32.hpp"
-#include "io/layout.hpp"
-#include "io/schema.hpp"
+#include "io/format/crc32.hpp"
+#include "io/format/layout.hpp"
+#include "io/format/schema.hpp"
 #include "models/shared/model_kind.hpp"
 
 namespace wordsens::io::detail {

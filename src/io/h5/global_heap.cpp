@@ -1,7 +1,7 @@
 // The global heap check (global_heap.hpp), after the HDF5 file format specification's "Global
 // Heap" (collection: "GCOL", version 1, 3 reserved bytes, 8-byte size; objects: 2-byte index,
 // 2-byte reference count, 4 reserved bytes, 8-byte size, data padded to a multiple of 8).
-#include "io/global_heap.hpp"
+#include "io/h5/global_heap.hpp"
 
 #include <sys/stat.h>
 

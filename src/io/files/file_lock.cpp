@@ -1,4 +1,4 @@
-#include "io/file_lock.hpp"
+#include "io/files/file_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

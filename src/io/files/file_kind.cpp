@@ -1,4 +1,4 @@
-#include "io/file_kind.hpp"
+#include "io/files/file_kind.hpp"
 
 #include <sys/stat.h>
 

@@ -1,7 +1,7 @@
 // Checked wrappers around the HDF5 C API (see h5.hpp for why they exist).
-#include "io/h5.hpp"
+#include "io/h5/h5.hpp"
 
-#include "io/h5_paths.hpp"
+#include "io/h5/h5_paths.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -78,7 +78,7 @@ Handle file_access(bool clear_status, unsigned read_attempts = 0) {
         "H5Pset_libver_bounds", "file access list");
 #if H5_VERSION_GE(1, 10, 7)
   // HDF5's own flock cannot tell a live writer from a killed one once the superblock says
-  // "open for write"; the results file uses its own lock instead (io/file_lock.hpp).
+  // "open for write"; the results file uses its own lock instead (io/files/file_lock.hpp).
   check(H5Pset_file_locking(fapl.id(), 0, 1), "H5Pset_file_locking", "file access list");
 #endif
   if (clear_status) {

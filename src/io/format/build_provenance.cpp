@@ -1,4 +1,4 @@
-#include "io/build_provenance.hpp"
+#include "io/format/build_provenance.hpp"
 
 #include <algorithm>
 #include <charconv>
