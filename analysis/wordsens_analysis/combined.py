@@ -228,8 +228,7 @@ def study_table(studies: list, texts_blocks: dict) -> pd.DataFrame:
             tk = texts_key(res)
             rows.append({
                 "study": s.label, "file": res.path,
-                "experiments": ",".join(stored_config.value(stored_config.of(res),
-                                                            "experiments", ["?"])),
+                "experiments": stored_config.text(stored_config.of(res), "experiments", "?"),
                 "models": ", ".join(sorted(set(res.ws.get("model", pd.Series(dtype=object)))
                                            | set(res.gen.get("model", pd.Series(dtype=object))))),
                 "seed": tk[0], "data": tk[1],

@@ -48,6 +48,19 @@ def value(config: dict, key: str, default=None):
     return ABSENT.get(key, default)
 
 
+def text(config: dict, key: str, default: str = "") -> str:
+    """A key's value as the configuration text spells it (a list joined by ',', a switch as
+    true or false), `default` when the file does not name it."""
+    if key not in config:
+        return default
+    v = config[key]
+    if isinstance(v, list):
+        return ",".join(format_real(x) if isinstance(x, float) else str(x) for x in v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
 def format_real(x: float) -> str:
     """The shortest %g spelling that reads back exactly (study/grid_spec.cpp format_double)."""
     text = ""
@@ -119,6 +132,8 @@ def typed_lines(text: str | None) -> list:
         key, sep, rest = line.partition("=")
         if not sep:
             continue
+        if not key.strip(" \t\r"):
+            continue  # no key: nothing the INI reader takes
         key, rest = section + key.strip(" \t\r"), rest.strip(" \t\r")
         kind = KINDS.get(key)
         v = parse_setting(kind, rest) if kind else None

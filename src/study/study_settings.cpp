@@ -268,6 +268,7 @@ std::vector<StoredSetting> settings_of_text(const std::string& config_text) {
     }
     const auto equals = line.find('=');
     if (equals == std::string::npos) continue;
+    if (trim(line.substr(0, equals)).empty()) continue;  // no key: nothing the INI reader takes
     const std::string key = section + trim(line.substr(0, equals));
     const std::string text = trim(line.substr(equals + 1));
     const auto kind = setting_kind(key);

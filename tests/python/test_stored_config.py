@@ -190,6 +190,12 @@ def test_the_upgrade_path_reads_a_text_as_the_writer_types_it():
         "n": [8, 16], "d": "08", "rel-tol": 1e-07, "upper-bound": True, "shard": "1/4",
         "min-total-sphere-starts": -1, "seed": 2, "words-fraction": [], "run.trials": "3"}
     assert stored_config.config_of_text(None) == {}
+    assert stored_config.config_of_text("= 3\n n = 8 \n") == {"n": [8]}
+    config = stored_config.config_of_text("experiments = ws,gen\nrel-tol = 1e-07\nwords-fraction"
+                                          " = 0.25,0.1\nupper-bound = false\nmodels = rf, raf\n")
+    assert [stored_config.text(config, k) for k in ("experiments", "rel-tol", "words-fraction",
+                                                   "upper-bound", "models", "mask")] == [
+        "ws,gen", "1e-07", "0.25,0.1", "false", "rf, raf", ""]
     for kind, text in (("real", "0.1"), ("real", "1e-07"), ("real", "123456789012"),
                        ("reals", "0.25,0.1"), ("integer", "-3"), ("texts", "1D,80")):
         assert stored_config.setting_text(kind, stored_config.parse_setting(kind, text)) == text

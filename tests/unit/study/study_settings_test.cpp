@@ -118,7 +118,8 @@ TEST(StudySettings, OnlyTheCanonicalSpellingIsTyped) {
 
 TEST(StudySettings, AStoredTextIsReadAsTheIniReaderReadsIt) {
   const auto settings = settings_of_text(
-      "n = 8,16\nd = 08\nshard = 1/4\n# a comment\n\nseed = 1\nseed = 2\n[run]\ntrials = 3\n");
+      "n = 8,16\nd = 08\nshard = 1/4\n# a comment\n\n = 3\nseed = 1\nseed = 2\n[run]\ntrials = "
+      "3\n");
   const std::vector<StoredSetting> expected{
       {"n", SettingKind::integers, std::vector<std::int64_t>{8, 16}},
       {"d", SettingKind::text, std::string("08")},  // not the canonical spelling: as text
