@@ -311,9 +311,15 @@ run_options() {
   echo "${opts[@]+"${opts[@]}"}"
 }
 
-# embeddings_of CONFIG: the path of its embeddings file, empty for synthetic texts.
+# embeddings_of CONFIG: the path of its embeddings file, empty for synthetic texts; the study's
+# `data` as the binary resolves it (`wordsens config`, which reads no input: the file may not be
+# built yet).
 embeddings_of() {
-  sed -n 's/^[[:space:]]*data[[:space:]]*=[[:space:]]*embeddings:\(.*\)$/\1/p' "$1"
+  local data
+  data=$("$BIN" config "$1" --format=tsv | awk -F'\t' '$1 == "data" { print $3 }') || return 1
+  case $data in
+    embeddings:*) echo "${data#embeddings:}" ;;
+  esac
 }
 
 # prepare_script DATA: the script that builds a real-text study's embeddings file.

@@ -10,5 +10,6 @@ int run_command(int argc, char** argv);        // run_command.cpp: options, chec
 int merge_command(int argc, char** argv);      // merge_command.cpp: merge shard files
 int info_command(int argc, char** argv);       // info_command.cpp: what a results file holds
 int calibrate_command(int argc, char** argv);  // calibrate_command.cpp: the cost model's rates
+int config_command(int argc, char** argv);     // config_command.cpp: a study's stored settings
 
 }  // namespace wordsens::cli

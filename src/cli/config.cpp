@@ -184,7 +184,7 @@ std::vector<TaskSpec> plan_of_config_text(const std::string& text) {
 
 void install_task_planner() { io::set_task_planner(plan_of_config_text); }
 
-RunOptions parse_run_options(int argc, char** argv) {
+RunOptions parse_run_options(int argc, char** argv, bool read_encoder) {
   RunKeyValues r;
   RunOptions options;
   options.command_line = join_argv(argc, argv);
@@ -219,7 +219,7 @@ RunOptions parse_run_options(int argc, char** argv) {
   try {
     options.study = resolve_study(r);
     resolve_run(r, options);
-    load_encoder(options.study);
+    if (read_encoder) load_encoder(options.study);
   } catch (const InputError& e) {  // the same error, with the file and line of its key
     throw InputError(located(e.what(), origin));
   }

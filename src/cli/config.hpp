@@ -16,7 +16,9 @@
 namespace wordsens::cli {
 
 /// Parses argv of `wordsens run` (argv[0] is "run"). Throws InputError (one line).
-[[nodiscard]] RunOptions parse_run_options(int argc, char** argv);
+/// `read_encoder`: read the trained models' encoder weights (`wordsens config` only resolves the
+/// study's keys, without them).
+[[nodiscard]] RunOptions parse_run_options(int argc, char** argv, bool read_encoder = true);
 
 /// The study a configuration text describes (an INI text: a results file's config_text or a
 /// configuration file's), as `wordsens run` resolves it; the encoder's weights are not read.

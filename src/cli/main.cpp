@@ -28,6 +28,8 @@ void print_usage(std::ostream& out) {
          "  merge        merge results files of job-array shards\n"
          "  info FILE    what a results file holds and how complete it is\n"
          "  calibrate    time a short study here: the cost model's rates for --dry-run\n"
+         "  config       a study's configuration as its results file stores it (no run, no "
+         "inputs read)\n"
          "  ws           word-sensitivity estimates, one line per trial (no MPI, no results file)\n"
          "  gen          trained-head generalization after a one-word change (no MPI, no results "
          "file)\n"
@@ -46,6 +48,7 @@ int dispatch(std::string_view command, int argc, char** argv) {
     if (command == "merge") return merge_command(argc, argv);
     if (command == "info") return info_command(argc, argv);
     if (command == "calibrate") return calibrate_command(argc, argv);
+    if (command == "config") return config_command(argc, argv);
     if (command == "version" || command == "--version") {
       std::cout << "wordsens " << wordsens::version::software << " " << wordsens::version::git_sha
                 << "\nbuild: " << wordsens::version::build << "\n";

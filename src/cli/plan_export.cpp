@@ -22,8 +22,24 @@ std::string number(double value) {
 // Bytes as a whole number, rounded up: what a script requests must not fall short by a byte.
 std::string bytes(double value) { return number(std::ceil(value)); }
 
-// A JSON string literal (the texts here are model names and task descriptions, but a config
-// path may hold anything).
+constexpr const char* kColumns[] = {"point", "experiment", "model",   "n",    "d",
+                                    "k",     "L",          "H",       "m",    "N",
+                                    "tasks", "flops",      "seconds", "bytes"};
+
+// The values of one point's row, in kColumns' order, as text (strings unquoted).
+std::vector<std::string> row(std::uint32_t id, const PlannedPoint& p, const StudyConfig& study) {
+  const TaskSpec& t = *p.first;
+  return {std::to_string(id),       to_string(t.experiment),
+          to_string(t.model),       std::to_string(t.n),
+          std::to_string(t.d),      std::to_string(t.k),
+          std::to_string(t.layers), std::to_string(t.heads),
+          std::to_string(t.words),  std::to_string(t.N),
+          std::to_string(p.count),  number(p.flops),
+          number(p.seconds),        bytes(estimated_task_bytes(t, study))};
+}
+
+}  // namespace
+
 std::string quoted(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {
@@ -52,24 +68,6 @@ std::string quoted(const std::string& text) {
   }
   return out + "\"";
 }
-
-constexpr const char* kColumns[] = {"point", "experiment", "model",   "n",    "d",
-                                    "k",     "L",          "H",       "m",    "N",
-                                    "tasks", "flops",      "seconds", "bytes"};
-
-// The values of one point's row, in kColumns' order, as text (strings unquoted).
-std::vector<std::string> row(std::uint32_t id, const PlannedPoint& p, const StudyConfig& study) {
-  const TaskSpec& t = *p.first;
-  return {std::to_string(id),       to_string(t.experiment),
-          to_string(t.model),       std::to_string(t.n),
-          std::to_string(t.d),      std::to_string(t.k),
-          std::to_string(t.layers), std::to_string(t.heads),
-          std::to_string(t.words),  std::to_string(t.N),
-          std::to_string(p.count),  number(p.flops),
-          number(p.seconds),        bytes(estimated_task_bytes(t, study))};
-}
-
-}  // namespace
 
 PlanFormat parse_plan_format(const std::string& text) {
   if (text == "table") return PlanFormat::table;

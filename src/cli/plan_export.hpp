@@ -19,6 +19,9 @@ namespace wordsens::cli {
 /// How --dry-run prints its plan (the run key `format`).
 enum class PlanFormat { table, tsv, json };
 
+/// A JSON string literal of any text (a configuration's paths may hold anything).
+[[nodiscard]] std::string quoted(const std::string& text);
+
 /// "table", "tsv" or "json"; throws InputError naming the key otherwise.
 [[nodiscard]] PlanFormat parse_plan_format(const std::string& text);
 

@@ -2,6 +2,7 @@
 study reads back as typed values equal to its config_text's, an older file gives the same values
 from its text, and a /config that says otherwise than config_text is damage for every reader."""
 import glob
+import json
 import os
 import re
 import shutil
@@ -49,6 +50,36 @@ def created(tmp_path, config, *args):
     return out
 
 
+def config_of(config, fmt, *args):
+    """`wordsens config`'s output (no encoder given: it reads no input)."""
+    p = subprocess.run([BIN, "config", str(config), f"--format={fmt}", *args],
+                       capture_output=True, text=True, timeout=60, env=ENV, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@needs_binary
+def test_config_prints_the_keys_without_reading_any_input(tmp_path):
+    """Its tsv rows have FORMAT.md's kinds; it needs neither the embeddings file nor the encoder a
+    study names; a bad key or format is refused with one line."""
+    ini = tmp_path / "trained.ini"
+    ini.write_text("models = trained_attn,raf\nencoder = no/such/folder\nn = 8\nd = 384\n"
+                   "data = embeddings:no/such/file.h5\nwords = 1,2\n")
+    rows = [line.split("\t") for line in config_of(ini, "tsv").splitlines()]
+    assert rows[0] == ["key", "kind", "value"]
+    assert {key: kind for key, kind, _ in rows[1:]} == {
+        key: stored_config.KINDS[key] for key, _, _ in rows[1:]}
+    values = {key: value for key, _, value in rows[1:]}
+    assert values["encoder"] == "no/such/folder" and values["data"] == "embeddings:no/such/file.h5"
+    typed = json.loads(config_of(ini, "json"))
+    assert typed["words"] == [1, 2] and typed["encoder-layer"] == 1 and typed["upper-bound"] is True
+    for args, words in ((["--n=0"], "n"), (["--format=xml"], "format"), (["--bogus=1"], "bogus")):
+        p = subprocess.run([BIN, "config", str(ini), *args], capture_output=True, text=True,
+                           timeout=60, env=ENV)
+        assert p.returncode == 2 and p.stdout == "", (args, p.stdout)
+        assert len(p.stderr.strip().splitlines()) == 1 and words in p.stderr, (args, p.stderr)
+
+
 def encoder_args(config):
     """The installed encoder's folder for a study of its layers (a clean clone has no link to
     it in the data cache)."""
@@ -77,7 +108,8 @@ def test_every_shipped_study_reads_back_typed(tmp_path):
     configs = sorted(glob.glob(os.path.join(ROOT, "jobs", "configs", "*.ini")))
     assert len(configs) >= 15
     for config in configs:
-        path = created(tmp_path, config, "--data=synthetic", *encoder_args(config))
+        args = ("--data=synthetic", *encoder_args(config))
+        path = created(tmp_path, config, *args)
         res = read_results(path)
         assert res.format_version[1] >= names.CONFIG_MINOR and not res.notes, (config, res.notes)
         assert res.config == stored_config.config_of_text(res.attrs["config_text"]), config
@@ -89,6 +121,9 @@ def test_every_shipped_study_reads_back_typed(tmp_path):
         assert set(res.tasks["model"]) <= set(res.config["models"]) | set(
             res.config["gen-models"])
         assert res.config["seed"] == res.attrs["master_seed"]
+        # `wordsens config` prints what the file stores, and the same values typed
+        assert config_of(config, "table", *args) == res.attrs["config_text"]
+        assert json.loads(config_of(config, "json", *args)) == res.config
 
 
 @pytest.fixture(scope="module")
