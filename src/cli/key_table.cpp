@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "study/study_settings.hpp"
+
 namespace wordsens::cli {
 
 namespace po = boost::program_options;
@@ -52,6 +54,17 @@ KeyTable& KeyTable::operator()(const char* name, std::string* target,
   auto* value = po::value(target);
   if (!requires_value(long_name(name))) value->default_value(default_text);
   return (*this)(name, value, std::move(format), meaning);
+}
+
+KeyTable& KeyTable::operator()(const char* name, std::string* target) {
+  const SettingDescription& d = setting_description(name);
+  if (d.is_switch) {
+    // `--name` alone means true; `--name=true|false` (and `name = true|false` in the file) says
+    // which. Its help shows no default (false).
+    return (*this)(name, po::value(target)->implicit_value("true", "")->value_name("[=true|false]"),
+                   {d.type, d.example}, d.meaning.c_str());
+  }
+  return (*this)(name, target, d.default_text, {d.type, d.example}, d.meaning.c_str());
 }
 
 namespace {

@@ -39,6 +39,10 @@ class KeyTable {
   KeyTable& operator()(const char* name, const boost::program_options::value_semantic* value,
                        KeyFormat format, const char* meaning);
 
+  /// A key of the study (study/study_settings.hpp), described there (its default, form, example
+  /// and meaning), kept as written in `target`; a switch is given alone or as =true|false.
+  KeyTable& operator()(const char* name, std::string* target);
+
   /// A key kept as written in `target` (parsed later, so that its own check names it), with
   /// its default as the file would write it.
   KeyTable& operator()(const char* name, std::string* target, const std::string& default_text,

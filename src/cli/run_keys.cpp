@@ -33,119 +33,17 @@ po::typed_value<std::string>* switch_value(std::string* target) {
 
 void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats* formats,
                     const KeySubset* subset) {
-  const StudyConfig defaults;
-  // Every model of the catalogue; the default stays the paper's four.
-  static const std::string models_meaning =
-      "models: " + known_model_list() + " (comma list; the default: the paper's four)";
-  // clang-format off
-  KeyTable(group, formats, subset)
-      ("experiments", &r.experiments, "ws",
-       {"comma list: ws, gen", "experiments = ws,gen"},
-       "experiments to run: ws (word sensitivity), gen (trained head after a one-word change)")
-      ("models", &r.models, "rf,drf,raf,raf_relu",
-       {"comma list: " + known_model_list(), "models = rf,raf"},
-       models_meaning.c_str())
-      ("gen-models", &r.gen_models, "",
-       {"comma list of models; empty: models", "experiments = ws,gen\ngen-models = rf,raf"},
-       "models of the gen experiment (comma list; empty: the same as models)")
-      ("n", &r.n, "10,20,40", {"integer grid", "n = 8:64:log4"},
-       "words per text: list (10,20,50) or range lo:hi:logM | lo:hi:linM | lo:hi:stepS")
-      ("d", &r.d, "8",
-       {"integer grid", "d = 64,128"},
-       "embedding dimension (grid, as n)")
-      ("gen-n", &r.gen_n, "",
-       {"integer grid; empty: n", "experiments = gen\ngen-n = 16,24,32"},
-       "words per text for the gen experiment (grid, as n; empty: the same as n)")
-      ("gen-d", &r.gen_d, "",
-       {"integer grid; empty: d", "experiments = gen\ngen-d = 16"},
-       "embedding dimension for the gen experiment (grid; empty: the same as d)")
-      ("k", &r.k, "1.0D",
-       {"width grid: multiples of D = n*d, integers or ranges", "k = 0.125D"},
-       "rf/drf width: multiples of D = n*d (1.0D, 0.5D) and/or integers or ranges")
-      ("mlp-width", &r.mlp_width, "4d",
-       {"width grid: multiples of d, integers or ranges", "mlp-width = 2d,4d"},
-       "block's MLP width (grid; each width one point, stored as the task's k): multiples of d "
-       "(4d, 0.5d) and/or integers or ranges; ignored without block")
-      ("N", &r.N, "20",
-       {"integer grid", "N = 20,40"},
-       "gen training-set sizes (grid; N < p)")
-      ("layers", &r.layers, "2",
-       {"integer grid", "layers = 2,4"},
-       "drf depth L (grid)")
-      ("activation", &r.activation, "relu",
-       {"relu, tanh or gelu", "activation = tanh"},
-       "activation of rf, drf and block's MLP: relu or tanh; gelu for block's MLP only")
-      ("heads", &r.heads, "4",
-       {"integer grid, each dividing every d", "heads = 1,2,4"},
-       "attention heads H of mhraf and block (grid; each head d/H wide); ignored without them")
-      ("mask", &r.mask, "none",
-       {"none or causal", "mask = causal"},
-       "the attention models' mask: none, or causal (word j attends to words 0..j only); "
-       "ignored without an attention model")
-      ("rf-sampling", &r.rf_sampling, "full",
-       {"full or marginal", "rf-sampling = marginal"},
-       "rf weights: full, or marginal (just the examined words' blocks plus exact Gaussian "
-       "residuals for the task's texts; same law of every result; S_upper then bounds the "
-       "examined positions only); ignored without rf in the study")
-      ("trials", &r.trials, std::to_string(defaults.grid.trials),
-       {"integer >= 1", "trials = 20"},
-       "independent trials per grid point")
-      ("first-trial", &r.first_trial, "0",
-       {"integer >= 0", "trials = 20\nfirst-trial = 20\nmax-trials = 40"},
-       "index of the first trial run (an extension of a study by more trials: trials "
-       "first-trial ... first-trial + trials - 1, the same texts and weights as those trials of "
-       "the study run at once; needs max-trials)")
-      ("max-trials", &r.max_trials, "0",
-       {"integer >= 0", "max-trials = 100"},
-       "the most trials per point the study may reach by extensions (0: none planned); fixes "
-       "the random streams of every trial and the number of looks the report corrects for")
-      ("select", &r.select, "",
-       {"selectors: axis:value lists separated by ;", "select = model:raf;model:rf,n:20"},
-       "grid points run (empty: all): selectors separated by ';', each a ','-list of axis:value "
-       "(axes experiment, model, n, d, k, N, L, H, m), e.g. model:raf,d:384;model:rf,d:768")
-      ("seed", &r.seed, "1",
-       {"integer in [0, 4294967295]", "seed = 7"},
-       "master seed, 0 ... 4294967295")
-      ("positions", &r.positions, "all",
-       {"all, first or random:m", "positions = random:4"},
-       "word positions examined: all, first or random:m")
-      ("words", &r.words, "1", {"integer grid", "words = 1,2,4"},
-       "ws: numbers m of words changed at once (grid, as n; 1: the word sensitivity S, m >= 2: "
-       "S_m); each m <= n")
-      ("words-fraction", &r.words_fraction, "",
-       {"comma list of fractions in (0, 1]", "words-fraction = 0.1,0.25"},
-       "ws: fractions f in (0, 1] adding m = ceil(f*n) at each n (comma list; holds m/n fixed "
-       "while n grows)")
-      ("word-sets", &r.word_sets, "first",
-       {"first, random:r or greedy", "words = 1,2\nword-sets = random:8"},
-       "ws with m >= 2: the word sets examined: first (words 0..m-1), random:r (r random "
-       "m-sets) or greedy (grown from the best single word)")
-      ("training", &r.training, "finetune,retrain",
-       {"comma list: finetune, retrain", "training = finetune"},
-       "gen training modes: finetune, retrain")
-      ("objective", &r.objective, "loss,align",
-       {"comma list: loss, align", "objective = loss"},
-       "gen Delta objectives: loss, align")
-      ("data", &r.data, "synthetic",
-       {"synthetic or embeddings:PATH", "data = embeddings:glove_brown.h5"},
-       "data source: synthetic or embeddings:<path>")
-      ("encoder", &r.encoder, "",
-       {"path of an encoder folder", "encoder = analysis/datasets/cache/minilm_model"},
-       "trained_attn, trained_layer and their twins: a pretrained BERT encoder's folder "
-       "(config.json, model.safetensors); its weights' SHA-256 is checked on resume and against "
-       "the data file's; ignored without those models")
-      ("encoder-layer", &r.encoder_layer, "1",
-       {"integer >= 1", "encoder-layer = 3"},
-       "the encoder's layer l those models take (1 ... its layer count); embeddings data must "
-       "hold layer l - 1's states in LayerNorm coordinates (docs/METHOD.md)")
-      ("save-witness", switch_value(&r.save_witness),
-       {"switch: true or false", "save-witness = true"},
-       "store per task the witness (i*, Delta*), the sample X and small weights")
-      ("purpose", &r.purpose, "claims",
-       {"claims or descriptive", "purpose = descriptive"},
-       "claims (the report judges the paper's claims on the study) or descriptive (a map, like "
-       "the regime map: the report shows its rows as a breakdown only)");
-  // clang-format on
+  // Each key as the study describes it (study/study_settings.cpp); here only where its text goes,
+  // in the order --help and docs/CONFIG.md show them.
+  KeyTable(group, formats, subset)("experiments", &r.experiments)("models", &r.models)(
+      "gen-models", &r.gen_models)("n", &r.n)("d", &r.d)("gen-n", &r.gen_n)("gen-d", &r.gen_d)(
+      "k", &r.k)("mlp-width", &r.mlp_width)("N", &r.N)("layers", &r.layers)(
+      "activation", &r.activation)("heads", &r.heads)("mask", &r.mask)(
+      "rf-sampling", &r.rf_sampling)("trials", &r.trials)("first-trial", &r.first_trial)(
+      "max-trials", &r.max_trials)("select", &r.select)("seed", &r.seed)("positions", &r.positions)(
+      "words", &r.words)("words-fraction", &r.words_fraction)("word-sets", &r.word_sets)(
+      "training", &r.training)("objective", &r.objective)("data", &r.data)("encoder", &r.encoder)(
+      "encoder-layer", &r.encoder_layer)("save-witness", &r.save_witness)("purpose", &r.purpose);
 }
 
 po::options_description describe_run_keys(

@@ -1,7 +1,7 @@
 #pragma once
-// The options of the word-sensitivity and head searches, declared once for `wordsens run`,
-// `wordsens ws` and `wordsens gen`: one spelling (the config key is the long option name), one
-// default (StudyConfig's) and one help text for each.
+// The options of the word-sensitivity and head searches for `wordsens run`, `wordsens ws` and
+// `wordsens gen`: each key described once, by the study (study/study_settings.hpp: its default,
+// form, example and help text).
 #include <boost/program_options.hpp>
 #include <string>
 

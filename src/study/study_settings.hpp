@@ -1,8 +1,8 @@
 #pragma once
-// The study's settings as a results file stores them: one row per key of the configuration text,
-// with the kind of its value and the rule that says when a study names it. canonical_text is made
-// from these rows, and the file's /config group holds the same values typed (format 1.11), so that
-// a reader takes `n` as integers rather than parsing the text again.
+// The study's settings: one row per key of the configuration, with how the command line and
+// docs/CONFIG.md describe it, the kind of its value and the rule that says when a study names it.
+// canonical_text is made from these rows, and the file's /config group holds the same values
+// typed (format 1.11), so that a reader takes `n` as integers rather than parsing the text again.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +37,19 @@ struct StoredSetting {
   SettingValue value;
   friend bool operator==(const StoredSetting&, const StoredSetting&) = default;
 };
+
+/// How the command line (--help) and docs/CONFIG.md describe a study key, next to its kind and
+/// value: the one description of the key.
+struct SettingDescription {
+  std::string default_text;  // as the file would write it (a switch has none)
+  std::string type;          // the form of its values
+  std::string example;       // a configuration using it (lines with the keys it needs)
+  std::string meaning;
+  bool is_switch = false;  // `--key` alone means true (save-witness)
+};
+
+/// The description of a study key; std::logic_error for a key the study does not have.
+[[nodiscard]] const SettingDescription& setting_description(const std::string& key);
 
 /// The settings a study names, sorted by key: every key that can change a result, the optional
 /// ones only where they apply (so that files written before a key existed still resume).

@@ -4,9 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/config.hpp"
+#include "cli/run_keys.hpp"
+#include "study/study_settings.hpp"
 #include "unit/cli/parse_helper.hpp"
 
 namespace wordsens::cli {
@@ -28,6 +33,26 @@ TEST(ConfigReference, EveryExampleIsAccepted) {
       const testing::TempFile ini(format.example + "\n");
       EXPECT_NO_THROW(static_cast<void>(testing::parse({ini.path()})));
     }
+  }
+}
+
+// The study's keys on the command line are the study's settings, each described there
+// (study/study_settings.cpp): a setting without a key, or a key without a setting, fails.
+TEST(ConfigReference, TheStudysKeysAreItsSettings) {
+  RunKeyValues r;
+  std::vector<std::pair<std::string, boost::program_options::options_description>> groups;
+  static_cast<void>(describe_run_keys(r, nullptr, &groups));
+  ASSERT_EQ(groups.size(), 2U);
+  std::set<std::string> keys, settings;
+  for (const auto& option : groups[0].second.options()) keys.insert(option->long_name());
+  for (const auto& [key, kind] : setting_kinds()) settings.insert(key);
+  EXPECT_EQ(keys, settings);
+  for (const auto& option : groups[1].second.options()) {  // the run's keys are not stored
+    EXPECT_FALSE(settings.count(option->long_name())) << option->long_name();
+  }
+  for (const auto& key : settings) {
+    const auto& d = setting_description(key);
+    EXPECT_FALSE(d.type.empty() || d.example.empty() || d.meaning.empty()) << key;
   }
 }
 
