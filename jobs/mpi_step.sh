@@ -25,15 +25,11 @@
 #   checkpoint before its first task would leave it, and is reported as one (exit 3).
 # - A USR1 sent to this script (Slurm's `--signal=B:USR1@…` reaches the batch shell, or a user's
 #   `kill -USR1`; one that comes before the step starts is remembered from the moment this file
-#   is sourced) is passed on as soon as the run can take it: under mpirun to the local ranks
+#   has been sourced) is passed on as soon as the run can take it: under mpirun to the local ranks
 #   that handle USR1 (one suffices: it tells rank 0, which checkpoints every rank), never to an
 #   mpirun that would die of it or forward it to ranks not started yet; under srun to srun at
 #   once (srun forwards it to the ranks, which hold it blocked until they can take it). Only
 #   one arriving in the instant mpirun is forked is dropped (the run then starts as usual).
-
-# From now on a USR1 to this shell is remembered, and passed on once the step runs.
-WORDSENS_PENDING_USR1=0
-trap 'WORDSENS_PENDING_USR1=1' USR1
 
 # Reopens a closed stdout or stderr of this shell on /dev/null. (Duplicating a descriptor fails
 # when it is closed; bash takes `>&1` itself as a no-op, hence descriptor 3. The test of stderr
@@ -125,7 +121,7 @@ wordsens_mpi_step() {
   fi
   shift
   WORDSENS_STEP_NAME=${WORDSENS_STEP_NAME:-mpi_step}
-  WORDSENS_STEP_LAUNCHER=$(basename "${launcher[0]}")
+  WORDSENS_STEP_LAUNCHER=${launcher[0]##*/}
   WORDSENS_STEP_OPEN_MPI=0
   case "${WORDSENS_STEP_LAUNCHER}" in
     mpirun | mpiexec | orterun) WORDSENS_STEP_OPEN_MPI=1 ;;
@@ -161,6 +157,13 @@ wordsens_mpi_step() {
   fi
   trap 'WORDSENS_PENDING_USR1=1' USR1
 }
+
+# From now on a USR1 to this shell is remembered, and passed on once the step runs. Set after
+# the functions above are read, not before: bash runs a trap between the commands it reads, and
+# one that runs while it is reading a `$( … )` inside a function's body breaks that read
+# ("unexpected EOF while looking for matching `)'"), so the function is never defined.
+WORDSENS_PENDING_USR1=0
+trap 'WORDSENS_PENDING_USR1=1' USR1
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -uo pipefail
