@@ -1,7 +1,7 @@
 """The damage rules of a results file, as `wordsens info --check` applies them.
 
 A file of format 1.5 or later (names.CHECKED_MINOR) is checked like the C++ readers check it
-(src/io/integrity/consistency.cpp, src/io/integrity/content_checks.cpp, src/io/integrity/record_checks.cpp), so that the
+(src/io/integrity/: consistency.cpp, content_checks.cpp, record_checks.cpp), so that the
 report refuses what `wordsens info` refuses: the file holds nothing a format newer than its
 version added, every dataset reads back through its Fletcher-32 checksums, the tables fit
 together (the rows of done tasks form a prefix, each names a known task of its experiment, no

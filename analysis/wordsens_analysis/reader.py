@@ -47,9 +47,9 @@ class DamagedFileError(ResultsFileError):
 
 DAMAGED = "damaged or not a wordsens results file"
 
-# Metadata read attempts of the SWMR open (as kSwmrReadAttempts in src/io/h5/h5.hpp): HDF5 retries a
-# metadata block whose checksum fails, sleeping twice as long each time, so its default of 100
-# never ends on a damaged file; 28 give up after about 0.3 s.
+# Metadata read attempts of the SWMR open (as kSwmrReadAttempts in src/io/h5/h5.hpp): HDF5
+# retries a metadata block whose checksum fails, sleeping twice as long each time, so its default
+# of 100 never ends on a damaged file; 28 give up after about 0.3 s.
 SWMR_READ_ATTEMPTS = 28
 
 
