@@ -56,14 +56,14 @@ KeyTable& KeyTable::operator()(const char* name, std::string* target,
   return (*this)(name, value, std::move(format), meaning);
 }
 
+po::typed_value<std::string>* switch_value(std::string* target) {
+  return po::value(target)->implicit_value("true", "")->value_name("[=true|false]");
+}
+
 KeyTable& KeyTable::operator()(const char* name, std::string* target) {
   const SettingDescription& d = setting_description(name);
-  if (d.is_switch) {
-    // `--name` alone means true; `--name=true|false` (and `name = true|false` in the file) says
-    // which. Its help shows no default (false).
-    return (*this)(name, po::value(target)->implicit_value("true", "")->value_name("[=true|false]"),
-                   {d.type, d.example}, d.meaning.c_str());
-  }
+  if (d.is_switch)
+    return (*this)(name, switch_value(target), {d.type, d.example}, d.meaning.c_str());
   return (*this)(name, target, d.default_text, {d.type, d.example}, d.meaning.c_str());
 }
 

@@ -26,6 +26,10 @@ struct KeySubset {
   std::map<std::string, std::string> meanings;
 };
 
+/// A switch's value: `--name` alone means true; `--name=true|false` (and `name = true|false` in
+/// the file) says which. Its help shows no default (false).
+[[nodiscard]] boost::program_options::typed_value<std::string>* switch_value(std::string* target);
+
 /// Adds keys to a group of options, recording each key's format in `formats` (when not null);
 /// with a `subset`, only its keys.
 class KeyTable {

@@ -23,12 +23,6 @@ namespace {
 constexpr const char* kStudyCaption = "Study (INI keys; --key=value on the command line wins)";
 constexpr const char* kRunCaption = "Run (not part of the configuration compared on resume)";
 
-// A switch: `--name` alone means true; `--name=true|false` (and `name = true|false` in the file)
-// says which. Its help shows no default (false).
-po::typed_value<std::string>* switch_value(std::string* target) {
-  return po::value(target)->implicit_value("true", "")->value_name("[=true|false]");
-}
-
 }  // namespace
 
 void add_study_keys(po::options_description& group, RunKeyValues& r, KeyFormats* formats,

@@ -106,30 +106,33 @@ void write_attribute(const Handle& loc, const std::string& name, double value) {
   check(H5Awrite(attribute.id(), H5T_NATIVE_DOUBLE, &value), "H5Awrite", where);
 }
 
-void write_attribute(const Handle& loc, const std::string& name, const std::vector<int>& value) {
+namespace {
+
+// A 1-D attribute of numbers: stored as `file_type`, written from memory as `memory_type`.
+template <typename T>
+void write_numbers(const Handle& loc, const std::string& name, const std::vector<T>& value,
+                   hid_t file_type, hid_t memory_type) {
   const std::string where = child_path(loc, "@" + name);
   const Handle space = vector_space(value.size(), where);
-  const Handle attribute = new_attribute(loc, name, H5T_STD_I32LE, space.id());
-  check(H5Awrite(attribute.id(), H5T_NATIVE_INT, value.data()), "H5Awrite", where);
+  const Handle attribute = new_attribute(loc, name, file_type, space.id());
+  const T none{};  // HDF5 refuses a null buffer, even for no values
+  check(H5Awrite(attribute.id(), memory_type, value.empty() ? &none : value.data()), "H5Awrite",
+        where);
+}
+
+}  // namespace
+
+void write_attribute(const Handle& loc, const std::string& name, const std::vector<int>& value) {
+  write_numbers(loc, name, value, H5T_STD_I32LE, H5T_NATIVE_INT);
 }
 
 void write_attribute(const Handle& loc, const std::string& name,
                      const std::vector<std::int64_t>& value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle space = vector_space(value.size(), where);
-  const Handle attribute = new_attribute(loc, name, H5T_STD_I64LE, space.id());
-  const std::int64_t none = 0;  // HDF5 refuses a null buffer, even for no values
-  check(H5Awrite(attribute.id(), H5T_NATIVE_INT64, value.empty() ? &none : value.data()),
-        "H5Awrite", where);
+  write_numbers(loc, name, value, H5T_STD_I64LE, H5T_NATIVE_INT64);
 }
 
 void write_attribute(const Handle& loc, const std::string& name, const std::vector<double>& value) {
-  const std::string where = child_path(loc, "@" + name);
-  const Handle space = vector_space(value.size(), where);
-  const Handle attribute = new_attribute(loc, name, H5T_IEEE_F64LE, space.id());
-  const double none = 0;  // HDF5 refuses a null buffer, even for no values
-  check(H5Awrite(attribute.id(), H5T_NATIVE_DOUBLE, value.empty() ? &none : value.data()),
-        "H5Awrite", where);
+  write_numbers(loc, name, value, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
 }
 
 namespace {

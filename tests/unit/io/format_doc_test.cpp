@@ -84,6 +84,22 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
   std::filesystem::remove_all(dir);
 }
 
+// The text between a generated block's two markers; a missing marker fails the test, naming it.
+std::string generated_block(const std::string& doc, const std::string& begin,
+                            const std::string& end) {
+  const auto b = doc.find(begin);
+  if (b == std::string::npos) {
+    ADD_FAILURE() << "no marker: " << begin;
+    return {};
+  }
+  const auto e = doc.find(end, b);
+  if (e == std::string::npos) {
+    ADD_FAILURE() << "no marker: " << end;
+    return {};
+  }
+  return doc.substr(b + begin.size(), e - b - begin.size());
+}
+
 // The column tables of FORMAT.md are the schemas the writer uses (study/record_fields.cpp and
 // io/format/layout.cpp), not a copy that can drift: each sits between two markers and must equal
 // column_table_markdown(group) to the letter.
@@ -94,15 +110,12 @@ TEST(FormatDoc, ColumnTablesAreTheWritersSchemas) {
                               ": generated from the writer's schema "
                               "(tests/unit/io/format_doc_test.cpp compares them) -->\n";
     const std::string end = "<!-- end of the columns of " + group + " -->";
-    const auto b = doc.find(begin);
-    ASSERT_NE(b, std::string::npos) << "no marker: " << begin;
-    const auto e = doc.find(end, b);
-    ASSERT_NE(e, std::string::npos) << "no marker: " << end;
+    const std::string block = generated_block(doc, begin, end);
     const std::string expected = column_table_markdown(group);
-    EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), expected)
-        << "the block of " << group << " in analysis/FORMAT.md must read (wordsens info --columns "
-        << group << " prints it):\n"
-        << expected;
+    EXPECT_EQ(block, expected) << "the block of " << group
+                               << " in analysis/FORMAT.md must read (wordsens info --columns "
+                               << group << " prints it):\n"
+                               << expected;
   }
 }
 
@@ -115,13 +128,9 @@ TEST(FormatDoc, TheKeysOfConfigAreTheStudysSettings) {
       "<!-- keys of /config: generated from study/study_settings.cpp "
       "(tests/unit/io/format_doc_test.cpp compares them) -->\n";
   const std::string end = "<!-- end of the keys of /config -->";
-  const auto b = doc.find(begin);
-  ASSERT_NE(b, std::string::npos) << "no marker: " << begin;
-  const auto e = doc.find(end, b);
-  ASSERT_NE(e, std::string::npos) << "no marker: " << end;
-  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), stored_config_markdown())
-      << "the block in analysis/FORMAT.md must read:\n"
-      << stored_config_markdown();
+  const std::string block = generated_block(doc, begin, end);
+  EXPECT_EQ(block, stored_config_markdown()) << "the block in analysis/FORMAT.md must read:\n"
+                                             << stored_config_markdown();
 }
 
 // The invariants of a record in FORMAT.md are the ones every reader checks
@@ -133,13 +142,9 @@ TEST(FormatDoc, TheInvariantsOfARecordAreTheReadersRules) {
       "<!-- invariants of a record: generated from study/record_invariants.cpp "
       "(tests/unit/io/format_doc_test.cpp compares them) -->\n";
   const std::string end = "<!-- end of the invariants of a record -->";
-  const auto b = doc.find(begin);
-  ASSERT_NE(b, std::string::npos) << "no marker: " << begin;
-  const auto e = doc.find(end, b);
-  ASSERT_NE(e, std::string::npos) << "no marker: " << end;
-  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), record_invariants_markdown())
-      << "the block in analysis/FORMAT.md must read:\n"
-      << record_invariants_markdown();
+  const std::string block = generated_block(doc, begin, end);
+  EXPECT_EQ(block, record_invariants_markdown()) << "the block in analysis/FORMAT.md must read:\n"
+                                                 << record_invariants_markdown();
 }
 
 // The analysis reader knows which format added each dataset, table and attribute (names.SINCE_*),
