@@ -198,9 +198,9 @@ def differences(f: h5py.File, config_text: str | None) -> list:
         if key not in group.attrs:
             found.append(f"{key} is missing")
             continue
-        mine = _python(group.attrs[key])
-        shape = np.asarray(group.attrs[key]).ndim
-        if (shape == 1) != (kind in ("integers", "reals", "texts")):
+        raw = group.attrs[key]
+        mine = _python(raw)
+        if (np.asarray(raw).ndim == 1) != (kind in ("integers", "reals", "texts")):
             found.append(f"{key} is not stored as {kind}")
         elif _tagged(mine) != _tagged(v):
             found.append(f"{key} = {mine!r}, config_text {v!r}")
