@@ -41,6 +41,10 @@ struct CatalogueRow {
   /// Its prices under a causal mask where another class evaluates it then (raf, raf_relu and
   /// raf_v run through the transformer family's evaluator); nullptr: `costs`.
   const ModelCosts& (*causal_costs)() = nullptr;
+  /// How long its ascents run, measured (study/cost_model.cpp counts a search's evaluations with
+  /// it), and under the causal mask where that differs.
+  SearchLengths search;
+  std::optional<SearchLengths> causal_search = std::nullopt;
 };
 
 std::optional<std::string> any_size(const ModelSpec&) { return std::nullopt; }
@@ -56,94 +60,113 @@ std::optional<std::string> heads_problem(const ModelSpec& spec) {
 // the rows by kind; model_kind_test checks it).
 const auto& catalogue() {
   static const auto rows = std::to_array<CatalogueRow>({
-      {{.kind = ModelKind::rf,
-        .name = "rf",
-        .attention = false,
-        .marginal_sampler = true,
-        .min_total_sphere_starts = 0,
-        .width = ModelWidth::features},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+      // rf's ascents: evaluations / starts over the 225 first-word tasks of paper_ws_rf.ini and
+      // paper_ws_rf_bound.ini (d = 192 … 768, n = 10 … 150), 166 at every d; over multiword.ini's
+      // all-position searches (d = 8, 64), 222 and 249; earlier `wordsens ws --trials 1 --seed 1`
+      // (n = 20-40, d = 64-192), 163-280. Its head searches: paper_gen.ini (5 trials, d = 768,
+      // n = 40, 120), 49–63 per start.
+      {.traits = {.kind = ModelKind::rf,
+                  .name = "rf",
+                  .attention = false,
+                  .marginal_sampler = true,
+                  .min_total_sphere_starts = 0,
+                  .width = ModelWidth::features},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<RandomFeatures>(spec, key);
        },
-       any_size,
-       []() -> const ModelCosts& {
+       .size_problem = any_size,
+       .costs = []() -> const ModelCosts& {
          static const RfCosts costs;
          return costs;
-       }},
-      {{.kind = ModelKind::drf,
-        .name = "drf",
-        .attention = false,
-        .deep = true,
-        .min_total_sphere_starts = 0,
-        .width = ModelWidth::features},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+       },
+       .search = {.ws_evaluations_per_start = 175.0, .gen_evaluations_per_start = 55.0}},
+      // drf's ascents, measured like rf's: 165-181 at L = 2, 4; its head searches are not
+      // measured (priced like raf's).
+      {.traits = {.kind = ModelKind::drf,
+                  .name = "drf",
+                  .attention = false,
+                  .deep = true,
+                  .min_total_sphere_starts = 0,
+                  .width = ModelWidth::features},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          require_input(spec.layers >= 1,
                        "drf: layers must be >= 1, got " + std::to_string(spec.layers));
          return std::make_unique<DeepRandomFeatures>(spec, key);
        },
-       DeepRandomFeatures::size_problem,
-       []() -> const ModelCosts& {
+       .size_problem = DeepRandomFeatures::size_problem,
+       .costs = []() -> const ModelCosts& {
          static const DrfCosts costs;
          return costs;
-       }},
+       },
+       .search = {.ws_evaluations_per_start = 175.0}},
       // Evaluations per ascent start measured with `wordsens ws --trials 1 --seed 1`
       // (docs/PERFORMANCE.md), as (evaluations / positions − 64 screened) / 4 starts: raf 63-82
-      // (n = 10-50, d = 192-384), raf_relu 131-206.
-      {{.kind = ModelKind::raf, .name = "raf", .attention = true, .min_total_sphere_starts = 32},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+      // (n = 10-50, d = 192-384), raf_relu 131-206. The attention models' head searches
+      // (paper_gen.ini, 5 trials, d = 768, n = 40, 120): raf 97–124 per start (the loss
+      // objective's ascents are the long ones), the others not measured (priced like raf's).
+      {.traits = {.kind = ModelKind::raf,
+                  .name = "raf",
+                  .attention = true,
+                  .min_total_sphere_starts = 32},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          if (spec.mask == AttentionMask::causal)
            return std::make_unique<TransformerFeatures>(spec, key);
          return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::softmax);
        },
-       any_size,
-       []() -> const ModelCosts& {
-         static const AttentionCosts costs(80.0);
+       .size_problem = any_size,
+       .costs = []() -> const ModelCosts& {
+         static const AttentionCosts costs;
          return costs;
        },
-       []() -> const ModelCosts& {
-         static const TransformerCosts costs({false, false, false}, 80.0);
+       .causal_costs = []() -> const ModelCosts& {
+         static const TransformerCosts costs({false, false, false});
          return costs;
-       }},
-      {{.kind = ModelKind::raf_relu,
-        .name = "raf_relu",
-        .attention = true,
-        .min_total_sphere_starts = 32},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+       },
+       .search = {.ws_evaluations_per_start = 80.0}},
+      // 42-47 % of raf_relu's ascents end at the default budget of 300 (stalled on the kinks of
+      // the row-normalised ReLU), 52 % at 150: n = 150, d = 384 and n = 250, d = 768, seed
+      // 20240206. Under the causal mask its ascents were not measured: priced as converging.
+      {.traits = {.kind = ModelKind::raf_relu,
+                  .name = "raf_relu",
+                  .attention = true,
+                  .min_total_sphere_starts = 32},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          if (spec.mask == AttentionMask::causal)
            return std::make_unique<TransformerFeatures>(spec, key);
          return std::make_unique<AttentionFeatures>(spec, key, AttentionKind::relu);
        },
-       any_size,
-       []() -> const ModelCosts& {
-         // 42-47 % of its ascents end at the default budget of 300 (stalled on the kinks of the
-         // row-normalised ReLU), 52 % at 150: n = 150, d = 384 and n = 250, d = 768, seed 20240206.
-         static const AttentionCosts costs(180.0, 0.45);
+       .size_problem = any_size,
+       .costs = []() -> const ModelCosts& {
+         static const AttentionCosts costs;
          return costs;
        },
-       []() -> const ModelCosts& {
-         static const TransformerCosts costs({false, false, false}, 180.0);
+       .causal_costs = []() -> const ModelCosts& {
+         static const TransformerCosts costs({false, false, false});
          return costs;
-       }},
+       },
+       .search = {.ws_evaluations_per_start = 180.0, .ws_share_at_budget = 0.45},
+       .causal_search = SearchLengths{.ws_evaluations_per_start = 180.0}},
       // Beyond the paper: raf with random value and output projections. Its ascents, measured
       // like raf's: 110 evaluations per start at n = 30, d = 192 (raf 80 there).
-      {{.kind = ModelKind::raf_v,
-        .name = "raf_v",
-        .attention = true,
-        .min_total_sphere_starts = 32},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+      {.traits = {.kind = ModelKind::raf_v,
+                  .name = "raf_v",
+                  .attention = true,
+                  .min_total_sphere_starts = 32},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          if (spec.mask == AttentionMask::causal)
            return std::make_unique<TransformerFeatures>(spec, key);
          return std::make_unique<ValueAttentionFeatures>(spec, key);
        },
-       any_size,
-       []() -> const ModelCosts& {
-         static const ValueAttentionCosts costs(110.0);
+       .size_problem = any_size,
+       .costs = []() -> const ModelCosts& {
+         static const ValueAttentionCosts costs;
          return costs;
        },
-       []() -> const ModelCosts& {
-         static const TransformerCosts costs({false, true, false}, 110.0);
+       .causal_costs = []() -> const ModelCosts& {
+         static const TransformerCosts costs({false, true, false});
          return costs;
-       }},
+       },
+       .search = {.ws_evaluations_per_start = 110.0}},
       // H heads with queries, keys, values and an output projection (transformer.hpp); a
       // pre-LayerNorm block with its residual path and an MLP of width k (mlp-width). Their
       // ascents, measured with block.ini (n = 4 … 32, d = 64): mhraf 108–130 evaluations per start,
@@ -151,79 +174,85 @@ const auto& catalogue() {
       // docs/METHOD.md §2). block's 160 prices the whole study right (2 min 27 s predicted on 2
       // ranks, 2 min 12–22 s measured): its evaluations at n = 32 run faster than half the dense
       // rate.
-      {{.kind = ModelKind::mhraf,
-        .name = "mhraf",
-        .attention = true,
-        .min_total_sphere_starts = 32,
-        .multi_head = true},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+      {.traits = {.kind = ModelKind::mhraf,
+                  .name = "mhraf",
+                  .attention = true,
+                  .min_total_sphere_starts = 32,
+                  .multi_head = true},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<TransformerFeatures>(spec, key);
        },
-       heads_problem,
-       []() -> const ModelCosts& {
-         static const TransformerCosts costs({true, true, false}, 115.0);
+       .size_problem = heads_problem,
+       .costs = []() -> const ModelCosts& {
+         static const TransformerCosts costs({true, true, false});
          return costs;
-       }},
-      {{.kind = ModelKind::block,
-        .name = "block",
-        .attention = true,
-        .min_total_sphere_starts = 32,
-        .multi_head = true,
-        .width = ModelWidth::mlp},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+       },
+       .search = {.ws_evaluations_per_start = 115.0}},
+      {.traits = {.kind = ModelKind::block,
+                  .name = "block",
+                  .attention = true,
+                  .min_total_sphere_starts = 32,
+                  .multi_head = true,
+                  .width = ModelWidth::mlp},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<TransformerFeatures>(spec, key);
        },
-       heads_problem,
-       []() -> const ModelCosts& {
-         static const TransformerCosts costs({true, true, true}, 160.0);
+       .size_problem = heads_problem,
+       .costs = []() -> const ModelCosts& {
+         static const TransformerCosts costs({true, true, true});
          return costs;
-       }},
+       },
+       .search = {.ws_evaluations_per_start = 160.0}},
       // Beyond the paper: layer ℓ of a pretrained encoder, its attention and the whole layer, and
       // their random twins (models/trained/trained.hpp); their weights come with the spec.
-      {{.kind = ModelKind::trained_attn,
-        .name = "trained_attn",
-        .attention = true,
-        .min_total_sphere_starts = 32,
-        .encoder = true},
-       make_trained_features,
-       trained_problem,
-       []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::attention, 100.0);
+      {.traits = {.kind = ModelKind::trained_attn,
+                  .name = "trained_attn",
+                  .attention = true,
+                  .min_total_sphere_starts = 32,
+                  .encoder = true},
+       .make = make_trained_features,
+       .size_problem = trained_problem,
+       .costs = []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::attention);
          return costs;
-       }},
-      {{.kind = ModelKind::twin_attn,
-        .name = "twin_attn",
-        .attention = true,
-        .min_total_sphere_starts = 32,
-        .encoder = true},
-       make_trained_features,
-       trained_problem,
-       []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::attention, 100.0);
+       },
+       .search = {.ws_evaluations_per_start = 100.0}},
+      {.traits = {.kind = ModelKind::twin_attn,
+                  .name = "twin_attn",
+                  .attention = true,
+                  .min_total_sphere_starts = 32,
+                  .encoder = true},
+       .make = make_trained_features,
+       .size_problem = trained_problem,
+       .costs = []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::attention);
          return costs;
-       }},
-      {{.kind = ModelKind::trained_layer,
-        .name = "trained_layer",
-        .attention = true,
-        .min_total_sphere_starts = 32,
-        .encoder = true},
-       make_trained_features,
-       trained_problem,
-       []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::layer, 100.0);
+       },
+       .search = {.ws_evaluations_per_start = 100.0}},
+      {.traits = {.kind = ModelKind::trained_layer,
+                  .name = "trained_layer",
+                  .attention = true,
+                  .min_total_sphere_starts = 32,
+                  .encoder = true},
+       .make = make_trained_features,
+       .size_problem = trained_problem,
+       .costs = []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::layer);
          return costs;
-       }},
-      {{.kind = ModelKind::twin_layer,
-        .name = "twin_layer",
-        .attention = true,
-        .min_total_sphere_starts = 32,
-        .encoder = true},
-       make_trained_features,
-       trained_problem,
-       []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::layer, 100.0);
+       },
+       .search = {.ws_evaluations_per_start = 100.0}},
+      {.traits = {.kind = ModelKind::twin_layer,
+                  .name = "twin_layer",
+                  .attention = true,
+                  .min_total_sphere_starts = 32,
+                  .encoder = true},
+       .make = make_trained_features,
+       .size_problem = trained_problem,
+       .costs = []() -> const ModelCosts& {
+         static const TrainedCosts costs(TrainedPart::layer);
          return costs;
-       }},
+       },
+       .search = {.ws_evaluations_per_start = 100.0}},
   });
   return rows;
 }
@@ -302,6 +331,11 @@ const ModelCosts& model_costs(ModelKind kind, AttentionMask mask) {
   const CatalogueRow& entry = row(kind);
   return mask == AttentionMask::causal && entry.causal_costs != nullptr ? entry.causal_costs()
                                                                         : entry.costs();
+}
+
+const SearchLengths& search_lengths(ModelKind kind, AttentionMask mask) {
+  const CatalogueRow& entry = row(kind);
+  return mask == AttentionMask::causal && entry.causal_search ? *entry.causal_search : entry.search;
 }
 
 }  // namespace wordsens

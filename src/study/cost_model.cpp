@@ -48,7 +48,7 @@ Index positions_examined(const TaskSpec& task, const StudyConfig& config) {
 }
 
 // Every model's typical count was measured at the default budget (max-evals = 300). A share q of
-// the ascents runs until any budget b (ModelCosts::ws_share_at_budget), the others converge
+// the ascents runs until any budget b (SearchLengths::ws_share_at_budget), the others converge
 // after c evaluations on average, c = (E₃₀₀ − 300·q)/(1 − q) from the measured count E₃₀₀:
 // E(b) = q·b + (1 − q)·min(c, b). With q = 0 that is min(E₃₀₀, b). raf_relu (q = 0.45) at
 // n = 150, d = 384: 187, 120 and 76 evaluations per start measured at b = 300, 150 and 80;
@@ -59,9 +59,9 @@ double expected_evaluations_per_start(const TaskSpec& task, const StudyConfig& c
 
 double expected_evaluations_within(const TaskSpec& task, const StudyConfig& config, double budget) {
   constexpr double kCalibrationBudget = 300.0;
-  const ModelCosts& costs = costs_of(task, config);
-  const double typical = costs.ws_evaluations_per_start();
-  const double q = std::clamp(costs.ws_share_at_budget(), 0.0, 0.99);
+  const SearchLengths& lengths = search_lengths(task.model, model_spec(task, config).mask);
+  const double typical = lengths.ws_evaluations_per_start;
+  const double q = std::clamp(lengths.ws_share_at_budget, 0.0, 0.99);
   const double converged = std::max(0.0, (typical - kCalibrationBudget * q) / (1.0 - q));
   return q * budget + (1.0 - q) * std::min(converged, budget);
 }
@@ -153,7 +153,8 @@ double gen_search_cost(const TaskSpec& task, const StudyConfig& config) {
   const ModelCosts& costs = costs_of(task, config);
   const CostShape shape = shape_of(task);
   const double per_start =
-      std::min(costs.gen_evaluations_per_start(), static_cast<double>(config.search.max_evals));
+      std::min(search_lengths(task.model, model_spec(task, config).mask).gen_evaluations_per_start,
+               static_cast<double>(config.search.max_evals));
   return costs.sample_setup(shape) +
          positions *
              (costs.position_setup(shape) + starts * per_start * costs.gen_point_evaluation(shape));

@@ -47,18 +47,13 @@ double AttentionCosts::set_setup(const CostShape& s, const CostOptions& /*o*/,
 }
 
 // 8·n·d + 3·d² multiply–adds; the matrix–vector products read W (d × d) at every point: from
-// the core's own cache while it fits there, at about twice the mix's rate (measured: quick.ini's
-// gen raf at d = 128, 0.41-0.47 of the price without this factor; paper_gen's d = 768 is the
-// calibration).
+// the core's own cache while it fits there (kPerCoreCacheBytes), kCachedAttentionSpeedup times
+// the mix's rate (models/calibration.tsv).
 double AttentionCosts::single_point_evaluation(const CostShape& s) const {
   const double n = s.n, d = s.d;
   const double cached = 8.0 * d * d <= kPerCoreCacheBytes ? kCachedAttentionSpeedup : 1.0;
   return 2.0 * (8.0 * n * d + 3.0 * d * d) / cached;
 }
-
-// Measured on paper_gen.ini (5 trials, d = 768, n = 40, 120): raf 97–124 per start (the loss
-// objective's ascents are the long ones); raf_relu: not measured, priced like raf.
-double AttentionCosts::gen_evaluations_per_start() const { return 110.0; }
 
 // The joint ascents take longer as the set grows (measured with multiword.ini and `ws --words
 // m`: raf 82, 129, 210, 240 evaluations per start at m = 2, 4, 8, 16, against 80 for one word).
@@ -112,10 +107,6 @@ double ValueAttentionCosts::set_setup(const CostShape& s, const CostOptions& o,
 
 double ValueAttentionCosts::single_point_evaluation(const CostShape& s) const {
   return evaluation(s);
-}
-
-double ValueAttentionCosts::gen_evaluations_per_start() const {
-  return attention_.gen_evaluations_per_start();
 }
 
 double ValueAttentionCosts::multi_word_growth(double words) const {

@@ -42,12 +42,6 @@ double DrfCosts::single_point_evaluation(const CostShape& s) const {
   return 4.0 * (s.k * s.d + (s.L - 1.0) * s.k * s.k);
 }
 
-// Measured like rf's (RfCosts::ws_evaluations_per_start): 165-181 at L = 2, 4.
-double DrfCosts::ws_evaluations_per_start() const { return 175.0; }
-
-// Not measured: priced like raf.
-double DrfCosts::gen_evaluations_per_start() const { return 110.0; }
-
 double DrfCosts::multi_word_growth(double /*words*/) const { return 1.0; }
 
 // Every layer, held for the whole task (the first k × n·d, L − 1 of k × k), and one more of the

@@ -53,15 +53,6 @@ double RfCosts::single_point_evaluation(const CostShape& s) const { return 4.0 *
 // d = 768, 20 ms per point against 29 ms priced here).
 double RfCosts::gen_point_evaluation(const CostShape& s) const { return evaluation(s); }
 
-// Measured as evaluations / starts over the 225 first-word tasks of paper_ws_rf.ini and
-// paper_ws_rf_bound.ini (d = 192 … 768, n = 10 … 150): 166 at every d; over multiword.ini's
-// all-position searches (d = 8, 64): 222 and 249. Earlier `wordsens ws --trials 1 --seed 1`
-// (n = 20-40, d = 64-192): 163-280.
-double RfCosts::ws_evaluations_per_start() const { return 175.0; }
-
-// Measured on paper_gen.ini (5 trials, d = 768, n = 40, 120): 49–63 per start.
-double RfCosts::gen_evaluations_per_start() const { return 55.0; }
-
 // rf's joint ascents stay near its single-word count (180–220, multiword.ini).
 double RfCosts::multi_word_growth(double /*words*/) const { return 1.0; }
 

@@ -3,19 +3,15 @@
 // generation_cost() flops): each model family answers for its own evaluations, set-ups and
 // weights (rf/rf_costs.hpp, drf/drf_costs.hpp, attention/attention_costs.hpp, with their
 // calibration), and study/cost_model.cpp assembles them into a task's cost and its seconds with
-// no branch on a model. The machine's rates, which every family prices against, are here.
+// no branch on a model. The machine's rates, which every family prices against, are here. Every
+// calibrated constant (kGenerationCost, kEffectiveFlopsPerSecond, kDenseSpeedup, …) is a row of
+// models/calibration.tsv, with how it was measured.
 #include "core/types.hpp"
 #include "models/shared/feature_map.hpp"
 #include "models/shared/model_kind.hpp"
+#include "wordsens/cost_calibration.hpp"
 
 namespace wordsens {
-
-/// Flops one Philox normal counts as, Box–Muller and the pass's product included (Philox on 8
-/// AVX2 lanes: about 1.9 ns a normal generated, 3 ns with rf's column-block pass; calibrated with
-/// the rf points of cost_model_test.cpp).
-inline constexpr double kGenerationCost = 9.0;
-/// The same where the CPU has AVX-512 (Philox on 16 lanes: 1.5 ns a normal generated).
-inline constexpr double kGenerationCostAvx512 = 7.5;
 
 /// The CPU the costs are priced for. Its features choose the kernels' rates (Philox on 8 or 16
 /// lanes, the float Gram's AVX2 or AVX-512 kernel): the CPU running this process, unless a
@@ -38,34 +34,6 @@ class PricedAs {
 
 /// kGenerationCost or kGenerationCostAvx512, for cost_host().
 [[nodiscard]] double generation_cost();
-
-#if defined(__AVX2__) && defined(__FMA__)
-/// Sustained flops per second of one core on this code's mix of memory-bound matrix-vector work,
-/// x86-64-v3 build (calibrated: study/cost_model.cpp).
-inline constexpr double kEffectiveFlopsPerSecond = 3.2e9;
-/// How much faster dense matrix–matrix products (gen's Gram, features, heads) run than that mix:
-/// ≈ 40 Gflop/s (bench_wordsens BM_RfGram*, BM_Raf*Phase) against the mix's rate.
-inline constexpr double kDenseSpeedup = 12.0;
-#else
-/// The same for the x86-64 (SSE2) baseline build (measured 1.4-3.2 Gflop/s on the calibration
-/// tasks; dense products ≈ 15 Gflop/s).
-inline constexpr double kEffectiveFlopsPerSecond = 2.5e9;
-inline constexpr double kDenseSpeedup = 6.0;
-#endif
-
-/// gen's dense phase with the whole feature matrix (attention, drf, every model that builds Φ):
-/// the N+1 texts' features one text at a time, the (N+1) × p matrix assembled, its Gram and the
-/// head. Measured on paper_gen.ini (raf, 5 trials, idle): 0.3 of the dense rate while Φ was
-/// built for each of the head's two products; building it once made raf's task at n = 120,
-/// N = 1300 0.69 times as long (35.2 s to 24.2 s, the same machine): 0.3 / 0.69 ≈ 0.44. Since
-/// then freed memory stays in the process (core/memory_reuse.hpp) and the host's DGEMM runs
-/// AVX-512: calibrated on paper_gen.ini's raf tasks (60 at n = 40, 120, 2 ranks, the AMD EPYC
-/// host, 2026-12-02), 439 s measured, 907 s priced at 0.45.
-inline constexpr double kGenDenseShare = 1.0;
-/// The same phase where Φ is streamed, computed for each of the head's two products (rf with the
-/// full sampler, models/rf/rf_costs.cpp): calibrated on paper_glove_brown.ini's rf gen tasks
-/// (210, 2 ranks, the AMD EPYC host, 2026-12-02): 174 s measured, 308 s priced at 0.3.
-inline constexpr double kStreamedGenDenseShare = 0.55;
 
 /// A task's sizes, as the cost formulas use them.
 struct CostShape {
@@ -120,14 +88,6 @@ class ModelCosts {
   /// linear_readouts, a few points per call): single_point_evaluation unless the model batches
   /// them.
   [[nodiscard]] virtual double gen_point_evaluation(const CostShape& s) const;
-  /// Typical evaluations per ascent start of ws's search and of gen's (before max-evals caps
-  /// them).
-  [[nodiscard]] virtual double ws_evaluations_per_start() const = 0;
-  [[nodiscard]] virtual double gen_evaluations_per_start() const = 0;
-  /// The share of ws's ascents that run until the evaluation budget whatever it is (stalled far
-  /// from a stationary point); the others converge on their own. 0 when the typical count above
-  /// is one of converging ascents, as for most models.
-  [[nodiscard]] virtual double ws_share_at_budget() const { return 0.0; }
   /// How much longer the joint ascents of `words` changed words run than one word's.
   [[nodiscard]] virtual double multi_word_growth(double words) const = 0;
 
@@ -156,8 +116,25 @@ class ModelCosts {
                                                   double N, double p, double positions) const;
 };
 
+/// How long a model's ascents run, measured: numbers of its catalogue row (models/registry.cpp),
+/// with which study/cost_model.cpp counts a search's evaluations.
+struct SearchLengths {
+  /// Typical evaluations per ascent start of ws's search at the default budget (max-evals =
+  /// 300).
+  double ws_evaluations_per_start = 0;
+  /// The same of gen's head searches.
+  double gen_evaluations_per_start = 110;
+  /// The share of ws's ascents that run until the evaluation budget whatever it is (stalled far
+  /// from a stationary point); the others converge on their own. 0 when the typical count above
+  /// is one of converging ascents, as for most models.
+  double ws_share_at_budget = 0;
+};
+
 /// The prices of the model `kind` (models/registry.cpp), under the attention models' `mask`.
 [[nodiscard]] const ModelCosts& model_costs(ModelKind kind,
                                             AttentionMask mask = AttentionMask::none);
+/// The same model's search lengths.
+[[nodiscard]] const SearchLengths& search_lengths(ModelKind kind,
+                                                  AttentionMask mask = AttentionMask::none);
 
 }  // namespace wordsens

@@ -11,14 +11,10 @@ constexpr double kWidthFactor = 4.0;  // its feed-forward's width, 4d
 
 double heads(const CostShape& s) { return std::max(1.0, s.d / kHeadWidth); }
 
-// Shares of the dense rate (docs/PERFORMANCE.md "Trained layers"). The whole layer: 0.74, its
-// benchmark's against BM_Dgemm in the same process, idle (the feed-forward's products on every
-// row). The attention's batched update (its row kernels, trained_row_kernels.hpp): 0.36 fits
-// jobs/configs/trained_minilm.ini's tasks, whose ascents climb 3 points per call (each call reads
-// B_j once for fewer points than the benchmark's 8), against the layer's on the same host
-// (study/cost_model_test.cpp).
-constexpr double kAttentionShareOfDense = 0.36;
-constexpr double kLayerShareOfDense = 0.74;
+// The attention's and the whole layer's shares of the dense rate, kAttentionShareOfDense and
+// kLayerShareOfDense, are rows of models/calibration.tsv (docs/PERFORMANCE.md "Trained layers"):
+// the attention's is lower than its benchmark's because the study's ascents climb 3 points per
+// call, each call reading B_j once for fewer points than the benchmark's 8.
 
 // The attention's update per point, forward and backward (trained_attention_update.hpp): about
 // 5·H·n·d over the rows j ≠ i, 6·n·d for row i and 10·d² for the moved word's rows and W_O, the
@@ -76,8 +72,6 @@ double TrainedCosts::set_setup(const CostShape& s, const CostOptions& /*o*/,
 }
 
 double TrainedCosts::single_point_evaluation(const CostShape& s) const { return evaluation(s); }
-
-double TrainedCosts::gen_evaluations_per_start() const { return 110.0; }
 
 // As the attention models' joint ascents (attention/attention_costs.cpp).
 double TrainedCosts::multi_word_growth(double words) const {

@@ -11,8 +11,7 @@ namespace wordsens {
 
 class TrainedCosts final : public ModelCosts {
  public:
-  TrainedCosts(TrainedPart part, double ws_evaluations_per_start)
-      : part_(part), ws_evaluations_per_start_(ws_evaluations_per_start) {}
+  explicit TrainedCosts(TrainedPart part) : part_(part) {}
 
   [[nodiscard]] double evaluation(const CostShape& s) const override;
   [[nodiscard]] double features(const CostShape& s) const override;
@@ -23,10 +22,6 @@ class TrainedCosts final : public ModelCosts {
   [[nodiscard]] double set_setup(const CostShape& s, const CostOptions& o,
                                  double words) const override;
   [[nodiscard]] double single_point_evaluation(const CostShape& s) const override;
-  [[nodiscard]] double ws_evaluations_per_start() const override {
-    return ws_evaluations_per_start_;
-  }
-  [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double multi_word_growth(double words) const override;
   [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
                                  const SearchShape& q) const override;
@@ -40,7 +35,6 @@ class TrainedCosts final : public ModelCosts {
   [[nodiscard]] double plain_pass(const CostShape& s) const;
 
   TrainedPart part_;
-  double ws_evaluations_per_start_;
 };
 
 }  // namespace wordsens

@@ -56,8 +56,6 @@ double TransformerCosts::set_setup(const CostShape& s, const CostOptions& /*o*/,
 
 double TransformerCosts::single_point_evaluation(const CostShape& s) const { return evaluation(s); }
 
-double TransformerCosts::gen_evaluations_per_start() const { return 110.0; }
-
 // As raf's joint ascents (attention_costs.cpp).
 double TransformerCosts::multi_word_growth(double words) const {
   return std::pow(std::max(1.0, words / 2.0), 0.6);

@@ -14,8 +14,7 @@ struct TransformerParts {
 
 class TransformerCosts final : public ModelCosts {
  public:
-  TransformerCosts(TransformerParts parts, double ws_evaluations_per_start)
-      : parts_(parts), ws_evaluations_per_start_(ws_evaluations_per_start) {}
+  explicit TransformerCosts(TransformerParts parts) : parts_(parts) {}
 
   [[nodiscard]] double evaluation(const CostShape& s) const override;
   [[nodiscard]] double features(const CostShape& s) const override;
@@ -26,10 +25,6 @@ class TransformerCosts final : public ModelCosts {
   [[nodiscard]] double set_setup(const CostShape& s, const CostOptions& o,
                                  double words) const override;
   [[nodiscard]] double single_point_evaluation(const CostShape& s) const override;
-  [[nodiscard]] double ws_evaluations_per_start() const override {
-    return ws_evaluations_per_start_;
-  }
-  [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double multi_word_growth(double words) const override;
   [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
                                  const SearchShape& q) const override;
@@ -43,7 +38,6 @@ class TransformerCosts final : public ModelCosts {
   [[nodiscard]] double input_row(const CostShape& s) const;
 
   TransformerParts parts_;
-  double ws_evaluations_per_start_;
 };
 
 }  // namespace wordsens

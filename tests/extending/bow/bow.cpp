@@ -110,10 +110,6 @@ double BowCosts::set_setup(const CostShape& s, const CostOptions& /*o*/, double 
 
 double BowCosts::single_point_evaluation(const CostShape& s) const { return 4.0 * s.k * s.d; }
 
-// Not measured: rf's ascents, which move a first layer alike.
-double BowCosts::ws_evaluations_per_start() const { return 175.0; }
-double BowCosts::gen_evaluations_per_start() const { return 110.0; }
-
 double BowCosts::multi_word_growth(double /*words*/) const { return 1.0; }
 
 // V and its block V/√n (k × d each), and a copy of the block per word of a set.

@@ -50,8 +50,6 @@ class BowCosts final : public ModelCosts {
   [[nodiscard]] double set_setup(const CostShape& s, const CostOptions& o,
                                  double words) const override;
   [[nodiscard]] double single_point_evaluation(const CostShape& s) const override;
-  [[nodiscard]] double ws_evaluations_per_start() const override;
-  [[nodiscard]] double gen_evaluations_per_start() const override;
   [[nodiscard]] double multi_word_growth(double words) const override;
   [[nodiscard]] double ws_memory(const CostShape& s, const CostOptions& o,
                                  const SearchShape& q) const override;

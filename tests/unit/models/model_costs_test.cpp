@@ -36,8 +36,11 @@ TEST(ModelCosts, EveryModelPricesEveryStep) {
     EXPECT_TRUE(positive_finite(costs.single_point_evaluation(shape))) << t.name;
     EXPECT_TRUE(positive_finite(costs.gen_point_evaluation(shape))) << t.name;
     EXPECT_TRUE(positive_finite(costs.multi_word_outside_search(shape))) << t.name;
-    EXPECT_TRUE(positive_finite(costs.ws_evaluations_per_start())) << t.name;
-    EXPECT_TRUE(positive_finite(costs.gen_evaluations_per_start())) << t.name;
+    const SearchLengths& lengths = search_lengths(t.kind);
+    EXPECT_TRUE(positive_finite(lengths.ws_evaluations_per_start)) << t.name;
+    EXPECT_TRUE(positive_finite(lengths.gen_evaluations_per_start)) << t.name;
+    EXPECT_GE(lengths.ws_share_at_budget, 0.0) << t.name;
+    EXPECT_LT(lengths.ws_share_at_budget, 1.0) << t.name;
     EXPECT_GE(costs.multi_word_growth(8.0), 1.0) << t.name;
   }
 }
@@ -64,7 +67,8 @@ TEST(ModelCosts, TheCausalMaskPricesTheEvaluatorThatRuns) {
     const ModelCosts& masked = model_costs(kind, AttentionMask::causal);
     EXPECT_NE(&plain, &masked) << to_string(kind);
     EXPECT_GT(masked.evaluation(paper), plain.evaluation(paper)) << to_string(kind);
-    EXPECT_EQ(masked.ws_evaluations_per_start(), plain.ws_evaluations_per_start());
+    EXPECT_EQ(search_lengths(kind, AttentionMask::causal).ws_evaluations_per_start,
+              search_lengths(kind).ws_evaluations_per_start);
   }
   for (const ModelKind kind : {ModelKind::rf, ModelKind::mhraf, ModelKind::block}) {
     EXPECT_EQ(&model_costs(kind), &model_costs(kind, AttentionMask::causal)) << to_string(kind);

@@ -1,0 +1,67 @@
+# The cost model's calibrated constants are data: src/models/calibration.tsv gives each one's
+# value, what it is and how it was measured. This makes of it the header
+# wordsens/cost_calibration.hpp (in the build tree, seen by the models layer and those above), so that a constant lives in one
+# place with its provenance and the prices that use it cite it by name. A malformed row stops the
+# configuration with the line it is on.
+
+# wordsens_generate_calibration(<tsv> <include dir>): writes <include dir>/wordsens/cost_calibration.hpp.
+function(wordsens_generate_calibration tsv include_dir)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${tsv})
+  file(READ ${tsv} text)
+  if(text MATCHES "[;\\[\\]]")
+    message(FATAL_ERROR "${tsv}: no ';', '[' or ']' in the table (CMake lists split on them)")
+  endif()
+  string(REPLACE "\n" ";" lines "${text}")
+  set(sections any v3 baseline)
+  foreach(build ${sections})
+    set(body_${build} "")
+    set(names_${build} "")
+  endforeach()
+  set(header_seen FALSE)
+  set(number 0)
+  foreach(line IN LISTS lines)
+    math(EXPR number "${number} + 1")
+    if(line STREQUAL "" OR line MATCHES "^#")
+      continue()
+    endif()
+    if(NOT header_seen)
+      if(NOT line STREQUAL "name\tbuild\tvalue\tmeaning\tmeasured")
+        message(FATAL_ERROR "${tsv}:${number}: expected the column names "
+                            "name, build, value, meaning, measured")
+      endif()
+      set(header_seen TRUE)
+      continue()
+    endif()
+    if(NOT line MATCHES
+       "^(k[A-Za-z0-9]+)\t(any|v3|baseline)\t([0-9]+(\\.[0-9]+)?(e[0-9]+)?)\t([^\t]+)\t([^\t]+)$")
+      message(FATAL_ERROR "${tsv}:${number}: not a row of name, build (any, v3 or baseline), "
+                          "number, meaning and how it was measured: ${line}")
+    endif()
+    set(name ${CMAKE_MATCH_1})
+    set(build ${CMAKE_MATCH_2})
+    set(value ${CMAKE_MATCH_3})
+    set(meaning "${CMAKE_MATCH_6}")
+    set(measured "${CMAKE_MATCH_7}")
+    if(name IN_LIST names_${build} OR (build STREQUAL "any" AND (name IN_LIST names_v3 OR name IN_LIST names_baseline))
+       OR (NOT build STREQUAL "any" AND name IN_LIST names_any))
+      message(FATAL_ERROR "${tsv}:${number}: ${name} is given twice for the same build")
+    endif()
+    list(APPEND names_${build} ${name})
+    string(APPEND body_${build}
+           "/// ${meaning}.\n/// Measured: ${measured}.\ninline constexpr double ${name} = ${value};\n")
+  endforeach()
+  foreach(name ${names_v3})
+    if(NOT name IN_LIST names_baseline)
+      message(FATAL_ERROR "${tsv}: ${name} has a v3 value but no baseline one")
+    endif()
+  endforeach()
+  foreach(name ${names_baseline})
+    if(NOT name IN_LIST names_v3)
+      message(FATAL_ERROR "${tsv}: ${name} has a baseline value but no v3 one")
+    endif()
+  endforeach()
+  set(out "#pragma once\n// Generated from src/models/calibration.tsv by cmake/Calibration.cmake: edit the table, not\n// this file. The cost model's calibrated constants, each with how it was measured.\n\nnamespace wordsens {\n\n")
+  string(APPEND out "${body_any}\n#if defined(__AVX2__) && defined(__FMA__)  // the x86-64-v3 build\n${body_v3}#else  // the x86-64 (SSE2) baseline build\n${body_baseline}#endif\n\n}  // namespace wordsens\n")
+  # Written only when it changes, so that a configure does not rebuild the models.
+  file(CONFIGURE OUTPUT ${include_dir}/wordsens/cost_calibration.hpp CONTENT "${out}" @ONLY)
+endfunction()
