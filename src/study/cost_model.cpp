@@ -66,12 +66,11 @@ double expected_evaluations_within(const TaskSpec& task, const StudyConfig& conf
   return q * budget + (1.0 - q) * std::min(converged, budget);
 }
 
-// In low dimension each position's best point is polished by a compass search (f only, one
-// point per call), which mostly runs until its budget or its step tolerance: measured on
-// regime_map.ini (d = 8, 16; n = 8 … 256), about 300 of its 400 evaluations per position.
+// In low dimension each position's best point is polished by a compass search, which runs the
+// share kPolishShare of its budget (models/calibration.tsv).
 double expected_polish_evaluations(const TaskSpec& task, const WsOptions& options) {
   if (task.d > options.polish_max_dim) return 0.0;
-  return 0.75 * static_cast<double>(options.polish_evaluations);
+  return kPolishShare * static_cast<double>(options.polish_evaluations);
 }
 
 // The search of a ws task with one changed word: per examined position, the evaluator's set-up,
