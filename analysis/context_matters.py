@@ -10,7 +10,7 @@ its 95 % t interval over trials against n, rf's certified upper bound dashed, on
 embedding, one panel per model; DIR/context_matters.csv and .md: per embedding and n the mean S of
 rf and raf, rf's mean S_upper and the median over trials of S_raf / S_rf on the same text, and
 per embedding the slope of log S against log n (median of per-trial slopes, order-statistic
-95 % interval; wordsens_analysis.stats.loglog_slope).
+95 % interval; wordsens_analysis.rules.stats.loglog_slope).
 """
 import argparse
 import os
@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from wordsens_analysis import reader, stats  # noqa: E402
+from wordsens_analysis import reader  # noqa: E402
+from wordsens_analysis.rules import stats  # noqa: E402
 
 SERIES = [("static", "GloVe 6B, static (pieces share their word's vector)", "tab:gray", "s"),
           ("layer0", "encoder layer 0 (token + position)", "tab:blue", "o"),

@@ -8,11 +8,12 @@ their random twins and raf, on the same Brown windows.
 Each RESULTS is a results file of jobs/configs/trained_minilm.ini at one layer ℓ (its
 `encoder-layer`; jobs/trained_minilm.sh runs ℓ = 1 … 6). Writes DIR/trained_layers.png (and
 .pdf): one panel per layer, mean S with its 95 % t interval over trials against n, one line per
-model in its own style (wordsens_analysis.model_pieces); DIR/trained_layers.md and .csv: per layer
-and model the slope of log S against log n (median of per-trial slopes, order-statistic 95 %
-interval: wordsens_analysis.stats.loglog_slope) and S at the smallest and largest n, and per layer
-the ratios on the same texts, trained/twin and trained/raf, as the median over trials of the
-per-trial mean over n of log(S_a/S_b), exponentiated, with its order-statistic 95 % interval.
+model in its own style (wordsens_analysis.twins.model_pieces); DIR/trained_layers.md and .csv:
+per layer and model the slope of log S against log n (median of per-trial slopes,
+order-statistic 95 % interval: wordsens_analysis.rules.stats.loglog_slope) and S at the smallest
+and largest n, and per layer the ratios on the same texts, trained/twin and trained/raf, as the
+median over trials of the per-trial mean over n of log(S_a/S_b), exponentiated, with its
+order-statistic 95 % interval.
 """
 import argparse
 import os
@@ -23,7 +24,10 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from wordsens_analysis import model_pieces, reader, stats, stored_config  # noqa: E402
+from wordsens_analysis import reader  # noqa: E402
+from wordsens_analysis.reading import stored_config  # noqa: E402
+from wordsens_analysis.rules import stats  # noqa: E402
+from wordsens_analysis.twins import model_pieces  # noqa: E402
 
 MODELS = ("trained_attn", "twin_attn", "trained_layer", "twin_layer", "raf", "mhraf")
 PAIRS = (("trained_attn", "twin_attn"), ("trained_attn", "raf"), ("trained_layer", "twin_layer"),

@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from . import claims as claim_defs
-from . import combined, rules, verdicts
-from .reader import Results, read_results
+from . import rules
+from .claims import verdicts
+from .reading import Results, build_studies, read_results
 
 # The judged kinds of row a statistic can be asked of (integrity rows hold no per-trial test).
 _WITH_TESTS = (rules.PRIMARY, rules.EXTENSION, rules.SECONDARY)
@@ -49,7 +50,7 @@ def _as_list(results) -> list:
 
 
 def _where(results: list) -> str:
-    # The words the report gives an absent claim's reason (report_writer.write_report), so that
+    # The words the report gives an absent claim's reason (report/writer.write_report), so that
     # the table here is verdicts.csv to the letter.
     return "in this file" if len(results) == 1 else "in any of the files"
 
@@ -63,7 +64,7 @@ class Statistic:
                    groups), with `axes` (d, L, H, k … and the design's values of n);
     label          what was measured (the `statistic` column names it), `evidence` its kind;
     per_trial      one value per trial (a Series indexed by the trial as the study numbers it:
-                   the file's trial for one file; combined.TRIAL_STRIDE blocks per seed);
+                   the file's trial for one file; reading.TRIAL_STRIDE blocks per seed);
     estimate, ci_low, ci_high, trials
                    the median of per_trial, its distribution-free 95 % interval, their count;
     confirm, refute
@@ -103,14 +104,14 @@ class Judgement:
     """The verdicts over some results files, with the tests behind every row.
 
     table     the verdict table, as the report writes verdicts.csv (columns: verdicts.COLUMNS);
-    studies   the files grouped into studies (combined.build_studies: one file is one study),
+    studies   the files grouped into studies (reading.build_studies: one file is one study),
               each with its records (`ws`, `gen`, `multi_word`) as the rules read them;
     notes     what the reader repaired and which repeated rows the grouping dropped.
     """
 
     def __init__(self, results):
         results = _as_list(results)
-        self.studies, self.notes, _ = combined.build_studies(results)
+        self.studies, self.notes, _ = build_studies(results)
         for s in self.studies:
             self.notes += s.notes
         self.table, self._rows, self._labels = verdicts.judge_studies_with_rows(
@@ -127,7 +128,7 @@ class Judgement:
 
     def records(self, table: str = "ws", study: str | None = None) -> pd.DataFrame:
         """A study's records as the rules read them (`table`: ws, gen or multi_word; trials and
-        task ids numbered as combined.py says, the study named in column `series`)."""
+        task ids numbered as reading/studies.py says, the study named in column `series`)."""
         s = self._study(study)
         return getattr(s, table)
 
@@ -218,7 +219,7 @@ class _Found:
 
 def judge(results) -> Judgement:
     """Judge results as `wordsens-report` does: `results` is a Results, a path, or a list of
-    either (files of one study are pooled, different studies judged apart, combined.py)."""
+    either (files of one study are pooled, different studies judged apart, reading/studies.py)."""
     return Judgement(results)
 
 

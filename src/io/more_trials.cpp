@@ -51,7 +51,8 @@ std::string more_trials_advice(const std::string& path, const std::string& store
            std::to_string(have) + " --max-trials=" + std::to_string(2 * have) +
            ") in another output";
   }
-  // The schedule of looks doubles from the first batch up to the cap (analysis: sequential.py).
+  // The schedule of looks doubles from the first batch up to the cap (analysis:
+  // claims/sequential.py).
   const std::int64_t next = std::min(cap, 2 * have);
   return "; to add trials, keep this file and run the study's next look into another: the same "
          "command with its --trials and --output replaced by --first-trial=" +

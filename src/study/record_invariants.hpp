@@ -5,8 +5,9 @@
 // has the scope its search can give, the search's counts add up, the witness has its size, a gen
 // task has one row per training mode and objective. A record that breaks one was not written by
 // a run: every reader of a results file refuses it as damage (io/integrity/record_checks.cpp; the
-// Python reader's damage.py mirrors this list, and analysis/FORMAT.md, "Invariants of a record",
-// prints it from record_invariants_markdown()). The rules on single values are record_fields.cpp's.
+// Python reader's reading/damage.py mirrors this list, and analysis/FORMAT.md, "Invariants of a
+// record", prints it from record_invariants_markdown()). The rules on single values are
+// record_fields.cpp's.
 #include <cstdint>
 #include <span>
 #include <string>

@@ -68,7 +68,8 @@ class Checker:
     def __init__(self, root, binary):
         self.root, self.binary, self.problems = root, binary, []
         sys.path.insert(0, os.path.join(root, "analysis"))
-        from wordsens_analysis import claims, report_writer, rules
+        from wordsens_analysis import claims, rules
+        from wordsens_analysis.report import writer as report_writer
         self.claims, self.rules_line = claims.CLAIMS, report_writer.rules_line()
         self.verdicts = sorted(rules.POSITIVE + (rules.CONTRADICTED, rules.INCONCLUSIVE),
                                key=len, reverse=True)

@@ -8,7 +8,8 @@ says, and nothing else:
   1. the map: its class and its costs, bow.hpp and bow.cpp in a folder of its own,
      src/models/<family>/;
   2. its kind (src/models/shared/model_kind.hpp), its catalogue row (src/models/registry.cpp), its
-     analysis pieces, a plot style and a numpy twin (analysis/wordsens_analysis/model_pieces.py);
+     analysis pieces, a plot style and a numpy twin
+     (analysis/wordsens_analysis/twins/model_pieces.py);
   3. its tests: a case in tests/unit/models/model_cases.hpp and in
      tests/unit/estimators/word_sensitivity_models_test.cpp, its family in the order of
      tests/layering/model_families.py.
@@ -104,20 +105,22 @@ def edit(copy: str, rel: str, pattern: str, replacement: str) -> None:
         f.write(new)
 
 
-ROW = r'''\1      // A test's model (tests/extending/bow): rf's traits, no marginal sampler.
-      {{.kind = ModelKind::bow,
-        .name = "bow",
-        .attention = false,
-        .min_total_sphere_starts = 0,
-        .width = ModelWidth::features},
-       [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
+ROW = r'''\1      // A test's model (tests/extending/bow): rf's traits, no marginal sampler; its ascents
+      // are not measured (rf's, which move a first layer alike).
+      {.traits = {.kind = ModelKind::bow,
+                  .name = "bow",
+                  .attention = false,
+                  .min_total_sphere_starts = 0,
+                  .width = ModelWidth::features},
+       .make = [](const ModelSpec& spec, WeightKey key) -> std::unique_ptr<FeatureMap> {
          return std::make_unique<BagOfWordsFeatures>(spec, key);
        },
-       any_size,
-       []() -> const ModelCosts& {
+       .size_problem = any_size,
+       .costs = []() -> const ModelCosts& {
          static const BowCosts costs;
          return costs;
-       }},
+       },
+       .search = {.ws_evaluations_per_start = 175.0}},
 \2'''
 
 TWIN = r'''def _bow_twin(w, act):
@@ -144,8 +147,8 @@ def follow_the_recipe(copy: str) -> None:
          '#include "models/bow/bow.hpp"\n\\1')
     edit(copy, "src/models/registry.cpp",
          r"(std::to_array<CatalogueRow>\(\{\n.*?\n)(  \}\);)", ROW)
-    edit(copy, "analysis/wordsens_analysis/model_pieces.py", r"^(PIECES = \{)", TWIN)
-    edit(copy, "analysis/wordsens_analysis/model_pieces.py", r"^(PIECES = \{\n.*?\n)(\})",
+    edit(copy, "analysis/wordsens_analysis/twins/model_pieces.py", r"^(PIECES = \{)", TWIN)
+    edit(copy, "analysis/wordsens_analysis/twins/model_pieces.py", r"^(PIECES = \{\n.*?\n)(\})",
          '\\1    "bow": ModelPieces(style=dict(color="tab:orange", marker="D"), twin=_bow_twin),\n'
          "\\2")
     # 3. Its tests.
@@ -202,15 +205,14 @@ READ_BACK = f"""
 import sys
 import numpy as np
 import pandas as pd
-from wordsens_analysis import catalogue, model_pieces
 from wordsens_analysis.reader import read_results
-from wordsens_analysis.witness import CHECK_COLUMNS, check_witnesses
+from wordsens_analysis.twins import CHECK_COLUMNS, check_witnesses, model_pieces
 res = read_results(sys.argv[1])
 row = res.models.set_index("model").loc["{MODEL}"]
 assert (int(row["attention"]), int(row["deep"]), int(row["marginal_sampler"])) == (0, 0, 0), row
 assert (int(row["multi_head"]), int(row["width"]), int(row["encoder"])) == (0, 1, 0), row
-assert catalogue.has_feature_width("{MODEL}") and not catalogue.is_attention("{MODEL}")
-assert catalogue.traits("{MODEL}").width == "features"
+assert res.catalogue.has_feature_width("{MODEL}") and not res.catalogue.is_attention("{MODEL}")
+assert res.catalogue.traits("{MODEL}").width == "features"
 for table in (res.ws, res.gen):
     assert (table["model"] == "{MODEL}").any(), "no {MODEL} records"
 checks = pd.DataFrame(check_witnesses(res.witnesses), columns=CHECK_COLUMNS)
@@ -262,7 +264,7 @@ def check_the_model(copy: str, build_dir: str) -> None:
                       "-k", "catalogue_has_its_analysis_pieces"]
     env_test = dict(env, WORDSENS_BIN=binary)
     run(catalogue_test, cwd=os.path.join(copy, "tests", "python"), env=env_test, timeout=900)
-    pieces = os.path.join(copy, "analysis", "wordsens_analysis", "model_pieces.py")
+    pieces = os.path.join(copy, "analysis", "wordsens_analysis", "twins", "model_pieces.py")
     with open(pieces, encoding="utf-8") as f:
         kept = f.read()
     with open(pieces, "w", encoding="utf-8") as f:

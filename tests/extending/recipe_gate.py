@@ -36,7 +36,7 @@ RECIPE = (
     # What the recipe edits.
     "src/models/shared/model_kind.hpp",
     "src/models/registry.cpp",
-    "analysis/wordsens_analysis/model_pieces.py",
+    "analysis/wordsens_analysis/twins/model_pieces.py",
     "tests/unit/models/model_cases.hpp",
     "tests/unit/estimators/word_sensitivity_models_test.cpp",
     "tests/layering/model_families.py",

@@ -18,26 +18,26 @@ PY = "/usr/bin/python3"
 REHASH = f"""
 import sys, zlib
 sys.path.insert(0, {ANALYSIS!r})
-from wordsens_analysis import damage, names
+from wordsens_analysis.reading import damage, schema
 text = f.attrs['config_text']
 text = text if isinstance(text, bytes) else text.encode()
 f.attrs['config_hash'] = np.bytes_(damage.fnv1a64(bytes(text)).encode())
 crc = zlib.crc32(bytes(text))
-for column, dtype in names.TASK_CRC_COLUMNS.items():
+for column, dtype in schema.TASK_CRC_COLUMNS.items():
     if column in f['tasks']:
         crc = zlib.crc32(f['tasks'][column][:].astype(dtype).tobytes(), crc)
 if 'task_table_crc32' in f.attrs:
     f.attrs['task_table_crc32'] = np.int64(crc)
-for group in names.RECORD_TABLES:
+for group in schema.RECORD_TABLES:
     g = f[group]
-    if names.ROW_CRC32 not in g or not g['task_id'].shape[0]:
+    if schema.ROW_CRC32 not in g or not g['task_id'].shape[0]:
         continue
-    sets = {{n: g[n] for n in names.DATASETS[group] if n in g}}
-    rows = np.arange(min(g[names.ROW_CRC32].shape[0], g['task_id'].shape[0]))
+    sets = {{n: g[n] for n in schema.DATASETS[group] if n in g}}
+    rows = np.arange(min(g[schema.ROW_CRC32].shape[0], g['task_id'].shape[0]))
     crcs = damage.row_crcs(sets, group, rows)
-    stored = g[names.ROW_CRC32][:]
+    stored = g[schema.ROW_CRC32][:]
     stored[rows[crcs >= 0]] = crcs[crcs >= 0].astype(np.uint32)
-    g[names.ROW_CRC32][:] = stored
+    g[schema.ROW_CRC32][:] = stored
 """
 
 

@@ -77,7 +77,7 @@ def flip_merge(case):
 
 def flip_report(case):
     """wordsens-report (the Python reader) on flipped files: one line, no traceback, bounded.
-    Its exit code for a damaged file is report.py's mapping of ResultsFileError (2 today;
+    Its exit code for a damaged file is report/cli.py's mapping of ResultsFileError (2 today;
     DamagedFileError is the subclass a report may map to 1)."""
     _, damaged = _flipped_files(case)
     for offset, path in damaged[:5]:

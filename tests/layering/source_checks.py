@@ -1,6 +1,8 @@
 """What the source checks of this folder share: a self-test that builds small source trees and
-expects each bad one to give exactly one violation naming its file, and the command line
-(SRC_DIR, or --self-test) with its exit codes."""
+expects each bad one to give exactly one violation naming its file, the command line (SRC_DIR,
+or --self-test) with its exit codes, and the order of folders a layer's files may use (C++
+includes, folder_order_violations; Python imports, package_order_violations)."""
+import ast
 import os
 import re
 import sys
@@ -80,3 +82,93 @@ def folder_order_violations(layer_dir, layer, rank, script):
                     found.append(f"{where}:{line}: {layer}/{folder or '*.cpp'} must not include "
                                  f"{layer}/{target or '*.hpp'} ({match.group(0).strip()})")
     return found
+
+
+def _imports(tree, parts):
+    """(line, target, names) of every import in a module's syntax tree, wherever it sits (a
+    function's lazy import counts too): target as the list of the dotted name's parts, resolved
+    against the module's package `parts` when relative; names those of a `from … import`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = parts[:len(parts) - node.level + 1] if node.level else []
+            target = base + (node.module.split(".") if node.module else [])
+            yield node.lineno, target, [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name.split("."), []
+
+
+def _face_names(init_path):
+    """The names a wing's __init__.py binds by importing them (what its face exports)."""
+    if not os.path.exists(init_path):
+        return set()
+    with open(init_path, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    return {a.asname or a.name for node in tree.body if isinstance(node, ast.ImportFrom)
+            for a in node.names}
+
+
+def package_order_violations(package_dir, package, rank, top, script):
+    """The imports between the wings of a Python package (its subpackages) that do not point
+    downward, as folder_order_violations for C++ includes: a module of wing F (the first folder
+    under package_dir; "" for the package's own modules) may import wing G only for G = F or
+    rank[G] < rank[F], and only through G's face: `from <package>.G import name` (or its
+    relative form) where a name that is a module of G is one G/__init__.py imports itself, never
+    `<package>.G.<module>`. A folder missing from `rank`, or a module of the package's own folder
+    that is not in `top`, is a violation too, so that a new one is placed on purpose. `script`
+    names the order's file."""
+    found = []
+    for here, dirs, files in os.walk(package_dir):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        folder = os.path.relpath(here, package_dir)
+        folder = "" if folder == "." else folder
+        wing = folder.split(os.sep)[0]
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            where = "/".join(filter(None, [package, folder, name]))
+            if wing not in rank:
+                found.append(f"{where}: folder {package}/{wing}/ is not in the order of {script}")
+                continue
+            if not wing and name not in top:
+                found.append(f"{where}: a module outside any wing (the package's own modules "
+                             f"are {', '.join(sorted(top))}; see {script})")
+                continue
+            parts = [package] + ([p for p in folder.split(os.sep)] if folder else [])
+            with open(os.path.join(here, name), encoding="utf-8") as source:
+                tree = ast.parse(source.read())
+            for line, target, names in _imports(tree, parts):
+                if target[:1] != [package]:
+                    continue  # the standard library, numpy …
+                inner = target[1:]
+                for item in ([inner] if inner or not names else [[n] for n in names]):
+                    found += _import_problems(f"{where}:{line}", item, names if inner else [],
+                                              wing, package_dir, package, rank)
+    return found
+
+
+def _import_problems(where, inner, names, wing, package_dir, package, rank):
+    """What is wrong with one import of `package`.<inner> (importing `names` from it) by a module
+    of `wing`."""
+    folder = inner[0] if inner and os.path.isdir(os.path.join(package_dir, inner[0])) else ""
+    shown = ".".join([package, *inner])
+    if folder not in rank:
+        return [f"{where}: imports {shown}, whose wing {folder}/ is not in the order"]
+    if folder == wing:
+        return []
+    if rank[folder] >= rank[wing]:
+        side = "side by side with" if rank[folder] == rank[wing] else "below"
+        return [f"{where}: {package}/{wing or '*.py'} must not import {shown} ({wing or 'the face'}"
+                f" is {side} {folder or 'the face'})"]
+    if not folder:
+        return []
+    if len(inner) > 1:
+        return [f"{where}: imports {shown}, past the face of {folder}/ (import from "
+                f"{package}.{folder})"]
+    wing_dir = os.path.join(package_dir, folder)
+    exported = _face_names(os.path.join(wing_dir, "__init__.py"))
+    modules = [n for n in names if n not in exported
+               and (os.path.exists(os.path.join(wing_dir, n + ".py"))
+                    or os.path.isdir(os.path.join(wing_dir, n)))]
+    return [f"{where}: imports the module {folder}/{n} past the face of {folder}/ (its "
+            "__init__.py does not import it)" for n in modules]

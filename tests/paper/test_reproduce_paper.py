@@ -25,8 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "analysis"))
 
-from wordsens_analysis import claims, read_results, rules, sequential, verdicts  # noqa: E402
-from wordsens_analysis.combined import build_studies  # noqa: E402
+from wordsens_analysis import claims, read_results, rules  # noqa: E402
+from wordsens_analysis.claims import verdicts  # noqa: E402
+from wordsens_analysis.reading import build_studies  # noqa: E402
 
 SCRIPT = os.path.join(ROOT, "jobs", "reproduce_paper.sh")
 BIN = os.environ.get("WORDSENS_BIN")
@@ -286,8 +287,8 @@ def test_trials_are_added_only_where_a_claim_was_open(adaptive):
         for c in open_claims:
             cid = c.split("[")[0]
             models.add(claims.CLAIMS[cid].model)
-            if cid in sequential.PARTNERS:
-                models.add(sequential.PARTNERS[cid])
+            if claims.CLAIMS[cid].partner:
+                models.add(claims.CLAIMS[cid].partner)
         for f in by_look[look]:
             r = read_results(f)
             first, last = (int(g) for g in LOOK.search(f.name).groups()[1:])

@@ -10,7 +10,7 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "analysis"))
 
-from wordsens_analysis import names  # noqa: E402
+from wordsens_analysis.reading import schema  # noqa: E402
 
 REPORT = os.path.join(ROOT, "analysis", "wordsens-report")
 
@@ -27,48 +27,49 @@ def write_table(f, group, columns: dict):
             g.create_dataset(name, data=values, maxshape=(None,), chunks=True)
 
 
-def write_results(path, tasks, ws=None, gen=None, version=None, filetype=names.FILETYPE,
+def write_results(path, tasks, ws=None, gen=None, version=None, filetype=schema.FILETYPE,
                   witnesses=(), libver="latest", config_text="# synthetic fixture\n",
                   master_seed=1):
     """witnesses: dicts with task_id, position, delta (d), X (n × d), W (d × d).
 
     version: unless given, the oldest format that has every column written
-    (names.SINCE_MINOR): a reader refuses a file holding columns newer than its version.
+    (schema.SINCE_MINOR): a reader refuses a file holding columns newer than its version.
     libver="latest" (superblock v3) as the writer uses; libver=None gives an older layout.
     """
     if version is None:
-        written = [f"{group}/{c}" for group, table in ((names.GROUP_TASKS, tasks),
-                                                       (names.GROUP_WS, ws), (names.GROUP_GEN, gen))
+        written = [f"{group}/{c}" for group, table in ((schema.GROUP_TASKS, tasks),
+                                                       (schema.GROUP_WS, ws),
+                                                       (schema.GROUP_GEN, gen))
                    for c in (table or {})]
-        version = (1, max([names.SINCE_MINOR.get(name, 0) for name in written] + [0]))
+        version = (1, max([schema.SINCE_MINOR.get(name, 0) for name in written] + [0]))
     with h5py.File(path, "w", libver=libver) as f:
-        f.attrs[names.ATTR_FILETYPE] = filetype
-        f.attrs[names.ATTR_FORMAT_VERSION] = np.array(version, dtype=np.int32)
+        f.attrs[schema.ATTR_FILETYPE] = filetype
+        f.attrs[schema.ATTR_FORMAT_VERSION] = np.array(version, dtype=np.int32)
         f.attrs["software_version"] = "test"
         f.attrs["git_sha"] = "0000000"
         f.attrs["master_seed"] = np.uint64(master_seed)
         f.attrs["config_text"] = config_text
-        write_table(f, names.GROUP_TASKS, tasks)
+        write_table(f, schema.GROUP_TASKS, tasks)
         if ws is not None:
-            write_table(f, names.GROUP_WS, ws)
+            write_table(f, schema.GROUP_WS, ws)
         if gen is not None:
-            write_table(f, names.GROUP_GEN, gen)
+            write_table(f, schema.GROUP_GEN, gen)
         if witnesses:
-            table = {c: [] for c in names.WITNESS_COLUMNS}
+            table = {c: [] for c in schema.WITNESS_COLUMNS}
             values = []
             offset = 0
             for w in witnesses:
-                for name in (names.WITNESS_DELTA, names.WITNESS_X, names.WITNESS_W):
+                for name in (schema.WITNESS_DELTA, schema.WITNESS_X, schema.WITNESS_W):
                     a = np.atleast_2d(np.asarray(w[name], dtype=float))
-                    pos = w["position"] if name == names.WITNESS_DELTA else -1
-                    for c, v in zip(names.WITNESS_COLUMNS,
+                    pos = w["position"] if name == schema.WITNESS_DELTA else -1
+                    for c, v in zip(schema.WITNESS_COLUMNS,
                                     (w["task_id"], name, pos, a.shape[0], a.shape[1], offset)):
                         table[c].append(v)
                     values.append(a.ravel())
                     offset += a.size
             table["name"] = np.array(table["name"], dtype="S32")
-            write_table(f, names.GROUP_WITNESS, {k: np.asarray(v) for k, v in table.items()})
-            f[names.GROUP_WITNESS].create_dataset(names.WITNESS_VALUES,
+            write_table(f, schema.GROUP_WITNESS, {k: np.asarray(v) for k, v in table.items()})
+            f[schema.GROUP_WITNESS].create_dataset(schema.WITNESS_VALUES,
                                                   data=np.concatenate(values), maxshape=(None,))
     return path
 
@@ -104,9 +105,9 @@ def synthetic_tables(ns=(8, 16, 32, 64, 128), d=64, trials=12, slopes=None, seed
     slopes = dict(TRUE_SLOPES, **(slopes or {}))
     upper = upper or {}
     rng = np.random.default_rng(seed)
-    tasks = {c: [] for c in names.TASK_COLUMNS}
-    ws = {c: [] for c in (*names.WS_COLUMNS, *(NEW_WS_COLUMNS if new_columns else ()))}
-    gen = {c: [] for c in (*names.GEN_COLUMNS, *(("cert_rel_err",) if new_columns else ()))}
+    tasks = {c: [] for c in schema.TASK_COLUMNS}
+    ws = {c: [] for c in (*schema.WS_COLUMNS, *(NEW_WS_COLUMNS if new_columns else ()))}
+    gen = {c: [] for c in (*schema.GEN_COLUMNS, *(("cert_rel_err",) if new_columns else ()))}
     trial_effect = rng.normal(0, noise, size=trials)
     tid = 0
 
@@ -115,7 +116,7 @@ def synthetic_tables(ns=(8, 16, 32, 64, 128), d=64, trials=12, slopes=None, seed
     def add_task(exp, model, n, k, N_, t, L=1):
         nonlocal tid
         point = points.setdefault((exp, model, n, k, N_), len(points))
-        for c, v in zip(names.TASK_COLUMNS, (tid, point, exp, model, n, d, k, N_, L, t, 1)):
+        for c, v in zip(schema.TASK_COLUMNS, (tid, point, exp, model, n, d, k, N_, L, t, 1)):
             tasks[c].append(v)
         tid += 1
         return tid - 1
@@ -160,7 +161,7 @@ def synthetic_tables(ns=(8, 16, 32, 64, 128), d=64, trials=12, slopes=None, seed
                             E = abs(rng.normal(0, 0.02)) + (0.5 if objective == 1 else 0.0)
                         row = (task, training, objective, 0.3, 1.0, 0.2, np.sqrt(abs(E)) - 1, E,
                                1e3, t % n, 50, 0.01, 0, 0)
-                        for c, v in zip(names.GEN_COLUMNS, row):
+                        for c, v in zip(schema.GEN_COLUMNS, row):
                             gen[c].append(v)
                         if new_columns:
                             gen["cert_rel_err"].append(1e-14)

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from referee import Study
+from referee import TRAINED, Study, catalogue
 
-from wordsens_analysis import catalogue, rules, tolerances, verdicts
+from wordsens_analysis import rules
+from wordsens_analysis.claims import verdicts
+from wordsens_analysis.rules import tolerances
 
 POSITIVE = frozenset(rules.POSITIVE)
 LB_PAIR_FORBIDDEN = POSITIVE | {rules.CONTRADICTED}
@@ -46,7 +48,8 @@ class Case:
         if self.mutate is not None:
             ws, gen, tasks = self.mutate(ws.copy(), gen.copy(), tasks.copy())
         return verdicts.judge_frames(ws, gen, None, several, self.fractions, tasks=tasks,
-                                     mask=self.mask, config_text=self.config_text)
+                                     mask=self.mask, config_text=self.config_text,
+                                     catalogue=catalogue())
 
     def verdict(self, table: pd.DataFrame) -> tuple:
         rows = table[table["claim"] == self.claim]
@@ -103,7 +106,7 @@ def failing_trials(rng, m: int) -> set:
 
 
 def end_start(ns) -> int:
-    from wordsens_analysis import shape
+    from wordsens_analysis.rules import shape
     return shape.end_of_design(ns)[0]
 
 
@@ -311,27 +314,10 @@ def o_mixed_grid(rng):
 
 # --- Ω(1): Thm 3 and the models beyond the paper ----------------------------------------------
 
-def _beyond():
-    catalogue.register([catalogue.ModelTraits(m, True, False, False, 32)
-                        for m in ("raf_v", "mhraf", "block")], "test")
-
-
-TRAINED = ("trained_attn", "twin_attn", "trained_layer", "twin_layer")
-
-
-def _trained():
-    catalogue.register([catalogue.ModelTraits(m, True, False, False, 32) for m in TRAINED],
-                       "test")
-
-
 def _omega_params(rng, models=("raf", "raf", "mhraf")):
     """A model with an Ω(1) claim, drawn from `models`: raf and mhraf are judged against rf's
     bound too, a trained layer or its twin (TRAINED) by the lower bound's shape alone."""
     model = str(rng.choice(models))
-    if model in TRAINED:
-        _trained()
-    elif model != "raf":
-        _beyond()
     claim = "thm3_raf" if model == "raf" else f"ext_{model}"
     d = int(rng.choice([64, 128]))
     ns = [n for n in design(rng, lo=(4, 8)) if n <= d]
@@ -479,9 +465,7 @@ def _pair_models(rng, kinds=("softmax", "softmax", "residual")):
     if kind == "softmax":
         return "softmax_raf_relu", "raf", "raf_relu"  # claim, higher, lower
     if kind == "trained":
-        _trained()
         return TRAINED_PAIRS[int(rng.integers(len(TRAINED_PAIRS)))]
-    _beyond()
     return "ext_residual", "mhraf", "block"
 
 
@@ -524,7 +508,6 @@ def p_trained(rng):
 
 def p_causal(rng):
     """Under the causal mask: the last word counts as much as the first at the largest n."""
-    _beyond()
     model = str(rng.choice(["raf", "block"]))
     d = 64
     ns = [n for n in design(rng, lo=(4, 8)) if n <= d]
@@ -543,7 +526,6 @@ def p_causal(rng):
 
 def p_heads(rng):
     """More heads keep less of a word at every n but the largest, where they keep more."""
-    _beyond()
     model = str(rng.choice(["mhraf", "block"]))
     d = 64
     ns = [n for n in design(rng, lo=(4, 8)) if n <= d]
@@ -673,7 +655,7 @@ def _mw_frames(rng, m_trials, law, upper_law, ns, d=8, words=(1, 2, 4, 8), fract
 
 
 def _ceil_fraction(f, n):
-    from wordsens_analysis import multi_word
+    from wordsens_analysis.claims import multi_word_claims as multi_word
     return multi_word.words_at_fraction(f, n)
 
 

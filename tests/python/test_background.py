@@ -5,7 +5,7 @@ import os
 import pandas as pd
 import pytest
 
-from wordsens_analysis import background
+from wordsens_analysis.report import background
 
 
 def test_the_value_comes_back_from_the_child():

@@ -11,8 +11,9 @@ import pytest
 from conftest import REPORT
 from tiny_encoder import write_tiny_encoder
 
-from wordsens_analysis import names, read_results, rules
-from wordsens_analysis.witness import CHECK_COLUMNS, check_witnesses
+from wordsens_analysis import read_results, rules
+from wordsens_analysis.reading import schema
+from wordsens_analysis.twins import CHECK_COLUMNS, check_witnesses
 
 BIN = os.environ.get("WORDSENS_BIN")
 pytestmark = pytest.mark.skipif(
@@ -160,7 +161,7 @@ def test_witnesses_of_several_words_are_recomputed_in_numpy(tmp_path):
     """Every model with words = 1, 2, 3 and --save-witness: each S_m follows from its stored set,
     moves, text and weights in numpy (witness.py shares no code with the C++ maps), rf's bound
     over the examined sets too, and the report's witness check covers those rows."""
-    from wordsens_analysis.witness import check_witnesses
+    from wordsens_analysis.twins import check_witnesses
 
     (tmp_path / "words.ini").write_text(
         "experiments = ws\nmodels = rf,drf,raf,raf_relu\nn = 6\nd = 3\nk = 1.0D\n"
@@ -201,9 +202,9 @@ trials = 2
 def _drop_models_traits_of_1_10(f):
     """What a writer before 1.10 lacks: the traits format 1.10 added to /models, and /config
     (1.11)."""
-    for column in names.MODEL_COLUMNS_1_10:
+    for column in schema.MODEL_COLUMNS_1_10:
         del f["models"][column]
-    del f[names.GROUP_CONFIG]
+    del f[schema.GROUP_CONFIG]
 
 
 def _task_table_crc(f, without=()) -> int:
@@ -211,7 +212,7 @@ def _task_table_crc(f, without=()) -> int:
     `without`: columns an older writer's table did not have (heads before format 1.8)."""
     import zlib
     crc = zlib.crc32(bytes(f.attrs["config_text"]))
-    for column, dtype in names.TASK_CRC_COLUMNS.items():
+    for column, dtype in schema.TASK_CRC_COLUMNS.items():
         if column not in without:
             crc = zlib.crc32(f["tasks"][column][:].astype(dtype).tobytes(), crc)
     return crc
@@ -497,7 +498,7 @@ def test_reader_on_merged_shards(tiny_run):
 
 def test_file_summaries_match_the_python_statistics(tiny_run):
     """/summary/ws and /summary/gen (written by C++) equal stats.summarize on the rows."""
-    from wordsens_analysis import stats
+    from wordsens_analysis.rules import stats
 
     res = read_results(tiny_run[1])
     point = ["model", "n", "d", "k", "N", "layers"]
@@ -542,8 +543,7 @@ def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
     S from them (its entry in model_pieces.py). A model added to the C++ catalogue without one of
     these fails here, where it would otherwise be drawn in black, or its witness check silently
     skipped."""
-    from wordsens_analysis.catalogue import is_attention
-    from wordsens_analysis.model_pieces import PIECES
+    from wordsens_analysis.twins import PIECES
 
     models = catalogue_models()
     assert {"rf", "drf", "raf", "raf_relu"} <= set(models)
@@ -573,14 +573,14 @@ def test_every_model_of_the_catalogue_has_its_analysis_pieces(tmp_path):
         by_model = {w.model: w for w in res.witnesses}
         assert sorted(by_model) == sorted(run_models)
         for model, w in by_model.items():
-            weights = set(w.arrays) - {names.WITNESS_X, names.WITNESS_DELTA,
-                                       names.WITNESS_DELTA_WORDS}
+            weights = set(w.arrays) - {schema.WITNESS_X, schema.WITNESS_DELTA,
+                                       schema.WITNESS_DELTA_WORDS}
             assert weights, f"{model}: no weights stored with its witness"
         checks = pd.DataFrame(check_witnesses(res.witnesses, act), columns=CHECK_COLUMNS)
         assert sorted(checks["model"]) == sorted(run_models), "a model without a numpy twin"
         assert (checks["rel_diff"] <= 1e-9).all(), (mask, checks)
         if mask == "none" and act == "relu":
-            attention = [m for m in models if is_attention(m)]  # as the file's /models says
+            attention = [m for m in models if res.catalogue.is_attention(m)]  # as /models says
             # … those the mask applies to: the binary refuses it for the others (an encoder's
             # layer attends both ways) before anything runs.
             causal = [m for m in attention if accepts_causal(tmp_path, m, encoder_keys)]

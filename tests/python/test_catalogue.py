@@ -5,13 +5,14 @@ import pandas as pd
 import pytest
 from conftest import synthetic_tables, write_results
 
-from wordsens_analysis import catalogue, read_results, regimes
+from wordsens_analysis import read_results
+from wordsens_analysis.reading import catalogue
+from wordsens_analysis.rules import regimes
 
 
-@pytest.fixture
-def fresh_catalogue(monkeypatch):
-    """The catalogue as a process starts with it; what a test registers is forgotten after."""
-    monkeypatch.setattr(catalogue, "_known", {t.name: t for t in catalogue.BEFORE_1_7})
+def known(*models, source="a.h5"):
+    """The catalogue of a file that records `models` (beside the pre-1.7 catalogue's)."""
+    return catalogue.Catalogue.before_1_7().with_models(list(models), source)
 
 
 def grid():
@@ -19,50 +20,77 @@ def grid():
                          "layers": 1, "N": [3, 3, 3]})
 
 
-def test_a_new_attention_model_is_judged_in_attention_s_regime(fresh_catalogue):
+def test_a_new_attention_model_is_judged_in_attention_s_regime():
     with pytest.raises(KeyError, match="'toy' is in no results file read"):
-        regimes.ws_mask(grid(), "toy")
-    catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32)], "a.h5")
-    assert list(regimes.ws_mask(grid(), "toy")) == [True, True, False]  # n <= d
-    assert regimes.ws_regime_text("toy") == "n ≤ d"
-    assert set(regimes.k_labels(grid())) == {""}  # no width k
-    assert catalogue.attention_models() == ("raf", "raf_relu", "toy")
+        regimes.ws_mask(grid(), "toy", catalogue.Catalogue.before_1_7())
+    models = known(catalogue.ModelTraits("toy", True, False, False, 32))
+    assert list(regimes.ws_mask(grid(), "toy", models)) == [True, True, False]  # n <= d
+    assert regimes.ws_regime_text("toy", models) == "n ≤ d"
+    assert set(regimes.k_labels(grid(), models)) == {""}  # no width k
+    assert models.attention_models() == ("raf", "raf_relu", "toy")
 
 
-def test_a_new_random_features_model_is_judged_in_the_width_regime(fresh_catalogue):
-    catalogue.register([catalogue.ModelTraits("toy", False, True, False, 0, width="features")],
-                       "a.h5")
+def test_a_new_random_features_model_is_judged_in_the_width_regime():
+    models = known(catalogue.ModelTraits("toy", False, True, False, 0, width="features"))
     df = grid().assign(k=[4, 8, 16])
-    assert list(regimes.ws_mask(df, "toy")) == [False, True, True]  # k >= d
-    assert regimes.ws_regime_text("toy") == "k ≥ d"
-    assert set(regimes.k_labels(df)) != {""}
-    assert catalogue.is_deep("toy") and catalogue.models()[-1] == "toy"
+    assert list(regimes.ws_mask(df, "toy", models)) == [False, True, True]  # k >= d
+    assert regimes.ws_regime_text("toy", models) == "k ≥ d"
+    assert set(regimes.k_labels(df, models)) != {""}
+    assert models.is_deep("toy") and models.models()[-1] == "toy"
 
 
-def test_two_files_that_disagree_on_a_model_are_refused(fresh_catalogue):
-    catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32)], "a.h5")
+def test_two_files_that_disagree_on_a_model_are_refused():
+    a = known(catalogue.ModelTraits("toy", True, False, False, 32))
     with pytest.raises(catalogue.CatalogueConflict, match="b.h5: /models gives toy attention=0"):
-        catalogue.register([catalogue.ModelTraits("toy", False, False, False, 0)], "b.h5")
+        a.merged(known(catalogue.ModelTraits("toy", False, False, False, 0), source="b.h5"),
+                 "b.h5")
     with pytest.raises(catalogue.CatalogueConflict, match="raf attention=0"):
-        catalogue.register([catalogue.ModelTraits("raf", False, False, False, 32)], "c.h5")
+        known(catalogue.ModelTraits("raf", False, False, False, 32), source="c.h5")
 
 
-def test_an_mlp_width_is_not_a_random_feature_width(fresh_catalogue):
+def test_a_report_refuses_files_that_disagree_naming_the_later():
+    """The files of one report merge their catalogues in the order given (as wordsens-report
+    reads them): the first that gives a model another kind is refused, named."""
+    from types import SimpleNamespace
+
+    from wordsens_analysis.reading import ResultsFileError, catalogue_of
+    a = SimpleNamespace(path="a.h5", catalogue=known(catalogue.ModelTraits("toy", True, False,
+                                                                           False, 32)))
+    b = SimpleNamespace(path="b.h5", catalogue=known(
+        catalogue.ModelTraits("toy", False, False, False, 0), source="b.h5"))
+    assert catalogue_of([a]).is_attention("toy") and not catalogue_of([b]).is_attention("toy")
+    with pytest.raises(ResultsFileError, match="^b.h5: /models gives toy attention=0, deep=0, "
+                                               "but it is known with attention=1, deep=0$"):
+        catalogue_of([a, b])
+
+
+def test_a_catalogue_is_a_value():
+    """Adding models gives a new catalogue: the one added to, and any file read apart, keep
+    theirs (there is no catalogue of the process for a file to leave its models in)."""
+    before = catalogue.Catalogue.before_1_7()
+    after = before.with_models([catalogue.ModelTraits("toy", True, False, False, 32)], "a.h5")
+    assert "toy" in after.models() and "toy" not in before.models()
+    assert "toy" not in catalogue.Catalogue.before_1_7().models()
+    # Two files that disagree are each read alone; only a report of both refuses them.
+    other = known(catalogue.ModelTraits("toy", False, False, False, 0), source="b.h5")
+    assert other.is_attention("toy") is False and after.is_attention("toy") is True
+
+
+def test_an_mlp_width_is_not_a_random_feature_width():
     """block's k is its MLP's width: judged in attention's regime, as an attention model."""
-    catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32, multi_head=True,
-                                              width="mlp")], "a.h5")
-    assert not catalogue.has_feature_width("toy") and catalogue.traits("toy").multi_head
-    assert list(regimes.ws_mask(grid(), "toy")) == [True, True, False]  # n <= d
-    assert regimes.ws_regime_text("toy") == "n ≤ d"
+    models = known(catalogue.ModelTraits("toy", True, False, False, 32, multi_head=True,
+                                         width="mlp"))
+    assert not models.has_feature_width("toy") and models.traits("toy").multi_head
+    assert list(regimes.ws_mask(grid(), "toy", models)) == [True, True, False]  # n <= d
+    assert regimes.ws_regime_text("toy", models) == "n ≤ d"
 
 
-def test_files_that_disagree_on_a_trait_of_1_10_are_refused(fresh_catalogue):
-    catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32, width="mlp")],
-                       "a.h5")
+def test_files_that_disagree_on_a_trait_of_1_10_are_refused():
+    a = known(catalogue.ModelTraits("toy", True, False, False, 32, width="mlp"))
     with pytest.raises(catalogue.CatalogueConflict,
                        match="b.h5: /models gives toy attention=1, deep=0, width=none, but it "
                              "is known with attention=1, deep=0, width=mlp"):
-        catalogue.register([catalogue.ModelTraits("toy", True, False, False, 32)], "b.h5")
+        a.with_models([catalogue.ModelTraits("toy", True, False, False, 32)], "b.h5")
 
 
 def test_a_models_table_before_1_10_gets_the_traits_its_writers_gave():

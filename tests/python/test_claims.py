@@ -5,7 +5,10 @@ import pandas as pd
 import pytest
 from conftest import relabel, synthetic_tables, write_results
 
-from wordsens_analysis import claims, read_results, regimes, rules, verdicts
+from wordsens_analysis import claims, read_results, rules
+from wordsens_analysis.claims import verdicts
+from wordsens_analysis.reading import Catalogue
+from wordsens_analysis.rules import regimes
 
 POSITIVE = set(rules.POSITIVE)
 
@@ -282,16 +285,17 @@ def test_k_labels():
     df = pd.DataFrame({"model": "rf", "d": 4, "layers": 1, "N": 0, "n": [10, 20, 10, 20],
                        "k": [40, 80, 20, 40]})
     # Mixed: two different k per n; labelled by their ratio to D.
-    assert list(regimes.k_labels(df)) == ["k=1D", "k=1D", "k=0.5D", "k=0.5D"]
+    known = Catalogue.before_1_7()
+    assert list(regimes.k_labels(df, known)) == ["k=1D", "k=1D", "k=0.5D", "k=0.5D"]
     fixed = pd.DataFrame({"model": "rf", "d": 4, "layers": 1, "N": 0, "n": [10, 20],
                           "k": [100, 100]})
-    assert list(regimes.k_labels(fixed)) == ["k=100", "k=100"]
+    assert list(regimes.k_labels(fixed, known)) == ["k=100", "k=100"]
 
 
 def test_rules_hash_covers_every_rule_text():
     import hashlib
 
-    texts = claims._texts()
+    texts = claims.claim_list._texts()
     digest = lambda t: hashlib.sha256("\n".join(t).encode()).hexdigest()[:12]  # noqa: E731
     assert claims.RULES_HASH == digest(texts)
     assert any(f"above −{rules.FLAT}" in t for t in texts)  # thresholds are in them
@@ -308,8 +312,9 @@ def test_thm3_contrast_reads_the_n_the_partner_planned():
     record of rf is a shortfall that keeps the group open, never a silently smaller design."""
     import pandas as pd
 
-    from wordsens_analysis import claims as claims_module, groups
-    from wordsens_analysis.ws_claims import _level_tests
+    from wordsens_analysis import claims as claims_module
+    from wordsens_analysis.claims.ws_claims import level_tests
+    from wordsens_analysis.rules import groups
 
     trials = range(12)
     raf = pd.DataFrame([{"n": n, "trial": t, "S": 1.0} for n in (4, 8, 16, 32) for t in trials])
@@ -318,15 +323,15 @@ def test_thm3_contrast_reads_the_n_the_partner_planned():
     plan = groups.Design([4, 8, 16, 32], 12, "")
     judge = claims_module.CLAIMS["thm3_raf"].judge()
 
-    unplanned = _level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8, 16})
+    unplanned = level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8, 16})
     assert all(t.trials == 12 for t in unplanned), [t.label for t in unplanned]
     assert "n=4,8,16" in unplanned[0].label
-    by_records = _level_tests(judge, raf, rf, plan, "raf")  # no task table: its records' n
+    by_records = level_tests(judge, raf, rf, plan, "raf")  # no task table: its records' n
     assert [t.trials for t in by_records] == [t.trials for t in unplanned]
 
-    planned = _level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8, 16, 32})
+    planned = level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8, 16, 32})
     assert all(t.trials == 0 for t in planned)
     assert all("n=32" in t.wants for t in planned), [t.wants for t in planned]
 
-    few = _level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8})
+    few = level_tests(judge, raf, rf, plan, "raf", partner_ns={4, 8})
     assert all(t.trials == 0 and "shares only n=4,8" in t.wants for t in few)

@@ -13,7 +13,10 @@ import pandas as pd
 import pytest
 from conftest import REPORT, relabel, synthetic_tables, write_results
 
-from wordsens_analysis import claims, combined, read_results, rules, stats, verdicts
+from wordsens_analysis import claims, read_results, rules
+from wordsens_analysis.claims import verdicts
+from wordsens_analysis.reading import POLICY, build_studies, shared_points
+from wordsens_analysis.rules import stats
 
 PY = "/usr/bin/python3"
 
@@ -51,7 +54,7 @@ def two_studies(tmp_path, trials=12, rf_seed=1, att_seed=1, **kw):
 
 
 def verdicts_of(*paths):
-    studies, _, _ = combined.build_studies([read_results(p) for p in paths])
+    studies, _, _ = build_studies([read_results(p) for p in paths])
     return verdicts.judge_studies(studies, "in any of the files"), studies
 
 
@@ -71,7 +74,7 @@ def test_two_studies_give_one_verdict_table_with_both(tmp_path):
     p = run_report(out, a, b)
     assert p.returncode == 0, p.stderr
     v = pd.read_csv(out / "verdicts.csv", keep_default_na=False)
-    assert list(v.columns) == ["study", *__import__("wordsens_analysis").verdicts.VERDICT_COLUMNS]
+    assert list(v.columns) == ["study", *verdicts.VERDICT_COLUMNS]
     got = prim(v)
     assert got[("rf_study", "thm1_rf")] == rules.CONFIRMED
     assert got[("rf_study", "thm45_rf[finetune]")] == rules.SUPPORTED_SEARCH
@@ -100,7 +103,7 @@ def test_two_studies_give_one_verdict_table_with_both(tmp_path):
                     "## Sensitivity of the primary verdicts", "## Provenance of every file",
                     "## Primary claims (grouped by theorem"):
         assert section in md, section
-    assert combined.POLICY in md
+    assert POLICY in md
     pvh = pd.read_csv(out / "paper_vs_here.csv", keep_default_na=False)
     assert len(pvh) == len(pr) and set(pvh["study"]) == {"rf_study", "att_study", "–"}
     row = pvh[pvh["claim"] == "thm1_rf"].iloc[0]
@@ -147,7 +150,7 @@ def test_studies_are_never_pooled_even_at_shared_grid_points(tmp_path):
     got = prim(v)
     assert got[("good", "thm1_rf")] == rules.CONFIRMED
     assert got[("flat", "thm1_rf")] == rules.CONTRADICTED
-    shared = combined.shared_points(studies)
+    shared = shared_points(studies)
     assert len(shared) == 5 and set(shared["studies (kept apart)"]) == {"flat, good"}
 
 
@@ -220,7 +223,7 @@ def test_the_regime_map_needs_three_values_of_d(tmp_path, ds, drawn):
 
 
 def test_regime_map_numbers_against_a_plain_computation():
-    from wordsens_analysis import regime_map
+    from wordsens_analysis.report import regime_map
 
     rng = np.random.default_rng(3)
     rows = []
@@ -250,8 +253,10 @@ def test_regime_map_numbers_against_a_plain_computation():
 def test_a_heads_grid_gets_one_regime_map_per_h(tmp_path):
     """A multi-head model run over several H is mapped once per H, never averaged over H: each
     map's mean S is that H's own."""
-    from wordsens_analysis import catalogue, regime_map
-    catalogue.register([catalogue.ModelTraits("mhraf", True, False, False, 32)], "test")
+    from wordsens_analysis.reading import Catalogue, ModelTraits
+    from wordsens_analysis.report import regime_map
+    known = Catalogue.before_1_7().with_models([ModelTraits("mhraf", True, False, False, 32)],
+                                               "test")
     rows = []
     for H, level in ((1, 4.0), (4, 2.0)):
         for d in (8, 16, 32):
@@ -259,7 +264,7 @@ def test_a_heads_grid_gets_one_regime_map_per_h(tmp_path):
                 for n in (8, 16, 32):
                     rows.append(dict(model="mhraf", heads=H, d=d, n=n, trial=t, S=level))
     ws = pd.DataFrame(rows)
-    drawn = regime_map.figures(ws, str(tmp_path))
+    drawn = regime_map.figures(ws, str(tmp_path), known)
     assert [title.split(":")[0] for title, _ in drawn] == [
         "Regime map of mhraf (H=1)", "Regime map of mhraf (H=4)"]
     for H in (1, 4):
@@ -267,7 +272,7 @@ def test_a_heads_grid_gets_one_regime_map_per_h(tmp_path):
     assert not (tmp_path / "regime_map_mhraf.png").exists()
     one = ws[ws.heads == 4]
     (tmp_path / "one").mkdir()
-    assert [t.split(":")[0] for t, _ in regime_map.figures(one, str(tmp_path / "one"))] == [
+    assert [t.split(":")[0] for t, _ in regime_map.figures(one, str(tmp_path / "one"), known)] == [
         "Regime map of mhraf"]
     assert regime_map.level_table(one).loc[16, 16] == pytest.approx(2.0)
 

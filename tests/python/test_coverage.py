@@ -21,7 +21,8 @@ import pytest
 from conftest import ROOT
 from scipy import stats as sps
 
-from wordsens_analysis import rules, stats
+from wordsens_analysis import rules
+from wordsens_analysis.rules import stats
 
 REPS = 20000
 DESIGN = np.array([8, 16, 32, 64.0])  # the default study's n
@@ -103,7 +104,7 @@ def test_the_simulated_p_is_the_rules_p():
     from scipy import stats as sps
 
     from wordsens_analysis import rules
-    from wordsens_analysis.judgement import sign_test
+    from wordsens_analysis.rules import sign_test
 
     rng = np.random.default_rng(0)
     x = per_trial_slopes(rng, 50, 12, miss=0.1)

@@ -97,12 +97,14 @@ def _study_files(tmp_path, rng, name: str, seed: int, trials: range, first_batch
 def _judged(paths):
     import itertools
 
-    from wordsens_analysis import combined, read_results, verdicts
+    from wordsens_analysis import read_results
+    from wordsens_analysis.claims import verdicts
+    from wordsens_analysis.reading import build_studies
     from wordsens_analysis import rules as r
 
     out = []
     for order in itertools.permutations(paths):
-        studies, _, _ = combined.build_studies([read_results(p) for p in order])
+        studies, _, _ = build_studies([read_results(p) for p in order])
         t = verdicts.judge_studies(studies)
         t = t[t["kind"] == r.PRIMARY].set_index("claim")
         out.append({c: (v["verdict"], f"{v['p_confirm_holm']:.6g}", v["trials"])

@@ -12,9 +12,11 @@ import pandas as pd
 import pytest
 from conftest import REPORT, synthetic_tables, write_results
 
-from wordsens_analysis import (combined, figure_series, figure_words, groups, paper_figures, plots,
-                               read_results, regimes, verdicts)
-from wordsens_analysis.ws_claims import prepare_ws
+from wordsens_analysis import read_results
+from wordsens_analysis.claims import prepare_ws, verdicts
+from wordsens_analysis.reading import build_studies
+from wordsens_analysis.report import figure_series, figure_words, paper_figures, plots
+from wordsens_analysis.rules import groups, regimes
 
 PY = "/usr/bin/python3"
 
@@ -40,7 +42,7 @@ def _study(tmp_path, models=("rf", "drf", "raf", "raf_relu"), data=None, seed=3)
         f.attrs["master_seed"] = np.uint64(seed)
     with warnings.catch_warnings():  # the fixture's format predates the checksums: said, known
         warnings.simplefilter("ignore", UserWarning)
-        studies, _, _ = combined.build_studies([read_results(str(path))])
+        studies, _, _ = build_studies([read_results(str(path))])
     return studies
 
 
@@ -62,7 +64,7 @@ def test_plotted_curves_are_the_medians_and_slope_the_table_judges(tmp_path, dra
     table = verdicts.judge_studies([study])
     paper_figures.ws_figure(study.ws, str(tmp_path), figure_words.sources([study]))
     lines = _lines(drawn[0])
-    ws = prepare_ws(study.ws)
+    ws = prepare_ws(study.ws, study.catalogue)
     for claim, model, label in (("thm1_rf", "rf", "d=64"), ("thm2_drf", "drf", "d=64, L=2")):
         row = table[(table["kind"] == "primary") & (table["claim"] == claim)].iloc[0]
         # The table judges the certified bound's slope: the figure calls that curve judged.
@@ -74,7 +76,7 @@ def test_plotted_curves_are_the_medians_and_slope_the_table_judges(tmp_path, dra
         assert f"slope of log S_upper over n={end[0]}..{end[-1]}: " in name
         assert f"{row['estimate']:+.2f} [{row['ci_low']:+.2f}, {row['ci_high']:+.2f}]" in name
         # Its points are the per-n medians of the trials × n matrix the rules judge.
-        g = ws[(ws["model"] == model) & regimes.ws_mask(ws, model)]
+        g = ws[(ws["model"] == model) & regimes.ws_mask(ws, model, study.catalogue)]
         plan = groups.Design(sorted(int(n) for n in g["n"].unique()), 0, "")
         cur = groups.usable_curves(g, "S_upper", plan)
         x, y = lines[name].get_data()
@@ -89,7 +91,7 @@ def test_attention_curve_is_the_median_of_S(tmp_path, drawn):
     paper_figures.ws_figure(study.ws, str(tmp_path))
     lines = _lines(drawn[0])
     (name,) = [k for k in lines if k.startswith(f"d=64: {figure_series.LOWER_JUDGED}")]
-    ws = prepare_ws(study.ws)
+    ws = prepare_ws(study.ws, study.catalogue)
     g = ws[ws["model"] == "raf"]
     want = g.groupby("n")["S"].median()
     x, y = lines[name].get_data()

@@ -1,10 +1,12 @@
-"""The multi-word verdict rules (wordsens_analysis/multi_word.py): each one confirms its claim
-on data where the claim holds and fails (contradicted, or inconclusive where a lower bound
+"""The multi-word verdict rules (wordsens_analysis/claims/multi_word_claims.py): each one confirms
+its claim on data where the claim holds and fails (contradicted, or inconclusive where a lower bound
 cannot refute) on data where it does not."""
 import numpy as np
 import pandas as pd
 
-from wordsens_analysis import multi_word, rules, stored_config, verdicts
+from wordsens_analysis import rules
+from wordsens_analysis.claims import multi_word_claims as multi_word, verdicts
+from wordsens_analysis.reading import stored_config
 
 RF_N = (32, 64, 128)
 RAF_N = (8, 16, 32)

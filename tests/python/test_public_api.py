@@ -12,7 +12,8 @@ from scipy import stats
 from conftest import ROOT, synthetic_tables, write_results
 
 import wordsens_analysis as wa
-from wordsens_analysis import combined, verdicts
+from wordsens_analysis.claims import verdicts
+from wordsens_analysis.reading import build_studies
 
 DOC = os.path.join(ROOT, "docs", "python-api.md")
 
@@ -70,7 +71,7 @@ def test_unknown_names_are_attribute_errors():
 
 
 def test_table_is_the_reports(results, judged):
-    studies, _, _ = combined.build_studies([results])
+    studies, _, _ = build_studies([results])
     report = verdicts.judge_studies(studies, "in this file")  # what write_report writes
     assert list(judged.table.columns) == verdicts.COLUMNS
     assert judged.table.equals(report)

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from conftest import ROOT, synthetic_tables, write_results
 
-from wordsens_analysis import ResultsFileError, names, read_results
+from wordsens_analysis import ResultsFileError, read_results
 from wordsens_analysis.reader import DamagedFileError
+from wordsens_analysis.reading import schema
 
 
 def test_reads_tables_joined_with_their_tasks(synthetic_file):
@@ -159,7 +160,7 @@ def test_a_task_committed_while_the_file_is_read_counts_with_its_row(tmp_path, m
     a task it counts as done: it reads the done flags before it loads any record table, whose
     row count HDF5 would otherwise keep from the earlier look.
     """
-    from wordsens_analysis import reader
+    from wordsens_analysis.reading import reader
     tasks, ws, gen = synthetic_tables(ns=(10, 20), trials=3, gen_models=())
     last = len(ws["task_id"]) - 1
     task_row = int(np.flatnonzero(tasks["task_id"] == ws["task_id"][last])[0])
@@ -170,7 +171,7 @@ def test_a_task_committed_while_the_file_is_read_counts_with_its_row(tmp_path, m
     read_table = reader._read_table
 
     def commit_before_tasks_are_read(f, group, notes):
-        if group == names.GROUP_TASKS:
+        if group == schema.GROUP_TASKS:
             code = COMMIT_ONE_TASK.format(path=str(path), row=row, task_row=task_row)
             subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
         return read_table(f, group, notes)
@@ -189,7 +190,7 @@ def test_a_file_with_no_record_yet(tmp_path):
                          {k: v[:0] for k, v in gen.items()})
     res = read_results(path)
     assert res.ws.empty and res.gen.empty and res.done == 0 and not res.complete
-    from wordsens_analysis import verdicts
+    from wordsens_analysis.claims import verdicts
     v = verdicts.judge_frames(res.ws, res.gen)
     assert (v["verdict"] == "inconclusive").all() and v["reason"].str.startswith("no ").all()
     from wordsens_analysis.report import main
@@ -218,7 +219,7 @@ def test_witness_arrays(tmp_path):
 
 
 def test_witness_memory_budget(tmp_path, monkeypatch):
-    from wordsens_analysis import reader as reader_module
+    from wordsens_analysis.reading import reader as reader_module
 
     tasks, ws, gen = synthetic_tables(ns=(10,), trials=3, models=("raf",), gen_models=())
     rng = np.random.default_rng(0)
@@ -235,38 +236,38 @@ def test_names_mirror_the_cpp_schema():
     """Every name the reader uses is defined by the writer: groups and attributes in
     src/io/format/schema.hpp, record columns in src/study/record_fields.cpp (a ragged column <x> there
     gives the datasets <x>_offset, <x>_length and <x>_values)."""
-    schema = open(f"{ROOT}/src/io/format/schema.hpp", encoding="utf-8").read()
+    header = open(f"{ROOT}/src/io/format/schema.hpp", encoding="utf-8").read()
     fields = open(f"{ROOT}/src/study/record_fields.cpp", encoding="utf-8").read()
-    used = {names.FILETYPE, names.ATTR_FILETYPE, names.ATTR_FORMAT_VERSION, names.DONE,
-            *names.TASK_COLUMNS, *names.WS_COLUMNS, *names.GEN_COLUMNS, *names.WITNESS_COLUMNS,
-            *names.WS_EVIDENCE_COLUMNS, names.WITNESS_VALUES, names.RECORD_WITNESS_VALUES}
-    used |= {"/" + g for g in (names.GROUP_TASKS, names.GROUP_WS, names.GROUP_GEN,
-                               names.GROUP_WITNESS, names.GROUP_SUMMARY_WS,
-                               names.GROUP_SUMMARY_GEN)}
+    used = {schema.FILETYPE, schema.ATTR_FILETYPE, schema.ATTR_FORMAT_VERSION, schema.DONE,
+            *schema.TASK_COLUMNS, *schema.WS_COLUMNS, *schema.GEN_COLUMNS, *schema.WITNESS_COLUMNS,
+            *schema.WS_EVIDENCE_COLUMNS, schema.WITNESS_VALUES, schema.RECORD_WITNESS_VALUES}
+    used |= {"/" + g for g in (schema.GROUP_TASKS, schema.GROUP_WS, schema.GROUP_GEN,
+                               schema.GROUP_WITNESS, schema.GROUP_SUMMARY_WS,
+                               schema.GROUP_SUMMARY_GEN)}
 
     def defined(n):
-        if f'"{n}"' in schema or f'{{"{n}",' in fields:
+        if f'"{n}"' in header or f'{{"{n}",' in fields:
             return True
         base, _, suffix = n.rpartition("_")
         return suffix in ("offset", "length", "values") and f'{{"{base}",' in fields
 
     missing = sorted(n for n in used if not defined(n))
     assert not missing, f"names not defined by the writer: {missing}"
-    assert f"kFormatMajor = {names.SUPPORTED_MAJOR};" in schema
+    assert f"kFormatMajor = {schema.SUPPORTED_MAJOR};" in header
 
 
 def test_valid_values_mirror_the_cpp_record_fields():
-    """names.VALID states for each record column the rule study/record_fields.cpp gives it
+    """schema.VALID states for each record column the rule study/record_fields.cpp gives it
     (`Valid::<rule>` in the field's line), and the root attribute of the task table's CRC is
     the writer's."""
     import re
     fields = open(f"{ROOT}/src/study/record_fields.cpp", encoding="utf-8").read()
     ws, gen = fields.split("kGenScalars", 1)
-    for group, text in ((names.GROUP_WS, ws), (names.GROUP_GEN, gen)):
+    for group, text in ((schema.GROUP_WS, ws), (schema.GROUP_GEN, gen)):
         cpp = dict(re.findall(r'\{"(\w+)", "[^"]*", .*?Valid::(\w+)', text, flags=re.S))
         cpp.pop("task_id")
-        assert names.VALID[group] == cpp, group
-        assert set(cpp.values()) <= set(names.VALID_TEXT)
-    schema = open(f"{ROOT}/src/io/format/schema.hpp", encoding="utf-8").read()
-    assert f'kTaskTableCrc32 = "{names.ATTR_TASK_TABLE_CRC32}"' in schema
-    assert f"kChecksumMinor = {names.CHECKED_MINOR};" in schema
+        assert schema.VALID[group] == cpp, group
+        assert set(cpp.values()) <= set(schema.VALID_TEXT)
+    header = open(f"{ROOT}/src/io/format/schema.hpp", encoding="utf-8").read()
+    assert f'kTaskTableCrc32 = "{schema.ATTR_TASK_TABLE_CRC32}"' in header
+    assert f"kChecksumMinor = {schema.CHECKED_MINOR};" in header

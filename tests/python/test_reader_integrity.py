@@ -182,13 +182,13 @@ def test_a_damaged_global_heap_is_refused_before_h5py_reads_it(clean, tmp_path):
 
 
 def test_the_names_opened_one_by_one_are_every_dataset_and_attribute_of_a_real_file(clean):
-    """names.DATASETS and names.ROOT_ATTRS (the objects the reader opens by name, so that it
+    """schema.DATASETS and schema.ROOT_ATTRS (the objects the reader opens by name, so that it
     never lists a damaged group) are what the writer creates."""
-    from wordsens_analysis import names
+    from wordsens_analysis.reading import schema
     with h5py.File(clean, "r") as f:
-        for group, expected in names.DATASETS.items():
+        for group, expected in schema.DATASETS.items():
             assert set(f[group].keys()) == set(expected), group
-        assert set(f.attrs) <= set(names.ROOT_ATTRS)
+        assert set(f.attrs) <= set(schema.ROOT_ATTRS)
 
 
 def test_a_damaged_link_storage_is_refused_without_a_crash(clean, tmp_path):

@@ -1,4 +1,4 @@
-"""The invariants of a record: the analysis reader's list (names.RECORD_INVARIANTS) is the one
+"""The invariants of a record: the analysis reader's list (schema.RECORD_INVARIANTS) is the one
 FORMAT.md prints, which tests/unit/io/format_doc_test.cpp compares with the C++ readers'; on
 real files of the built binary (WORDSENS_BIN), a record that breaks one, with every checksum
 recomputed, is refused naming it (tests/faults/damage_classes.py, record_invariants, tries one
@@ -10,7 +10,8 @@ import sys
 import pytest
 from conftest import ROOT, binary_file
 
-from wordsens_analysis import names, read_results
+from wordsens_analysis import read_results
+from wordsens_analysis.reading import schema
 from wordsens_analysis.reader import DamagedFileError
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "faults"))
@@ -28,7 +29,7 @@ def test_the_list_is_the_one_format_md_prints():
     block = doc[doc.index(BEGIN) + len(BEGIN):doc.index(END)]
     table = "| invariant | table | what every record of a done task holds |\n|---|---|---|\n"
     table += "".join(f"| `{rule}` | {where} | {text} |\n"
-                     for rule, where, text in names.RECORD_INVARIANTS)
+                     for rule, where, text in schema.RECORD_INVARIANTS)
     assert block == table
 
 

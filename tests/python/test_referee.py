@@ -6,7 +6,9 @@ import pandas as pd
 import pytest
 from referee import Study, file_tables, judge, row
 
-from wordsens_analysis import rules, tolerances, verdicts
+from wordsens_analysis import rules
+from wordsens_analysis.claims import verdicts
+from wordsens_analysis.rules import tolerances
 
 NS = (8, 16, 32, 64)
 POSITIVE = set(rules.POSITIVE)
@@ -225,14 +227,15 @@ def test_no_verdict_says_supported_by_a_lower_bound():
 
 def test_the_sensitivity_table_shows_a_verdict_hinging_on_the_window(tmp_path):
     from conftest import write_results
-    from wordsens_analysis import combined, read_results
+    from wordsens_analysis import read_results
+    from wordsens_analysis.reading import build_studies
 
     # raf's slope −0.06: flat inside ±0.08, not inside ±0.04.
     s = with_rf(Study(trials=20, noise=0.005).ws_group("raf", 64, NS, S=(2.0, -0.06)), 64)
     ws, gen, tasks = s.frames()
     tables = file_tables(ws, tasks)
     res = read_results(write_results(tmp_path / "f.h5", *tables))
-    studies, _, _ = combined.build_studies([res])
+    studies, _, _ = build_studies([res])
     table = verdicts.judge_studies(studies)
     sens = verdicts.sensitivity(studies, "in this file", table).set_index("claim")
     assert list(sens.columns) == ["study", "as judged", "δ halved", "δ doubled", "n ≤ d/2",
@@ -243,20 +246,12 @@ def test_the_sensitivity_table_shows_a_verdict_hinging_on_the_window(tmp_path):
 
 # --- beyond the paper: the transformer family and the causal mask ---------------------------------
 
-def _beyond():
-    """The models beyond the paper, as a file's /models would make them known."""
-    from wordsens_analysis import catalogue
-    catalogue.register([catalogue.ModelTraits(m, True, False, False, 32)
-                        for m in ("raf_v", "mhraf", "block")], "test")
-
-
 def extension_verdicts(t):
     return t[t["kind"] == rules.EXTENSION].set_index("claim")["verdict"].to_dict()
 
 
 @pytest.mark.parametrize("model", ["raf_v", "mhraf", "block"])
 def test_a_model_beyond_the_paper_decaying_or_below_rf_is_not_confirmed(model):
-    _beyond()
     decays = judge(with_rf(Study(trials=20).ws_group(model, 64, NS, S=(2.0, -0.3)), 64))
     assert row(decays, f"ext_{model}")["verdict"] == rules.INCONCLUSIVE
     low = judge(with_rf(Study().ws_group(model, 64, NS, S=(0.2, 0.0)), 64))
@@ -267,7 +262,6 @@ def test_a_model_beyond_the_paper_decaying_or_below_rf_is_not_confirmed(model):
 
 
 def test_extension_rows_are_their_own_family_and_absent_without_their_model():
-    _beyond()
     paper_only = judge(with_rf(Study().ws_group("raf", 64, NS, S=(2.0, 0.0)), 64))
     assert not (paper_only["kind"] == rules.EXTENSION).any()
     both = judge(with_rf(Study().ws_group("raf", 64, NS, S=(2.0, 0.0))
@@ -279,7 +273,6 @@ def test_extension_rows_are_their_own_family_and_absent_without_their_model():
 
 
 def test_a_block_above_its_attention_never_confirms_nor_contradicts_the_residual_claim():
-    _beyond()
     above = Study().ws_group("mhraf", 64, NS, S=(1.0, 0.0)).ws_group("block", 64, NS, S=(1.5, 0.0))
     assert row(judge(above), "ext_residual")["verdict"] == rules.INCONCLUSIVE
     below = Study().ws_group("mhraf", 64, NS, S=(2.5, 0.0)).ws_group("block", 64, NS, S=(0.6, 0.0))
@@ -291,7 +284,6 @@ def test_a_block_above_its_attention_never_confirms_nor_contradicts_the_residual
 
 @pytest.mark.parametrize("model", ["raf", "block"])
 def test_the_causal_claim_fails_where_the_last_word_counts_as_much(model):
-    _beyond()
     claim = f"ext_causal_{model}"
     holds = Study().ws_positions(model, 64, NS, first=(2.0, 0.0), last=(3.0, -0.5))
     assert row(judge(holds, mask="causal"), claim)["verdict"] == rules.NOT_REFUTED_LB
@@ -302,7 +294,6 @@ def test_the_causal_claim_fails_where_the_last_word_counts_as_much(model):
 
 
 def test_masked_and_unmasked_attention_are_never_read_for_each_other():
-    _beyond()
     s = with_rf(Study().ws_positions("raf", 64, NS, first=(2.0, 0.0), last=(0.5, -0.5)), 64)
     masked = judge(s, mask="causal")
     # The paper's Thm 3 does not read a causal raf: no raf records for it in this study.
@@ -327,7 +318,6 @@ def heads_study(model, levels, trials=12, missing=None, slope=0.0):
 
 @pytest.mark.parametrize("model", ["mhraf", "block"])
 def test_the_heads_claim_fails_where_more_heads_keep_as_much_or_more(model):
-    _beyond()
     claim = f"ext_heads_{model}"
     falls = row(judge(heads_study(model, {1: 3.8, 2: 3.2, 4: 2.8, 8: 2.6})), claim)
     assert falls["verdict"] == rules.NOT_REFUTED_LB and falls["kind"] == rules.EXTENSION
@@ -346,14 +336,12 @@ def test_the_heads_claim_fails_where_more_heads_keep_as_much_or_more(model):
 
 
 def test_a_study_with_one_value_of_h_has_no_heads_row():
-    _beyond()
     one = judge(heads_study("mhraf", {4: 2.8}))
     assert not one["claim"].str.startswith("ext_heads").any()
     assert row(one, "ext_mhraf")["kind"] == rules.EXTENSION
 
 
 def test_omega_is_judged_per_h_and_never_pooled_over_the_heads():
-    _beyond()
     s = Study()
     s.ws_group("mhraf", 64, NS, S=(3.0, 0.0), heads=1)
     s.ws_group("mhraf", 64, NS, S=(3.0, -0.3), heads=4)  # decays at H = 4 only
@@ -365,7 +353,6 @@ def test_omega_is_judged_per_h_and_never_pooled_over_the_heads():
 
 
 def test_the_residual_claim_pairs_the_block_with_mhraf_of_the_same_h():
-    _beyond()
     s = Study()
     # Paired by H, the block is above its attention at H = 4: not in the claimed order there.
     # Paired with the wrong H (mhraf's H = 1, far higher), it would look below.
@@ -386,7 +373,6 @@ def _never_run(ns=NS, trials=12):
 def test_a_planned_group_none_of_whose_tasks_ran_is_never_left_out():
     """A d (or an H) the task table plans and a partial run never reached makes its claim
     inconclusive, named, instead of the claim being judged on the groups that ran."""
-    _beyond()
     s = Study()
     s.ws_group("raf", 64, NS, S=(2.0, 0.0)).ws_group("raf", 128, NS, S=(2.0, 0.0),
                                                      missing=_never_run())
@@ -414,7 +400,6 @@ def test_omega_of_the_block_is_judged_per_mlp_width_and_never_pooled():
     """A block flat at one MLP width and decaying at another: pooled over the widths, the mean
     slope would sit near −0.15 with both widths' trials; judged per width, the decaying one keeps
     the claim from being confirmed and is named."""
-    _beyond()
     s = Study()
     s.ws_group("block", 64, NS, S=(3.0, 0.0), heads=4, width=128)
     s.ws_group("block", 64, NS, S=(3.0, -0.3), heads=4, width=256)
@@ -433,7 +418,6 @@ def test_omega_of_the_block_is_judged_per_mlp_width_and_never_pooled():
 def test_the_residual_claim_pairs_every_mlp_width_with_the_same_attention():
     """At one width the block keeps more than its attention alone (contradicts), at the other
     less: pooled over widths, the mean log ratio would be below 0 and hide it."""
-    _beyond()
     s = Study().ws_group("mhraf", 64, NS, S=(1.0, 0.0), heads=4)
     s.ws_group("block", 64, NS, S=(1.3, 0.0), heads=4, width=64)
     s.ws_group("block", 64, NS, S=(0.2, 0.0), heads=4, width=512)
@@ -448,7 +432,6 @@ def test_the_residual_claim_pairs_every_mlp_width_with_the_same_attention():
 def test_the_heads_claim_of_the_block_is_judged_per_mlp_width():
     """More heads keep less of a word at one width and more at another: each width its own
     group, the rising one contradicts."""
-    _beyond()
     s = Study()
     for H, (narrow, wide) in {1: (3.8, 2.0), 2: (3.2, 2.5), 4: (2.8, 3.0)}.items():
         s.ws_group("block", 64, NS, S=(narrow, 0.0), heads=H, width=64)

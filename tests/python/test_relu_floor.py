@@ -1,10 +1,10 @@
-"""The floor under ReLU attention (wordsens_analysis/relu_floor.py, the numpy twin of the search's
-floor starts): the construction does what it says, and the floor it gives is of the order of a
-word at every n < d — what the softmax contrast must not call decay."""
+"""The floor under ReLU attention (wordsens_analysis/twins/relu_floor.py, the numpy twin of the
+search's floor starts): the construction does what it says, and the floor it gives is of the
+order of a word at every n < d — what the softmax contrast must not call decay."""
 import numpy as np
 import pytest
 
-from wordsens_analysis import relu_floor
+from wordsens_analysis.twins import relu_floor
 
 
 @pytest.mark.parametrize("n,d", [(5, 16), (30, 64), (63, 64), (100, 256)])

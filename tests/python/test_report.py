@@ -7,7 +7,8 @@ import subprocess
 import numpy as np
 from conftest import REPORT, ROOT, synthetic_tables, write_results
 
-from wordsens_analysis import claims, rules, verdicts
+from wordsens_analysis import claims, rules
+from wordsens_analysis.claims import verdicts
 
 PY = "/usr/bin/python3"
 

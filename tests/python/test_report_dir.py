@@ -14,7 +14,8 @@ import pytest
 from conftest import REPORT
 from test_combined_report import two_studies
 
-from wordsens_analysis import report, report_dir
+from wordsens_analysis import report
+from wordsens_analysis.report import output_dir as report_dir
 
 PY = "/usr/bin/python3"
 
@@ -62,7 +63,7 @@ def test_log_axes_keep_numeric_tick_labels_while_names_are_text():
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from wordsens_analysis import plots
+    from wordsens_analysis.report import plots
 
     def labels(plain: bool) -> list:
         with matplotlib.rc_context({"text.parse_math": False}):
@@ -131,7 +132,7 @@ def test_a_report_that_fails_leaves_the_old_one_as_it_was(tmp_path, studies, mon
     a, _ = studies
     out = legacy_report(tmp_path / "r")
     before = {f: (out / f).read_bytes() for f in listing(out)}
-    from wordsens_analysis import report_writer
+    from wordsens_analysis.report import writer as report_writer
 
     def half_written(results, outdir):
         with open(os.path.join(outdir, "verdicts.csv"), "w") as f:

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 from conftest import REPORT, ROOT, binary_file, synthetic_tables, write_results
 
-from wordsens_analysis import claims, first_line
+from wordsens_analysis import claims
+from wordsens_analysis.report import first_line
 
 PY = "/usr/bin/python3"
 BIN = os.environ.get("WORDSENS_BIN")

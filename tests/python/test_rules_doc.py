@@ -37,12 +37,12 @@ def test_the_readmes_sample_report_names_the_codes_rules():
 
 def test_the_page_prints_every_statement_and_evidence_as_the_code_has_them():
     """The generated part of the rules' page (statements, regimes, judgements, the evidence
-    table) is the code's: rewrite it with `python3 -m wordsens_analysis.rules_doc
+    table) is the code's: rewrite it with `python3 -m wordsens_analysis.claims.rules_doc
     docs/VERDICT_RULES.md`."""
-    from wordsens_analysis import rules_doc
+    from wordsens_analysis.claims import rules_doc
 
     with open(os.path.join(ROOT, "docs", "VERDICT_RULES.md"), encoding="utf-8") as f:
         text = f.read()
     assert rules_doc.generated_part(text) == rules_doc.markdown(), (
         "docs/VERDICT_RULES.md's generated part is stale: run python3 -m "
-        "wordsens_analysis.rules_doc docs/VERDICT_RULES.md (in analysis/)")
+        "wordsens_analysis.claims.rules_doc docs/VERDICT_RULES.md (in analysis/)")

@@ -26,8 +26,9 @@ from scipy import stats as sps
 import numpy as np
 import pytest
 
-from wordsens_analysis import rules, sequential
-from wordsens_analysis.judgement import Group, Row, finish, sign_test
+from wordsens_analysis import rules
+from wordsens_analysis.claims import sequential
+from wordsens_analysis.rules import Group, Row, finish, sign_test
 
 REPS = 1000
 FIRST, CAP = 5, 40

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from wordsens_analysis import stats
+from wordsens_analysis.rules import stats
 
 
 def power_law(slope, ns=(10, 20, 40, 80), trials=20, noise=0.1, shared=0.0, seed=1):

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from wordsens_analysis import catalogue, names, read_results, stored_config
+from wordsens_analysis import read_results
+from wordsens_analysis.reading import schema, stored_config
 from wordsens_analysis.reader import DamagedFileError
 
 BIN = os.environ.get("WORDSENS_BIN")
@@ -22,12 +23,6 @@ needs_binary = pytest.mark.skipif(
 PYTHON_TYPES = {"boolean": bool, "integer": int, "count or auto": int, "real": float,
                 "text": str, "integers": int, "reals": float, "texts": str}
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-
-
-@pytest.fixture(autouse=True)
-def fresh_catalogue(monkeypatch):
-    """The models' traits as these files give them, whatever other tests registered before."""
-    monkeypatch.setattr(catalogue, "_known", {t.name: t for t in catalogue.BEFORE_1_7})
 
 
 def test_the_kinds_are_format_md_s_table_of_config():
@@ -111,7 +106,7 @@ def test_every_shipped_study_reads_back_typed(tmp_path):
         args = ("--data=synthetic", *encoder_args(config))
         path = created(tmp_path, config, *args)
         res = read_results(path)
-        assert res.format_version[1] >= names.CONFIG_MINOR and not res.notes, (config, res.notes)
+        assert res.format_version[1] >= schema.CONFIG_MINOR and not res.notes, (config, res.notes)
         assert res.config == stored_config.config_of_text(res.attrs["config_text"]), config
         lines = [line for line in res.attrs["config_text"].splitlines() if line]
         assert sorted(res.config) == sorted(line.split(" = ")[0] for line in lines), config

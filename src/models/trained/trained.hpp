@@ -45,9 +45,9 @@ class TrainedFeatures final : public FeatureMap {
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;
   /// Every array φ depends on, under the names the twin of the analysis reads
-  /// (analysis/wordsens_analysis/model_pieces.py): WQ, bQ, WK, bK, WV, bV, WO, bO, gamma0, beta0,
-  /// heads and epsilon (1 × 1), and for the whole layer gamma1, beta1, W1, b1, W2, b2, gamma2,
-  /// beta2.
+  /// (analysis/wordsens_analysis/twins/model_pieces.py): WQ, bQ, WK, bK, WV, bV, WO, bO, gamma0,
+  /// beta0, heads and epsilon (1 × 1), and for the whole layer gamma1, beta1, W1, b1, W2, b2,
+  /// gamma2, beta2.
   [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override;
 
   [[nodiscard]] const EncoderLayer& layer() const { return *layer_; }

@@ -161,7 +161,7 @@ TEST(FormatDoc, TheAnalysisReaderKnowsTheFormatOfEachDataset) {
   const std::string out = (dir / "since.txt").string();
   const std::string cmd = "/usr/bin/python3 -c \"import sys; sys.path.insert(0, '" +
                           analysis.string() +
-                          "'); from wordsens_analysis import names\n"
+                          "'); from wordsens_analysis.reading import schema as names\n"
                           "for k, v in names.SINCE_MINOR.items():\n"
                           "    if k.split('/')[0] not in names.SINCE_MINOR_TABLES: print(k, v)\n"
                           "for k, v in names.SINCE_MINOR_TABLES.items(): print(k, v)\n"

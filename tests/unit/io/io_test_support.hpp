@@ -139,14 +139,14 @@ inline void append_task(ResultsFile& file, const TaskSpec& t) {
 }
 
 /// Python lines, run with `f` an h5py.File open for writing, that delete every dataset, table and
-/// root attribute a format after 1.`minor` added (the analysis package's names.SINCE_MINOR), so
+/// root attribute a format after 1.`minor` added (the analysis package's schema.SINCE_MINOR), so
 /// that the file looks like one its writer of 1.`minor` left (with the format_version set too):
 /// a file holding a newer format's datasets is damage for every reader.
 inline std::string strip_to_minor(int minor) {
   const auto analysis = std::filesystem::path(__FILE__).parent_path() / "../../../analysis";
   const std::string m = std::to_string(minor);
   return "import sys\nsys.path.insert(0, '" + analysis.string() +
-         "')\nfrom wordsens_analysis import names\n"
+         "')\nfrom wordsens_analysis.reading import schema as names\n"
          "for p, v in list(names.SINCE_MINOR.items()) + list(names.SINCE_MINOR_TABLES.items()):\n"
          "    if v > " +
          m +
