@@ -232,6 +232,24 @@ def test_witness_memory_budget(tmp_path, monkeypatch):
     assert [w.task_id for w in res.witnesses] == [0, 1]
 
 
+def test_witness_memory_budget_loads_a_task_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A task's arrays are loaded together: room for the second task's Δ and X but not its W
+    leaves that witness out, never a witness without part of its weights (which its twin would
+    recompute with the wrong map: drf's V2 without V1 crashed the report)."""
+    from wordsens_analysis.reading import reader as reader_module
+
+    tasks, ws, gen = synthetic_tables(ns=(10,), trials=2, models=("raf",), gen_models=())
+    rng = np.random.default_rng(1)
+    wit = [dict(task_id=t, position=0, delta=rng.normal(size=8), X=rng.normal(size=(10, 8)),
+                W=rng.normal(size=(8, 8))) for t in range(2)]
+    path = write_results(tmp_path / "w.h5", tasks, ws, gen, witnesses=wit)
+    monkeypatch.setattr(reader_module, "WITNESS_BUDGET", (8 + 80 + 64) + (8 + 80))
+    with pytest.warns(UserWarning, match="3 arrays not loaded"):
+        res = read_results(path)
+    assert [w.task_id for w in res.witnesses] == [0]
+    assert res.witnesses[0].W is not None
+
+
 def test_names_mirror_the_cpp_schema():
     """Every name the reader uses is defined by the writer: groups and attributes in
     src/io/format/schema.hpp, record columns in src/study/record_fields.cpp (a ragged column <x> there

@@ -15,6 +15,7 @@ from typing import Callable
 from .. import rules
 from ..rules import Judge, evidence
 
+
 @dataclass(frozen=True)
 class Paper:
     """The paper's side of a claim: its statement, the trend its experiments report, and what

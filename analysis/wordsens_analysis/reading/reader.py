@@ -353,14 +353,19 @@ def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: 
         if int(tid) not in s_of:
             continue
         arrays, position = {}, -1
+        whole = []
         for r in g.itertuples(index=False):
             size = int(r.rows) * int(r.cols)
             if int(r.offset) + size > total:
                 notes.append(f"/witness: array {r.name} of task {tid} is cut short; skipped")
                 continue
-            if size > budget:
-                left_out += 1
-                continue
+            whole.append((r, size))
+        # A task's arrays all or none: a witness with some of its weights (drf's V2 without its
+        # V1) would be recomputed with the wrong map.
+        if sum(size for _, size in whole) > budget:
+            left_out += len(whole)
+            continue
+        for r, size in whole:
             budget -= size
             arrays[str(r.name)] = values[int(r.offset):int(r.offset) + size].reshape(
                 int(r.rows), int(r.cols))
