@@ -71,9 +71,10 @@ HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> samples,
   // One Gram call on [train; test]: rf regenerates V once for K, k = Φφ(X) and ‖φ(X)‖². A model
   // that builds Φ builds it once here, for K and for Φᵀ C below (the (N + 1)·p numbers a gen
   // task holds anyway: the default gram builds them too).
+  const StreamedFeatures* streamed = streamed_features(model);
   std::optional<Matrix> phi;
-  if (!model.streams_features()) phi = model.feature_matrix(samples);
-  const Eigen::MatrixXd G = phi ? gram_of_rows(*phi) : model.gram(samples);
+  if (streamed == nullptr) phi = model.feature_matrix(samples);
+  const Eigen::MatrixXd G = phi ? gram_of_rows(*phi) : streamed->gram(samples);
   const Eigen::MatrixXd K = G.topLeftCorner(N, N);
   const Eigen::VectorXd k_x = G.col(N).head(N);
 
@@ -127,7 +128,7 @@ HeadVectors fit_heads(const FeatureMap& model, std::span<const Matrix> samples,
   Matrix C(N + 1, static_cast<Index>(columns.size()));
   for (std::size_t j = 0; j < columns.size(); ++j) C.col(static_cast<Index>(j)) = columns[j];
   // p × columns: one more pass over V for rf.
-  const Matrix P = phi ? Matrix(phi->transpose() * C) : model.transpose_apply(samples, C);
+  const Matrix P = phi ? Matrix(phi->transpose() * C) : streamed->transpose_apply(samples, C);
 
   out.phi_x = P.col(col_phi);
   out.theta_star = P.col(col_star);

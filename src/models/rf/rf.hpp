@@ -27,7 +27,7 @@
 
 namespace wordsens {
 
-class RandomFeatures final : public FeatureMap {
+class RandomFeatures final : public FeatureMap, public StreamedFeatures {
  public:
   /// Rows of V generated and multiplied at a time (memory kRowBlock·D doubles).
   static constexpr Index kRowBlock = 128;
@@ -58,7 +58,6 @@ class RandomFeatures final : public FeatureMap {
   /// `want_bound`, the word bounds not yet known (header comment).
   [[nodiscard]] PlainRecomputation recompute_plain(std::span<const Matrix> samples,
                                                    bool want_bound) const override;
-  [[nodiscard]] bool streams_features() const override { return true; }
   [[nodiscard]] Matrix gram(std::span<const Matrix> samples) const override;
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
                                        const Matrix& C) const override;

@@ -62,7 +62,7 @@
 
 namespace wordsens {
 
-class MarginalRandomFeatures final : public FeatureMap {
+class MarginalRandomFeatures final : public FeatureMap, public StreamedFeatures {
  public:
   /// Rows of V_P generated and multiplied at a time in WS mode.
   static constexpr Index kRowBlock = 1024;
@@ -97,7 +97,6 @@ class MarginalRandomFeatures final : public FeatureMap {
   /// header comment.
   [[nodiscard]] std::optional<SensitivityBound> sensitivity_upper_bound(
       const Matrix& X) const override;
-  [[nodiscard]] bool streams_features() const override { return true; }
   [[nodiscard]] Matrix gram(std::span<const Matrix> samples) const override;
   [[nodiscard]] Matrix transpose_apply(std::span<const Matrix> samples,
                                        const Matrix& C) const override;

@@ -143,12 +143,8 @@ Matrix gram_of_rows(const Matrix& phi) {
   return K.selfadjointView<Eigen::Lower>();
 }
 
-Matrix FeatureMap::gram(std::span<const Matrix> samples) const {
-  return gram_of_rows(feature_matrix(samples));
-}
-
-Matrix FeatureMap::transpose_apply(std::span<const Matrix> samples, const Matrix& C) const {
-  return feature_matrix(samples).transpose() * C;
+const StreamedFeatures* streamed_features(const FeatureMap& model) {
+  return dynamic_cast<const StreamedFeatures*>(&model);
 }
 
 }  // namespace wordsens

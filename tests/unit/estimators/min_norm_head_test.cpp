@@ -95,22 +95,22 @@ TEST(MinNormHead, KernelFormEqualsDensePseudoInverseBothModes) {
   }
 }
 
-// A model that builds Φ (the default gram and transpose_apply) gets it built once for both of
-// the head's products: every sample's features computed once, and the same bits as the model's
-// own gram and transpose_apply, which build it each.
+// A model that does not stream Φ (no StreamedFeatures) gets it built once for both of the
+// head's products: every sample's features computed once, and the same bits as building Φ for
+// each product.
 TEST(MinNormHead, DenseFeaturesAreComputedOnceAndGiveTheTwoPassBits) {
   const Index n = 3, d = 4, N = 9, p = 20;
   const TanhFeatureMap model(n, d, p);
-  ASSERT_FALSE(model.streams_features());
+  ASSERT_EQ(streamed_features(model), nullptr);
   const Problem pr = make_problem(n, d, N, 1);
   const long before = model.feature_calls();
   const HeadVectors h = fit_heads(model, pr.train, pr.labels, pr.test, pr.y, {.finetune = true});
   EXPECT_EQ(model.feature_calls() - before, N + 1);
 
-  // The same steps as fit_heads, through the model's own two passes.
+  // The same steps as fit_heads, with Φ built for each of the two products.
   std::vector<Matrix> samples = pr.train;
   samples.push_back(pr.test);
-  const Eigen::MatrixXd G = model.gram(samples);
+  const Eigen::MatrixXd G = gram_of_rows(model.feature_matrix(samples));
   const GramSolver solver(G.topLeftCorner(N, N), "K");
   Eigen::MatrixXd rhs(N, 1);
   rhs.col(0) = pr.labels;
@@ -121,7 +121,7 @@ TEST(MinNormHead, DenseFeaturesAreComputedOnceAndGiveTheTwoPassBits) {
   C.col(1).head(N) = alpha;
   C.col(2).head(N) = alpha;
   C(N, 2) = (pr.y - k_x.dot(alpha)) / G(N, N);
-  const Matrix P = model.transpose_apply(samples, C);
+  const Matrix P = model.feature_matrix(samples).transpose() * C;
   EXPECT_EQ(h.phi_x, Vector(P.col(0)));
   EXPECT_EQ(h.theta_star, Vector(P.col(1)));
   EXPECT_EQ(h.theta_finetune, Vector(P.col(2)));

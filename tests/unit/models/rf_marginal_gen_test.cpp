@@ -345,11 +345,13 @@ TEST(RfMarginalGen, BitwiseReproducibleAndRefusesOtherSamples) {
   // Only the registered samples, in their order; only texts that agree with one outside P.
   std::vector<Matrix> samples(problem.train.begin(), problem.train.end());
   samples.push_back(problem.test);
-  EXPECT_NO_THROW((void)a->gram(samples));
+  const StreamedFeatures* streamed = streamed_features(*a);
+  ASSERT_NE(streamed, nullptr);
+  EXPECT_NO_THROW((void)streamed->gram(samples));
   std::swap(samples.front(), samples.back());
-  EXPECT_THROW((void)a->gram(samples), std::invalid_argument);
+  EXPECT_THROW((void)streamed->gram(samples), std::invalid_argument);
   samples.pop_back();
-  EXPECT_THROW((void)a->transpose_apply(samples, Matrix::Ones(N, 1)), std::invalid_argument);
+  EXPECT_THROW((void)streamed->transpose_apply(samples, Matrix::Ones(N, 1)), std::invalid_argument);
   const auto* marginal = dynamic_cast<const MarginalRandomFeatures*>(a.get());
   ASSERT_NE(marginal, nullptr);
   Index outside = 0;

@@ -142,6 +142,21 @@ TEST(RfStreaming, GramAndTransposeApplyMatchDenseComputation) {
   }
 }
 
+// rf declares the streamed products, with either sampler (the trained head then never stores
+// Φ); a model that builds Φ does not.
+TEST(RfStreaming, OnlyRfDeclaresStreamedFeatures) {
+  const ModelSpec rf{.kind = ModelKind::rf, .n = 4, .d = 3, .k = 20};
+  EXPECT_NE(streamed_features(*make_feature_map(rf, {1, 0})), nullptr);
+  ModelSpec marginal = rf;
+  marginal.sampling = RfSampling::marginal;
+  const std::vector<Index> positions{0};
+  EXPECT_NE(streamed_features(*make_feature_map(marginal, {1, 0}, positions)), nullptr);
+  for (const ModelKind kind : {ModelKind::drf, ModelKind::raf, ModelKind::raf_relu}) {
+    const ModelSpec other{.kind = kind, .n = 4, .d = 3, .k = 20};
+    EXPECT_EQ(streamed_features(*make_feature_map(other, {1, 0})), nullptr) << to_string(kind);
+  }
+}
+
 TEST(RfStreaming, FeaturesAreTheDenseProduct) {
   const Index n = 3, d = 5, k = 2 * RandomFeatures::kPassRows + 7;  // partial last chunk
   const RandomFeatures model({ModelKind::rf, n, d, k, 1, Activation::relu}, {4, 2});
