@@ -56,6 +56,26 @@ std::optional<std::string> heads_problem(const ModelSpec& spec) {
          " must divide d = " + std::to_string(spec.d);
 }
 
+// The trained family's rows (models/trained/trained.hpp): a trained encoder layer's attention or
+// whole layer, or its random twin; one price per part, and their ascents' typical length.
+template <TrainedPart part>
+const ModelCosts& trained_costs() {
+  static const TrainedCosts costs(part);
+  return costs;
+}
+
+CatalogueRow trained_row(ModelKind kind, const char* name, const ModelCosts& (*costs)()) {
+  return {.traits = {.kind = kind,
+                     .name = name,
+                     .attention = true,
+                     .min_total_sphere_starts = 32,
+                     .encoder = true},
+          .make = make_trained_features,
+          .size_problem = trained_problem,
+          .costs = costs,
+          .search = {.ws_evaluations_per_start = 100.0}};
+}
+
 // In the order of ModelKind, which is the canonical order of studies and files (traits() indexes
 // the rows by kind; model_kind_test checks it).
 const auto& catalogue() {
@@ -205,54 +225,10 @@ const auto& catalogue() {
        .search = {.ws_evaluations_per_start = 160.0}},
       // Beyond the paper: layer ℓ of a pretrained encoder, its attention and the whole layer, and
       // their random twins (models/trained/trained.hpp); their weights come with the spec.
-      {.traits = {.kind = ModelKind::trained_attn,
-                  .name = "trained_attn",
-                  .attention = true,
-                  .min_total_sphere_starts = 32,
-                  .encoder = true},
-       .make = make_trained_features,
-       .size_problem = trained_problem,
-       .costs = []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::attention);
-         return costs;
-       },
-       .search = {.ws_evaluations_per_start = 100.0}},
-      {.traits = {.kind = ModelKind::twin_attn,
-                  .name = "twin_attn",
-                  .attention = true,
-                  .min_total_sphere_starts = 32,
-                  .encoder = true},
-       .make = make_trained_features,
-       .size_problem = trained_problem,
-       .costs = []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::attention);
-         return costs;
-       },
-       .search = {.ws_evaluations_per_start = 100.0}},
-      {.traits = {.kind = ModelKind::trained_layer,
-                  .name = "trained_layer",
-                  .attention = true,
-                  .min_total_sphere_starts = 32,
-                  .encoder = true},
-       .make = make_trained_features,
-       .size_problem = trained_problem,
-       .costs = []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::layer);
-         return costs;
-       },
-       .search = {.ws_evaluations_per_start = 100.0}},
-      {.traits = {.kind = ModelKind::twin_layer,
-                  .name = "twin_layer",
-                  .attention = true,
-                  .min_total_sphere_starts = 32,
-                  .encoder = true},
-       .make = make_trained_features,
-       .size_problem = trained_problem,
-       .costs = []() -> const ModelCosts& {
-         static const TrainedCosts costs(TrainedPart::layer);
-         return costs;
-       },
-       .search = {.ws_evaluations_per_start = 100.0}},
+      trained_row(ModelKind::trained_attn, "trained_attn", trained_costs<TrainedPart::attention>),
+      trained_row(ModelKind::twin_attn, "twin_attn", trained_costs<TrainedPart::attention>),
+      trained_row(ModelKind::trained_layer, "trained_layer", trained_costs<TrainedPart::layer>),
+      trained_row(ModelKind::twin_layer, "twin_layer", trained_costs<TrainedPart::layer>),
   });
   return rows;
 }
