@@ -14,4 +14,10 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 
 bash jobs/configure.sh ci >/dev/null
 cmake --build --preset ci -j "$(nproc)"
-ctest --preset ci -j "$(nproc)" "$@"
+status=0
+ctest --preset ci -j "$(nproc)" "$@" || status=$?
+if [ "$status" -ne 0 ]; then
+  # ctest names only the failed entries; say last which checks inside them failed.
+  /usr/bin/python3 tests/failure_summary.py build/ci
+fi
+exit "$status"
