@@ -62,15 +62,15 @@ struct SetBest {
 SetBest search_set(const FeatureMap& model, const Matrix& X, const std::vector<Index>& set,
                    const WsOptions& ws, std::uint32_t master_seed, std::uint32_t task_id,
                    std::uint32_t set_index, std::vector<Vector> warm) {
-  const auto evaluator = model.at_word_set(X, set);
+  const auto evaluator = require_word_sets(model).at_word_set(X, set);
   const Index d = X.cols(), m = static_cast<Index>(set.size());
   const double radius = std::sqrt(static_cast<double>(d));
   std::vector<Vector> starts = std::move(warm);
-  if (ws.guided_start) {
+  if (const GuidedStarts* guides = guided_starts(model); ws.guided_start && guides != nullptr) {
     Vector guided(m * d);
     bool complete = true;
     for (Index j = 0; j < m && complete; ++j) {
-      const auto direction = model.guided_direction(X, set[static_cast<std::size_t>(j)]);
+      const auto direction = guides->guided_direction(X, set[static_cast<std::size_t>(j)]);
       if (!direction || !(direction->norm() > 0.0)) {
         complete = false;
       } else {
@@ -288,8 +288,8 @@ MultiWordResult estimate_multi_word_sensitivity(const FeatureMap& model, const M
   out.cert_rel_err = std::abs(recomputed - out.S) / std::max(out.S, 1e-300);
   require_certified("S_m", out.S, out.cert_rel_err);
 
-  if (options.ws.upper_bound) {
-    if (const auto bound = model.word_set_upper_bound(X, out.sets)) {
+  if (const WordSets* sets = word_sets(model); options.ws.upper_bound && sets != nullptr) {
+    if (const auto bound = sets->word_set_upper_bound(X, out.sets)) {
       out.S_upper = bound->value / out.phi_norm;
       out.S_upper_scope = static_cast<int>(bound->scope);
     }

@@ -78,8 +78,8 @@ std::vector<Vector> gen_starting_points(const FeatureMap& model, const Matrix& X
   for (int s = 0; s < options.near_origin_starts; ++s) {
     starts.push_back(0.1 * random.row_segment(kNearOriginStartRow + s, 0, d));
   }
-  if (options.guided_start) {
-    if (const auto dir = model.guided_direction(X, position);
+  if (const GuidedStarts* guides = guided_starts(model); options.guided_start && guides) {
+    if (const auto dir = guides->guided_direction(X, position);
         dir && dir->norm() > 0.0 && std::isfinite(dir->norm())) {
       starts.push_back(*dir * (radius / dir->norm()));
     }

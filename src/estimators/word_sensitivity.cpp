@@ -138,12 +138,12 @@ void add_group_starts(const FeatureMap& model, const Matrix& X, PositionGroup& g
         plan.sphere_starts > 0 ? std::max(plan.screen_points, plan.sphere_starts) : 0;
     sphere_starts(0, screened, plan.sphere_starts);
     near_origin_starts(screened, plan.near_origin_starts);
-    if (plan.guided) {
-      for (const Vector& direction : model.guided_directions(X, position)) {
+    if (const GuidedStarts* guides = guided_starts(model); plan.guided && guides != nullptr) {
+      for (const Vector& direction : guides->guided_directions(X, position)) {
         const double norm = direction.norm();
         if (norm > 0.0 && std::isfinite(norm)) add_start(direction * (radius / norm));
       }
-      for (Vector& point : model.guided_points(X, position)) add_start(std::move(point));
+      for (Vector& point : guides->guided_points(X, position)) add_start(std::move(point));
     }
     if (plan.factor > 1) {
       const int more = plan.factor - 1;

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
       evaluator->features_at(delta, fast);
       Vector objective;
       const std::array<Index, 1> word{position};
-      model->at_word_set(U, word)->sensitivity_objective(delta, objective, nullptr);
+      const auto word_set = wordsens::require_word_sets(*model).at_word_set(U, word);
+      word_set->sensitivity_objective(delta, objective, nullptr);
       const double expected = (moved - at_u).squaredNorm();
       const std::array<std::pair<std::string, double>, 4> checks{{
           {"plain", relative(model->features(U), wordsens::vec(at_u))},

@@ -122,7 +122,7 @@ const Vector& AttentionFeatures::symmetric_top_eigenvector() const {
 }
 
 std::vector<Vector> AttentionFeatures::guided_directions(const Matrix& X, Index position) const {
-  std::vector<Vector> directions = FeatureMap::guided_directions(X, position);
+  std::vector<Vector> directions = GuidedStarts::guided_directions(X, position);
   const Vector& v = symmetric_top_eigenvector();
   directions.push_back(v.dot(X.row(position).transpose()) >= 0.0 ? v : Vector(-v));
   return directions;

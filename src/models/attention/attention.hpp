@@ -15,7 +15,7 @@ namespace wordsens {
 
 struct AttentionSampleProducts;  // models/attention/attention_batch.hpp
 
-class AttentionFeatures final : public FeatureMap {
+class AttentionFeatures final : public FeatureMap, public WordSets, public GuidedStarts {
  public:
   AttentionFeatures(ModelSpec spec, WeightKey key, AttentionKind kind);
 
@@ -32,7 +32,6 @@ class AttentionFeatures final : public FeatureMap {
   /// ⌈points / per_position⌉: the positions share the sample's products, so grouping makes the
   /// batches wide enough for matrix–matrix products when each position runs few ascents.
   [[nodiscard]] Index positions_per_group(Index points, Index per_position) const override;
-  [[nodiscard]] bool moves_several_words() const override { return true; }
   /// Incremental in the m moved rows and columns of the scores: O(n·m·d + m·d²) per point and
   /// its gradient, after an O(n²·d) set-up; the sample's X W, X Wᵀ and X W Xᵀ are shared with
   /// the single-word evaluators (word_set.hpp).

@@ -1,5 +1,5 @@
 #pragma once
-// Attention's evaluators of several changed words (raf and raf_relu; FeatureMap::at_word_set).
+// Attention's evaluators of several changed words (raf and raf_relu; WordSets::at_word_set).
 #include <memory>
 #include <vector>
 

@@ -23,7 +23,7 @@
 
 namespace wordsens {
 
-class ValueAttentionFeatures final : public FeatureMap {
+class ValueAttentionFeatures final : public FeatureMap, public WordSets, public GuidedStarts {
  public:
   ValueAttentionFeatures(ModelSpec spec, WeightKey key);
   /// With given projections (tests: the identity gives raf).
@@ -35,7 +35,6 @@ class ValueAttentionFeatures final : public FeatureMap {
   /// raf's evaluator of word `position`, its features and cotangents projected by P.
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override;
-  [[nodiscard]] bool moves_several_words() const override { return true; }
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;
   /// raf's starting directions (they raise the perturbed word's scores; P does not change A).

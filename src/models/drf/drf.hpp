@@ -38,7 +38,10 @@
 
 namespace wordsens {
 
-class DeepRandomFeatures final : public FeatureMap {
+class DeepRandomFeatures final : public FeatureMap,
+                                 public WordSets,
+                                 public CertifiedBound,
+                                 public GuidedStarts {
  public:
   /// 8 GiB: above this, the constructor throws InputError.
   static constexpr double kMaxWeightBytes = 8.0 * 1024 * 1024 * 1024;
@@ -62,7 +65,6 @@ class DeepRandomFeatures final : public FeatureMap {
       const Matrix& X, std::span<const Index> positions) const override;
   /// Enough positions that a call has about `points` points (`per_position` each).
   [[nodiscard]] Index positions_per_group(Index points, Index per_position) const override;
-  [[nodiscard]] bool moves_several_words() const override { return true; }
   /// a_1 = V_1 vec(X) and V_1's blocks of the set's words: O(m·k·d + (L−1)·k²) per point.
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;

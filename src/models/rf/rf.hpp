@@ -27,7 +27,11 @@
 
 namespace wordsens {
 
-class RandomFeatures final : public FeatureMap, public StreamedFeatures {
+class RandomFeatures final : public FeatureMap,
+                             public WordSets,
+                             public CertifiedBound,
+                             public GuidedStarts,
+                             public StreamedFeatures {
  public:
   /// Rows of V generated and multiplied at a time (memory kRowBlock·D doubles).
   static constexpr Index kRowBlock = 128;
@@ -42,7 +46,6 @@ class RandomFeatures final : public FeatureMap, public StreamedFeatures {
   /// The top right-singular vector of V_i: the direction that moves the pre-activations most.
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override;
-  [[nodiscard]] bool moves_several_words() const override { return true; }
   /// a = V vec(X) and the set's blocks V_{i_j} (m·k·d numbers): O(m·k·d) per point.
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;

@@ -62,7 +62,10 @@
 
 namespace wordsens {
 
-class MarginalRandomFeatures final : public FeatureMap, public StreamedFeatures {
+class MarginalRandomFeatures final : public FeatureMap,
+                                     public CertifiedBound,
+                                     public GuidedStarts,
+                                     public StreamedFeatures {
  public:
   /// Rows of V_P generated and multiplied at a time in WS mode.
   static constexpr Index kRowBlock = 1024;

@@ -91,31 +91,16 @@ std::unique_ptr<PositionGroup> FeatureMap::at_positions(const Matrix& X,
 
 Index FeatureMap::positions_per_group(Index /*points*/, Index /*per_position*/) const { return 1; }
 
-std::optional<Vector> FeatureMap::guided_direction(const Matrix& /*X*/, Index /*position*/) const {
-  return std::nullopt;
-}
-
-std::vector<Vector> FeatureMap::guided_points(const Matrix& /*X*/, Index /*position*/) const {
-  return {};
-}
-
-std::vector<Vector> FeatureMap::guided_directions(const Matrix& X, Index position) const {
+std::vector<Vector> GuidedStarts::guided_directions(const Matrix& X, Index position) const {
   if (auto direction = guided_direction(X, position)) return {std::move(*direction)};
   return {};
 }
 
-std::optional<SensitivityBound> FeatureMap::sensitivity_upper_bound(const Matrix& /*X*/) const {
-  return std::nullopt;
+std::vector<Vector> GuidedStarts::guided_points(const Matrix& /*X*/, Index /*position*/) const {
+  return {};
 }
 
-std::unique_ptr<WordSetEvaluator> FeatureMap::at_word_set(
-    const Matrix& /*X*/, std::span<const Index> /*positions*/) const {
-  throw std::invalid_argument(std::string(traits(spec().kind).name) +
-                              ": several changed words (--words > 1) are not available for this "
-                              "model or sampler");
-}
-
-std::optional<SensitivityBound> FeatureMap::word_set_upper_bound(
+std::optional<SensitivityBound> WordSets::word_set_upper_bound(
     const Matrix& /*X*/, std::span<const std::vector<Index>> /*sets*/) const {
   return std::nullopt;
 }
@@ -125,7 +110,10 @@ PlainRecomputation FeatureMap::recompute_plain(std::span<const Matrix> samples,
   PlainRecomputation out;
   out.features.reserve(samples.size());
   for (const Matrix& X : samples) out.features.push_back(features(X));
-  if (want_bound && !samples.empty()) out.bound = sensitivity_upper_bound(samples.front());
+  const CertifiedBound* bounded = certified_bound(*this);
+  if (want_bound && bounded != nullptr && !samples.empty()) {
+    out.bound = bounded->sensitivity_upper_bound(samples.front());
+  }
   return out;
 }
 
@@ -145,6 +133,23 @@ Matrix gram_of_rows(const Matrix& phi) {
 
 const StreamedFeatures* streamed_features(const FeatureMap& model) {
   return dynamic_cast<const StreamedFeatures*>(&model);
+}
+
+const WordSets* word_sets(const FeatureMap& model) { return dynamic_cast<const WordSets*>(&model); }
+
+const WordSets& require_word_sets(const FeatureMap& model) {
+  if (const WordSets* sets = word_sets(model)) return *sets;
+  throw std::invalid_argument(std::string(traits(model.spec().kind).name) +
+                              ": several changed words (--words > 1) are not available for this "
+                              "model or sampler");
+}
+
+const CertifiedBound* certified_bound(const FeatureMap& model) {
+  return dynamic_cast<const CertifiedBound*>(&model);
+}
+
+const GuidedStarts* guided_starts(const FeatureMap& model) {
+  return dynamic_cast<const GuidedStarts*>(&model);
 }
 
 }  // namespace wordsens

@@ -162,6 +162,56 @@ class StreamedFeatures {
                                                const Matrix& C) const = 0;
 };
 
+/// A capability a model declares by deriving from it: several words changed at once (the
+/// multi-word study, S_m). rf (full sampler) and drf move the first layer's pre-activations by
+/// Σ_j V_{1,i_j} δ_j, O(m·k·d) per point; raf and raf_relu update the m rows and columns of the
+/// scores that change, O(n·m·d + m·d²). rf's marginal sampler draws single blocks only and does
+/// not declare it.
+class WordSets {
+ public:
+  virtual ~WordSets() = default;
+  /// The evaluator of m changed words at `positions` (distinct, in range) of X.
+  [[nodiscard]] virtual std::unique_ptr<WordSetEvaluator> at_word_set(
+      const Matrix& X, std::span<const Index> positions) const = 0;
+  /// A certified U ≥ sup over ‖δ_j‖ ≤ √d of ‖φ(X^M(Δ)) − φ(X)‖ for each of the word sets M in
+  /// `sets`, maximised over them (scope examined_positions: it bounds the examined sets only),
+  /// when the model has one (rf with the full sampler, drf): ‖V_{1,M}‖₂·√(m·d), times ∏‖V_l‖₂
+  /// for drf, with V_{1,M} the k × m·d columns of the set's words (docs/METHOD.md §4). None by
+  /// default.
+  [[nodiscard]] virtual std::optional<SensitivityBound> word_set_upper_bound(
+      const Matrix& X, std::span<const std::vector<Index>> sets) const;
+};
+
+/// A capability a model declares by deriving from it: a certified bound on the numerator of S
+/// for a sample (rf, drf; the marginal rf over its examined positions only): see
+/// SensitivityBound. The plain recomputation that certifies a record computes it again.
+class CertifiedBound {
+ public:
+  virtual ~CertifiedBound() = default;
+  [[nodiscard]] virtual std::optional<SensitivityBound> sensitivity_upper_bound(
+      const Matrix& X) const = 0;
+};
+
+/// A capability a model declares by deriving from it: where its structure says the
+/// word-sensitivity search should start for word `position`, beside the random starts.
+class GuidedStarts {
+ public:
+  virtual ~GuidedStarts() = default;
+  /// A starting direction for word `position` (any norm; the optimiser rescales it), or nullopt
+  /// when the model has none for this sample.
+  [[nodiscard]] virtual std::optional<Vector> guided_direction(const Matrix& X,
+                                                               Index position) const = 0;
+  /// Every starting direction the model suggests for word `position` (any norms): by default
+  /// guided_direction's; a model may add more (raf: the top eigenvector of W's symmetric part).
+  /// The word-sensitivity search climbs from each, scaled to the sphere.
+  [[nodiscard]] virtual std::vector<Vector> guided_directions(const Matrix& X,
+                                                              Index position) const;
+  /// Starting points (moves Δ of word `position` inside the ball ‖Δ‖ ≤ √d, climbed from as they
+  /// are, not rescaled) that the model's structure proves good: none by default; raf_relu moves
+  /// the word so that only one other word keeps a positive score in its row (models/relu_floor).
+  [[nodiscard]] virtual std::vector<Vector> guided_points(const Matrix& X, Index position) const;
+};
+
 class FeatureMap {
  public:
   virtual ~FeatureMap() = default;
@@ -186,48 +236,11 @@ class FeatureMap {
   /// evaluator holds memory of its own (rf: its word's block V_i) and grouping shares nothing.
   [[nodiscard]] virtual Index positions_per_group(Index points, Index per_position) const;
 
-  /// A starting direction suggested by the model's structure for word `position` (any norm;
-  /// the optimiser rescales it), or nullopt when the model has none.
-  [[nodiscard]] virtual std::optional<Vector> guided_direction(const Matrix& X,
-                                                               Index position) const;
-
-  /// Every starting direction the model suggests for word `position` (any norms): by default
-  /// guided_direction's; a model may add more (raf: the top eigenvector of W's symmetric part).
-  /// The word-sensitivity search climbs from each, scaled to the sphere.
-  [[nodiscard]] virtual std::vector<Vector> guided_directions(const Matrix& X,
-                                                              Index position) const;
-
-  /// Starting points (moves Δ of word `position` inside the ball ‖Δ‖ ≤ √d, climbed from as they
-  /// are, not rescaled) that the model's structure proves good: none by default; raf_relu moves
-  /// the word so that only one other word keeps a positive score in its row (models/relu_floor).
-  [[nodiscard]] virtual std::vector<Vector> guided_points(const Matrix& X, Index position) const;
-
-  /// A certified bound on the numerator of S for the sample X, when the model has one (rf, drf;
-  /// the marginal rf over its examined positions only): see SensitivityBound.
-  [[nodiscard]] virtual std::optional<SensitivityBound> sensitivity_upper_bound(
-      const Matrix& X) const;
-
-  /// The evaluator of m changed words at `positions` (distinct, in range) of X. rf (full
-  /// sampler) and drf move the first layer's pre-activations by Σ_j V_{1,i_j} δ_j, O(m·k·d) per
-  /// point; raf and raf_relu update the m rows and columns of the scores that change,
-  /// O(n·m·d + m·d²). The default throws std::invalid_argument naming the model (rf's marginal
-  /// sampler draws single blocks only).
-  [[nodiscard]] virtual std::unique_ptr<WordSetEvaluator> at_word_set(
-      const Matrix& X, std::span<const Index> positions) const;
-  /// Whether at_word_set works (false: it throws).
-  [[nodiscard]] virtual bool moves_several_words() const { return false; }
-
-  /// A certified U ≥ sup over ‖δ_j‖ ≤ √d of ‖φ(X^M(Δ)) − φ(X)‖ for each of the word sets M in
-  /// `sets`, maximised over them (scope examined_positions: it bounds the examined sets only),
-  /// when the model has one (rf with the full sampler, drf): ‖V_{1,M}‖₂·√(m·d), times ∏‖V_l‖₂
-  /// for drf, with V_{1,M} the k × m·d columns of the set's words (docs/METHOD.md §4).
-  [[nodiscard]] virtual std::optional<SensitivityBound> word_set_upper_bound(
-      const Matrix& X, std::span<const std::vector<Index>> sets) const;
-
   /// The plain recomputation that certifies a record: φ(samples[j]) from scratch, and the bound
-  /// of samples[0] when `want_bound`. The default calls `features` on each sample and
-  /// `sensitivity_upper_bound(samples[0])`; rf with the full sampler overrides it to serve the
-  /// features and every word's Gram matrix from one pass over V (models/rf/rf.cpp).
+  /// of samples[0] when `want_bound`. The default calls `features` on each sample and, for a
+  /// model with a CertifiedBound, `sensitivity_upper_bound(samples[0])`; rf with the full sampler
+  /// overrides it to serve the features and every word's Gram matrix from one pass over V
+  /// (models/rf/rf.cpp).
   [[nodiscard]] virtual PlainRecomputation recompute_plain(std::span<const Matrix> samples,
                                                            bool want_bound) const;
 
@@ -261,6 +274,14 @@ class FeatureMap {
 
 /// The model as StreamedFeatures when it declares that capability, else null.
 [[nodiscard]] const StreamedFeatures* streamed_features(const FeatureMap& model);
+/// The model as WordSets when it declares that capability, else null.
+[[nodiscard]] const WordSets* word_sets(const FeatureMap& model);
+/// The same, or std::invalid_argument naming the model when it does not declare it.
+[[nodiscard]] const WordSets& require_word_sets(const FeatureMap& model);
+/// The model as CertifiedBound when it declares that capability, else null.
+[[nodiscard]] const CertifiedBound* certified_bound(const FeatureMap& model);
+/// The model as GuidedStarts when it declares that capability, else null.
+[[nodiscard]] const GuidedStarts* guided_starts(const FeatureMap& model);
 
 /// Builds a model by name; throws InputError with a one-line message for an unknown
 /// name or sizes the model cannot take (e.g. drf layers that do not fit in memory).

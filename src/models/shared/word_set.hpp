@@ -1,5 +1,5 @@
 #pragma once
-// The evaluators of several changed words (FeatureMap::at_word_set) that rf and drf share, and
+// The evaluators of several changed words (WordSets::at_word_set) that rf and drf share, and
 // the check of a word set every model makes. Attention's: models/attention/attention_word_set.hpp.
 #include <memory>
 #include <span>

@@ -32,7 +32,7 @@ namespace wordsens {
 /// kept.
 [[nodiscard]] EncoderLayer random_twin(const EncoderLayer& trained, WeightKey key);
 
-class TrainedFeatures final : public FeatureMap {
+class TrainedFeatures final : public FeatureMap, public WordSets {
  public:
   TrainedFeatures(ModelSpec spec, std::shared_ptr<const EncoderLayer> layer, TrainedPart part);
 
@@ -41,7 +41,6 @@ class TrainedFeatures final : public FeatureMap {
   [[nodiscard]] Vector features(const Matrix& X) const override;
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override;
-  [[nodiscard]] bool moves_several_words() const override { return true; }
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;
   /// Every array φ depends on, under the names the twin of the analysis reads

@@ -34,7 +34,7 @@ namespace wordsens {
 /// weights of `key`. Throws InputError for heads that do not divide d.
 [[nodiscard]] TransformerLayer transformer_layer(const ModelSpec& spec, WeightKey key);
 
-class TransformerFeatures final : public FeatureMap {
+class TransformerFeatures final : public FeatureMap, public WordSets {
  public:
   TransformerFeatures(ModelSpec spec, WeightKey key);
   /// With a given layer (tests).
@@ -45,7 +45,6 @@ class TransformerFeatures final : public FeatureMap {
   [[nodiscard]] Vector features(const Matrix& X) const override;
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override;
-  [[nodiscard]] bool moves_several_words() const override { return true; }
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;
   /// Every matrix of the layer under its role's name: W (raf's scores, when there are no keys),

@@ -13,7 +13,7 @@
 
 namespace wordsens {
 
-class BagOfWordsFeatures final : public FeatureMap {
+class BagOfWordsFeatures final : public FeatureMap, public WordSets {
  public:
   BagOfWordsFeatures(ModelSpec spec, WeightKey key);
 
@@ -23,7 +23,6 @@ class BagOfWordsFeatures final : public FeatureMap {
   /// a = V s(X) precomputed; each evaluation then costs O(k·d): ϕ(a + (V/√n)Δ).
   [[nodiscard]] std::unique_ptr<PositionEvaluator> at_position(const Matrix& X,
                                                                Index position) const override;
-  [[nodiscard]] bool moves_several_words() const override { return true; }
   /// ϕ(a + (V/√n) Σ_j δ_j): the first-layer word-set evaluator rf uses, every word's block V/√n.
   [[nodiscard]] std::unique_ptr<WordSetEvaluator> at_word_set(
       const Matrix& X, std::span<const Index> positions) const override;

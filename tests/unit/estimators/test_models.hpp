@@ -38,7 +38,7 @@ class TanhEvaluator final : public PositionEvaluator {
   Vector a_, base_, last_;
 };
 
-class TanhFeatureMap final : public FeatureMap {
+class TanhFeatureMap final : public FeatureMap, public CertifiedBound {
  public:
   TanhFeatureMap(Index n, Index d, Index p, std::uint32_t seed = 99, std::uint32_t task_id = 0)
       // A model of the tests, not of the catalogue: it takes rf's kind, whose searches add no

@@ -91,8 +91,8 @@ TEST(WsEvidence, SearchDiagnosticsAddUp) {
     long guided = 0;        // one per guided direction (raf and raf_relu suggest two)
     long floor_points = 0;  // raf_relu's floor construction, one start per point (n - 1 < d)
     for (Index i = 0; i < n; ++i) {
-      guided += static_cast<long>(model->guided_directions(X, i).size());
-      floor_points += static_cast<long>(model->guided_points(X, i).size());
+      guided += static_cast<long>(guided_starts(*model)->guided_directions(X, i).size());
+      floor_points += static_cast<long>(guided_starts(*model)->guided_points(X, i).size());
     }
     EXPECT_EQ(guided, (std::string(name).rfind("raf", 0) == 0 ? 2 : 1) * n) << name;
     EXPECT_EQ(floor_points > 0, std::string(name) == "raf_relu") << name;
@@ -184,10 +184,12 @@ namespace wordsens {
 namespace {
 
 // A model that forwards to another: what the wrappers below share. Everything not forwarded
-// here is FeatureMap's default (one guided direction, one position per group, …).
-class ForwardingModel : public FeatureMap {
+// here is the default of FeatureMap and GuidedStarts (one position per group, …); it declares
+// guided starts but suggests no direction of its own.
+class ForwardingModel : public FeatureMap, public GuidedStarts {
  public:
-  explicit ForwardingModel(const FeatureMap& inner) : inner_(inner) {}
+  explicit ForwardingModel(const FeatureMap& inner)
+      : inner_(inner), inner_guides_(*guided_starts(inner)) {}
   [[nodiscard]] const ModelSpec& spec() const override { return inner_.spec(); }
   [[nodiscard]] Index feature_dim() const override { return inner_.feature_dim(); }
   [[nodiscard]] Vector features(const Matrix& X) const override { return inner_.features(X); }
@@ -198,13 +200,18 @@ class ForwardingModel : public FeatureMap {
   [[nodiscard]] std::vector<NamedWeights> stored_weights(Index max_entries) const override {
     return inner_.stored_weights(max_entries);
   }
+  [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& /*X*/,
+                                                       Index /*position*/) const override {
+    return std::nullopt;
+  }
   // The floor's starting points are part of the search every variant below keeps.
   [[nodiscard]] std::vector<Vector> guided_points(const Matrix& X, Index position) const override {
-    return inner_.guided_points(X, position);
+    return inner_guides_.guided_points(X, position);
   }
 
  protected:
   const FeatureMap& inner_;
+  const GuidedStarts& inner_guides_;  // raf's and raf_relu's
 };
 
 // The model with only its first guided direction: what the estimator did before raf's second
@@ -214,7 +221,7 @@ class FirstGuidedOnly final : public ForwardingModel {
   using ForwardingModel::ForwardingModel;
   [[nodiscard]] std::optional<Vector> guided_direction(const Matrix& X,
                                                        Index position) const override {
-    return inner_.guided_direction(X, position);
+    return inner_guides_.guided_direction(X, position);
   }
 };
 
@@ -244,7 +251,7 @@ class OnePositionAtATime final : public ForwardingModel {
   using ForwardingModel::ForwardingModel;
   [[nodiscard]] std::vector<Vector> guided_directions(const Matrix& X,
                                                       Index position) const override {
-    return inner_.guided_directions(X, position);
+    return inner_guides_.guided_directions(X, position);
   }
 };
 

@@ -1,4 +1,4 @@
-// The evaluators of several changed words (FeatureMap::at_word_set) against the plain
+// The evaluators of several changed words (WordSets::at_word_set) against the plain
 // computation: f(Δ) = ‖φ(X^M(Δ)) − φ(X)‖² from scratch, ∇f against central differences, one word
 // against the single-position evaluator; attention's incremental evaluator against its
 // from-scratch reference; the word-set bounds of rf and drf against f.
@@ -44,7 +44,7 @@ TEST_P(WordSet, ValuesAreThePlainComputation) {
   std::mt19937_64 gen(3);
   // Positions out of order and one at each end: the gradient blocks follow the given order.
   const std::vector<Index> set = {spec.n - 1, 0, spec.n / 2};
-  const auto eval = model->at_word_set(X, set);
+  const auto eval = require_word_sets(*model).at_word_set(X, set);
   EXPECT_LT(testing::relative_difference(eval->base_features(), model->features(X)), 1e-13);
   Matrix deltas(3 * spec.d, 4);
   for (Index b = 0; b < 4; ++b) deltas.col(b) = product_ball_point(gen, spec.d, 3);
@@ -70,7 +70,7 @@ TEST_P(WordSet, GradientMatchesCentralDifferences) {
   const Matrix X = testing::test_sample(spec.n, spec.d);
   std::mt19937_64 gen(77);
   const std::vector<Index> set = {1, spec.n - 1};
-  const auto eval = model->at_word_set(X, set);
+  const auto eval = require_word_sets(*model).at_word_set(X, set);
   constexpr double kStep = 1e-5;
   for (int trial = 0; trial < 3; ++trial) {
     const Vector delta = product_ball_point(gen, spec.d, 2);
@@ -100,7 +100,7 @@ TEST_P(WordSet, OneWordIsThePositionEvaluator) {
   const Matrix X = testing::test_sample(spec.n, spec.d);
   std::mt19937_64 gen(5);
   const Index position = spec.n / 2;
-  const auto word_set = model->at_word_set(X, std::vector<Index>{position});
+  const auto word_set = require_word_sets(*model).at_word_set(X, std::vector<Index>{position});
   const auto single = model->at_position(X, position);
   Matrix deltas(spec.d, 3);
   for (Index b = 0; b < 3; ++b) deltas.col(b) = testing::ball_point(gen, spec.d, b != 1);
@@ -359,9 +359,10 @@ TEST(WordSet, RejectsRepeatedAndOutOfRangePositions) {
   const ModelSpec spec{ModelKind::rf, 6, 4, 30, 1, Activation::relu};
   const auto model = make_feature_map(spec, {1, 1});
   const Matrix X = testing::test_sample(6, 4);
-  EXPECT_THROW((void)model->at_word_set(X, std::vector<Index>{2, 2}), std::invalid_argument);
-  EXPECT_THROW((void)model->at_word_set(X, std::vector<Index>{0, 6}), std::out_of_range);
-  EXPECT_THROW((void)model->at_word_set(X, std::vector<Index>{}), std::invalid_argument);
+  const WordSets& sets = require_word_sets(*model);
+  EXPECT_THROW((void)sets.at_word_set(X, std::vector<Index>{2, 2}), std::invalid_argument);
+  EXPECT_THROW((void)sets.at_word_set(X, std::vector<Index>{0, 6}), std::out_of_range);
+  EXPECT_THROW((void)sets.at_word_set(X, std::vector<Index>{}), std::invalid_argument);
 }
 
 TEST(WordSet, MarginalRfCannotMoveSeveralWords) {
@@ -369,8 +370,43 @@ TEST(WordSet, MarginalRfCannotMoveSeveralWords) {
   spec.sampling = RfSampling::marginal;
   const std::vector<Index> positions = {0, 1};
   const auto model = make_feature_map(spec, {1, 1}, positions);
-  EXPECT_THROW((void)model->at_word_set(testing::test_sample(6, 4), positions),
-               std::invalid_argument);
+  EXPECT_EQ(word_sets(*model), nullptr);
+  try {
+    (void)require_word_sets(*model);
+    FAIL() << "the marginal sampler declared several changed words";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "rf: several changed words (--words > 1) are not available for this model or "
+              "sampler");
+  }
+}
+
+// Each optional capability is declared by exactly the models that have it (FeatureMap keeps
+// only what every model does): word sets by all but rf's marginal sampler, a certified bound by
+// rf and drf, guided starts by the random-feature models and the single-head attention models
+// (the layers built as transformers, mhraf and block, have none).
+TEST(WordSet, CapabilitiesAreDeclaredByTheModelsThatHaveThem) {
+  struct Row {
+    const char* name;
+    RfSampling sampling;
+    bool sets, bound, guides;
+  };
+  const std::vector<Index> positions = {0, 1};
+  for (const Row& row : {Row{"rf", RfSampling::full, true, true, true},
+                         Row{"rf", RfSampling::marginal, false, true, true},
+                         Row{"drf", RfSampling::full, true, true, true},
+                         Row{"raf", RfSampling::full, true, false, true},
+                         Row{"raf_relu", RfSampling::full, true, false, true},
+                         Row{"raf_v", RfSampling::full, true, false, true},
+                         Row{"mhraf", RfSampling::full, true, false, false},
+                         Row{"block", RfSampling::full, true, false, false}}) {
+    ModelSpec spec{model_kind(row.name), 6, 4, 30, 2, Activation::relu};
+    spec.sampling = row.sampling;
+    const auto model = make_feature_map(spec, {1, 1}, positions);
+    EXPECT_EQ(word_sets(*model) != nullptr, row.sets) << row.name;
+    EXPECT_EQ(certified_bound(*model) != nullptr, row.bound) << row.name;
+    EXPECT_EQ(guided_starts(*model) != nullptr, row.guides) << row.name;
+  }
 }
 
 // ‖φ(X^M(Δ)) − φ(X)‖ ≤ U_M at 200 random points of the product of balls (half of them on the
@@ -383,7 +419,7 @@ TEST(WordSetBound, HoldsAtRandomPointsForRfAndDrf) {
     const auto model = make_feature_map(spec, {7, 3});
     const Matrix X = testing::test_sample(spec.n, spec.d);
     const std::vector<std::vector<Index>> sets = {{0, 1}, {2, 5, 7}, {4}};
-    const auto bound = model->word_set_upper_bound(X, sets);
+    const auto bound = require_word_sets(*model).word_set_upper_bound(X, sets);
     ASSERT_TRUE(bound.has_value()) << traits(spec.kind).name;
     EXPECT_EQ(bound->scope, BoundScope::examined_positions);
     std::mt19937_64 gen(11);
@@ -406,8 +442,8 @@ TEST(WordSetBound, GrowsWithTheSet) {
   const auto model = make_feature_map(spec, {7, 3});
   const Matrix X = testing::test_sample(spec.n, spec.d);
   const std::vector<std::vector<Index>> small = {{2, 5}}, large = {{2, 5, 7}};
-  EXPECT_LT(model->word_set_upper_bound(X, small)->value,
-            model->word_set_upper_bound(X, large)->value);
+  EXPECT_LT(require_word_sets(*model).word_set_upper_bound(X, small)->value,
+            require_word_sets(*model).word_set_upper_bound(X, large)->value);
 }
 
 }  // namespace
