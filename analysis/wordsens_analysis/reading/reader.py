@@ -23,7 +23,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from . import catalogue, damage, schema, stored_config
+from . import catalogue, damage, format_minors, schema, stored_config
 from .catalogue import Catalogue
 
 
@@ -227,13 +227,14 @@ def _read_models(f: h5py.File, version: tuple, tasks: pd.DataFrame, path: str,
     models, and the catalogue of the file (the pre-1.7 catalogue's models and these)."""
     run = list(dict.fromkeys(tasks["model"])) if "model" in tasks else []
     if version[1] >= schema.MODELS_MINOR:
-        stored = _read_table(f, schema.GROUP_MODELS, notes)
-        if version[1] < schema.ALL_TRAITS_MINOR:
-            stored, unknown = catalogue.with_traits_before_1_10(stored)
-            if unknown:
-                notes.append(f"/{schema.GROUP_MODELS}: {', '.join(unknown)} unknown to the builds "
-                             "that wrote format 1.7 to 1.9: taken as without heads or encoder, "
-                             "random features exactly when not attention")
+        older = format_minors.Decoded(tasks, pd.DataFrame(), {},
+                                      _read_table(f, schema.GROUP_MODELS, notes))
+        format_minors.decode(older, version[1], "models")
+        stored = older.models
+        if older.unknown_models:
+            notes.append(f"/{schema.GROUP_MODELS}: {', '.join(older.unknown_models)} unknown to "
+                         "the builds that wrote format 1.7 to 1.9: taken as without heads or "
+                         "encoder, random features exactly when not attention")
         traits = catalogue.from_table(stored)
         models = _described_as(catalogue.as_table(traits), stored.attrs)
     else:
@@ -298,31 +299,6 @@ def _drop_duplicates(df: pd.DataFrame, keys: list, table: str, notes: list) -> p
         notes.append(f"/{table}: {int(dup.sum())} duplicated rows (same {keys}); kept the first")
         df = df[~dup].reset_index(drop=True)
     return df
-
-
-# The models with several heads in every build that wrote files before /tasks/heads (format 1.8).
-MULTI_HEAD_BEFORE_1_8 = ("mhraf", "block")
-HEADS_BEFORE_1_8 = 4  # the default of `heads` in those builds
-
-
-def heads_before_1_8(models: pd.Series, config: dict) -> np.ndarray:
-    """H per task of a file without /tasks/heads: its configuration's one `heads` for the
-    multi-head models, 1 for the others."""
-    grid = config.get("heads")
-    heads = grid[0] if isinstance(grid, list) and len(grid) == 1 else HEADS_BEFORE_1_8
-    return np.where(models.astype(str).isin(MULTI_HEAD_BEFORE_1_8), heads, 1).astype(np.int64)
-
-
-# The models with an MLP in every build that wrote files before block's width was stored
-# (format 1.9): their k was 0, their MLP schema.BLOCK_WIDTH_FACTOR·d wide.
-MLP_BEFORE_1_9 = ("block",)
-
-
-def mlp_width_before_1_9(tasks: pd.DataFrame) -> pd.Series:
-    """k per task of a file before format 1.9: the width its block's MLP ran, 4d, where the
-    file stored 0; every other k as stored."""
-    old = tasks["model"].astype(str).isin(MLP_BEFORE_1_9) & (tasks["k"] == 0)
-    return tasks["k"].where(~old, schema.BLOCK_WIDTH_FACTOR * tasks["d"]).astype(np.int64)
 
 
 def _read_witnesses(f: h5py.File, tasks: pd.DataFrame, ws: pd.DataFrame, notes: list,
@@ -594,22 +570,15 @@ def _read_open_file(f: h5py.File, path: str) -> Results:
     for df in (gen, summary_gen):
         _map_codes(df, "training", schema.TRAININGS)
         _map_codes(df, "objective", schema.OBJECTIVES)
-    if not ws.empty and "S_upper" in ws and "S_upper_scope" not in ws:
-        # Before format 1.2 only rf's full sampler had a bound, over every position.
-        ws["S_upper_scope"] = np.where(np.isfinite(ws["S_upper"].astype(float)), 1, 0)
+    older = format_minors.Decoded(tasks, ws, config)
+    format_minors.decode(older, version[1], "ws")
     _map_codes(ws, "S_upper_scope", schema.SCOPES)
     if tasks.empty:
         notes.append("/tasks is empty: no planned tasks")
     else:
-        tasks = _drop_duplicates(tasks, ["task_id"], "tasks", notes)
-        if "layers" not in tasks:
-            tasks["layers"] = 1
-        if "words" not in tasks:  # before format 1.4 every task changed one word
-            tasks["words"] = 1
-        if "heads" not in tasks:  # before format 1.8: the configuration's one H
-            tasks["heads"] = heads_before_1_8(tasks["model"], config)
-        if version[1] < schema.MLP_WIDTH_MINOR and "k" in tasks:
-            tasks["k"] = mlp_width_before_1_9(tasks)
+        older.tasks = _drop_duplicates(tasks, ["task_id"], "tasks", notes)
+        format_minors.decode(older, version[1], "tasks")
+        tasks = older.tasks
     ws = _drop_duplicates(ws, ["task_id"], "ws", notes)
     gen = _drop_duplicates(gen, ["task_id", "training", "objective"], "gen", notes)
     if not tasks.empty:
