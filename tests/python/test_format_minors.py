@@ -2,7 +2,9 @@
 file as a writer of that minor left it, made here from a file of the current format by taking
 away what the later minors added (with the task table's checksum taken again where the writer
 of that minor would have computed it without them), reads back as the same tasks, records,
-models, catalogue and configuration as the current file.
+models, catalogue and configuration as the current file. The C++ readers decode the same
+files (io/format/layout.cpp's read_tasks): `wordsens info --check` finds each consistent, its
+task table decoded to the plan of its configuration.
 
 The files of format 1.5 on come from the binary (they carry the checksums the reader checks);
 the older ones, which carry none, from the synthetic fixture writer."""
@@ -135,21 +137,43 @@ def assert_same_results(old, new):
     assert old.catalogue == new.catalogue
 
 
+def info_check(path) -> subprocess.CompletedProcess:
+    return subprocess.run([BIN, "info", "--check", str(path)], capture_output=True, text=True,
+                          timeout=120)
+
+
 @needs_binary
 @pytest.mark.parametrize("minor", [10, 9, 8, 7])
 def test_a_file_of_an_older_minor_reads_as_the_current_one(files, tmp_path, minor):
-    old = read(as_minor(files["all"], tmp_path / f"v1_{minor}.h5", minor))
+    path = as_minor(files["all"], tmp_path / f"v1_{minor}.h5", minor)
+    old = read(path)
     assert old.format_version == (1, minor)
     assert_same_results(old, read(files["all"]))
+    p = info_check(path)
+    assert p.returncode == 0 and "verdict:  consistent" in p.stdout, p.stdout + p.stderr
 
 
 @needs_binary
 @pytest.mark.parametrize("minor", [6, 5])
 def test_a_file_from_before_models_reads_as_the_current_one(files, tmp_path, minor):
     """Before /models (1.7) the reader takes the traits every build then gave rf and raf."""
-    old = read(as_minor(files["first"], tmp_path / f"v1_{minor}.h5", minor))
+    path = as_minor(files["first"], tmp_path / f"v1_{minor}.h5", minor)
+    old = read(path)
     assert old.format_version == (1, minor)
     assert_same_results(old, read(files["first"]))
+    p = info_check(path)
+    assert p.returncode == 0 and "verdict:  consistent" in p.stdout, p.stdout + p.stderr
+
+
+@needs_binary
+def test_the_cpp_round_trip_fails_where_a_file_is_not_decoded(files, tmp_path):
+    """block's k of 0 in a file labelled 1.9, which no decoder widens: the C++ reader takes it
+    as it is and the task table is not the plan of its configuration."""
+    path = as_minor(files["all"], tmp_path / "v1_9.h5", 9)
+    with h5py.File(path, "r+") as f:
+        block_width_as_before_1_9(f)
+    p = info_check(path)
+    assert p.returncode == 1 and "differs from the plan of config_text" in p.stdout, p.stdout
 
 
 @needs_binary
