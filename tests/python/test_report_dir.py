@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 
 import pytest
 from conftest import REPORT
@@ -107,6 +108,7 @@ def test_a_report_replaces_an_older_report_whole_and_readers_never_see_a_mix(tmp
                 seen.append(tuple(listing(out)))
             except FileNotFoundError:
                 seen.append(None)
+            time.sleep(0.0005)  # thousands of looks in a report's seconds, not a core's worth
 
     t = threading.Thread(target=reader)
     t.start()
