@@ -2,7 +2,8 @@
 fills in what a file written before that minor lacks, as the builds that wrote such files meant
 it, so that the rest of the reader (and every claim) sees any file as the current format holds
 it. analysis/FORMAT.md ("Changes") says what each minor added; tests/python/test_format_minors.py
-reads a file of each older minor back as the same results written at the current one.
+reads a file of each older minor back as the same results written at the current one. The C++
+readers decode the task table the same way (src/io/format/format_minors.hpp).
 
 MINORS lists every minor with its decoder and the table it fills; the reader runs, table by
 table, the decoders of the minors a file predates. A column a minor added is filled wherever a

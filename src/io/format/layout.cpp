@@ -11,6 +11,7 @@
 #include "io/files/file_kind.hpp"
 #include "io/format/build_provenance.hpp"
 #include "io/format/format_doc.hpp"
+#include "io/format/format_minors.hpp"
 #include "io/format/schema.hpp"
 #include "io/format/stored_config.hpp"
 
@@ -456,16 +457,15 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
   const auto layers = h5::read_all<std::int64_t>(h5::open_dataset(group, c::kLayers));
   const auto trials = h5::read_all<std::uint32_t>(h5::open_dataset(group, c::kTrial));
   const std::size_t rows = ids.size();
-  // Before format 1.4 every task changed one word.
+  // The columns older minors lack are decoded (io/format/format_minors.hpp): words (1.4),
+  // heads (1.8) and block's MLP width as its k (1.9).
   const auto words = h5::exists(group, c::kWords)
                          ? h5::read_all<std::int64_t>(h5::open_dataset(group, c::kWords))
-                         : std::vector<std::int64_t>(rows, 1);
-  // Before format 1.8 the multi-head models of a study ran its one `heads`.
+                         : std::vector<std::int64_t>(rows, kWordsBefore_1_4);
   const bool heads_stored = h5::exists(group, c::kHeads);
   const auto heads = heads_stored ? h5::read_all<std::int64_t>(h5::open_dataset(group, c::kHeads))
                                   : std::vector<std::int64_t>(rows, 1);
-  const std::int64_t single_heads = heads_stored ? 1 : heads_of_config(file);
-  // Before format 1.9 block's k was 0: its MLP was kBlockWidthFactor·d wide.
+  const std::int64_t config_heads = heads_stored ? 1 : heads_of_config(file);
   const bool mlp_width_stored = stores_mlp_width(file);
   for (std::size_t size :
        {points.size(), experiments.size(), models.size(), n.size(), d.size(), k.size(), N.size(),
@@ -489,13 +489,10 @@ std::vector<TaskSpec> read_tasks(const h5::Handle& file) {
     t.model = *kind;
     t.n = n[i];
     t.d = d[i];
-    t.k = mlp_width_stored || traits(t.model).width != ModelWidth::mlp || k[i] != 0
-              ? k[i]
-              : kBlockWidthFactor * d[i];
+    t.k = mlp_width_stored ? k[i] : k_before_1_9(t.model, k[i], d[i]);
     t.N = N[i];
     t.layers = static_cast<int>(layers[i]);
-    t.heads =
-        static_cast<int>(heads_stored || !traits(t.model).multi_head ? heads[i] : single_heads);
+    t.heads = static_cast<int>(heads_stored ? heads[i] : heads_before_1_8(t.model, config_heads));
     t.words = words[i];
     t.trial = trials[i];
   }

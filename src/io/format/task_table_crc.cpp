@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "io/format/crc32.hpp"
+#include "io/format/format_minors.hpp"
 #include "io/format/layout.hpp"
 #include "io/format/schema.hpp"
 #include "models/shared/model_kind.hpp"
@@ -43,7 +44,7 @@ std::uint32_t task_table_crc32(const std::string& config_text, const std::vector
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.n; });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.d; });
   add_column<std::int64_t>(crc, tasks, [&](const TaskSpec& t) {
-    return mlp_width_stored || traits(t.model).width != ModelWidth::mlp ? t.k : Index{0};
+    return mlp_width_stored ? t.k : stored_k_before_1_9(t.model, t.k);
   });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.N; });
   add_column<std::int64_t>(crc, tasks, [](const TaskSpec& t) { return t.layers; });
