@@ -210,12 +210,9 @@ def _drop_models_traits_of_1_10(f):
 def _task_table_crc(f, without=()) -> int:
     """task_table_crc32 of the file's task table as it is stored, as its writer computed it;
     `without`: columns an older writer's table did not have (heads before format 1.8)."""
-    import zlib
-    crc = zlib.crc32(bytes(f.attrs["config_text"]))
-    for column, dtype in schema.TASK_CRC_COLUMNS.items():
-        if column not in without:
-            crc = zlib.crc32(f["tasks"][column][:].astype(dtype).tobytes(), crc)
-    return crc
+    from wordsens_analysis.reading import damage
+    return damage.task_table_crc(f.attrs["config_text"],
+                                 {c: f["tasks"][c][:] for c in f["tasks"] if c not in without})
 
 
 def test_every_h_of_a_heads_grid_is_stored_and_its_witnesses_reproduce(tmp_path):

@@ -263,16 +263,15 @@ def _task_columns(f: h5py.File, problems: Problems):
     return {name: ds[:rows] for name, ds in sets.items()}
 
 
-def check_task_crc(f: h5py.File, tasks: dict, problems: Problems) -> None:
-    """The task table and config_text match the CRC-32 the writer stored (FORMAT.md)."""
-    if schema.ATTR_TASK_TABLE_CRC32 not in f.attrs or "config_text" not in f.attrs:
-        return
-    # heads is covered when the table has it (every writer from 1.8 on): a heads column removed
-    # from such a file still changes the bytes.
+def task_table_crc(config_text, tasks: dict):
+    """task_table_crc32 as the writer computes it (FORMAT.md) over a configuration text and the
+    columns of a task table (name -> array); None when a column it covers is missing. heads is
+    covered when the table has it (every writer from 1.8 on): a heads column removed from such a
+    file still changes the bytes."""
     columns = {c: t for c, t in schema.TASK_CRC_COLUMNS.items() if c != "heads" or c in tasks}
     if any(c not in tasks for c in columns):
-        return
-    crc = zlib.crc32(_text(f.attrs["config_text"]).encode("utf-8"))
+        return None
+    crc = zlib.crc32(_text(config_text).encode("utf-8"))
     for column, dtype in columns.items():
         values = np.asarray(tasks[column])
         if dtype.startswith("S"):
@@ -280,6 +279,16 @@ def check_task_crc(f: h5py.File, tasks: dict, problems: Problems) -> None:
         else:
             values = values.astype(dtype, casting="unsafe")
         crc = zlib.crc32(values.tobytes(), crc)
+    return crc
+
+
+def check_task_crc(f: h5py.File, tasks: dict, problems: Problems) -> None:
+    """The task table and config_text match the CRC-32 the writer stored (FORMAT.md)."""
+    if schema.ATTR_TASK_TABLE_CRC32 not in f.attrs or "config_text" not in f.attrs:
+        return
+    crc = task_table_crc(f.attrs["config_text"], tasks)
+    if crc is None:
+        return
     if crc != int(f.attrs[schema.ATTR_TASK_TABLE_CRC32]) & 0xFFFFFFFF:
         problems.add("the task table or config_text does not match its checksum "
                      f"{schema.ATTR_TASK_TABLE_CRC32} (edited after the run planned it)")
