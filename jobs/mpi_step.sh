@@ -167,7 +167,7 @@ trap 'WORDSENS_PENDING_USR1=1' USR1
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -uo pipefail
-  WORDSENS_STEP_NAME=mpi_step
+  WORDSENS_STEP_NAME=${WORDSENS_STEP_NAME:-mpi_step}
   wordsens_mpi_step "$@"
   exit "${WORDSENS_RC}"
 fi

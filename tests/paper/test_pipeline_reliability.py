@@ -212,6 +212,42 @@ def test_term_ends_every_process_and_a_second_run_is_refused_meanwhile(tmp_path)
             first.wait()
 
 
+def test_usr1_to_the_script_checkpoints_the_study_under_way(tmp_path):
+    """USR1 to the script (a cluster's warning before its time limit, or a user's) reaches the
+    ranks of the study that runs, which checkpoint: the run ends with 3, its file resumable."""
+    res, rep = tmp_path / "r", tmp_path / "p"
+    first = subprocess.Popen(["bash", SCRIPT, "--tiny", "--only", "multiword", "--trials", "400",
+                              "--ranks", "1", "--results", str(res), "--report", str(rep)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=env(), cwd=ROOT, start_new_session=True)
+    try:
+        out = res / "multiword.h5"
+        deadline = time.monotonic() + 300
+        done = 0
+        while done < 5 and time.monotonic() < deadline and first.poll() is None:
+            time.sleep(0.5)
+            info = subprocess.run([BIN, "info", str(out)], capture_output=True, text=True)
+            m = re.search(r"^tasks done:\s*(\d+)/(\d+)", info.stdout, re.M)
+            done = int(m.group(1)) if m else 0
+        assert first.poll() is None and done >= 5, "the study ended or never started"
+        os.kill(first.pid, signal.SIGUSR1)  # to the script alone
+        log, _ = first.communicate(timeout=120)
+        assert first.returncode == 3, log[-2000:]
+        assert "reproduce_paper: USR1: passed to the rank(s) with pid" in log, log[-2000:]
+        assert "reproduce_paper: multiword: exit 3 after" in log, log[-2000:]
+        check = subprocess.run([BIN, "info", "--check", str(out)], capture_output=True,
+                               text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+        info = subprocess.run([BIN, "info", str(out)], capture_output=True, text=True)
+        m = re.search(r"^tasks done:\s*(\d+)/(\d+)", info.stdout, re.M)
+        assert m and done <= int(m.group(1)) < int(m.group(2)), info.stdout
+        assert not (rep / "results.md").exists()
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+
+
 def test_the_merge_job_never_replaces_another_study(tmp_path):
     cfg = tmp_path / "small.ini"
     cfg.write_text(SMALL_INI)
