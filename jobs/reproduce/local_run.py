@@ -8,6 +8,7 @@ machine.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import shlex
@@ -54,6 +55,19 @@ def machine_text(ranks: str) -> str:
     return f"cpu: {cpu}\ncores: {cores}\nmemory: {memory}\nos: {system}\nranks: {ranks}\n"
 
 
+@dataclasses.dataclass(frozen=True)
+class Attempt:
+    """A run on a file under way: what its timings line says."""
+    study: str
+    look: int
+    tasks: int        # planned, for a file that cannot tell
+    predicted: object  # wall seconds, or "nan" when the look could not be priced
+    output: str
+    done_before: str
+    started_utc: str
+    start: float      # time.monotonic()
+
+
 class LocalRun:
     def __init__(self, o: Options, runs: Runs, planner: Planner, wordsens: Wordsens,
                  plans: dict, python: str, report_lock_fd: int):
@@ -88,14 +102,15 @@ class LocalRun:
         attempt, self.attempt = self.attempt, None  # recorded once
         if attempt is None:
             return
-        name, look, tasks, predicted, out, before, started, start = attempt
-        seconds = int(time.monotonic() - start)
+        a = attempt
+        seconds = int(time.monotonic() - a.start)
         if signal_name:
-            say(f"{name}: exit {code} ({signal_name}) after {hms(seconds)}")
-        state = self.wordsens.file_state(out)
-        planned = state.planned if state.planned != "0" else str(tasks)
-        row = (name, os.path.basename(out), look, planned, before, state.done, predicted,
-               seconds, self.o.ranks, code, started, state.created, state.config_hash)
+            say(f"{a.study}: exit {code} ({signal_name}) after {hms(seconds)}")
+        state = self.wordsens.file_state(a.output)
+        planned = state.planned if state.planned != "0" else str(a.tasks)
+        row = (a.study, os.path.basename(a.output), a.look, planned, a.done_before, state.done,
+               a.predicted, seconds, self.o.ranks, code, a.started_utc, state.created,
+               state.config_hash)
         try:
             with open(self.timings, "a") as f:
                 f.write("\t".join(str(v) for v in row) + "\n")
@@ -114,11 +129,12 @@ class LocalRun:
             except Refused:  # a look's plan only prices its timings line
                 plan = None
         tasks, predicted = (plan.tasks, plan.wall_seconds) if plan else (0, "nan")
-        self.attempt = (name, look, tasks, predicted, out, before, _utc_now(), time.monotonic())
+        start = time.monotonic()
+        self.attempt = Attempt(name, look, tasks, predicted, out, before, _utc_now(), start)
         rc = processes.mpi_step(self.mpirun(), [self.wordsens.path, "run", config, "--output",
                                                 out, *options])
         what = name if look == 1 else f"look {look}: {name}"
-        say(f"{what}: exit {rc} after {hms(time.monotonic() - self.attempt[7])}")
+        say(f"{what}: exit {rc} after {hms(time.monotonic() - start)}")
         self.attempt_ended(rc)
         return rc
 

@@ -87,6 +87,8 @@ def install() -> None:
     for s in INTERRUPTS:
         signal.signal(s, _interrupted)
     signal.signal(signal.SIGUSR1, _usr1)
+    # A closed output (`| head`) ends the driver quietly, as it ends a shell script.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [*INTERRUPTS, signal.SIGUSR1])
 
 
