@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
-#include "cli/option_values.hpp"
 #include "cli/renamed_options.hpp"
 #include "core/errors.hpp"
 #include "core/printable.hpp"
+#include "study/key_values.hpp"
 
 namespace po = boost::program_options;
 

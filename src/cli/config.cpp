@@ -10,17 +10,18 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 
 #include "cli/command_line.hpp"
-#include "cli/ini_text.hpp"
 #include "cli/key_table.hpp"
-#include "cli/renamed_options.hpp"
 #include "cli/run_keys.hpp"
 #include "io/files/file_kind.hpp"
 #include "io/results_file.hpp"
+#include "study/config_keys.hpp"
+#include "study/config_text.hpp"
+#include "study/ini_text.hpp"
 
 namespace po = boost::program_options;
 
@@ -31,26 +32,18 @@ namespace {
 // data file), and no file is read without bound.
 constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
 
-// Keys of the command line only: refused in a configuration file.
-const std::set<std::string> kCommandLineOnly{"help", "config"};
-
-// The entries of a configuration text as boost's parsed options. Refused with one line naming
-// `where` and the line: an unknown key, an old spelling, a key of the command line only.
+// The entries of a configuration file as boost's parsed options. Refused with one line naming
+// `where` and the line, as the study refuses them in a stored configuration text
+// (study/config_keys.hpp): an unknown key, an old spelling, a key of the command line only.
 // `origin` gets "<where>:<line>" of every key.
 po::parsed_options file_options(const std::vector<IniEntry>& entries,
                                 const po::options_description& described, const std::string& where,
                                 std::map<std::string, std::string>& origin) {
   po::parsed_options parsed(&described);
   for (const IniEntry& entry : entries) {
-    const std::string at = where + ":" + std::to_string(entry.line) + ": ";
-    if (const std::string renamed = renamed_key(entry.key); !renamed.empty()) {
-      throw InputError(at + "key " + entry.key + " is now spelled " + renamed);
-    }
-    if (kCommandLineOnly.count(entry.key) != 0) {
-      throw InputError(at + "'" + entry.key + "' is an option of the command line, not a key");
-    }
+    check_config_key(entry.key, where + ":" + std::to_string(entry.line) + ": ");
     if (described.find_nothrow(entry.key, /*approx=*/false) == nullptr) {
-      throw InputError(at + "unknown key '" + entry.key + "' (wordsens run --help lists the keys)");
+      throw std::logic_error("configuration key " + entry.key + " is not an option of run");
     }
     po::option option(entry.key, {entry.value});
     option.original_tokens = {entry.key, entry.value};
@@ -166,22 +159,6 @@ KeyFormats run_key_formats() {
   return formats;
 }
 
-StudyConfig study_of_config_text(const std::string& text) {
-  RunKeyValues r;
-  const auto described = describe_run_keys(r);
-  std::map<std::string, std::string> origin;
-  po::variables_map vm;
-  po::store(file_options(parse_ini_text(text, "configuration text"), described,
-                         "configuration text", origin),
-            vm);
-  po::notify(vm);
-  return resolve_study(r);
-}
-
-std::vector<TaskSpec> plan_of_config_text(const std::string& text) {
-  return plan_tasks(study_of_config_text(text));
-}
-
 void install_task_planner() { io::set_task_planner(plan_of_config_text); }
 
 RunOptions parse_run_options(int argc, char** argv, bool read_encoder) {
@@ -217,7 +194,7 @@ RunOptions parse_run_options(int argc, char** argv, bool read_encoder) {
   if (options.help) return options;
   options.config_path = r.config;
   try {
-    options.study = resolve_study(r);
+    options.study = resolve_study(r.study);
     resolve_run(r, options);
     if (read_encoder) load_encoder(options.study);
   } catch (const InputError& e) {  // the same error, with the file and line of its key

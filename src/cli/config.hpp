@@ -20,18 +20,9 @@ namespace wordsens::cli {
 /// study's keys, without them).
 [[nodiscard]] RunOptions parse_run_options(int argc, char** argv, bool read_encoder = true);
 
-/// The study a configuration text describes (an INI text: a results file's config_text or a
-/// configuration file's), as `wordsens run` resolves it; the encoder's weights are not read.
-/// Throws on a text this version cannot parse (std::exception with one line).
-[[nodiscard]] StudyConfig study_of_config_text(const std::string& text);
-
-/// The task table a stored configuration text (a results file's config_text) plans: the text
-/// parsed as an INI file, then planned as `wordsens run` would. Throws on a text this version
-/// cannot parse (std::exception with one line).
-[[nodiscard]] std::vector<TaskSpec> plan_of_config_text(const std::string& text);
-
-/// Registers plan_of_config_text as the results file's TaskPlanner, so that info, resume and
-/// merge compare each file's task table with the plan of its configuration.
+/// Registers the study's plan_of_config_text (study/config_text.hpp) as the results file's
+/// TaskPlanner, so that info, resume and merge compare each file's task table with the plan of its
+/// configuration.
 void install_task_planner();
 
 /// `wordsens run --help`: every option with its default and meaning.

@@ -66,8 +66,8 @@ OnePointCommand::OnePointCommand(std::string name, Experiment experiment, KeySub
       ("model", po::value(&model_), ("feature map (required): " + models).c_str())  //
       ("format", po::value(&format_)->default_value(format_),
        "output: text (one readable line per trial) | csv");
-  add_study_keys(described_, values_, nullptr, &keys_);
-  add_search_options(described_, values_.search, ws_search_options);
+  add_study_keys(described_, values_.study, nullptr, &keys_);
+  add_search_options(described_, values_.study, ws_search_options);
   for (const std::string& key : keys_.keys) {  // a misspelt key would drop an option silently
     if (described_.find_nothrow(key, /*approx=*/false) == nullptr) {
       throw std::logic_error("wordsens " + name_ + ": '" + key + "' is not a key of run");
@@ -103,9 +103,9 @@ StudyConfig OnePointCommand::study() const {
   const std::vector<std::string> models = parse_name_list("model", model_, model_names());
   require_input(models.size() == 1, "model = '" + model_ + "': one model");
 
-  RunKeyValues values = values_;
-  values.experiments = to_string(experiment_);
-  values.models = models.front();
+  StudyKeyTexts values = values_.study;
+  values["experiments"] = to_string(experiment_);
+  values["models"] = models.front();
   StudyConfig config = resolve_study(values);
 
   // The grid keys hold one value each: a grid is what `wordsens run` is for.
@@ -115,16 +115,16 @@ StudyConfig OnePointCommand::study() const {
     const std::string& text;
     std::size_t values;
   } grid_keys[] = {
-      {"n", values.n, g.n.size()},
-      {"d", values.d, g.d.size()},
-      {"k", values.k, g.k.size()},
-      {"mlp-width", values.mlp_width, g.mlp_width.size()},
-      {"layers", values.layers, g.layers.size()},
-      {"heads", values.heads, g.heads.size()},
-      {"N", values.N, g.N.size()},
-      {"words", values.words, g.words.size()},
-      {"training", values.training, config.search.trainings.size()},
-      {"objective", values.objective, config.search.objectives.size()},
+      {"n", values["n"], g.n.size()},
+      {"d", values["d"], g.d.size()},
+      {"k", values["k"], g.k.size()},
+      {"mlp-width", values["mlp-width"], g.mlp_width.size()},
+      {"layers", values["layers"], g.layers.size()},
+      {"heads", values["heads"], g.heads.size()},
+      {"N", values["N"], g.N.size()},
+      {"words", values["words"], g.words.size()},
+      {"training", values["training"], config.search.trainings.size()},
+      {"objective", values["objective"], config.search.objectives.size()},
   };
   for (const auto& [key, text, count] : grid_keys) {
     if (keys_.keys.count(key) != 0 && count != 1) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A model's name is looked up only at the edges: where text comes in (the configuration's
-`models` key, cli/run_keys.cpp, and its `select` key, study/point_selection.cpp; a results
+`models` key, study/study_keys.cpp, and its `select` key, study/point_selection.cpp; a results
 file's task table, io/format/layout.cpp) and where the catalogue defines the lookup
 (models/shared/model_kind.*). Every other layer carries the
 ModelKind and asks its traits, so a new model cannot be missed by a branch on its name.
@@ -17,7 +17,7 @@ import sys
 
 import source_checks
 
-EDGES = {"cli/run_keys.cpp", "study/point_selection.cpp", "io/format/layout.cpp",
+EDGES = {"study/study_keys.cpp", "study/point_selection.cpp", "io/format/layout.cpp",
          "models/shared/model_kind.hpp", "models/shared/model_kind.cpp"}
 LOOKUP = re.compile(r"\b(find_model|model_kinds?)\s*\(")
 NAME = r'"(?:rf|drf|raf|raf_relu)"'
@@ -45,7 +45,7 @@ def violations(src_dir):
 
 
 def self_test():
-    fine = {"cli/run_keys.cpp": "auto k = model_kinds(names);\n",
+    fine = {"study/study_keys.cpp": "auto k = model_kinds(names);\n",
             "io/format/layout.cpp": "const auto kind = find_model(stored);\n",
             "study/study.cpp": "if (traits(task.model).attention) {}\n"}
     cases = {

@@ -11,6 +11,7 @@
 
 #include "cli/config.hpp"
 #include "cli/run_keys.hpp"
+#include "study/config_keys.hpp"
 #include "study/study_settings.hpp"
 #include "unit/cli/parse_helper.hpp"
 
@@ -50,6 +51,15 @@ TEST(ConfigReference, TheStudysKeysAreItsSettings) {
   for (const auto& option : groups[1].second.options()) {  // the run's keys are not stored
     EXPECT_FALSE(settings.count(option->long_name())) << option->long_name();
   }
+  // The run's keys a configuration may give are those the study reads and ignores in a stored
+  // configuration text (study/config_keys.hpp), help and config being the command line's only.
+  std::set<std::string> run_group;
+  for (const auto& option : groups[1].second.options()) {
+    if (option->long_name() != "help" && option->long_name() != "config") {
+      run_group.insert(option->long_name());
+    }
+  }
+  EXPECT_EQ(run_group, std::set<std::string>(run_keys().begin(), run_keys().end()));
   for (const auto& key : settings) {
     const auto& d = setting_description(key);
     EXPECT_FALSE(d.type.empty() || d.example.empty() || d.meaning.empty()) << key;

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/config.hpp"
+#include "study/config_text.hpp"
 #include "study/study.hpp"
 
 namespace wordsens::cli {

@@ -8,6 +8,7 @@
 
 #include "cli/config.hpp"
 #include "parse_helper.hpp"
+#include "study/config_text.hpp"
 
 namespace wordsens::cli {
 namespace {

@@ -1,13 +1,13 @@
-#include "cli/ini_text.hpp"
+#include "study/ini_text.hpp"
 
 #include <map>
 
 #include "core/errors.hpp"
 
-namespace wordsens::cli {
+namespace wordsens {
 namespace {
 
-std::string trim(const std::string& s) {
+std::string blank_trimmed(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
   if (first == std::string::npos) return "";
   return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
@@ -26,7 +26,7 @@ std::vector<IniEntry> parse_ini_text(const std::string& text, const std::string&
     start = end + 1;
     const std::string at = where + ":" + std::to_string(number) + ": ";
     if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    line = trim(line);
+    line = blank_trimmed(line);
     if (line.empty() || line[0] == ';') continue;
     if (line.front() == '[') {
       throw InputError(at + "section header '" + line +
@@ -36,7 +36,8 @@ std::vector<IniEntry> parse_ini_text(const std::string& text, const std::string&
     if (equals == std::string::npos) {
       throw InputError(at + "'" + line + "' is not a `key = value` line");
     }
-    IniEntry entry{trim(line.substr(0, equals)), trim(line.substr(equals + 1)), number};
+    IniEntry entry{blank_trimmed(line.substr(0, equals)), blank_trimmed(line.substr(equals + 1)),
+                   number};
     if (entry.key.empty()) throw InputError(at + "no key before '='");
     const auto [previous, fresh] = first_line.emplace(entry.key, number);
     if (!fresh) {
@@ -48,4 +49,4 @@ std::vector<IniEntry> parse_ini_text(const std::string& text, const std::string&
   return entries;
 }
 
-}  // namespace wordsens::cli
+}  // namespace wordsens

@@ -1,11 +1,11 @@
 #pragma once
 // The syntax of a configuration file of `wordsens run` (and of the configuration text a results
-// file stores): `key = value` lines, nothing else. Which keys exist is the options' business
-// (cli/config.cpp); this reader only splits lines, so that every message can name the line.
+// file stores): `key = value` lines, nothing else. Which keys exist is study/config_keys.hpp's
+// business; this reader only splits lines, so that every message can name the line.
 #include <string>
 #include <vector>
 
-namespace wordsens::cli {
+namespace wordsens {
 
 struct IniEntry {
   std::string key, value;
@@ -22,4 +22,4 @@ struct IniEntry {
 [[nodiscard]] std::vector<IniEntry> parse_ini_text(const std::string& text,
                                                    const std::string& where);
 
-}  // namespace wordsens::cli
+}  // namespace wordsens

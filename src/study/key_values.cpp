@@ -1,4 +1,4 @@
-#include "cli/option_values.hpp"
+#include "study/key_values.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "core/errors.hpp"
 
-namespace wordsens::cli {
+namespace wordsens {
 
 void throw_bad_value(const std::string& key, const std::string& text, const std::string& expected) {
   throw InputError(key + " = '" + text + "': expected " + expected);
@@ -48,4 +48,4 @@ bool parse_bool_value(const std::string& key, const std::string& text) {
   throw_bad_value(key, text, "true or false");
 }
 
-}  // namespace wordsens::cli
+}  // namespace wordsens

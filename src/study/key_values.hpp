@@ -1,13 +1,14 @@
 #pragma once
-// The values of the options and INI keys, parsed by hand rather than by boost's lexical casts
-// (which take `+5`, and on the command line nothing else of a number's neighbours), so that
-// every key refuses the same things with the same one-line message:
+// The values of the configuration's keys (INI lines and command-line options alike), parsed by
+// hand rather than by boost's lexical casts (which take `+5`, and on the command line nothing
+// else of a number's neighbours), so that every key refuses the same things with the same
+// one-line message:
 //   `<key> = '<value as written>': expected <what the key takes>`.
 // The INI reader trims the spaces around a value; on the command line a value is taken as it is,
 // so ` 5` is refused there as everywhere else a number is expected.
 #include <string>
 
-namespace wordsens::cli {
+namespace wordsens {
 
 /// "<key> = '<text>': expected <expected>" as an InputError.
 [[noreturn]] void throw_bad_value(const std::string& key, const std::string& text,
@@ -29,4 +30,4 @@ namespace wordsens::cli {
 /// true|false (also yes|no, on|off, 1|0 in any case, the spellings boost took before).
 [[nodiscard]] bool parse_bool_value(const std::string& key, const std::string& text);
 
-}  // namespace wordsens::cli
+}  // namespace wordsens
