@@ -20,7 +20,6 @@
 #include "io/files/file_kind.hpp"
 #include "io/results_file.hpp"
 #include "study/config_keys.hpp"
-#include "study/config_text.hpp"
 #include "study/ini_text.hpp"
 
 namespace po = boost::program_options;
@@ -158,8 +157,6 @@ KeyFormats run_key_formats() {
   static_cast<void>(describe_run_keys(r, &formats));
   return formats;
 }
-
-void install_task_planner() { io::set_task_planner(plan_of_config_text); }
 
 RunOptions parse_run_options(int argc, char** argv, bool read_encoder) {
   RunKeyValues r;

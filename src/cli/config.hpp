@@ -20,11 +20,6 @@ namespace wordsens::cli {
 /// study's keys, without them).
 [[nodiscard]] RunOptions parse_run_options(int argc, char** argv, bool read_encoder = true);
 
-/// Registers the study's plan_of_config_text (study/config_text.hpp) as the results file's
-/// TaskPlanner, so that info, resume and merge compare each file's task table with the plan of its
-/// configuration.
-void install_task_planner();
-
 /// `wordsens run --help`: every option with its default and meaning.
 [[nodiscard]] std::string run_help_text();
 

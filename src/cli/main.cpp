@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
-#include "cli/config.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/standard_streams.hpp"
 #include "core/errors.hpp"
@@ -89,7 +88,6 @@ int main(int argc, char** argv) {
   // than kill the process with SIGXFSZ in the middle of a write.
   std::signal(SIGXFSZ, SIG_IGN);
   wordsens::reuse_freed_memory();  // before the first allocation of any size that matters
-  install_task_planner();
   const std::string_view command = argv[1];
   // Each command sees its own name as argv[0], like a separate program.
   const int code = dispatch(command, argc - 1, argv + 1);

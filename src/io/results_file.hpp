@@ -19,7 +19,6 @@
 #include "core/errors.hpp"
 #include "io/format/file_contents.hpp"
 #include "io/format/format_doc.hpp"
-#include "io/integrity/task_planner.hpp"
 
 namespace wordsens::io {
 

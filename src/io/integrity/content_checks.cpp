@@ -5,7 +5,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <unordered_map>
 #include <variant>
 
@@ -15,28 +14,7 @@
 #include "io/h5/h5.hpp"
 #include "io/integrity/integrity.hpp"
 #include "io/integrity/tally.hpp"
-#include "io/integrity/task_planner.hpp"
-
-namespace wordsens::io {
-
-namespace {
-
-std::mutex planner_mutex;
-TaskPlanner registered_planner;  // guarded by planner_mutex
-
-TaskPlanner planner() {
-  const std::lock_guard lock(planner_mutex);
-  return registered_planner;
-}
-
-}  // namespace
-
-void set_task_planner(TaskPlanner plan) {
-  const std::lock_guard lock(planner_mutex);
-  registered_planner = std::move(plan);
-}
-
-}  // namespace wordsens::io
+#include "study/config_text.hpp"
 
 namespace wordsens::io::detail {
 
@@ -236,8 +214,8 @@ std::string describe_difference(const TaskSpec& stored, const TaskSpec& planned)
 }
 
 // The task table is the one its configuration plans: its checksum (format 1.5 on) says it was
-// not edited since it was written, and the planner (when the command line registered one)
-// recomputes it from config_text, column by column.
+// not edited since it was written, and the study's planner recomputes it from config_text, column
+// by column.
 void check_plan(const h5::Handle& file, int minor, const std::string& config_text,
                 const std::vector<TaskSpec>& tasks, Diagnosis& d) {
   namespace a = schema::attr;
@@ -255,11 +233,9 @@ void check_plan(const h5::Handle& file, int minor, const std::string& config_tex
   } else if (minor >= schema::kChecksumMinor) {
     d.problems.push_back(std::string("the root attribute ") + a::kTaskTableCrc32 + " is missing");
   }
-  const TaskPlanner plan = planner();
-  if (!plan) return;
   std::vector<TaskSpec> planned;
   try {
-    planned = plan(config_text);
+    planned = plan_of_config_text(config_text);
   } catch (const std::exception& e) {
     d.notes.push_back(std::string("this wordsens cannot plan the stored configuration (") +
                       e.what() + "), so the task table was not compared with its plan");

@@ -14,8 +14,8 @@ namespace wordsens::io::detail {
 Diagnosis diagnose(const h5::Handle& file);
 
 /// The content checks of diagnose (io/integrity/content_checks.cpp): every dataset reads back
-/// through its checksums, record values are in range, the task table matches its checksum and (with
-/// a registered TaskPlanner) the plan of config_text. Adds problems and notes to `d`.
+/// through its checksums, record values are in range, the task table matches its checksum and the
+/// plan of config_text (study/config_text.hpp). Adds problems and notes to `d`.
 void check_content(const h5::Handle& file, int minor, Diagnosis& d);
 
 /// The invariants of every record of a done task (io/integrity/record_checks.cpp, the rules of

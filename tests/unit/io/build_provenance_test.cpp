@@ -78,11 +78,11 @@ class BuildFilesTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   [[nodiscard]] std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // The tasks with id % 2 == shard of `tasks`, done, computed by `build` (empty: this binary).
-  void write_shard(const std::string& name, const std::vector<TaskSpec>& tasks, int shard,
-                   const BuildId& build) {
-    RunProvenance p =
-        provenance(std::string(kConfig) + "shard = " + std::to_string(shard) + "/2\n");
+  // The tasks with id % 2 == shard of `tasks` (the plan of `config`), done, computed by `build`
+  // (empty: this binary).
+  void write_shard(const std::string& name, const std::vector<TaskSpec>& tasks,
+                   const std::string& config, int shard, const BuildId& build) {
+    RunProvenance p = provenance(config + "shard = " + std::to_string(shard) + "/2\n");
     p.build = build;
     auto file = ResultsFile::create(path(name), p, tasks, false);
     for (const auto& t : tasks) {
@@ -94,7 +94,8 @@ class BuildFilesTest : public ::testing::Test {
 
 TEST_F(BuildFilesTest, ResumeByAnotherBuildIsRefused) {
   const auto tasks = make_tasks(4, 0);
-  RunProvenance p = provenance(kConfig);
+  const std::string config = config_of(4, 0);
+  RunProvenance p = provenance(config);
   p.build = kOther;
   {
     auto file = ResultsFile::create(path("r.h5"), p, tasks, false);
@@ -102,7 +103,7 @@ TEST_F(BuildFilesTest, ResumeByAnotherBuildIsRefused) {
   }
   const std::string before = file_bytes(path("r.h5"));
   try {
-    (void)ResultsFile::open_for_resume(path("r.h5"), kConfig);
+    (void)ResultsFile::open_for_resume(path("r.h5"), config);
     FAIL() << "resumed by another build";
   } catch (const InputError& e) {
     const std::string message = e.what();
@@ -115,13 +116,13 @@ TEST_F(BuildFilesTest, ResumeByAnotherBuildIsRefused) {
   // This binary's own file resumes.
   p.build = BuildId{};
   { auto file = ResultsFile::create(path("own.h5"), p, tasks, false); }
-  EXPECT_NO_THROW((void)ResultsFile::open_for_resume(path("own.h5"), kConfig));
+  EXPECT_NO_THROW((void)ResultsFile::open_for_resume(path("own.h5"), config));
 }
 
 TEST_F(BuildFilesTest, MergeOfTwoBuildsIsRefusedUnlessAllowedThenRecorded) {
   const auto tasks = make_tasks(6, 3);
-  write_shard("a.h5", tasks, 0, {});
-  write_shard("b.h5", tasks, 1, kOther);
+  write_shard("a.h5", tasks, config_of(6, 3), 0, {});
+  write_shard("b.h5", tasks, config_of(6, 3), 1, kOther);
   try {
     ResultsFile::merge({path("a.h5"), path("b.h5")}, path("m.h5"), false, "merge");
     FAIL() << "merged two builds";
@@ -145,8 +146,8 @@ TEST_F(BuildFilesTest, MergeOfTwoBuildsIsRefusedUnlessAllowedThenRecorded) {
 
 TEST_F(BuildFilesTest, MergedFileNamesItsInputsBuild) {
   const auto tasks = make_tasks(4, 2);
-  write_shard("a.h5", tasks, 0, kOther);
-  write_shard("b.h5", tasks, 1, kOther);
+  write_shard("a.h5", tasks, config_of(4, 2), 0, kOther);
+  write_shard("b.h5", tasks, config_of(4, 2), 1, kOther);
   ResultsFile::merge({path("a.h5"), path("b.h5")}, path("m.h5"), false, "merge");
   const FileContents m = read_results(path("m.h5"));
   EXPECT_EQ(m.build_id(), kOther);

@@ -28,7 +28,7 @@ const char* kInputs = "embeddings:e.h5 size=100 mtime=2026-01-01T00:00:00Z conte
 
 TEST_F(ConsistencyTest, FreshPartialAndCompleteFilesAreConsistentWithoutNotes) {
   const auto tasks = make_tasks(6, 3);
-  auto file = ResultsFile::create(path("r.h5"), provenance(kConfig, true), tasks, false);
+  auto file = ResultsFile::create(path("r.h5"), provenance(config_of(6, 3), true), tasks, false);
   EXPECT_FALSE(check_results(path("r.h5")).damaged());
   for (std::size_t i = 0; i < 4; ++i) append_task(file, tasks[i]);
   append_task(file, tasks[7]);
@@ -66,14 +66,14 @@ TEST_F(ConsistencyTest, DifferingInputsComparesTheContentHashOnly) {
 
 TEST_F(ConsistencyTest, ResumeRefusesAChangedInputAndAcceptsTheSameOne) {
   const auto tasks = make_tasks(3, 0);
-  RunProvenance p = provenance(kConfig);
+  RunProvenance p = provenance(config_of(3, 0));
   p.input_fingerprints = kInputs;
   { auto file = ResultsFile::create(path("r.h5"), p, tasks, false); }
   EXPECT_EQ(read_results(path("r.h5")).provenance.input_fingerprints, kInputs);
-  { auto file = ResultsFile::open_for_resume(path("r.h5"), kConfig, kInputs); }
+  { auto file = ResultsFile::open_for_resume(path("r.h5"), config_of(3, 0), kInputs); }
   const std::string before = file_bytes(path("r.h5"));
   try {
-    (void)ResultsFile::open_for_resume(path("r.h5"), kConfig,
+    (void)ResultsFile::open_for_resume(path("r.h5"), config_of(3, 0),
                                        "embeddings:e.h5 size=100 mtime=x content=mulrot64:cc\n");
     FAIL() << "a changed input was accepted";
   } catch (const InputError& e) {
@@ -85,7 +85,7 @@ TEST_F(ConsistencyTest, ResumeRefusesAChangedInputAndAcceptsTheSameOne) {
 
 TEST_F(ConsistencyTest, MergeRefusesShardsOfDifferentInputData) {
   const auto tasks = make_tasks(4, 0);
-  RunProvenance p = provenance(kConfig);
+  RunProvenance p = provenance(config_of(4, 0));
   p.input_fingerprints = kInputs;
   { auto file = ResultsFile::create(path("a.h5"), p, tasks, false); }
   p.input_fingerprints = "embeddings:e.h5 size=100 mtime=x content=mulrot64:dd\n";
@@ -97,10 +97,10 @@ TEST_F(ConsistencyTest, MergeRefusesShardsOfDifferentInputData) {
 
 TEST_F(ConsistencyTest, ASecondCreatorOfANewOutputIsRefusedNamingTheFirst) {
   const auto tasks = make_tasks(3, 0);
-  auto first = ResultsFile::create(path("r.h5"), provenance(kConfig), tasks, false);
+  auto first = ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), tasks, false);
   EXPECT_TRUE(std::filesystem::exists(path("r.h5.lock")));
   try {
-    (void)ResultsFile::create(path("r.h5"), provenance(kConfig), tasks, true);
+    (void)ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), tasks, true);
     FAIL() << "a second creator was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos)
@@ -109,24 +109,31 @@ TEST_F(ConsistencyTest, ASecondCreatorOfANewOutputIsRefusedNamingTheFirst) {
   first.close();
   EXPECT_FALSE(std::filesystem::exists(path("r.h5.lock")));  // removed by its holder
   // Released: the next writer takes over.
-  EXPECT_NO_THROW((void)ResultsFile::open_for_resume(path("r.h5"), kConfig));
+  EXPECT_NO_THROW((void)ResultsFile::open_for_resume(path("r.h5"), config_of(3, 0)));
 }
 
 TEST_F(ConsistencyTest, OverwriteReplacesOnlyAResultsFile) {
   { std::ofstream(path("notes.txt")) << "keep me\n"; }
-  EXPECT_THROW(
-      (void)ResultsFile::create(path("notes.txt"), provenance(kConfig), make_tasks(2, 0), true),
-      InputError);
+  EXPECT_THROW((void)ResultsFile::create(path("notes.txt"), provenance(config_of(2, 0)),
+                                         make_tasks(2, 0), true),
+               InputError);
   EXPECT_EQ(file_bytes(path("notes.txt")), "keep me\n");
-  { auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(2, 0), false); }
-  auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(5, 0), true);
+  {
+    auto file =
+        ResultsFile::create(path("r.h5"), provenance(config_of(2, 0)), make_tasks(2, 0), false);
+  }
+  auto file =
+      ResultsFile::create(path("r.h5"), provenance(config_of(5, 0)), make_tasks(5, 0), true);
   EXPECT_EQ(file.tasks().size(), 5u);
 }
 
 TEST_F(ConsistencyTest, AStaleTemporaryIsRemovedByTheNextWriter) {
   const std::string stale = path("r.h5.tmp-999999");
   { std::ofstream(stale) << "left by a kill -9"; }
-  { auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(2, 0), false); }
+  {
+    auto file =
+        ResultsFile::create(path("r.h5"), provenance(config_of(2, 0)), make_tasks(2, 0), false);
+  }
   EXPECT_FALSE(std::filesystem::exists(stale));
 }
 

@@ -23,15 +23,14 @@ class ContentChecksTest : public ::testing::Test {
   void SetUp() override {
     dir_ = scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
-  void TearDown() override {
-    set_task_planner({});
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
   [[nodiscard]] std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // r.h5 with every task of `tasks` done; `edit` changes a record before it is appended.
-  void write(const std::vector<TaskSpec>& tasks, const std::function<void(WsRecord&)>& edit = {}) {
-    auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), tasks, false);
+  // r.h5 of the configuration `config` with every task of `tasks` done; `edit` changes a record
+  // before it is appended.
+  void write(const std::vector<TaskSpec>& tasks, const std::string& config,
+             const std::function<void(WsRecord&)>& edit = {}) {
+    auto file = ResultsFile::create(path("r.h5"), provenance(config), tasks, false);
     for (const auto& t : tasks) {
       if (t.experiment == Experiment::ws && edit) {
         WsRecord r = ws_record(t);
@@ -61,7 +60,7 @@ std::string problems_of(const Diagnosis& d) {
 
 TEST_F(ContentChecksTest, AValueNoRunWritesIsDamageNamingColumnAndRow) {
   const auto tasks = make_tasks(3, 0);
-  write(tasks, [](WsRecord& r) {
+  write(tasks, config_of(3, 0), [](WsRecord& r) {
     if (r.task_id == 1) r.S = -1;
   });
   const Diagnosis d = check_results(path("r.h5"));
@@ -72,7 +71,7 @@ TEST_F(ContentChecksTest, AValueNoRunWritesIsDamageNamingColumnAndRow) {
 
 TEST_F(ContentChecksTest, APositionPastTheTasksWordsIsDamage) {
   const auto tasks = make_tasks(3, 0);
-  write(tasks, [](WsRecord& r) {
+  write(tasks, config_of(3, 0), [](WsRecord& r) {
     r.examined = {0, 99};
     r.position_S = {1, 1};
   });
@@ -81,23 +80,26 @@ TEST_F(ContentChecksTest, APositionPastTheTasksWordsIsDamage) {
 
 TEST_F(ContentChecksTest, ATaskTableThatIsNotThePlanIsDamageAndAnUnplannableConfigANote) {
   auto tasks = make_tasks(3, 3);
-  write(tasks);
-  set_task_planner([&](const std::string& text) {
-    EXPECT_EQ(text, kConfig);
-    return tasks;
-  });
+  write(tasks, config_of(3, 3));
   EXPECT_FALSE(check_results(path("r.h5")).damaged());
-  tasks[4].n += 2;  // the plan says otherwise: the stored table is not its configuration's
-  EXPECT_TRUE(names(check_results(path("r.h5")),
-                    "the task table differs from the plan of config_text (row 4: n"));
-  set_task_planner([](const std::string&) -> std::vector<TaskSpec> {
-    throw std::invalid_argument("unknown key");
-  });
+  // A table whose checksum is its own but which its configuration does not plan.
+  std::filesystem::remove(path("r.h5"));
+  tasks[4].n += 2;
+  write(tasks, config_of(3, 3));
+  EXPECT_TRUE(
+      names(check_results(path("r.h5")),
+            "the task table differs from the plan of config_text (row 4: n 12, planned 10)"))
+      << problems_of(check_results(path("r.h5")));
+  // A configuration this build cannot plan (a key it does not know): the table is not compared.
+  std::filesystem::remove(path("r.h5"));
+  write(make_tasks(3, 3), "bogus = 1\n" + config_of(3, 3));
   const Diagnosis d = check_results(path("r.h5"));
   EXPECT_FALSE(d.damaged()) << problems_of(d);
   ASSERT_EQ(d.notes.size(), 1u);
-  EXPECT_NE(d.notes[0].find("cannot plan the stored configuration (unknown key)"),
-            std::string::npos);
+  EXPECT_EQ(d.notes[0],
+            "this wordsens cannot plan the stored configuration (configuration text:1: unknown "
+            "key 'bogus' (wordsens run --help lists the keys)), so the task table was not "
+            "compared with its plan");
 }
 
 // Flips one byte of the file.
@@ -118,7 +120,8 @@ std::size_t find(const std::string& path, const std::string& bytes) {
 
 TEST_F(ContentChecksTest, AFlippedValueIsNamedWithItsDatasetAndRows) {
   const auto tasks = make_tasks(3, 0);
-  write(tasks, [](WsRecord& r) { r.phi_norm = 1234.5678125; });  // a value easy to find
+  write(tasks, config_of(3, 0),
+        [](WsRecord& r) { r.phi_norm = 1234.5678125; });  // a value easy to find
   const double marker = 1234.5678125;
   const std::string bytes(reinterpret_cast<const char*>(&marker), sizeof marker);
   const std::size_t at = find(path("r.h5"), bytes);
@@ -141,7 +144,7 @@ TEST_F(ContentChecksTest, APageOfZerosOverAChunkIsFoundByTheRowChecksums) {
   const auto tasks = make_tasks(3, 0);
   const double in_column = 1234.5678125, in_flat = 8765.4321875;  // values easy to find
   for (const double marker : {in_column, in_flat}) {
-    write(tasks, [&](WsRecord& r) {
+    write(tasks, config_of(3, 0), [&](WsRecord& r) {
       r.phi_norm = in_column;
       // A record that keeps its invariants: S is the best position_S, at argmax_position.
       r.S = 2 * in_flat;
@@ -170,7 +173,7 @@ TEST_F(ContentChecksTest, APageOfZerosOverAChunkIsFoundByTheRowChecksums) {
 }
 
 TEST_F(ContentChecksTest, NoGlobalHeapInANewFile) {
-  write(make_tasks(2, 1));
+  write(make_tasks(2, 1), config_of(2, 1));
   EXPECT_EQ(find(path("r.h5"), "GCOL"), std::string::npos);
 }
 

@@ -61,7 +61,10 @@ TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
   // fast, idle machine (about 0.1 ms per task): every round must end in a real kill -9.
   constexpr std::size_t kWsTasks = 2400, kGenTasks = 600, kGenRowsPerTask = 4;
   const auto tasks = make_tasks(kWsTasks, kGenTasks);
-  { auto file = ResultsFile::create(path, provenance(kConfig, true), tasks, false); }
+  {
+    auto file =
+        ResultsFile::create(path, provenance(config_of(kWsTasks, kGenTasks), true), tasks, false);
+  }
 
   const unsigned seed = std::random_device{}();
   std::mt19937 rng(seed);
@@ -75,7 +78,7 @@ TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {  // the child: a resumed writer that never stops by itself
       try {
-        auto file = ResultsFile::open_for_resume(path, kConfig);
+        auto file = ResultsFile::open_for_resume(path, config_of(kWsTasks, kGenTasks));
         for (const auto& t : tasks) {
           if (!file.is_done(t.task_id)) append_task(file, t);
         }
@@ -103,7 +106,7 @@ TEST(CrashTest, KillNineAtRandomMomentsLosesNothingCommittedAndResumes) {
   std::cout << "committed after each kill:" << progress << "\n";
   EXPECT_GT(kills, 5);
   {
-    auto file = ResultsFile::open_for_resume(path, kConfig);
+    auto file = ResultsFile::open_for_resume(path, config_of(kWsTasks, kGenTasks));
     EXPECT_EQ(file.done_task_ids().size(), committed);
     for (const auto& t : tasks) {
       if (!file.is_done(t.task_id)) append_task(file, t);
@@ -129,12 +132,12 @@ TEST(CrashTest, AKilledWritersFileOpensWithTheDocumentedRecipes) {
   const auto dir = scratch_dir("killed");
   const std::string path = (dir / "r.h5").string();
   const auto tasks = make_tasks(6, 3);
-  { auto file = ResultsFile::create(path, provenance(kConfig, true), tasks, false); }
+  { auto file = ResultsFile::create(path, provenance(config_of(6, 3), true), tasks, false); }
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     try {
-      auto file = ResultsFile::open_for_resume(path, kConfig);
+      auto file = ResultsFile::open_for_resume(path, config_of(6, 3));
       for (std::uint32_t id : {0u, 6u, 1u}) append_task(file, tasks[id]);
       ::raise(SIGKILL);  // dies with the file open for (SWMR) write
     } catch (...) {
@@ -161,7 +164,7 @@ TEST(CrashTest, AKilledWritersFileOpensWithTheDocumentedRecipes) {
         std::system(("h5clear -s " + path + " && h5dump -H " + path + " > /dev/null").c_str()), 0);
   }
   {
-    auto file = ResultsFile::open_for_resume(path, kConfig);
+    auto file = ResultsFile::open_for_resume(path, config_of(6, 3));
     EXPECT_EQ(file.done_task_ids(), (std::vector<std::uint32_t>{0, 1, 6}));
   }
   std::filesystem::remove_all(dir);

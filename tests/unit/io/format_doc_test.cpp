@@ -34,8 +34,8 @@ TEST(FormatDoc, PythonExamplesRunOnARealFile) {
   const auto dir = scratch_dir("format_doc");
   const auto tasks = make_tasks(6, 3);
   {
-    auto file =
-        ResultsFile::create((dir / "results.h5").string(), provenance(kConfig, true), tasks, false);
+    auto file = ResultsFile::create((dir / "results.h5").string(),
+                                    provenance(config_of(6, 3), true), tasks, false);
     for (const auto& t : tasks) append_task(file, t);
     file.write_summaries();
   }
@@ -183,7 +183,8 @@ TEST(FormatDoc, EveryDatasetCarriesUnitAndMeaning) {
   const auto dir = scratch_dir("format_attrs");
   const std::string path = (dir / "results.h5").string();
   {
-    auto file = ResultsFile::create(path, provenance(kConfig, true), make_tasks(3, 3), false);
+    auto file =
+        ResultsFile::create(path, provenance(config_of(3, 3), true), make_tasks(3, 3), false);
     for (const auto& t : make_tasks(3, 3)) append_task(file, t);
   }
   const std::string script =

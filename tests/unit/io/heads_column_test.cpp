@@ -41,12 +41,23 @@ std::vector<TaskSpec> heads_tasks() {
   return tasks;
 }
 
-// A canonical text as the writer stores it (no INI section), with the study's one H.
-const std::string kHeadsConfig = "d = 8\nheads = 8\nmodels = rf,mhraf\nn = 16\nseed = 12345\n";
+// The configuration heads_tasks() is the plan of, as the writer stores it (no INI section).
+const std::string kHeadsConfig =
+    "d = 8\nheads = 2,8\nmodels = rf,mhraf\nn = 16\nseed = 12345\ntrials = 3\n";
 
 class HeadsColumnTest : public EditedFileTest {
  protected:
   HeadsColumnTest() : EditedFileTest(heads_tasks(), kHeadsConfig) {}
+};
+
+// A study of format 1.7's time, with its one H (mhraf at H = 8 beside rf, at two n), and the
+// tasks it plans.
+const std::string kOneHeadsConfig =
+    "d = 8\nheads = 8\nmodels = rf,mhraf\nn = 16,24\nseed = 12345\n";
+
+class OneHeadsFileTest : public EditedFileTest {
+ protected:
+  OneHeadsFileTest() : EditedFileTest(plan_of_config_text(kOneHeadsConfig), kOneHeadsConfig) {}
 
   // The edits that make r.h5 a file of format 1.7 as its writer left it: no heads columns (nor
   // what later minors added), and the checksum of the task table without them (FORMAT.md,
@@ -64,17 +75,22 @@ TEST_F(HeadsColumnTest, EveryTasksHIsStoredAndReadBack) {
 }
 
 // The checksum covers H: a task table whose H was edited, or whose heads column was removed,
-// no longer matches it.
-TEST_F(HeadsColumnTest, AnEditedOrRemovedHeadsColumnIsDamage) {
-  for (const std::string code : {"f['tasks/heads'][4] = 4", "del f['tasks/heads']"}) {
-    expect_checksum_damage(code);
-  }
+// no longer matches it. The removal on a study of one H, whose tasks then read that H from its
+// configuration (with two, the table cannot be read without the column: that is damage too).
+TEST_F(HeadsColumnTest, AnEditedHeadsColumnIsDamage) {
+  expect_checksum_damage("f['tasks/heads'][4] = 4");
+  ASSERT_NO_FATAL_FAILURE(write(tasks_.size(), "del f['tasks/heads']"));
+  EXPECT_TRUE(check_results(path()).damaged());
+}
+
+TEST_F(OneHeadsFileTest, ARemovedHeadsColumnIsDamage) {
+  expect_checksum_damage("del f['tasks/heads']");
 }
 
 // A 1.7 file has no heads column: its mhraf tasks read with its configuration's heads = 8, the
-// others with 1; its checksum (without the column) matches; a run resumes it, keeping its
-// version.
-TEST_F(HeadsColumnTest, AFileBeforeTheColumnReadsItsConfigurationsHeadsAndResumes) {
+// others with 1; its checksum (without the column) matches, and so does its plan; a run resumes
+// it, keeping its version.
+TEST_F(OneHeadsFileTest, AFileBeforeTheColumnReadsItsConfigurationsHeadsAndResumes) {
   ASSERT_NO_FATAL_FAILURE(write(3, as_1_7()));
   const Diagnosis before = check_results(path());
   EXPECT_FALSE(before.damaged()) << text(before.problems);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/results_file.hpp"
+#include "study/config_text.hpp"
 #include "study/record_fields.hpp"
 #include "study/records.hpp"
 #include "study/task.hpp"
@@ -33,26 +34,32 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-/// ws tasks 0..ws_count-1 and gen tasks after them; 3 trials per grid point.
+/// A configuration of `ws_count` ws tasks, then `gen_count` gen tasks (study/config_text.hpp plans
+/// it): three trials per grid point where both counts allow it (else two, else one); ws points of
+/// rf and raf (rf alone for an odd number of points) at n = 10, 11, …, gen points of raf_relu at
+/// gen-n = 10, 11, … and N = 20; d = 4, k = n·d. Its keys sorted, as the writer stores them.
+inline std::string config_of(std::uint32_t ws_count, std::uint32_t gen_count) {
+  const std::uint32_t trials = ws_count % 3 == 0 && gen_count % 3 == 0   ? 3
+                               : ws_count % 2 == 0 && gen_count % 2 == 0 ? 2
+                                                                         : 1;
+  const std::uint32_t ws_points = ws_count / trials, gen_points = gen_count / trials;
+  const bool two_models = ws_points % 2 == 0;
+  const auto grid = [](std::uint32_t points) {
+    return points <= 1 ? std::string("10") : "10:" + std::to_string(9 + points) + ":step1";
+  };
+  const std::string experiments = ws_count > 0 && gen_count > 0 ? "ws,gen"
+                                  : gen_count > 0               ? "gen"
+                                                                : "ws";
+  return "N = 20\nd = 4\nexperiments = " + experiments +
+         "\ngen-models = raf_relu\ngen-n = " + grid(gen_points) +
+         "\nmodels = " + (two_models ? "rf,raf" : "rf") +
+         "\nn = " + grid(two_models ? ws_points / 2 : ws_points) +
+         "\nseed = 12345\ntrials = " + std::to_string(trials) + "\n";
+}
+
+/// The tasks config_of(ws_count, gen_count) plans: what a run of it writes in the task table.
 inline std::vector<TaskSpec> make_tasks(std::uint32_t ws_count, std::uint32_t gen_count) {
-  std::vector<TaskSpec> tasks;
-  for (std::uint32_t i = 0; i < ws_count + gen_count; ++i) {
-    TaskSpec t;
-    t.task_id = i;
-    t.experiment = i < ws_count ? Experiment::ws : Experiment::gen;
-    t.point_id = i / 3;
-    t.model = t.experiment == Experiment::ws
-                  ? (t.point_id % 2 == 0 ? ModelKind::rf : ModelKind::raf)
-                  : ModelKind::raf_relu;
-    t.n = 10 + t.point_id;
-    t.d = 4 + (t.point_id % 3);
-    t.k = t.n * t.d;
-    t.N = t.experiment == Experiment::gen ? 20 : 0;
-    t.layers = t.model == ModelKind::drf ? 2 : 1;
-    t.trial = i % 3;
-    tasks.push_back(t);
-  }
-  return tasks;
+  return plan_of_config_text(config_of(ws_count, gen_count));
 }
 
 inline WsRecord ws_record(const TaskSpec& t) {
@@ -168,9 +175,6 @@ inline RunProvenance provenance(const std::string& config_text, bool save_witnes
   p.save_witness = save_witness;
   return p;
 }
-
-inline const char* kConfig =
-    "[run]\nseed = 12345\ntrials = 3\nmodels = rf,raf\nn = 10:20:lin3\nd = 4\n";
 
 /// A test that edits a results file with h5py (skipped without it), as a tool or an older writer
 /// would have left it: r.h5 in a scratch directory of the test's own, written from `tasks_` under

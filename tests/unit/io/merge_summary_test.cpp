@@ -21,14 +21,16 @@ class MergeTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Writes the tasks whose id % shards == shard (all when shards == 1), in a shuffled order.
+  // A file of `config` whose task table is `tasks` (its plan), as a run of shard `shard` of
+  // `shards` leaves it: the tasks whose id % shards == shard (all when shards == 1) done, in a
+  // shuffled order.
   void write_shard(const std::string& name, const std::vector<TaskSpec>& tasks, int shard,
                    int shards, const std::string& config) {
     std::vector<TaskSpec> mine;
     for (const auto& t : tasks) {
       if (static_cast<int>(t.task_id) % shards == shard) mine.push_back(t);
     }
-    auto file = ResultsFile::create(path(name), provenance(config, true), mine, false);
+    auto file = ResultsFile::create(path(name), provenance(config, true), tasks, false);
     std::mt19937 rng(static_cast<unsigned>(shard + 17));
     std::shuffle(mine.begin(), mine.end(), rng);
     for (const auto& t : mine) append_task(file, t);
@@ -37,8 +39,9 @@ class MergeTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-std::string config_with_shard(int shard, int shards) {
-  return std::string(kConfig) + "shard = " + std::to_string(shard) + "/" + std::to_string(shards) +
+// `config` as shard `shard` of `shards` stores it (with its run's keys).
+std::string config_with_shard(const std::string& config, int shard, int shards) {
+  return config + "shard = " + std::to_string(shard) + "/" + std::to_string(shards) +
          "\noutput = part" + std::to_string(shard) + ".h5\n";
 }
 
@@ -59,9 +62,10 @@ void expect_same_records(const FileContents& a, const FileContents& b) {
 
 TEST_F(MergeTest, ShardsMergedEqualTheUnshardedRun) {
   const auto tasks = make_tasks(12, 6);
-  write_shard("all.h5", tasks, 0, 1, kConfig);
+  write_shard("all.h5", tasks, 0, 1, config_of(12, 6));
   for (int s = 0; s < 3; ++s) {
-    write_shard("part" + std::to_string(s) + ".h5", tasks, s, 3, config_with_shard(s, 3));
+    write_shard("part" + std::to_string(s) + ".h5", tasks, s, 3,
+                config_with_shard(config_of(12, 6), s, 3));
   }
   ResultsFile::merge({path("part2.h5"), path("part0.h5"), path("part1.h5")}, path("merged.h5"),
                      false, "wordsens merge ...");
@@ -71,23 +75,23 @@ TEST_F(MergeTest, ShardsMergedEqualTheUnshardedRun) {
   for (std::size_t i = 0; i < all.tasks.size(); ++i) {
     EXPECT_EQ(merged.tasks[i].task_id, all.tasks[i].task_id);
   }
-  EXPECT_EQ(merged.provenance.config_text, kConfig);  // shard keys dropped
+  EXPECT_EQ(merged.provenance.config_text, config_of(12, 6));  // shard keys dropped
   EXPECT_EQ(merged.config_hash, all.config_hash);
   // The merged file can be resumed with the unsharded configuration (nothing left to do).
-  auto resumed = ResultsFile::open_for_resume(path("merged.h5"), kConfig);
+  auto resumed = ResultsFile::open_for_resume(path("merged.h5"), config_of(12, 6));
   EXPECT_EQ(resumed.done_task_ids().size(), tasks.size());
 }
 
 TEST_F(MergeTest, PartialShardsMergeToTheUnion) {
   const auto tasks = make_tasks(6, 0);
   {
-    auto file =
-        ResultsFile::create(path("a.h5"), provenance(config_with_shard(0, 2)), tasks, false);
+    auto file = ResultsFile::create(
+        path("a.h5"), provenance(config_with_shard(config_of(6, 0), 0, 2)), tasks, false);
     append_task(file, tasks[0]);
   }
   {
-    auto file =
-        ResultsFile::create(path("b.h5"), provenance(config_with_shard(1, 2)), tasks, false);
+    auto file = ResultsFile::create(
+        path("b.h5"), provenance(config_with_shard(config_of(6, 0), 1, 2)), tasks, false);
     append_task(file, tasks[3]);
   }
   ResultsFile::merge({path("a.h5"), path("b.h5")}, path("m.h5"), false, "merge");
@@ -98,16 +102,19 @@ TEST_F(MergeTest, PartialShardsMergeToTheUnion) {
 
 TEST_F(MergeTest, RefusesDifferentConfigurationsAndDuplicatedTasks) {
   const auto tasks = make_tasks(6, 0);
-  write_shard("a.h5", tasks, 0, 2, config_with_shard(0, 2));
-  write_shard("b.h5", tasks, 1, 2, config_with_shard(1, 2) + "d = 8\n");
+  write_shard("a.h5", tasks, 0, 2, config_with_shard(config_of(6, 0), 0, 2));
+  // Another configuration (d = 8), with the tasks it plans.
+  std::string other = config_of(6, 0);
+  other.replace(other.find("\nd = 4\n"), 7, "\nd = 8\n");
+  write_shard("b.h5", plan_of_config_text(other), 1, 2, config_with_shard(other, 1, 2));
   try {
     ResultsFile::merge({path("a.h5"), path("b.h5")}, path("m.h5"), false, "merge");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("run.d"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(differing keys: d)"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(path("m.h5")));
-  write_shard("c.h5", tasks, 0, 1, kConfig);  // overlaps a.h5
+  write_shard("c.h5", tasks, 0, 1, config_of(6, 0));  // overlaps a.h5
   try {
     ResultsFile::merge({path("a.h5"), path("c.h5")}, path("m.h5"), false, "merge");
     FAIL() << "no error";
@@ -117,7 +124,7 @@ TEST_F(MergeTest, RefusesDifferentConfigurationsAndDuplicatedTasks) {
   EXPECT_THROW(ResultsFile::merge({path("a.h5"), path("missing.h5")}, path("m.h5"), false, "m"),
                InputError);
   // An existing output is refused without overwrite.
-  write_shard("b2.h5", tasks, 1, 2, config_with_shard(1, 2));
+  write_shard("b2.h5", tasks, 1, 2, config_with_shard(config_of(6, 0), 1, 2));
   EXPECT_THROW(ResultsFile::merge({path("a.h5"), path("b2.h5")}, path("c.h5"), false, "m"),
                InputError);
 }
@@ -142,7 +149,7 @@ TEST_F(MergeTest, SummariesMatchADirectComputation) {
     GTEST_SKIP() << "h5py is needed to read /summary independently";
   }
   const auto tasks = make_tasks(12, 6);
-  write_shard("all.h5", tasks, 0, 1, kConfig);
+  write_shard("all.h5", tasks, 0, 1, config_of(12, 6));
   // Dump the summary tables with h5py (an independent reader) as text.
   const std::string out = path("summary.txt");
   const std::string script =

@@ -20,7 +20,7 @@ using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
 // rf and raf (ws), raf_relu (gen); the file without summaries.
 class ModelsTableTest : public EditedFileTest {
  protected:
-  ModelsTableTest() : EditedFileTest(make_tasks(4, 2), kConfig) {}
+  ModelsTableTest() : EditedFileTest(make_tasks(4, 2), config_of(4, 2)) {}
 
   void write(std::size_t done, const std::string& code) {
     EditedFileTest::write(done, code, /*summaries=*/false);

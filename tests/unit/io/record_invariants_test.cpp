@@ -18,13 +18,12 @@ namespace {
 
 using namespace testing;  // NOLINT(google-build-using-namespace): test helpers
 
-// ws tasks of one changed word (0-2 rf, with a bound over every position; 3-5 raf, without),
-// of two (6-8 rf, a bound over the examined sets), and two gen tasks (9, 10).
-std::vector<TaskSpec> tasks() {
-  auto all = make_tasks(9, 2);
-  for (std::size_t i = 6; i < 9; ++i) all[i].words = 2;
-  return all;
-}
+// A study of ws tasks of one changed word (0-2 rf, with a bound over every position; 6-8 raf,
+// without), of two (3-5 rf, a bound over the examined sets), and gen tasks (9-11), without the
+// gen keys (as an older writer's text).
+const std::string kConfig =
+    "N = 20\nd = 4\nexperiments = ws,gen\ngen-models = raf_relu\nmodels = rf,raf\nn = 10\n"
+    "seed = 12345\nselect = model:rf;model:raf,m:1;experiment:gen\ntrials = 3\nwords = 1,2\n";
 
 // A record of two changed words as a run writes it: the best of two examined sets.
 WsRecord several_words_record(const TaskSpec& t) {
@@ -57,13 +56,15 @@ class RecordInvariantsTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   [[nodiscard]] std::string path() const { return (dir_ / "r.h5").string(); }
 
-  // r.h5 with every task done: `edit` changes the record of task `edited` (ws) or the rows of
-  // the first gen task.
+  // r.h5 of the configuration `config` with every task of its plan done: `edit` changes the
+  // record of task `edited` (ws) or the rows of the first gen task.
   void write(const std::string& config, std::uint32_t edited, const Edit& edit,
              const GenEdit& gen_edit = {}, bool save_witness = false) {
     std::filesystem::remove(path());
-    auto file = ResultsFile::create(path(), provenance(config, save_witness), tasks(), false);
-    for (const TaskSpec& t : tasks()) {
+    const std::vector<TaskSpec> tasks = plan_of_config_text(config);
+    auto file = ResultsFile::create(path(), provenance(config, save_witness), tasks, false);
+    bool first_gen = true;
+    for (const TaskSpec& t : tasks) {
       if (t.experiment == Experiment::ws) {
         WsRecord r = record_of(t);
         if (!save_witness) r.witness.clear();
@@ -71,7 +72,8 @@ class RecordInvariantsTest : public ::testing::Test {
         file.append(r);
       } else {
         auto rows = gen_records(t);
-        if (t.task_id == 9 && gen_edit) gen_edit(rows);
+        if (first_gen && gen_edit) gen_edit(rows);
+        first_gen = false;
         file.append(rows);
       }
     }
@@ -92,7 +94,7 @@ class RecordInvariantsTest : public ::testing::Test {
 };
 
 const std::string kGenConfig =
-    std::string(kConfig) + "training = finetune,retrain\n" + "objective = loss,align\n";
+    kConfig + "training = finetune,retrain\n" + "objective = loss,align\n";
 
 TEST_F(RecordInvariantsTest, RecordsAsARunWritesThemKeepEveryInvariant) {
   for (const bool witness : {false, true}) {
@@ -114,14 +116,14 @@ TEST_F(RecordInvariantsTest, EachInvariantBrokenIsDamageNamingItAndTheTask) {
   const std::vector<Case> cases = {
       {"a bound without its scope", 0, [](WsRecord& r) { r.S_upper_scope = 0; },
        "/ws records break the invariant upper_bound_and_scope"},
-      {"a scope without its bound", 3, [](WsRecord& r) { r.S_upper_scope = 1; },
-       "upper_bound_and_scope (FORMAT.md, \"Invariants of a record\") (task 3: S_upper nan, "
+      {"a scope without its bound", 6, [](WsRecord& r) { r.S_upper_scope = 1; },
+       "upper_bound_and_scope (FORMAT.md, \"Invariants of a record\") (task 6: S_upper nan, "
        "S_upper_scope 1)"},
       {"scope 2 with the full sampler", 0, [](WsRecord& r) { r.S_upper_scope = 2; },
        "scope_of_the_search (FORMAT.md, \"Invariants of a record\") (task 0: scope 2 with one "
        "changed word, without rf-sampling = marginal)"},
-      {"scope 1 for two words", 6, [](WsRecord& r) { r.S_upper_scope = 1; },
-       "scope_of_the_search (FORMAT.md, \"Invariants of a record\") (task 6: scope 1 with m = 2"},
+      {"scope 1 for two words", 3, [](WsRecord& r) { r.S_upper_scope = 1; },
+       "scope_of_the_search (FORMAT.md, \"Invariants of a record\") (task 3: scope 1 with m = 2"},
       {"more starts at the budget than starts", 0,
        [](WsRecord& r) { r.starts_at_budget = r.starts + 1; }, "the invariant starts ("},
       {"no start", 1,
@@ -161,19 +163,19 @@ TEST_F(RecordInvariantsTest, EachInvariantBrokenIsDamageNamingItAndTheTask) {
        "is not examined"},
       {"one position above S", 2, [](WsRecord& r) { r.position_S.front() = r.S * 1.001; },
        "largest position_S"},
-      {"argmax_position set on two words", 6, [](WsRecord& r) { r.argmax_position = 1; },
-       "several_words_sets (FORMAT.md, \"Invariants of a record\") (task 6: argmax_position 1)"},
-      {"stationarity on two words", 7, [](WsRecord& r) { r.stationarity = 0.5; },
+      {"argmax_position set on two words", 3, [](WsRecord& r) { r.argmax_position = 1; },
+       "several_words_sets (FORMAT.md, \"Invariants of a record\") (task 3: argmax_position 1)"},
+      {"stationarity on two words", 4, [](WsRecord& r) { r.stationarity = 0.5; },
        "several_words_sets"},
-      {"a set of one word twice", 7,
+      {"a set of one word twice", 4,
        [](WsRecord& r) {
          r.argmax_set = {1, 1};
        },
        "several_words_sets"},
-      {"sets not m each", 7, [](WsRecord& r) { r.examined_sets.pop_back(); }, "several_words_sets"},
-      {"S above every set_S", 8, [](WsRecord& r) { r.S *= 2; },
-       "several_words_best (FORMAT.md, \"Invariants of a record\") (task 8: S "},
-      {"argmax_set not the best set", 8,
+      {"sets not m each", 4, [](WsRecord& r) { r.examined_sets.pop_back(); }, "several_words_sets"},
+      {"S above every set_S", 5, [](WsRecord& r) { r.S *= 2; },
+       "several_words_best (FORMAT.md, \"Invariants of a record\") (task 5: S "},
+      {"argmax_set not the best set", 5,
        [](WsRecord& r) {
          r.argmax_set = {0, 3};
        },
@@ -227,7 +229,9 @@ TEST_F(RecordInvariantsTest, TheRowsOfAGenTaskAreOnePerPairAndShareTheirSeconds)
 // The scope a search can give depends on the file's configuration: the marginal sampler bounds
 // the examined positions only (scope 2, unless it examined them all), upper-bound = false none.
 TEST_F(RecordInvariantsTest, TheScopeFollowsTheSamplerAndTheUpperBoundKey) {
-  const std::string marginal = std::string(kConfig) + "rf-sampling = marginal\n";
+  // The marginal sampler changes one word at a time: the study without its two-word points.
+  std::string marginal = kConfig + "rf-sampling = marginal\n";
+  marginal.replace(marginal.find("words = 1,2"), 11, "words = 1");
   write(marginal, 0, [](WsRecord& r) { r.S_upper_scope = 2; });
   EXPECT_EQ(problems(), "");
   write(marginal, 0, [](WsRecord& r) {
@@ -242,7 +246,7 @@ TEST_F(RecordInvariantsTest, TheScopeFollowsTheSamplerAndTheUpperBoundKey) {
   EXPECT_NE(problems().find("scope 2 with every one of the n = 10 positions examined"),
             std::string::npos)
       << problems();
-  write(std::string(kConfig) + "upper-bound = false\n", 99, {});
+  write(kConfig + "upper-bound = false\n", 99, {});
   EXPECT_NE(problems().find("(6 times; first: task 0: scope 1 under upper-bound = false)"),
             std::string::npos)
       << problems();

@@ -21,12 +21,13 @@ class ResultsFileTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  /// old.h5 holding every record of `tasks`, made to look like a file of format 1.`minor`: the
-  /// version set, then `deletions` (Python statements on the open h5py File `f`) run.
-  void forge_older_file(const std::vector<TaskSpec>& tasks, int minor,
+  /// old.h5 of the configuration `config` holding every record of `tasks` (its plan), made to
+  /// look like a file of format 1.`minor`: the version set, then `deletions` (Python statements on
+  /// the open h5py File `f`) run.
+  void forge_older_file(const std::string& config, const std::vector<TaskSpec>& tasks, int minor,
                         const std::string& deletions) {
     {
-      auto file = ResultsFile::create(path("old.h5"), provenance(kConfig), tasks, false);
+      auto file = ResultsFile::create(path("old.h5"), provenance(config), tasks, false);
       for (const auto& t : tasks) append_task(file, t);
     }
     const std::string cmd =
@@ -41,7 +42,7 @@ class ResultsFileTest : public ::testing::Test {
 TEST_F(ResultsFileTest, RoundTripOfEveryRecordType) {
   const auto tasks = make_tasks(6, 3);
   {
-    auto file = ResultsFile::create(path("r.h5"), provenance(kConfig, true), tasks, false);
+    auto file = ResultsFile::create(path("r.h5"), provenance(config_of(6, 3), true), tasks, false);
     EXPECT_TRUE(file.save_witness());
     EXPECT_TRUE(file.done_task_ids().empty());
     // Completion order differs from task order, as under dynamic scheduling.
@@ -52,7 +53,7 @@ TEST_F(ResultsFileTest, RoundTripOfEveryRecordType) {
   EXPECT_EQ(c.filetype, schema::kFileType);
   EXPECT_EQ(c.format_major, schema::kFormatMajor);
   EXPECT_EQ(c.format_minor, schema::kFormatMinor);
-  EXPECT_EQ(c.provenance.config_text, kConfig);
+  EXPECT_EQ(c.provenance.config_text, config_of(6, 3));
   EXPECT_EQ(c.provenance.command_line, "wordsens run test.ini");
   EXPECT_EQ(c.provenance.mpi_ranks, 2);
   EXPECT_EQ(c.provenance.master_seed, 12345u);
@@ -110,7 +111,7 @@ TEST_F(ResultsFileTest, RoundTripOfEveryRecordType) {
 TEST_F(ResultsFileTest, WitnessIsNotStoredWithoutSaveWitness) {
   const auto tasks = make_tasks(3, 3);
   {
-    auto file = ResultsFile::create(path("r.h5"), provenance(kConfig, false), tasks, false);
+    auto file = ResultsFile::create(path("r.h5"), provenance(config_of(3, 3), false), tasks, false);
     for (const auto& t : tasks) append_task(file, t);
     file.append_witness(0, 1, {1.0}, Matrix::Zero(1, 1), "W", Matrix::Zero(1, 1));  // no-op
   }
@@ -123,7 +124,7 @@ TEST_F(ResultsFileTest, WitnessIsNotStoredWithoutSaveWitness) {
 
 TEST_F(ResultsFileTest, AppendRefusesUnknownDoneAndWrongExperimentTasks) {
   const auto tasks = make_tasks(3, 3);
-  auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), tasks, false);
+  auto file = ResultsFile::create(path("r.h5"), provenance(config_of(3, 3)), tasks, false);
   file.append(ws_record(tasks[0]));
   EXPECT_THROW(file.append(ws_record(tasks[0])), std::invalid_argument);  // already done
   WsRecord unknown = ws_record(tasks[1]);
@@ -139,10 +140,10 @@ TEST_F(ResultsFileTest, AppendRefusesUnknownDoneAndWrongExperimentTasks) {
 
 TEST_F(ResultsFileTest, CreateRefusesAnExistingFileAndLeavesItUntouched) {
   const auto tasks = make_tasks(3, 0);
-  { auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), tasks, false); }
+  { auto file = ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), tasks, false); }
   const std::string before = file_bytes(path("r.h5"));
   try {
-    (void)ResultsFile::create(path("r.h5"), provenance(kConfig), tasks, false);
+    (void)ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), tasks, false);
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--overwrite"), std::string::npos) << e.what();
@@ -151,7 +152,7 @@ TEST_F(ResultsFileTest, CreateRefusesAnExistingFileAndLeavesItUntouched) {
   // A failing overwrite (bad task table) leaves it untouched too, and no temporary file.
   auto bad = tasks;
   bad[1].task_id = bad[0].task_id;
-  EXPECT_THROW((void)ResultsFile::create(path("r.h5"), provenance(kConfig), bad, true),
+  EXPECT_THROW((void)ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), bad, true),
                std::invalid_argument);
   EXPECT_EQ(file_bytes(path("r.h5")), before);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
@@ -161,18 +162,19 @@ TEST_F(ResultsFileTest, CreateRefusesAnExistingFileAndLeavesItUntouched) {
 }
 
 TEST_F(ResultsFileTest, CreateInAMissingDirectoryIsAnInputError) {
-  EXPECT_THROW((void)ResultsFile::create(path("no/such/dir/r.h5"), provenance(kConfig), {}, false),
-               InputError);
+  EXPECT_THROW(
+      (void)ResultsFile::create(path("no/such/dir/r.h5"), provenance(config_of(3, 0)), {}, false),
+      InputError);
 }
 
 TEST_F(ResultsFileTest, ResumeContinuesWhereTheRunStopped) {
   const auto tasks = make_tasks(6, 3);
   {
-    auto file = ResultsFile::create(path("r.h5"), provenance(kConfig, true), tasks, false);
+    auto file = ResultsFile::create(path("r.h5"), provenance(config_of(6, 3), true), tasks, false);
     for (std::uint32_t id : {0u, 6u, 3u}) append_task(file, tasks[id]);
   }
   {
-    auto file = ResultsFile::open_for_resume(path("r.h5"), kConfig);
+    auto file = ResultsFile::open_for_resume(path("r.h5"), config_of(6, 3));
     EXPECT_EQ(file.done_task_ids(), (std::vector<std::uint32_t>{0, 3, 6}));
     EXPECT_TRUE(file.is_done(6));
     EXPECT_FALSE(file.is_done(1));
@@ -188,17 +190,20 @@ TEST_F(ResultsFileTest, ResumeContinuesWhereTheRunStopped) {
 }
 
 TEST_F(ResultsFileTest, ResumeWithADifferentConfigurationNamesTheKeys) {
-  { auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(3, 0), false); }
+  {
+    auto file =
+        ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), make_tasks(3, 0), false);
+  }
   const std::string before = file_bytes(path("r.h5"));
-  const std::string changed =
-      "[run]\nseed = 7\ntrials = 3\nmodels = rf,raf\nn = 10:20:lin3\nd = 4\nL = 2\n";
+  // Another seed and one key more (layers: no model of the study has them).
+  std::string changed = config_of(3, 0) + "layers = 2\n";
+  changed.replace(changed.find("seed = 12345"), 12, "seed = 7");
   try {
     (void)ResultsFile::open_for_resume(path("r.h5"), changed);
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("run.seed"), std::string::npos) << message;
-    EXPECT_NE(message.find("run.L"), std::string::npos) << message;
+    EXPECT_NE(message.find("(differing keys: layers, seed)"), std::string::npos) << message;
     EXPECT_EQ(message.find("trials"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
@@ -211,6 +216,9 @@ TEST_F(ResultsFileTest, DifferingKeysComparesKeyValueLines) {
             (std::vector<std::string>{"b", "c"}));
   EXPECT_EQ(differing_config_keys("shard = 0/2\na = 1\n", "shard = 1/2\na = 1\n", {"shard"}),
             std::vector<std::string>{});
+  // The oldest writers' texts had an INI section: its keys are named with it.
+  EXPECT_EQ(differing_config_keys("[run]\nseed = 1\nn = 4\n", "[run]\nseed = 7\nn = 4\nL = 2\n"),
+            (std::vector<std::string>{"run.L", "run.seed"}));
 }
 
 TEST_F(ResultsFileTest, NotAWordsensFileIsAnInputError) {
@@ -223,7 +231,7 @@ TEST_F(ResultsFileTest, NotAWordsensFileIsAnInputError) {
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
     }
-    EXPECT_THROW((void)ResultsFile::open_for_resume(path(name), kConfig), InputError);
+    EXPECT_THROW((void)ResultsFile::open_for_resume(path(name), config_of(3, 0)), InputError);
   }
   if (!has_h5py()) GTEST_SKIP() << "h5py not available for the foreign-HDF5 case";
   ASSERT_EQ(std::system(("/usr/bin/python3 -c \"import h5py; h5py.File('" + path("other.h5") +
@@ -240,7 +248,10 @@ TEST_F(ResultsFileTest, NotAWordsensFileIsAnInputError) {
 
 TEST_F(ResultsFileTest, ANewerMajorVersionIsRefused) {
   if (!has_h5py()) GTEST_SKIP() << "h5py is needed to forge a newer version";
-  { auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(3, 0), false); }
+  {
+    auto file =
+        ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), make_tasks(3, 0), false);
+  }
   // A newer minor version is still read.
   const auto set_version = [&](int major, int minor) {
     const std::string cmd = "/usr/bin/python3 -c \"import h5py, numpy; f = h5py.File('" +
@@ -258,7 +269,7 @@ TEST_F(ResultsFileTest, ANewerMajorVersionIsRefused) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("upgrade wordsens"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)ResultsFile::open_for_resume(path("r.h5"), kConfig), InputError);
+  EXPECT_THROW((void)ResultsFile::open_for_resume(path("r.h5"), config_of(3, 0)), InputError);
 }
 
 // A file of format 1.1 (before the evidence columns) is still read: the columns it lacks come
@@ -268,7 +279,7 @@ TEST_F(ResultsFileTest, AnOlderMinorVersionIsReadButNotResumed) {
   if (!has_h5py()) GTEST_SKIP() << "h5py is needed to forge an older file";
   const auto tasks = make_tasks(3, 3);
   ASSERT_NO_FATAL_FAILURE(forge_older_file(
-      tasks, 1,
+      config_of(3, 3), tasks, 1,
       "for c in ['S_upper_scope', 'cert_rel_err', 'starts', 'starts_at_budget', 'stationarity', "
       "'S_budget_check', 'examined_offset', 'examined_length', 'examined_values', "
       "'position_S_offset', 'position_S_length', 'position_S_values']: del f['ws'][c]\n"
@@ -287,7 +298,7 @@ TEST_F(ResultsFileTest, AnOlderMinorVersionIsReadButNotResumed) {
   }
   for (const auto& r : c.gen) EXPECT_TRUE(std::isnan(r.cert_rel_err));
   try {
-    (void)ResultsFile::open_for_resume(path("old.h5"), kConfig);
+    (void)ResultsFile::open_for_resume(path("old.h5"), config_of(3, 3));
     FAIL() << "an older file was resumed";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("format 1.1"), std::string::npos) << e.what();
@@ -300,7 +311,7 @@ TEST_F(ResultsFileTest, AFileBeforeSeveralWordsReadsAsOneWordTasks) {
   if (!has_h5py()) GTEST_SKIP() << "h5py is needed to forge an older file";
   const auto tasks = make_tasks(3, 3);
   ASSERT_NO_FATAL_FAILURE(forge_older_file(
-      tasks, 3,
+      config_of(3, 3), tasks, 3,
       "del f['tasks']['words']; del f['summary/ws']['words']; del f['summary/gen']['words']\n"
       "for c in ['argmax_set', 'examined_sets', 'set_S']:\n"
       "    for s in ['_offset', '_length', '_values']: del f['ws'][c + s]"));
@@ -314,7 +325,7 @@ TEST_F(ResultsFileTest, AFileBeforeSeveralWordsReadsAsOneWordTasks) {
     EXPECT_TRUE(r.argmax_set.empty() && r.examined_sets.empty() && r.set_S.empty());
   }
   try {
-    (void)ResultsFile::open_for_resume(path("old.h5"), kConfig);
+    (void)ResultsFile::open_for_resume(path("old.h5"), config_of(3, 3));
     FAIL() << "a file of format 1.3 was resumed";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("format 1.3"), std::string::npos) << e.what();
@@ -322,10 +333,11 @@ TEST_F(ResultsFileTest, AFileBeforeSeveralWordsReadsAsOneWordTasks) {
 }
 
 TEST_F(ResultsFileTest, ASecondWriterIsRefusedWhileTheFirstIsAlive) {
-  auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(3, 0), false);
+  auto file =
+      ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), make_tasks(3, 0), false);
   file.append(ws_record(make_tasks(3, 0)[0]));
   try {
-    (void)ResultsFile::open_for_resume(path("r.h5"), kConfig);
+    (void)ResultsFile::open_for_resume(path("r.h5"), config_of(3, 0));
     FAIL() << "no error";
   } catch (const InputError& e) {
     // The second writer is told who the first is.
@@ -333,8 +345,9 @@ TEST_F(ResultsFileTest, ASecondWriterIsRefusedWhileTheFirstIsAlive) {
     EXPECT_NE(message.find("being written by another process"), std::string::npos) << message;
     EXPECT_NE(message.find("pid " + std::to_string(::getpid())), std::string::npos) << message;
   }
-  EXPECT_THROW((void)ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(3, 0), true),
-               InputError);
+  EXPECT_THROW(
+      (void)ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), make_tasks(3, 0), true),
+      InputError);
   // Readers may look at a file while it is written.
   EXPECT_EQ(read_results(path("r.h5")).ws.size(), 1u);
 }
@@ -342,7 +355,7 @@ TEST_F(ResultsFileTest, ASecondWriterIsRefusedWhileTheFirstIsAlive) {
 TEST_F(ResultsFileTest, H5dumpAndH5lsOpenTheFile) {
   const auto tasks = make_tasks(3, 3);
   {
-    auto file = ResultsFile::create(path("r.h5"), provenance(kConfig, true), tasks, false);
+    auto file = ResultsFile::create(path("r.h5"), provenance(config_of(3, 3), true), tasks, false);
     for (const auto& t : tasks) append_task(file, t);
     file.write_summaries();
   }
@@ -354,7 +367,10 @@ TEST_F(ResultsFileTest, H5dumpAndH5lsOpenTheFile) {
 
 TEST_F(ResultsFileTest, AMissingColumnMakesTheFileDamagedNamingIt) {
   if (!has_h5py()) GTEST_SKIP() << "h5py is needed to damage a file";
-  { auto file = ResultsFile::create(path("r.h5"), provenance(kConfig), make_tasks(3, 0), false); }
+  {
+    auto file =
+        ResultsFile::create(path("r.h5"), provenance(config_of(3, 0)), make_tasks(3, 0), false);
+  }
   ASSERT_EQ(std::system(("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + path("r.h5") +
                          "', 'r+'); del f['ws/S']\"")
                             .c_str()),
