@@ -1,4 +1,25 @@
-"""Reproduces the paper with one command: every experiment, then one combined report with the
+"""The reproduce-the-paper driver (jobs/reproduce_paper.sh runs it): USAGE below is its --help."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.dont_write_bytecode = True  # nothing written beside the driver (an installation's files)
+HERE = os.path.dirname(os.path.abspath(__file__))  # as reached: symbolic links kept
+sys.path.insert(0, HERE)
+from reproduce import processes  # noqa: E402  (first: the signal handlers)
+
+processes.install()
+
+from reproduce import local_run, slurm_run, studies  # noqa: E402
+from reproduce.options import HelpAsked, Refused, parse  # noqa: E402
+from reproduce.plans import Planner, print_dry_run  # noqa: E402
+from reproduce.processes import say  # noqa: E402
+from reproduce.wordsens import Wordsens  # noqa: E402
+
+
+USAGE = """Reproduces the paper with one command: every experiment, then one combined report with the
 verdict table, the paper-like figures, the regime map and the "paper vs here" table
 (docs/REPRODUCE.md: which study backs which claim, times, how to extend).
 
@@ -68,22 +89,31 @@ Exit code: 0 when every study finished and the results section was written; 3 wh
 was checkpointed (rerun to continue); otherwise the first failing study's code (the others still
 ran and the report covers what exists), or 1 when the run is not complete for another reason.
 """
-from __future__ import annotations
 
-import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from reproduce import processes  # noqa: E402  (first: the signal handlers)
+def open_streams() -> None:
+    """A closed standard output or error is reopened on /dev/null (as jobs/mpi_step.sh does for
+    the launcher), and the driver writes UTF-8 lines, each at once (its children write to the
+    same streams)."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is None:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "w", closefd=False))
+        getattr(sys, name).reconfigure(encoding="utf-8", errors="surrogateescape",
+                                       line_buffering=True)
 
-processes.install()
 
-from reproduce import local_run, slurm_run, studies  # noqa: E402
-from reproduce.options import HelpAsked, Refused, parse  # noqa: E402
-from reproduce.plans import Planner, print_dry_run  # noqa: E402
-from reproduce.processes import say  # noqa: E402
-from reproduce.wordsens import Wordsens  # noqa: E402
+def find_python() -> str:
+    """The Python the analysis runs with (jobs/find_python.sh: one that imports h5py, numpy,
+    scipy, pandas and matplotlib); exit 2 with its line when there is none."""
+    p = processes.quiet(["bash", "jobs/find_python.sh"])
+    if p.returncode != 0:
+        print(p.stderr, end="", file=sys.stderr)
+        sys.exit(2)
+    return p.stdout.strip()
 
 
 def binary(home: str, installed: bool) -> str:
@@ -103,7 +133,7 @@ def binary(home: str, installed: bool) -> str:
                       "WORDSENS_BIN)")
     say(f"building {path}", err=True)
     for argv in (["cmake", "--preset", "release"],
-                 ["cmake", "--build", "--preset", "release", "-j", str(os.cpu_count() or 1),
+                 ["cmake", "--build", "--preset", "release", "-j", processes.nproc(),
                   "--target", "wordsens"]):
         rc = processes.run(argv, stdout=open(os.devnull, "w") if argv[1] == "--preset" else None)
         if rc != 0:
@@ -112,17 +142,18 @@ def binary(home: str, installed: bool) -> str:
 
 
 def main(argv: list) -> int:
-    for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(line_buffering=True, errors="surrogateescape")
+    open_streams()
     # Non-empty in an installed copy (jobs/reproduce_paper.sh, written by `cmake --install`): an
     # installed copy runs the installation's wordsens and writes results and reports relative to
     # the directory it was called from, never into the installation.
     installed = bool(os.environ.get("WORDSENS_INSTALLED_HOME"))
     home = os.path.dirname(HERE)
-    caller = os.getcwd()
+    caller = os.environ.get("PWD") if _same_place(os.environ.get("PWD"), ".") else os.getcwd()
     os.chdir(home)
+    os.environ["PWD"] = home  # the children's `pwd`, as a shell's cd leaves it
     try:
         o = parse(argv, caller if installed else home, installed)
+        python = find_python()
         selected = studies.select(o)
         wordsens = Wordsens(binary(home, installed))
         if os.geteuid() == 0:
@@ -138,23 +169,34 @@ def main(argv: list) -> int:
             print_dry_run(o, selected, plans, planner)
             return 0
     except HelpAsked:
-        print(__doc__, end="")
+        print(USAGE, end="")
         return 0
     except Refused as e:
         say(str(e), err=True)
         return 2
-    os.makedirs(o.results, exist_ok=True)
-    os.makedirs(os.path.dirname(o.report), exist_ok=True)
     try:
+        os.makedirs(o.results, exist_ok=True)
+        os.makedirs(os.path.dirname(o.report), exist_ok=True)
         if o.slurm:
             # (no lock: the submitting driver ends at once and the jobs run later; each
             # writer's own lock guards its file there)
             processes.on_interrupt(lambda code, name: None)
-            return slurm_run.start(o, runs, planner, wordsens, plans, sys.executable)
-        return local_run.start(o, runs, planner, wordsens, plans, sys.executable)
+            return slurm_run.start(o, runs, planner, wordsens, plans, python, home)
+        return local_run.start(o, runs, planner, wordsens, plans, python)
     except Refused as e:
         say(str(e), err=True)
         return 2
+    except OSError as e:  # a results directory that is a file, a read-only disk, …
+        where = f" {e.filename}" if e.filename else ""
+        say(f"cannot write{where}: {e.strerror or e}", err=True)
+        return 1
+
+
+def _same_place(a, b) -> bool:
+    try:
+        return bool(a) and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ def machine_text(ranks: str) -> str:
         pretty = _first("/etc/os-release", "PRETTY_NAME=")
         system = (shlex.split(pretty) or [""])[0] if pretty else ""
         system = system or "unknown"
-    cores = len(os.sched_getaffinity(0))
+    cores = processes.nproc()
     return f"cpu: {cpu}\ncores: {cores}\nmemory: {memory}\nos: {system}\nranks: {ranks}\n"
 
 
@@ -155,7 +155,7 @@ class LocalRun:
             missing = self.planner.missing_texts(study)
             if missing:
                 say(f"{name}: building {missing} ({prepare_script(missing)})")
-                if processes.run(["bash", prepare_script(missing)]) != 0:
+                if processes.run(["bash", prepare_script(missing)], background=True) != 0:
                     say(f"{name}: cannot build {missing}; skipped (rerun once it exists)",
                         err=True)
                     self._failed(f"{name}: its texts {missing} could not be built", 1)
@@ -181,7 +181,7 @@ class LocalRun:
                 break
             with open(batch_file, "w") as answer:
                 rc = processes.run([self.python, "analysis/wordsens-report", "--next-batch",
-                                    *files], stdout=answer)
+                                    *files], stdout=answer, background=True)
             if rc != 0:
                 say("the rules could not plan the next look; no trials added", err=True)
                 self.failed.append(f"the rules could not plan look {look + 1} (exit {rc})")
@@ -218,7 +218,8 @@ class LocalRun:
         # under this run's lock of it.
         rc = processes.run([self.python, "analysis/wordsens-report", *existing, "-o",
                             self.o.report],
-                           env={"WORDSENS_REPORT_LOCK_FD": str(self.report_lock_fd)})
+                           env={"WORDSENS_REPORT_LOCK_FD": str(self.report_lock_fd)},
+                           background=True)
         if rc != 0:
             say(f"the report failed (exit {rc}): no results section written", err=True)
             return self.status or rc

@@ -6,6 +6,7 @@ import dataclasses
 import os
 import re
 import sys
+import unicodedata
 
 # Options that take a value, as `--name VALUE` or `--name=VALUE`.
 VALUED = ("--trials", "--ranks", "--only", "--results", "--report", "--slurm-hours", "--shards",
@@ -123,7 +124,7 @@ def parse(argv: list, base: str, installed: bool, environ=os.environ) -> Options
         path = getattr(o, name[2:])
         if not path:
             raise Refused(f"{name} needs a directory")
-        if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        if any(unicodedata.category(c) == "Cc" for c in path):  # C0, DEL and C1
             raise Refused(f"{name}: a path with a control character (a newline, a tab, an "
                           "escape) is refused")
     # Absolute from here on: the Slurm judge steps run the driver again elsewhere, and a path

@@ -78,7 +78,7 @@ class Planner:
         try:
             row = reproduce_plan.plan(p.stdout, int(self.o.ranks), float(self.o.slurm_hours),
                                       int(self.o.shards) if self.o.shards else None)
-        except ValueError as e:
+        except (ValueError, ArithmeticError) as e:  # not its JSON plan; --slurm-hours 0
             if say_why:
                 print(f"reproduce_plan: {e}", file=sys.stderr)
             raise Refused(f"{study.name}: cannot plan the study from its dry run") from None

@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import os
 import signal
@@ -27,6 +28,8 @@ import process_tree  # noqa: E402  (jobs/process_tree.py)
 NAME = "reproduce_paper"
 INTERRUPTS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 USR1_BIT = 1 << (signal.SIGUSR1 - 1)  # in /proc/PID/status SigCgt
+USR1_FROM_ENTRY = "WORDSENS_DRIVER_USR1"  # "1": the entry point took a USR1 before the exec
+PR_SET_CHILD_SUBREAPER = 36
 
 
 class _State:
@@ -83,13 +86,33 @@ def _usr1(_signum, _frame) -> None:
 
 def install() -> None:
     """The handlers of the driver's first moments; the signals the entry point blocked across
-    its exec (so that one arriving before these handlers existed waits for them) are let in."""
+    its exec (so that one arriving before these handlers existed waits for them) are let in, and
+    a USR1 the entry point took is remembered."""
     for s in INTERRUPTS:
         signal.signal(s, _interrupted)
     signal.signal(signal.SIGUSR1, _usr1)
+    STATE.usr1 = os.environ.pop(USR1_FROM_ENTRY, "0") == "1"
+    # The run's processes stay in its tree when their parent dies: a Ctrl-C ends the MPI step's
+    # shell at once, and mpirun, orphaned, would leave the tree the handler ends and waits for.
+    _become_subreaper()
     # A closed output (`| head`) ends the driver quietly, as it ends a shell script.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [*INTERRUPTS, signal.SIGUSR1])
+
+
+def _become_subreaper() -> None:
+    """Orphaned descendants are adopted by the driver, not by init (Linux prctl; without it,
+    process_tree.py still follows the orphans of its first reading)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def exit_code(returncode: int) -> int:
+    """A child's exit code as a shell gives it: 128 + N for one that died of signal N."""
+    return 128 - returncode if returncode < 0 else returncode
 
 
 def on_interrupt(attempt_ended) -> None:
@@ -126,16 +149,33 @@ def quiet(argv: list, merge: bool = False, stdin: str | None = None, env: dict |
             _early(STATE.pending)
 
 
-def run(argv: list, env: dict | None = None, stdout=None) -> int:
-    """A step whose output goes where the driver's goes (or to `stdout`); its exit code."""
+def _as_a_background_job() -> None:
+    """In the child before its exec: what a shell's `&` gives a job (no terminal Ctrl-C)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+
+def run(argv: list, env: dict | None = None, stdout=None, background: bool = False) -> int:
+    """A step whose output goes where the driver's goes (or to `stdout`); its exit code. A
+    `background` step (the report, the rules' next look, building texts) reads no terminal and
+    is not ended by a Ctrl-C to the run's group: the driver's handler ends it, with the rest."""
     STATE.foreground += 1
     try:
-        return subprocess.run(argv, pass_fds=STATE.lock_fds, env=_children_env(env),
-                              stdout=stdout).returncode
+        return exit_code(subprocess.run(
+            argv, pass_fds=STATE.lock_fds, env=_children_env(env), stdout=stdout,
+            stdin=subprocess.DEVNULL if background else None,
+            preexec_fn=_as_a_background_job if background else None).returncode)
     finally:
         STATE.foreground -= 1
         if STATE.pending and not STATE.foreground and STATE.on_interrupt is None:
             _early(STATE.pending)
+
+
+def nproc() -> str:
+    """The processing units this run may use, as coreutils' nproc counts them (it honours
+    OMP_NUM_THREADS and the CPU affinity)."""
+    p = quiet(["nproc"])
+    return p.stdout.strip() if p.returncode == 0 else str(len(os.sched_getaffinity(0)))
 
 
 def _handles_usr1(pid: int) -> bool:
@@ -158,7 +198,7 @@ def mpi_step(launcher: list, program: list) -> int:
                             env=_children_env({"WORDSENS_STEP_NAME": NAME}))
     while True:
         try:
-            return step.wait(timeout=0.05)
+            return exit_code(step.wait(timeout=0.05))
         except subprocess.TimeoutExpired:
             pass
         if STATE.usr1 and _handles_usr1(step.pid):

@@ -23,14 +23,19 @@ MEMORY_OPTIONS = "--mem --mem-per-cpu --mem-per-gpu"
 
 class SlurmRun:
     def __init__(self, o: Options, runs: Runs, planner: Planner, wordsens: Wordsens,
-                 plans: dict, python: str):
+                 plans: dict, python: str, home: str):
         self.o, self.runs, self.planner, self.wordsens = o, runs, planner, wordsens
-        self.plans, self.python = plans, python
+        self.plans, self.python, self.home = plans, python, home
         # extra sbatch options, split on whitespace as the user wrote them
         self.extra = os.environ.get("WORDSENS_SBATCH_ARGS", "").split()
         # Job logs next to the results (the sbatch scripts' default is the submit directory,
         # here the checkout).
-        self.logs = os.path.join(os.path.abspath(o.results), "logs")
+        self.logs = os.path.join(o.results, "logs")
+
+    def absolute(self, path: str) -> str:
+        """A path of the checkout (a configuration) from the root, as the checkout was reached
+        (its symbolic links kept, as `cd` and `pwd` keep them), or an absolute path as it is."""
+        return os.path.normpath(os.path.join(self.home, path))
 
     def _common(self, function: str, *args: str) -> subprocess.CompletedProcess:
         """A function of jobs/slurm/submit_common.sh (the submit scripts' own), stdout captured."""
@@ -54,7 +59,7 @@ class SlurmRun:
         if p.stderr:
             print(p.stderr, end="", file=sys.stderr, flush=True)
         if p.returncode != 0:
-            sys.exit(p.returncode)
+            sys.exit(processes.exit_code(p.returncode))
         return p.stdout.strip().split(";")[0]
 
     def _log(self, pattern: str = "%x-%j.out") -> str:
@@ -71,7 +76,7 @@ class SlurmRun:
     def submit_report(self, files: list, ids: list | None, why: str) -> None:
         dep = [f"--dependency=afterany:{':'.join(ids)}"] if ids else []
         job = self.sbatch(*self.extra, *dep, self._log(), "jobs/slurm/report.sbatch",
-                          os.path.abspath(self.o.report), *map(os.path.abspath, files))
+                          self.absolute(self.o.report), *map(self.absolute, files))
         say(f"report job {job} -> {self.o.report}/report.html ({why})")
 
     def judge(self, look: int) -> int:
@@ -92,7 +97,7 @@ class SlurmRun:
             nxt = look + 1
             memory = []
             for x in extensions:
-                m = self.memory_for(os.path.abspath(x.config), x.options)
+                m = self.memory_for(self.absolute(x.config), x.options)
                 if m is None:
                     refuse(f"look {nxt}: {x.name}: its dry run failed (above); no job of look "
                            f"{nxt} submitted")
@@ -101,8 +106,8 @@ class SlurmRun:
             for x, m in zip(extensions, memory):
                 job = self.sbatch(*m, *self.extra, f"--ntasks-per-node={self.o.ranks}",
                                   f"--job-name=wordsens-{x.name}-look-{nxt}", self._log(),
-                                  "jobs/slurm/run.sbatch", os.path.abspath(x.config),
-                                  os.path.abspath(x.output), *x.options)
+                                  "jobs/slurm/run.sbatch", self.absolute(x.config),
+                                  self.absolute(x.output), *x.options)
                 say(f"look {nxt}: {x.name}: trials {x.first} … {x.first + x.count - 1} for "
                     f"{x.open}: job {job} -> {x.output}")
                 ids.append(job)
@@ -124,7 +129,7 @@ class SlurmRun:
         for s in self.runs.selected:
             if self.wordsens.complete(self.runs.output(s.name)):
                 continue
-            m = self.memory_for(os.path.abspath(s.config), self.runs.options(s.name))
+            m = self.memory_for(self.absolute(s.config), self.runs.options(s.name))
             if m is None:
                 refuse(f"{s.name}: its dry run failed (above); no job submitted")
             memory[s.name] = [m] if m else []
@@ -136,18 +141,18 @@ class SlurmRun:
                 continue
             shards = self.plans[s.name].shards
             opts = self.runs.options(s.name)
-            config = os.path.abspath(s.config)
+            config = self.absolute(s.config)
             if shards <= 1:
                 job = self.sbatch(*memory[s.name], *self.extra,
                                   f"--ntasks-per-node={self.o.ranks}",
                                   f"--job-name=wordsens-{s.name}", self._log(),
-                                  "jobs/slurm/run.sbatch", config, os.path.abspath(out), *opts)
+                                  "jobs/slurm/run.sbatch", config, self.absolute(out), *opts)
                 say(f"{s.name}: job {job} -> {out}")
             else:
                 # As jobs/slurm/submit_array.sh, with this study's ranks per shard: shards write
                 # PREFIX.shard-i-of-N.h5 (and resume them when resubmitted), the merge job
                 # PREFIX.h5.
-                prefix = os.path.abspath(out[:-len(".h5")])
+                prefix = self.absolute(out[:-len(".h5")])
                 array = self.sbatch(*memory[s.name], *self.extra,
                                     f"--ntasks-per-node={self.o.ranks}",
                                     f"--job-name=wordsens-{s.name}", f"--array=0-{shards - 1}",
@@ -180,14 +185,14 @@ class SlurmRun:
 
 
 def start(o: Options, runs: Runs, planner: Planner, wordsens: Wordsens, plans: dict,
-          python: str) -> int:
+          python: str, home: str) -> int:
     if shutil.which("sbatch") is None:
         refuse("sbatch not found (run on a Slurm login node)")
     # The jobs run copies of the scripts from Slurm's spool: they are told where the checkout
     # (or installation) and the binary are.
-    os.environ["WORDSENS_HOME"] = os.getcwd()
+    os.environ["WORDSENS_HOME"] = home
     os.environ["WORDSENS_BIN"] = wordsens.path
-    run = SlurmRun(o, runs, planner, wordsens, plans, python)
+    run = SlurmRun(o, runs, planner, wordsens, plans, python, home)
     os.makedirs(run.logs, exist_ok=True)
     if o.judge_look:
         return run.judge(int(o.judge_look))

@@ -212,36 +212,81 @@ def test_term_ends_every_process_and_a_second_run_is_refused_meanwhile(tmp_path)
             first.wait()
 
 
-def test_usr1_to_the_script_checkpoints_the_study_under_way(tmp_path):
+def start_long_study(res, rep):
+    """The driver on a study long enough to be signalled mid-run, in a session of its own."""
+    return subprocess.Popen(["bash", SCRIPT, "--tiny", "--only", "multiword", "--trials", "400",
+                             "--ranks", "1", "--results", str(res), "--report", str(rep)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env(), cwd=ROOT, start_new_session=True)
+
+
+def tasks_done(path):
+    info = subprocess.run([BIN, "info", str(path)], capture_output=True, text=True)
+    m = re.search(r"^tasks done:\s*(\d+)/(\d+)", info.stdout, re.M)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def wait_for_tasks(first, path, count):
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and first.poll() is None:
+        if tasks_done(path)[0] >= count:
+            return
+        time.sleep(0.3)
+    raise AssertionError("the study ended or never started")
+
+
+@pytest.mark.parametrize("when", ["before the study starts", "mid-run"])
+def test_usr1_to_the_script_checkpoints_the_study_under_way(tmp_path, when):
     """USR1 to the script (a cluster's warning before its time limit, or a user's) reaches the
-    ranks of the study that runs, which checkpoint: the run ends with 3, its file resumable."""
+    ranks of the study that runs, or, when it comes while the studies are being planned, of the
+    first one once it runs; they checkpoint: the run ends with 3, its file resumable."""
     res, rep = tmp_path / "r", tmp_path / "p"
-    first = subprocess.Popen(["bash", SCRIPT, "--tiny", "--only", "multiword", "--trials", "400",
-                              "--ranks", "1", "--results", str(res), "--report", str(rep)],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             env=env(), cwd=ROOT, start_new_session=True)
+    first = start_long_study(res, rep)
+    out = res / "multiword.h5"
     try:
-        out = res / "multiword.h5"
-        deadline = time.monotonic() + 300
-        done = 0
-        while done < 5 and time.monotonic() < deadline and first.poll() is None:
-            time.sleep(0.5)
-            info = subprocess.run([BIN, "info", str(out)], capture_output=True, text=True)
-            m = re.search(r"^tasks done:\s*(\d+)/(\d+)", info.stdout, re.M)
-            done = int(m.group(1)) if m else 0
-        assert first.poll() is None and done >= 5, "the study ended or never started"
+        if when == "mid-run":
+            wait_for_tasks(first, out, 5)
+        else:
+            time.sleep(0.2)
         os.kill(first.pid, signal.SIGUSR1)  # to the script alone
         log, _ = first.communicate(timeout=120)
         assert first.returncode == 3, log[-2000:]
-        assert "reproduce_paper: USR1: passed to the rank(s) with pid" in log, log[-2000:]
         assert "reproduce_paper: multiword: exit 3 after" in log, log[-2000:]
         check = subprocess.run([BIN, "info", "--check", str(out)], capture_output=True,
                                text=True)
         assert check.returncode == 0, check.stdout + check.stderr
-        info = subprocess.run([BIN, "info", str(out)], capture_output=True, text=True)
-        m = re.search(r"^tasks done:\s*(\d+)/(\d+)", info.stdout, re.M)
-        assert m and done <= int(m.group(1)) < int(m.group(2)), info.stdout
+        done, planned = tasks_done(out)
+        assert done < planned, (done, planned)
         assert not (rep / "results.md").exists()
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+
+
+def test_ctrl_c_ends_every_process_of_the_run_and_leaves_its_file_resumable(tmp_path):
+    """INT to the whole group (Ctrl-C) while a study runs: every process of the run ends (the
+    MPI step's shell dies of it at once, mpirun must not escape the run's tree), the attempt is
+    recorded with 130, no step dies with a traceback, the file is consistent."""
+    res, rep = tmp_path / "r", tmp_path / "p"
+    first = start_long_study(res, rep)
+    out = res / "multiword.h5"
+    try:
+        wait_for_tasks(first, out, 5)
+        tree = process_tree.descendants([first.pid], process_tree.children())
+        os.killpg(first.pid, signal.SIGINT)
+        log, _ = first.communicate(timeout=60)
+        assert first.returncode == 130, log[-2000:]
+        deadline = time.monotonic() + 15
+        while [q for q in tree if process_tree.alive(q)] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [q for q in tree if process_tree.alive(q)]
+        assert "Traceback" not in log and "INT: ending every process of this run" in log, log
+        rows = (res / "timings.tsv").read_text().splitlines()
+        assert rows[-1].split("\t")[9] == "130", rows[-1]
+        check = subprocess.run([BIN, "info", "--check", str(out)], capture_output=True,
+                               text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
     finally:
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)

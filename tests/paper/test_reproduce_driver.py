@@ -38,6 +38,7 @@ def options(*argv, installed=False, environ=None):
     (["--report="], "--report needs a directory"),
     (["--results", "a\nb"], "--results: a path with a control character"),
     (["--report", "a\x7fb"], "--report: a path with a control character"),
+    (["--report", "a\u0085b"], "--report: a path with a control character"),  # C1 too
     (["--trials"], "--trials needs a value"),
     (["--bogus", "--help"], "unknown argument '--bogus' (see --help)"),
     (["--tiny", "--seed", "3", "--update-doc"],
@@ -247,6 +248,19 @@ def test_the_dry_run_table_sums_studies_here_and_takes_the_longest_job_on_a_clus
                                   "(0.03 core-hours) more on 300 ranks")
         assert "calibrated on this host: /x/cal.tsv;" in out[-1]
     assert "array of 3 shards + merge, 40s per shard" in "\n".join(out)
+
+
+# ------------------------------------------------------------------------------ children
+def test_a_child_killed_by_a_signal_gives_the_shells_exit_code():
+    assert [processes.exit_code(c) for c in (0, 3, -9, -15)] == [0, 3, 137, 143]
+    assert processes.run(["bash", "-c", "kill -TERM $$"]) == 143
+
+
+def test_a_background_step_reads_no_terminal_and_outlives_a_ctrl_c_to_the_group(tmp_path):
+    probe = tmp_path / "probe"
+    code = processes.run(["bash", "-c", f"kill -INT $$; readlink /proc/$$/fd/0 > {probe}"],
+                         background=True)
+    assert code == 0 and probe.read_text().strip() == "/dev/null"
 
 
 # ------------------------------------------------------------------------------ locks
