@@ -3,11 +3,11 @@
 
     process_tree.py end PID [--grace SECONDS]
 
-jobs/reproduce_paper.sh runs it when a TERM, INT or HUP reaches it: TERM to every descendant of
-PID at once (mpirun and its ranks, a report, a build or a download), then KILL to those still
-alive after GRACE seconds (default 10; `wordsens run` flushes and exits within a second or two
-of a TERM, so its file stays resumable). A TERM to the script alone used to end only the shell
-and leave mpirun, its ranks or the report writing with no owner.
+The reproduce-the-paper driver (jobs/reproduce/processes.py) calls end() when a TERM, INT or HUP
+reaches it: TERM to every descendant of PID at once (mpirun and its ranks, a report, a build or a
+download), then KILL to those still alive after GRACE seconds (default 10; `wordsens run` flushes
+and exits within a second or two of a TERM, so its file stays resumable). A TERM to the script
+alone used to end only the shell and leave mpirun, its ranks or the report writing with no owner.
 
 The tree is read from /proc before any signal, and every process of that first reading is
 followed by (pid, start time) even once its parent is gone (an orphan is adopted by init and
