@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import os
@@ -134,19 +135,26 @@ def _children_env(extra: dict | None) -> dict:
     return env
 
 
-def quiet(argv: list, merge: bool = False, stdin: str | None = None, env: dict | None = None):
-    """A short step, its output captured (stderr merged into stdout with `merge`). Before the
-    run's own handler, a signal that comes meanwhile ends the driver once the step is done."""
+@contextlib.contextmanager
+def _foreground():
+    """A step the driver waits for. Before the run's own handler, a signal that comes meanwhile
+    ends the driver once the step is done (it writes nothing; the shell let it finish too)."""
     STATE.foreground += 1
     try:
-        return subprocess.run(argv, input=stdin, text=True, errors="surrogateescape",
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT if merge else subprocess.PIPE,
-                              pass_fds=STATE.lock_fds, env=_children_env(env))
+        yield
     finally:
         STATE.foreground -= 1
         if STATE.pending and not STATE.foreground and STATE.on_interrupt is None:
             _early(STATE.pending)
+
+
+def quiet(argv: list, merge: bool = False, stdin: str | None = None, env: dict | None = None):
+    """A short step, its output captured (stderr merged into stdout with `merge`)."""
+    with _foreground():
+        return subprocess.run(argv, input=stdin, text=True, errors="surrogateescape",
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+                              pass_fds=STATE.lock_fds, env=_children_env(env))
 
 
 def _as_a_background_job() -> None:
@@ -159,16 +167,11 @@ def run(argv: list, env: dict | None = None, stdout=None, background: bool = Fal
     """A step whose output goes where the driver's goes (or to `stdout`); its exit code. A
     `background` step (the report, the rules' next look, building texts) reads no terminal and
     is not ended by a Ctrl-C to the run's group: the driver's handler ends it, with the rest."""
-    STATE.foreground += 1
-    try:
+    with _foreground():
         return exit_code(subprocess.run(
             argv, pass_fds=STATE.lock_fds, env=_children_env(env), stdout=stdout,
             stdin=subprocess.DEVNULL if background else None,
             preexec_fn=_as_a_background_job if background else None).returncode)
-    finally:
-        STATE.foreground -= 1
-        if STATE.pending and not STATE.foreground and STATE.on_interrupt is None:
-            _early(STATE.pending)
 
 
 def nproc() -> str:

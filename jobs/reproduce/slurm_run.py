@@ -65,16 +65,21 @@ class SlurmRun:
     def _log(self, pattern: str = "%x-%j.out") -> str:
         return f"--output={self.logs}/{pattern}"
 
+    @staticmethod
+    def _after_any(ids) -> list:
+        """The dependency on the jobs `ids` whatever their end (none when there are none)."""
+        return [f"--dependency=afterany:{':'.join(ids)}"] if ids else []
+
     def submit_judge(self, look: int, ids: list) -> None:
         """The judge step of `look` after the jobs `ids` (afterany: it judges what ran), with this
         invocation's arguments."""
-        dep = [f"--dependency=afterany:{':'.join(ids)}"] if ids else []
+        dep = self._after_any(ids)
         job = self.sbatch(*self.extra, *dep, f"--job-name=wordsens-judge-{look}", self._log(),
                           "jobs/slurm/judge.sbatch", str(look), *self.o.judge_arguments)
         say(f"judge job {job} (look {look}, after {len(ids)} jobs)")
 
     def submit_report(self, files: list, ids: list | None, why: str) -> None:
-        dep = [f"--dependency=afterany:{':'.join(ids)}"] if ids else []
+        dep = self._after_any(ids)
         job = self.sbatch(*self.extra, *dep, self._log(), "jobs/slurm/report.sbatch",
                           self.absolute(self.o.report), *map(self.absolute, files))
         say(f"report job {job} -> {self.o.report}/report.html ({why})")
@@ -119,15 +124,18 @@ class SlurmRun:
         return 0
 
     def first_batches(self) -> int:
+        # Each file asked once (`wordsens info`): a finished study is not submitted again.
+        complete = {s.name: self.wordsens.complete(self.runs.output(s.name))
+                    for s in self.runs.selected}
         # What a job would fail on is refused before the first job is submitted.
         for s in self.runs.selected:
             missing = self.planner.missing_texts(s)
-            if missing and not self.wordsens.complete(self.runs.output(s.name)):
+            if missing and not complete[s.name]:
                 refuse(f"{s.name}: {missing} is missing: build it first with "
                        f"'bash {prepare_script(missing)}'")
         memory = {}
         for s in self.runs.selected:
-            if self.wordsens.complete(self.runs.output(s.name)):
+            if complete[s.name]:
                 continue
             m = self.memory_for(self.absolute(s.config), self.runs.options(s.name))
             if m is None:
@@ -136,7 +144,7 @@ class SlurmRun:
         ids = []
         for s in self.runs.selected:
             out = self.runs.output(s.name)
-            if self.wordsens.complete(out):
+            if complete[s.name]:
                 say(f"{s.name}: {out} is complete, not submitted")
                 continue
             shards = self.plans[s.name].shards
