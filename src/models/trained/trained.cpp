@@ -118,6 +118,7 @@ TrainedFeatures::TrainedFeatures(ModelSpec spec, std::shared_ptr<const EncoderLa
   if (layer_ == nullptr) throw std::invalid_argument("trained: no encoder layer");
   layer_->check();
   if (layer_->d() != spec_.d) throw std::invalid_argument("trained: the layer is not d wide");
+  packed_ = std::make_shared<const TrainedPackedWeights>(*layer_);
 }
 
 Vector TrainedFeatures::features(const Matrix& X) const {
@@ -133,7 +134,7 @@ std::unique_ptr<PositionEvaluator> TrainedFeatures::at_position(const Matrix& X,
   if (position < 0 || position >= X.rows()) {
     throw std::out_of_range("trained: position " + std::to_string(position) + " out of range");
   }
-  return make_trained_position_evaluator(*layer_, part_, X, position);
+  return make_trained_position_evaluator(*layer_, *packed_, part_, X, position);
 }
 
 std::unique_ptr<WordSetEvaluator> TrainedFeatures::at_word_set(

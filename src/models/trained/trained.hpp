@@ -24,6 +24,7 @@
 #include "core/types.hpp"
 #include "models/shared/encoder_layer.hpp"
 #include "models/shared/feature_map.hpp"
+#include "models/trained/trained_attention_update.hpp"
 #include "models/trained/trained_pass.hpp"
 
 namespace wordsens {
@@ -55,6 +56,7 @@ class TrainedFeatures final : public FeatureMap, public WordSets {
  private:
   ModelSpec spec_;
   std::shared_ptr<const EncoderLayer> layer_;
+  std::shared_ptr<const TrainedPackedWeights> packed_;  // layer_'s, packed once for its evaluators
   TrainedPart part_;
 };
 

@@ -20,20 +20,39 @@ using StridedMap = Eigen::Map<Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dy
 //   alpha_, kappa_, g_kappa_, d_scores_: n × B·H, column b·H + h;
 //   att_, G_: n × B·d, point b in columns [b·d, (b+1)·d), so that row j of every point is one
 //   contiguous B × d block (row-major);
-//   up_, d_up_: B·H × d, row b·H + h (u'_h and its cotangent of point b);
+//   up_, d_up_: B·H × ld_, row b·H + h (u'_h and its cotangent of point b, in its first d columns);
 //   E_, Qp_, Kp_, Vp_, Yi_, dQ_, dK_, dV_, dE_: B × d, row b.
+// The head rows of B_j, u' and the cotangent of u' lie ld = d + kRowPad doubles apart, not d: at
+// d = 384 (3 KiB) every fourth row would fall on the same first-level cache sets (4 KiB apart),
+// and the row kernels' chunks of B_j, u' and its cotangent evicted one another; one cache line
+// more per row spreads them: the same arithmetic and bits, the row loop alone 9 % faster at
+// n = 256, the whole objective 1–3 % (docs/PERFORMANCE.md, "Trained layers").
+constexpr Index kRowPad = 8;
+// The columns of a step of the row kernels (attention_objective).
+constexpr Index kChunk = 64;
+
 class TrainedPosition final : public PositionEvaluator {
  public:
-  TrainedPosition(const EncoderLayer& layer, TrainedPart part, const Matrix& U, Index position)
+  TrainedPosition(const EncoderLayer& layer, const TrainedPackedWeights& packed, TrainedPart part,
+                  const Matrix& U, Index position)
       : w_(layer),
+        packed_(packed),
         part_(part),
         i_(position),
         n_(U.rows()),
         d_(U.cols()),
         H_(layer.heads),
         dh_(layer.d() / layer.heads),
+        ld_(layer.d() + kRowPad),
         c_(1.0 / std::sqrt(static_cast<double>(layer.d() / layer.heads))) {
     trained_forward(w_, part_, U, base_);
+    for (Index h = 0; h < H_; ++h) {
+      const auto Q = base_.Q.middleCols(h * dh_, dh_), K = base_.K.middleCols(h * dh_, dh_),
+                 V = base_.V.middleCols(h * dh_, dh_);
+      by_head_.push_back({FixedRightFactor(Q), FixedRightFactor(K), FixedRightFactor(V),
+                          FixedRightFactor(Q.transpose()), FixedRightFactor(K.transpose()),
+                          FixedRightFactor(V.transpose())});
+    }
     base_features_ = vec(base_.out);
     leave_one_out();
     if (part_ == TrainedPart::layer) point_.X = base_.X;  // only row i changes from here on
@@ -94,10 +113,15 @@ class TrainedPosition final : public PositionEvaluator {
     return {M.row(j).data(), B, d};
   }
 
+  // B_j of row j as an H × d matrix (its heads ld_ apart).
+  [[nodiscard]] Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> b_of_row(Index j) const {
+    return {Bj_.row(j).data(), H_, d_, Eigen::OuterStride<>(ld_)};
+  }
+
   // λ_jh and B_jh = ȳ_jh W_O,h for every row j ≠ i (header).
   void leave_one_out() {
     lambda_.setZero(n_, H_);
-    Bj_.setZero(n_, H_ * d_);
+    Bj_.setZero(n_, H_ * ld_);
     Matrix S(n_, n_), ybar(n_, dh_);
     for (Index h = 0; h < H_; ++h) {
       S.noalias() = c_ * (head(base_.Q, h) * head(base_.K, h).transpose());
@@ -114,7 +138,7 @@ class TrainedPosition final : public PositionEvaluator {
         S.row(j) /= sum;
       }
       ybar.noalias() = S * head(base_.V, h);
-      Bj_.middleCols(h * d_, d_).noalias() = ybar * out_rows(h);
+      Bj_.middleCols(h * ld_, d_).noalias() = ybar * out_rows(h);
     }
   }
 
@@ -127,8 +151,8 @@ class TrainedPosition final : public PositionEvaluator {
     d_scores_.resize(n_, B * H_);
     att_.resize(n_, B * d_);
     G_.resize(n_, B * d_);
-    up_.resize(B * H_, d_);
-    d_up_.resize(B * H_, d_);
+    up_.resize(B * H_, ld_);
+    d_up_.resize(B * H_, ld_);
     row_weights_.assign(static_cast<std::size_t>(H_), Matrix(B, n_));
     diffs_.resize(n_, B * H_);
     lambdas_ = lambda_.replicate(1, B);
@@ -142,16 +166,19 @@ class TrainedPosition final : public PositionEvaluator {
   void prepare_points(const Eigen::Ref<const Matrix>& deltas) {
     resize_for(deltas.cols());
     E_ = deltas.transpose() * w_.input.gamma.asDiagonal();
-    Qp_ = (E_ * w_.WQ).rowwise() + base_.Q.row(i_);
-    Kp_ = (E_ * w_.WK).rowwise() + base_.K.row(i_);
-    Vp_ = (E_ * w_.WV).rowwise() + base_.V.row(i_);
+    const auto E = left_rows(E_.data(), B_, d_, d_);
+    Qp_ = base_.Q.row(i_).replicate(B_, 1);
+    Kp_ = base_.K.row(i_).replicate(B_, 1);
+    Vp_ = base_.V.row(i_).replicate(B_, 1);
+    packed_.query.multiply_add(E, 0, 1.0, result_rows(Qp_.data(), B_, d_, d_), pack_scratch_);
+    packed_.key.multiply_add(E, 0, 1.0, result_rows(Kp_.data(), B_, d_, d_), pack_scratch_);
+    packed_.value.multiply_add(E, 0, 1.0, result_rows(Vp_.data(), B_, d_, d_), pack_scratch_);
+    scores_.resize(B_, n_);
     for (Index h = 0; h < H_; ++h) {
-      // u'_h of every point, into rows b·H + h of up_.
-      Eigen::Map<Matrix, 0, Eigen::OuterStride<>> up_h(up_.data() + h * d_, B_, d_,
-                                                       Eigen::OuterStride<>(H_ * d_));
-      up_h.noalias() = head(Vp_, h) * out_rows(h);
-      scores_.noalias() = c_ * (head(base_.Q, h) * head(Kp_, h).transpose());  // n × B
-      head_of_points(diffs_, h) = scores_;
+      // s'_jh = c q_jh·k'_ih of every row j and point (B × n).
+      by_head(h).Qt.multiply(left_rows(Kp_.data() + h * dh_, B_, dh_, d_), 0, c_,
+                             result_rows(scores_.data(), B_, n_, n_), pack_scratch_);
+      head_of_points(diffs_, h) = scores_.transpose();
     }
     // Rows j ≠ i: the new weight of word i against the rest of the row, as two logistic
     // fractions of the larger exponent (no exponent positive): with t = e^{−|s' − λ|},
@@ -164,11 +191,16 @@ class TrainedPosition final : public PositionEvaluator {
     kappa_ = (diffs_.array() <= 0.0).select(t_, one_).matrix();
     alpha_.row(i_).setZero();
     kappa_.row(i_).setZero();
-    // Row i in full: its scores against every word, word i's own key moved.
+    // Row i in full: its scores against every word, word i's own key moved. Beside it, u'_h =
+    // v'_ih W_O,h of every point: the two products with W_O,h as one (stacked_: v'_ih over y_ih),
+    // so that W_O is read once per call.
     Yi_.resize(B_, d_);
+    stacked_.resize(2 * B_, dh_);
+    stacked_out_.setZero(2 * B_, d_);  // u'_h of the head at hand over row i's output without b_O
     for (Index h = 0; h < H_; ++h) {
       Matrix& weights = row_weights_[static_cast<std::size_t>(h)];  // B × n
-      weights.noalias() = c_ * (head(Qp_, h) * head(base_.K, h).transpose());
+      by_head(h).Kt.multiply(left_rows(Qp_.data() + h * dh_, B_, dh_, d_), 0, c_,
+                             result_rows(weights.data(), B_, n_, n_), pack_scratch_);
       weights.col(i_) = c_ * head(Qp_, h).cwiseProduct(head(Kp_, h)).rowwise().sum();
       for (Index b = 0; b < B_; ++b) {
         auto row = weights.row(b);
@@ -176,13 +208,21 @@ class TrainedPosition final : public PositionEvaluator {
         row /= row.sum();
       }
       auto y = Yi_.middleCols(h * dh_, dh_);
-      y.noalias() = weights * head(base_.V, h);
+      by_head(h).V.multiply(left_rows(weights.data(), B_, n_, n_), 0, 1.0,
+                            result_rows(Yi_.data() + h * dh_, B_, dh_, d_), pack_scratch_);
       for (Index b = 0; b < B_; ++b) {
         y.row(b) += weights(b, i_) *
                     (Vp_.row(b).segment(h * dh_, dh_) - base_.V.row(i_).segment(h * dh_, dh_));
       }
+      stacked_.topRows(B_) = head(Vp_, h);
+      stacked_.bottomRows(B_) = y;
+      stacked_out_.topRows(B_).setZero();
+      packed_.output.multiply_add(left_rows(stacked_.data(), 2 * B_, dh_, dh_), h * dh_, 1.0,
+                                  result_rows(stacked_out_.data(), 2 * B_, d_, d_), pack_scratch_);
+      // u'_h of every point, into rows b·H + h of up_.
+      result_rows(up_.data() + h * ld_, B_, d_, H_ * ld_) = stacked_out_.topRows(B_);
     }
-    row_i_.noalias() = Yi_ * w_.WO;
+    row_i_ = stacked_out_.bottomRows(B_);
   }
 
   // The attention's output M' at U^i(δ_b) for every column δ_b of `deltas` (att_), keeping what
@@ -191,14 +231,13 @@ class TrainedPosition final : public PositionEvaluator {
     prepare_points(deltas);
     for (Index b = 0; b < B_; ++b) {
       att_.middleCols(b * d_, d_).noalias() =
-          kappa_.middleCols(b * H_, H_) * up_.middleRows(b * H_, H_);
+          kappa_.middleCols(b * H_, H_) * up_.middleRows(b * H_, H_).leftCols(d_);
     }
     // Σ_h α_jh B_jh: B_j (H × d) read once for all the points.
     for (Index j = 0; j < n_; ++j) {
       if (j == i_) continue;
       rows_of_points(att_, j, B_, d_).noalias() +=
-          Eigen::Map<const Matrix>(alpha_.row(j).data(), B_, H_) *
-          Eigen::Map<const Matrix>(Bj_.row(j).data(), H_, d_);
+          Eigen::Map<const Matrix>(alpha_.row(j).data(), B_, H_) * b_of_row(j);
     }
     rows_of_points(att_, i_, B_, d_) = row_i_;
     att_.rowwise() += bias_;
@@ -220,7 +259,6 @@ class TrainedPosition final : public PositionEvaluator {
     // kChunk doubles each) stay in the first-level cache for every point and the chunks of u'_b
     // and of its cotangent are read once per pair from the second: B_ is read once per call, in
     // order.
-    constexpr Index kChunk = 64;
     r_.resize(std::min(kChunk, d_));
     r1_.resize(r_.size());
     offset_.resize(r_.size());
@@ -242,31 +280,33 @@ class TrainedPosition final : public PositionEvaluator {
         const Index width = std::min(kChunk, d_ - c);
         const double* B0 = Bj_.row(j0).data() + c;
         const double* B1 = Bj_.row(j1).data() + c;
+        const ChunkAhead ahead = chunk_ahead(k, c, others, other_row);
         offset_.head(width) = w_.bO.segment(c, width) - base.row(j0).segment(c, width);
         offset1_.head(width) = w_.bO.segment(c, width) - base.row(j1).segment(c, width);
         for (Index b = 0; b < B_; ++b) {
+          prefetch_share(ahead, b);
           const double* kappa0 = kappa_.row(j0).data() + b * H_;
           const double* alpha0 = alpha_.row(j0).data() + b * H_;
           const double* kappa1 = kappa_.row(j1).data() + b * H_;
           const double* alpha1 = alpha_.row(j1).data() + b * H_;
           const double* up = up_.row(b * H_).data() + c;
           double* d_up = d_up_.row(b * H_).data() + c;
-          values(b) += trained_row_residual(kappa0, alpha0, up, B0, offset_.data(), H_, width, d_,
+          values(b) += trained_row_residual(kappa0, alpha0, up, B0, offset_.data(), H_, width, ld_,
                                             r_.data());
           if (pair) {
             values(b) += trained_row_residual(kappa1, alpha1, up, B1, offset1_.data(), H_, width,
-                                              d_, r1_.data());
+                                              ld_, r1_.data());
           }
           if (grads == nullptr) continue;
           // Through α, κ (hence s'_jh, hence k'_i) and u'_h (hence v'_i).
           double* gk0 = g_kappa_.row(j0).data() + b * H_;
           double* ga0 = g_alpha_all_.row(j0).data() + b * H_;
           if (!pair) {
-            trained_row_pullback(kappa0, up, B0, r_.data(), H_, width, d_, gk0, ga0, d_up);
+            trained_row_pullback(kappa0, up, B0, r_.data(), H_, width, ld_, gk0, ga0, d_up);
             continue;
           }
           trained_row_pair_pullback(kappa0, kappa1, up, B0, B1, r_.data(), r1_.data(), H_, width,
-                                    d_, gk0, ga0, g_kappa_.row(j1).data() + b * H_,
+                                    ld_, gk0, ga0, g_kappa_.row(j1).data() + b * H_,
                                     g_alpha_all_.row(j1).data() + b * H_, d_up);
         }
       }
@@ -279,6 +319,42 @@ class TrainedPosition final : public PositionEvaluator {
     if (grads == nullptr) return;
     d_scores_.row(i_).setZero();
     finish_backward(*grads, Gi_);
+  }
+
+  // B_ is read once per call, a chunk of two rows at a time, 9.4 MB at n = 256: with the weights
+  // more than the caches keep between calls. The chunk kChunksAhead steps of the row loop ahead is
+  // asked for while the points of the current one run, a share per point (0–4 % less time at
+  // n = 256, alternating runs of the two in one process).
+  static constexpr int kChunksAhead = 4;
+  struct ChunkAhead {
+    const double* rows[2] = {nullptr, nullptr};  // its two rows' chunks (none past the end)
+    Index lines = 0;                             // cache lines per head row
+  };
+  template <typename OtherRow>
+  [[nodiscard]] ChunkAhead chunk_ahead(Index k, Index c, Index others,
+                                       const OtherRow& other_row) const {
+    for (int step = 0; step < kChunksAhead; ++step) {
+      c += kChunk;
+      if (c >= d_) {
+        c = 0;
+        k += 2;
+      }
+    }
+    ChunkAhead ahead;
+    if (k >= others) return ahead;
+    ahead.rows[0] = Bj_.row(other_row(k)).data() + c;
+    ahead.rows[1] = k + 1 < others ? Bj_.row(other_row(k + 1)).data() + c : ahead.rows[0];
+    ahead.lines = (std::min(kChunk, d_ - c) + 7) / 8;
+    return ahead;
+  }
+  // Share b of B_ of the chunk ahead's 2·H head rows' lines.
+  void prefetch_share(const ChunkAhead& ahead, Index b) const {
+    if (ahead.rows[0] == nullptr) return;
+    const Index total = 2 * H_ * ahead.lines;
+    for (Index l = total * b / B_, end = total * (b + 1) / B_; l < end; ++l) {
+      const Index row = l / ahead.lines, line = l % ahead.lines;
+      __builtin_prefetch(ahead.rows[row / H_] + (row % H_) * ld_ + 8 * line);
+    }
   }
 
   // Point b's output through the whole layer, run from its attention into point_ (a reference
@@ -306,16 +382,17 @@ class TrainedPosition final : public PositionEvaluator {
     // Rows j ≠ i: through α, κ (hence s'_jh, hence k'_i) and u'_h (hence v'_i).
     for (Index b = 0; b < B_; ++b) {
       const auto G = G_.middleCols(b * d_, d_);
-      d_up_.middleRows(b * H_, H_).noalias() = kappa_.middleCols(b * H_, H_).transpose() * G;
-      g_kappa_.middleCols(b * H_, H_).noalias() = G * up_.middleRows(b * H_, H_).transpose();
+      d_up_.middleRows(b * H_, H_).leftCols(d_).noalias() =
+          kappa_.middleCols(b * H_, H_).transpose() * G;
+      g_kappa_.middleCols(b * H_, H_).noalias() =
+          G * up_.middleRows(b * H_, H_).leftCols(d_).transpose();
     }
     for (Index j = 0; j < n_; ++j) {
       if (j == i_) {
         d_scores_.row(j).setZero();
         continue;
       }
-      g_alpha_.noalias() = Eigen::Map<const Matrix>(Bj_.row(j).data(), H_, d_) *
-                           rows_of_points(G_, j, B_, d_).transpose();  // H × B
+      g_alpha_.noalias() = b_of_row(j) * rows_of_points(G_, j, B_, d_).transpose();  // H × B
       for (Index b = 0; b < B_; ++b) {
         for (Index h = 0; h < H_; ++h) {
           const Index col = b * H_ + h;
@@ -331,27 +408,39 @@ class TrainedPosition final : public PositionEvaluator {
   void finish_backward(Matrix& grads, const Eigen::Ref<const Matrix>& Gi) {
     dK_.resize(B_, d_);
     dV_.resize(B_, d_);
+    dYi_.resize(B_, d_);
+    // dV_h = d_up_h W_O,hᵀ and row i's dY_h = G_i W_O,hᵀ as one product (stacked_: d_up_h over
+    // G_i), so that W_O is read once.
+    stacked_.resize(2 * B_, d_);
+    stacked_.bottomRows(B_) = Gi;
+    stacked_out_.resize(2 * B_, dh_);
     for (Index h = 0; h < H_; ++h) {
-      dK_.middleCols(h * dh_, dh_).noalias() =
-          c_ * (head_of_points(d_scores_, h).transpose() * head(base_.Q, h));
-      Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> d_up_h(d_up_.data() + h * d_, B_, d_,
-                                                               Eigen::OuterStride<>(H_ * d_));
-      dV_.middleCols(h * dh_, dh_).noalias() = d_up_h * out_rows(h).transpose();
+      d_scores_h_ = head_of_points(d_scores_, h).transpose();  // B × n
+      by_head(h).Q.multiply(left_rows(d_scores_h_.data(), B_, n_, n_), 0, c_,
+                            result_rows(dK_.data() + h * dh_, B_, dh_, d_), pack_scratch_);
+      stacked_.topRows(B_) = left_rows(d_up_.data() + h * ld_, B_, d_, H_ * ld_);
+      packed_.output_t_by_head[static_cast<std::size_t>(h)].multiply(
+          left_rows(stacked_.data(), 2 * B_, d_, d_), 0, 1.0,
+          result_rows(stacked_out_.data(), 2 * B_, dh_, dh_), pack_scratch_);
+      dV_.middleCols(h * dh_, dh_) = stacked_out_.topRows(B_);
+      dYi_.middleCols(h * dh_, dh_) = stacked_out_.bottomRows(B_);
     }
     // Row i: through its softmax over every word.
-    dYi_.noalias() = Gi * w_.WO.transpose();
     dQ_.resize(B_, d_);
     for (Index h = 0; h < H_; ++h) {
       const Matrix& weights = row_weights_[static_cast<std::size_t>(h)];
       const auto dy = dYi_.middleCols(h * dh_, dh_);
-      d_row_.noalias() = dy * head(base_.V, h).transpose();  // B × n
+      d_row_.resize(B_, n_);
+      by_head(h).Vt.multiply(left_rows(dYi_.data() + h * dh_, B_, dh_, d_), 0, 1.0,
+                             result_rows(d_row_.data(), B_, n_, n_), pack_scratch_);
       d_row_.col(i_) = dy.cwiseProduct(head(Vp_, h)).rowwise().sum();
       for (Index b = 0; b < B_; ++b) {
         const double mean = weights.row(b).dot(d_row_.row(b));
         d_row_.row(b) = weights.row(b).cwiseProduct((d_row_.row(b).array() - mean).matrix());
       }
       auto dq = dQ_.middleCols(h * dh_, dh_);
-      dq.noalias() = c_ * (d_row_ * head(base_.K, h));
+      by_head(h).K.multiply(left_rows(d_row_.data(), B_, n_, n_), 0, c_,
+                            result_rows(dQ_.data() + h * dh_, B_, dh_, d_), pack_scratch_);
       for (Index b = 0; b < B_; ++b) {
         const double own = d_row_(b, i_);
         dq.row(b) +=
@@ -360,18 +449,32 @@ class TrainedPosition final : public PositionEvaluator {
         dV_.row(b).segment(h * dh_, dh_) += weights(b, i_) * dy.row(b);
       }
     }
-    dE_.noalias() = dQ_ * w_.WQ.transpose();
-    dE_.noalias() += dK_ * w_.WK.transpose();
-    dE_.noalias() += dV_ * w_.WV.transpose();
+    dE_.setZero(B_, d_);
+    const auto dE = result_rows(dE_.data(), B_, d_, d_);
+    packed_.query_t.multiply_add(left_rows(dQ_.data(), B_, d_, d_), 0, 1.0, dE, pack_scratch_);
+    packed_.key_t.multiply_add(left_rows(dK_.data(), B_, d_, d_), 0, 1.0, dE, pack_scratch_);
+    packed_.value_t.multiply_add(left_rows(dV_.data(), B_, d_, d_), 0, 1.0, dE, pack_scratch_);
     if (part_ == TrainedPart::layer) dE_ += Gi;  // the residual X + M
     grads = (dE_ * w_.input.gamma.asDiagonal()).transpose();
   }
 
-  const EncoderLayer& w_;  // the model's, which outlives its evaluators
+  // Q, K and V of the position by head (n × d_h) and their transposes, as the fixed right factors
+  // of the products with the points of a call.
+  struct HeadFactors {
+    FixedRightFactor Q, K, V, Qt, Kt, Vt;
+  };
+  [[nodiscard]] const HeadFactors& by_head(Index h) const {
+    return by_head_[static_cast<std::size_t>(h)];
+  }
+
+  const EncoderLayer& w_;               // the model's, which outlives its evaluators
+  const TrainedPackedWeights& packed_;  // the same weights, packed (the model's too)
   TrainedPart part_;
   Index i_, n_, d_, H_, dh_;
+  Index ld_;  // d_ + kRowPad: the distance between the head rows of B_j, u' and its cotangent
   double c_;
   TrainedPass base_;  // the plain pass at Δ = 0
+  std::vector<HeadFactors> by_head_;
   Vector base_features_;
   Matrix lambda_;   // n × H: λ_jh (row i unused)
   Matrix lambdas_;  // n × B·H: λ_jh at column b·H + h
@@ -391,16 +494,32 @@ class TrainedPosition final : public PositionEvaluator {
   RowVector r_, r1_, offset_, offset1_;
   Matrix g_alpha_all_;  // n × B·H: the cotangent of α_jh, column b·H + h
   Matrix dQ_, dK_, dV_, dE_, dYi_, d_row_, grads_;
+  Matrix stacked_, stacked_out_;  // two products with W_O as one (prepare_points, finish_backward)
+  Matrix d_scores_h_;             // B × n: the cotangents of s'_jh of one head
+  FixedRightFactor::Scratch pack_scratch_;  // a call's left factors, packed
   TrainedBackwardScratch scratch_;
 };
 
 }  // namespace
 
-std::unique_ptr<PositionEvaluator> make_trained_position_evaluator(const EncoderLayer& layer,
-                                                                   TrainedPart part,
-                                                                   const Matrix& U,
-                                                                   Index position) {
-  return std::make_unique<TrainedPosition>(layer, part, U, position);
+TrainedPackedWeights::TrainedPackedWeights(const EncoderLayer& layer)
+    : query(layer.WQ),
+      key(layer.WK),
+      value(layer.WV),
+      output(layer.WO),
+      query_t(layer.WQ.transpose()),
+      key_t(layer.WK.transpose()),
+      value_t(layer.WV.transpose()) {
+  const Index dh = layer.d() / layer.heads;
+  for (Index h = 0; h < layer.heads; ++h) {
+    output_t_by_head.emplace_back(layer.WO.middleRows(h * dh, dh).transpose());
+  }
+}
+
+std::unique_ptr<PositionEvaluator> make_trained_position_evaluator(
+    const EncoderLayer& layer, const TrainedPackedWeights& packed, TrainedPart part,
+    const Matrix& U, Index position) {
+  return std::make_unique<TrainedPosition>(layer, packed, part, U, position);
 }
 
 }  // namespace wordsens

@@ -12,8 +12,15 @@
 // W_O,h the rows of W_O of head h. Row i is recomputed in full. A point costs O(H·n·d + n·d + d²)
 // for the attention (the plain pass: O(n²·d + n·d²)), forward or backward; the whole layer adds
 // its feed-forward on every row, O(n·d·w), in matrix–matrix products.
+//
+// The products of a call's points with the layer's weights (B × d by d × d) and with the
+// position's Q, K and V by head (B × n by n × d_h and B × d_h by d_h × n) take their fixed factor
+// packed once (core/fixed_right_factor.hpp): the weights per model, Q, K and V per
+// position.
 #include <memory>
+#include <vector>
 
+#include "core/fixed_right_factor.hpp"
 #include "core/types.hpp"
 #include "models/shared/encoder_layer.hpp"
 #include "models/shared/feature_map.hpp"
@@ -21,9 +28,18 @@
 
 namespace wordsens {
 
+/// The attention's weights of a layer as the fixed right factors of the evaluator's products.
+struct TrainedPackedWeights {
+  explicit TrainedPackedWeights(const EncoderLayer& layer);
+  FixedRightFactor query, key, value, output;  // e ↦ e·W_Q, e·W_K, e·W_V, y ↦ y·W_O
+  FixedRightFactor query_t, key_t, value_t;  // g ↦ g·W_Qᵀ, g·W_Kᵀ, g·W_Vᵀ (the gradient's)
+  std::vector<FixedRightFactor> output_t_by_head;  // g ↦ g·W_O,hᵀ, W_O,h the rows of head h
+};
+
 /// The evaluator of word `position` of U for the trained model of `part` with weights `layer`
-/// (which must outlive it).
+/// and the same weights `packed` (both must outlive it).
 [[nodiscard]] std::unique_ptr<PositionEvaluator> make_trained_position_evaluator(
-    const EncoderLayer& layer, TrainedPart part, const Matrix& U, Index position);
+    const EncoderLayer& layer, const TrainedPackedWeights& packed, TrainedPart part,
+    const Matrix& U, Index position);
 
 }  // namespace wordsens
