@@ -409,21 +409,21 @@ class TrainedPosition final : public PositionEvaluator {
     dK_.resize(B_, d_);
     dV_.resize(B_, d_);
     dYi_.resize(B_, d_);
-    // dV_h = d_up_h W_O,hᵀ and row i's dY_h = G_i W_O,hᵀ as one product (stacked_: d_up_h over
-    // G_i), so that W_O is read once.
-    stacked_.resize(2 * B_, d_);
-    stacked_.bottomRows(B_) = Gi;
-    stacked_out_.resize(2 * B_, dh_);
+    // dV_h = d_up_h W_O,hᵀ and row i's dY_h = G_i W_O,hᵀ as one product (grads_stacked_: d_up_h
+    // over G_i), so that W_O is read once.
+    grads_stacked_.resize(2 * B_, d_);
+    grads_stacked_.bottomRows(B_) = Gi;
+    grads_stacked_out_.resize(2 * B_, dh_);
     for (Index h = 0; h < H_; ++h) {
       d_scores_h_ = head_of_points(d_scores_, h).transpose();  // B × n
       by_head(h).Q.multiply(left_rows(d_scores_h_.data(), B_, n_, n_), 0, c_,
                             result_rows(dK_.data() + h * dh_, B_, dh_, d_), pack_scratch_);
-      stacked_.topRows(B_) = left_rows(d_up_.data() + h * ld_, B_, d_, H_ * ld_);
+      grads_stacked_.topRows(B_) = left_rows(d_up_.data() + h * ld_, B_, d_, H_ * ld_);
       packed_.output_t_by_head[static_cast<std::size_t>(h)].multiply(
-          left_rows(stacked_.data(), 2 * B_, d_, d_), 0, 1.0,
-          result_rows(stacked_out_.data(), 2 * B_, dh_, dh_), pack_scratch_);
-      dV_.middleCols(h * dh_, dh_) = stacked_out_.topRows(B_);
-      dYi_.middleCols(h * dh_, dh_) = stacked_out_.bottomRows(B_);
+          left_rows(grads_stacked_.data(), 2 * B_, d_, d_), 0, 1.0,
+          result_rows(grads_stacked_out_.data(), 2 * B_, dh_, dh_), pack_scratch_);
+      dV_.middleCols(h * dh_, dh_) = grads_stacked_out_.topRows(B_);
+      dYi_.middleCols(h * dh_, dh_) = grads_stacked_out_.bottomRows(B_);
     }
     // Row i: through its softmax over every word.
     dQ_.resize(B_, d_);
@@ -494,8 +494,10 @@ class TrainedPosition final : public PositionEvaluator {
   RowVector r_, r1_, offset_, offset1_;
   Matrix g_alpha_all_;  // n × B·H: the cotangent of α_jh, column b·H + h
   Matrix dQ_, dK_, dV_, dE_, dYi_, d_row_, grads_;
-  Matrix stacked_, stacked_out_;  // two products with W_O as one (prepare_points, finish_backward)
-  Matrix d_scores_h_;             // B × n: the cotangents of s'_jh of one head
+  // Two products with W_O as one: their left factors stacked, and the result (prepare_points's
+  // and finish_backward's, apart so that neither reallocates on every call).
+  Matrix stacked_, stacked_out_, grads_stacked_, grads_stacked_out_;
+  Matrix d_scores_h_;                       // B × n: the cotangents of s'_jh of one head
   FixedRightFactor::Scratch pack_scratch_;  // a call's left factors, packed
   TrainedBackwardScratch scratch_;
 };
