@@ -7,12 +7,12 @@
 // attention (models/trained/trained_attention_update.cpp), spends more time in Eigen's packing of
 // the d × d factor, redone on every call, than in its multiply-adds: at B = 8 each packed number
 // serves only 8 of them (docs/PERFORMANCE.md, "Trained layers"). The factor here is packed when it
-// is made; a call packs only A (rows × depth numbers) and runs Eigen's kernel on the two, the same
-// kernel and the same order of summation within it as Eigen's own product over the whole depth.
+// is made; a call packs only A (rows × depth numbers) and runs on the two the block-panel kernel
+// Eigen's own products run, over the whole depth at once.
 //
-// It uses Eigen's internal packing routines and block-panel kernel (Eigen 3.4's
-// Core/products/GeneralBlockPanelKernel.h, as its own general_matrix_matrix_product calls them);
-// fixed_right_factor_test.cpp checks every call shape against the plain product.
+// It uses Eigen's internal packing routines and that kernel, called as Eigen's general matrix
+// product calls them; fixed_right_factor_test.cpp checks every call shape against the plain
+// product.
 #include <vector>
 
 #include "core/types.hpp"

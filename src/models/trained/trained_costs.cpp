@@ -79,10 +79,11 @@ double TrainedCosts::multi_word_growth(double words) const {
 }
 
 // The layer's matrices (4d² + 2d·w; a twin holds its own copy, the trained weights are shared by
-// every task) and the attention's packed for the evaluators' products (8d²:
-// trained_attention_update.hpp), and one evaluator's pass and scratch (trained_pass.hpp): about
-// 24 arrays of n × d, 6 more of the position's Q, K and V packed, 4 of n × w and 3 of n × n per
-// head. Not yet fitted to a measured peak (the other families' are: study/cost_model.cpp).
+// every task) with the attention's four packed again, in both orientations, for the evaluators'
+// products (8d²: trained_attention_update.hpp), and one evaluator's pass and scratch
+// (trained_pass.hpp): about 24 arrays of n × d, 6 more of the position's Q, K and V packed, 4 of
+// n × w and 3 of n × n per head. Not yet fitted to a measured peak (the other families' are:
+// study/cost_model.cpp).
 double TrainedCosts::ws_memory(const CostShape& s, const CostOptions& /*o*/,
                                const SearchShape& /*q*/) const {
   const double n = s.n, d = s.d, w = kWidthFactor * d;
