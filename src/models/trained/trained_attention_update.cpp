@@ -114,9 +114,11 @@ class TrainedPosition final : public PositionEvaluator {
   }
 
   // B_j of row j as an H × d matrix (its heads ld_ apart).
-  [[nodiscard]] Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> b_of_row(Index j) const {
-    return {Bj_.row(j).data(), H_, d_, Eigen::OuterStride<>(ld_)};
+  [[nodiscard]] FixedRightFactor::ConstRows b_of_row(Index j) const {
+    return left_rows(Bj_.row(j).data(), H_, d_, ld_);
   }
+  // The k-th row j ≠ i: k, or k + 1 from row i on.
+  [[nodiscard]] Index other_row(Index k) const { return k < i_ ? k : k + 1; }
 
   // λ_jh and B_jh = ȳ_jh W_O,h for every row j ≠ i (header).
   void leave_one_out() {
@@ -268,10 +270,8 @@ class TrainedPosition final : public PositionEvaluator {
       g_alpha_all_.setZero(n_, B_ * H_);
     }
     // Two rows at a time, so that their pullbacks share the loads of u' and of its cotangent
-    // (trained_row_pair_pullback); an odd row out alone. The k-th row j ≠ i is k, or k + 1 from
-    // row i on.
+    // (trained_row_pair_pullback); an odd row out alone, rows j ≠ i counted by other_row.
     const Index others = n_ - 1;
-    const auto other_row = [&](Index k) { return k < i_ ? k : k + 1; };
     for (Index k = 0; k < others; k += 2) {
       const Index j0 = other_row(k);
       const bool pair = k + 1 < others;
@@ -280,7 +280,7 @@ class TrainedPosition final : public PositionEvaluator {
         const Index width = std::min(kChunk, d_ - c);
         const double* B0 = Bj_.row(j0).data() + c;
         const double* B1 = Bj_.row(j1).data() + c;
-        const ChunkAhead ahead = chunk_ahead(k, c, others, other_row);
+        const ChunkAhead ahead = chunk_ahead(k, c);
         offset_.head(width) = w_.bO.segment(c, width) - base.row(j0).segment(c, width);
         offset1_.head(width) = w_.bO.segment(c, width) - base.row(j1).segment(c, width);
         for (Index b = 0; b < B_; ++b) {
@@ -330,9 +330,8 @@ class TrainedPosition final : public PositionEvaluator {
     const double* rows[2] = {nullptr, nullptr};  // its two rows' chunks (none past the end)
     Index lines = 0;                             // cache lines per head row
   };
-  template <typename OtherRow>
-  [[nodiscard]] ChunkAhead chunk_ahead(Index k, Index c, Index others,
-                                       const OtherRow& other_row) const {
+  [[nodiscard]] ChunkAhead chunk_ahead(Index k, Index c) const {
+    const Index others = n_ - 1;
     for (int step = 0; step < kChunksAhead; ++step) {
       c += kChunk;
       if (c >= d_) {
@@ -427,10 +426,10 @@ class TrainedPosition final : public PositionEvaluator {
     }
     // Row i: through its softmax over every word.
     dQ_.resize(B_, d_);
+    d_row_.resize(B_, n_);
     for (Index h = 0; h < H_; ++h) {
       const Matrix& weights = row_weights_[static_cast<std::size_t>(h)];
       const auto dy = dYi_.middleCols(h * dh_, dh_);
-      d_row_.resize(B_, n_);
       by_head(h).Vt.multiply(left_rows(dYi_.data() + h * dh_, B_, dh_, d_), 0, 1.0,
                              result_rows(d_row_.data(), B_, n_, n_), pack_scratch_);
       d_row_.col(i_) = dy.cwiseProduct(head(Vp_, h)).rowwise().sum();
