@@ -6,9 +6,9 @@
 // Why: a product with a handful of rows, such as the B × d by d × d products of the trained
 // attention (models/trained/trained_attention_update.cpp), spends more time in Eigen's packing of
 // the d × d factor, redone on every call, than in its multiply-adds: at B = 8 each packed number
-// serves only 8 of them (docs/PERFORMANCE.md, "Trained layers"). The factor here is packed when it
-// is made; a call packs only A (rows × depth numbers) and runs on the two the block-panel kernel
-// Eigen's own products run, over the whole depth at once.
+// serves only 8 of them (docs/PERFORMANCE.md, "The transformer family"). The factor here is packed
+// when it is made; a call packs only A (rows × depth numbers) and runs on the two the block-panel
+// kernel Eigen's own products run, over the whole depth at once.
 //
 // It uses Eigen's internal packing routines and that kernel, called as Eigen's general matrix
 // product calls them; fixed_right_factor_test.cpp checks every call shape against the plain

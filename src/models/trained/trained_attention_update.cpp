@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "models/trained/trained_row_kernels.hpp"
+#include "models/trained/trained_row_block.hpp"
 
 namespace wordsens {
 namespace {
@@ -13,23 +13,23 @@ namespace {
 using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using StridedMap = Eigen::Map<Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 
-// The points of a call are evaluated together (docs/PERFORMANCE.md, "Trained layers"): what
-// depends on a point is stored for all B points of the call side by side, so that B_ (n × H·d, the
+// The points of a call are evaluated together (docs/PERFORMANCE.md, "The transformer family"): what
+// depends on a point is stored for all B points of the call side by side, so that Bj_ (n × H·d, the
 // largest array, megabytes at n = 256) is read once per call instead of once per point, and the
 // per-point vector products become products of B-row matrices. Layouts, point b and head h:
 //   alpha_, kappa_, g_kappa_, d_scores_: n × B·H, column b·H + h;
 //   att_, G_: n × B·d, point b in columns [b·d, (b+1)·d), so that row j of every point is one
 //   contiguous B × d block (row-major);
-//   up_, d_up_: B·H × ld_, row b·H + h (u'_h and its cotangent of point b, in its first d columns);
+//   up_, d_up_: B·H × d, row b·H + h (u'_h and its cotangent of point b);
 //   E_, Qp_, Kp_, Vp_, Yi_, dQ_, dK_, dV_, dE_: B × d, row b.
-// The head rows of B_j, u' and the cotangent of u' lie ld = d + kRowPad doubles apart, not d: at
-// d = 384 (3 KiB) every fourth row would fall on the same first-level cache sets (4 KiB apart),
-// and the row kernels' chunks of B_j, u' and its cotangent evicted one another; one cache line
-// more per row spreads them: the same arithmetic and bits, the row loop alone 9 % faster at
-// n = 256, the whole objective 1–3 % (docs/PERFORMANCE.md, "Trained layers").
-constexpr Index kRowPad = 8;
-// The columns of a step of the row kernels (attention_objective).
-constexpr Index kChunk = 64;
+// The rows and columns of a block of attention_objective's row products: the block's residuals
+// (kBlockRows × B × kChunk), its rows of B_j and the chunks of u' and of u''s cotangent stay in the
+// second-level cache while its products go round them. At d = 384 a block is whole rows, which the
+// hardware's prefetch follows best: 6 rows of 384 columns took 0.93–0.95 of the time of 12 rows of
+// 128 at n = 256 (alternating runs of the two in one process; 8 × 384: 0.94–0.95; 4 × 384, 12 ×
+// 384, 24 × 128 and 6 × 192: 0.96–1.0).
+constexpr Index kBlockRows = 6;
+constexpr Index kChunk = 384;
 
 class TrainedPosition final : public PositionEvaluator {
  public:
@@ -43,7 +43,6 @@ class TrainedPosition final : public PositionEvaluator {
         d_(U.cols()),
         H_(layer.heads),
         dh_(layer.d() / layer.heads),
-        ld_(layer.d() + kRowPad),
         c_(1.0 / std::sqrt(static_cast<double>(layer.d() / layer.heads))) {
     trained_forward(w_, part_, U, base_);
     for (Index h = 0; h < H_; ++h) {
@@ -55,6 +54,7 @@ class TrainedPosition final : public PositionEvaluator {
     }
     base_features_ = vec(base_.out);
     leave_one_out();
+    offsets_ = (-Eigen::Map<const Matrix>(base_features_.data(), n_, d_)).rowwise() + w_.bO;
     if (part_ == TrainedPart::layer) point_.X = base_.X;  // only row i changes from here on
   }
 
@@ -113,17 +113,15 @@ class TrainedPosition final : public PositionEvaluator {
     return {M.row(j).data(), B, d};
   }
 
-  // B_j of row j as an H × d matrix (its heads ld_ apart).
+  // B_j of row j as an H × d matrix.
   [[nodiscard]] FixedRightFactor::ConstRows b_of_row(Index j) const {
-    return left_rows(Bj_.row(j).data(), H_, d_, ld_);
+    return left_rows(Bj_.row(j).data(), H_, d_, d_);
   }
-  // The k-th row j ≠ i: k, or k + 1 from row i on.
-  [[nodiscard]] Index other_row(Index k) const { return k < i_ ? k : k + 1; }
 
   // λ_jh and B_jh = ȳ_jh W_O,h for every row j ≠ i (header).
   void leave_one_out() {
     lambda_.setZero(n_, H_);
-    Bj_.setZero(n_, H_ * ld_);
+    Bj_.setZero(n_, H_ * d_);
     Matrix S(n_, n_), ybar(n_, dh_);
     for (Index h = 0; h < H_; ++h) {
       S.noalias() = c_ * (head(base_.Q, h) * head(base_.K, h).transpose());
@@ -140,7 +138,7 @@ class TrainedPosition final : public PositionEvaluator {
         S.row(j) /= sum;
       }
       ybar.noalias() = S * head(base_.V, h);
-      Bj_.middleCols(h * ld_, d_).noalias() = ybar * out_rows(h);
+      Bj_.middleCols(h * d_, d_).noalias() = ybar * out_rows(h);
     }
   }
 
@@ -153,8 +151,8 @@ class TrainedPosition final : public PositionEvaluator {
     d_scores_.resize(n_, B * H_);
     att_.resize(n_, B * d_);
     G_.resize(n_, B * d_);
-    up_.resize(B * H_, ld_);
-    d_up_.resize(B * H_, ld_);
+    up_.resize(B * H_, d_);
+    d_up_.resize(B * H_, d_);
     row_weights_.assign(static_cast<std::size_t>(H_), Matrix(B, n_));
     diffs_.resize(n_, B * H_);
     lambdas_ = lambda_.replicate(1, B);
@@ -222,7 +220,7 @@ class TrainedPosition final : public PositionEvaluator {
       packed_.output.multiply_add(left_rows(stacked_.data(), 2 * B_, dh_, dh_), h * dh_, 1.0,
                                   result_rows(stacked_out_.data(), 2 * B_, d_, d_), pack_scratch_);
       // u'_h of every point, into rows b·H + h of up_.
-      result_rows(up_.data() + h * ld_, B_, d_, H_ * ld_) = stacked_out_.topRows(B_);
+      result_rows(up_.data() + h * d_, B_, d_, H_ * d_) = stacked_out_.topRows(B_);
     }
     row_i_ = stacked_out_.bottomRows(B_);
   }
@@ -233,7 +231,7 @@ class TrainedPosition final : public PositionEvaluator {
     prepare_points(deltas);
     for (Index b = 0; b < B_; ++b) {
       att_.middleCols(b * d_, d_).noalias() =
-          kappa_.middleCols(b * H_, H_) * up_.middleRows(b * H_, H_).leftCols(d_);
+          kappa_.middleCols(b * H_, H_) * up_.middleRows(b * H_, H_);
     }
     // Σ_h α_jh B_jh: B_j (H × d) read once for all the points.
     for (Index j = 0; j < n_; ++j) {
@@ -247,70 +245,47 @@ class TrainedPosition final : public PositionEvaluator {
   }
 
   // The attention's f(δ_b) = ‖φ(U^i(δ_b)) − φ(U)‖² and, with `grads`, ∇f for every column of
-  // `deltas`, without its n × B·d output: each row j ≠ i of every point is made, turned into its
-  // residual r = 2(M'_j − M_j) (the cotangent of M'_j) and pulled back at once by the row
-  // kernels (trained_row_kernels.hpp), which read no packed copy: as matrix products, through
-  // n × B·d arrays and products of inner size H, the same rows ran 1.67 times slower
-  // (docs/PERFORMANCE.md, "Trained layers").
+  // `deltas`, without its n × B·d output: the rows j ≠ i of every point are made, turned into their
+  // residuals r = 2(M'_j − M_j) (the cotangents of M'_j) and pulled back at once, a block of rows
+  // and a chunk of columns at a time, by the register-tiled products of trained_row_block.hpp.
   void attention_objective(const Matrix& deltas, Vector& values, Matrix* grads) {
     prepare_points(deltas);
     values.setZero(deltas.cols());
-    const Eigen::Map<const Matrix> base(base_features_.data(), n_, d_);
-    if (grads != nullptr) d_up_.setZero();
-    // Rows in pairs and in column chunks of kChunk, so that the pair's chunks of B_j (H rows of
-    // kChunk doubles each) stay in the first-level cache for every point and the chunks of u'_b
-    // and of its cotangent are read once per pair from the second: B_ is read once per call, in
-    // order.
-    r_.resize(std::min(kChunk, d_));
-    r1_.resize(r_.size());
-    offset_.resize(r_.size());
-    offset1_.resize(r_.size());
     if (grads != nullptr) {
+      d_up_.setZero();
       g_kappa_.setZero(n_, B_ * H_);
       g_alpha_all_.setZero(n_, B_ * H_);
     }
-    // Two rows at a time, so that their pullbacks share the loads of u' and of its cotangent
-    // (trained_row_pair_pullback); an odd row out alone, rows j ≠ i counted by other_row.
-    const Index others = n_ - 1;
-    for (Index k = 0; k < others; k += 2) {
-      const Index j0 = other_row(k);
-      const bool pair = k + 1 < others;
-      const Index j1 = pair ? other_row(k + 1) : j0;
-      for (Index c = 0; c < d_; c += kChunk) {
-        const Index width = std::min(kChunk, d_ - c);
-        const double* B0 = Bj_.row(j0).data() + c;
-        const double* B1 = Bj_.row(j1).data() + c;
-        const ChunkAhead ahead = chunk_ahead(k, c);
-        offset_.head(width) = w_.bO.segment(c, width) - base.row(j0).segment(c, width);
-        offset1_.head(width) = w_.bO.segment(c, width) - base.row(j1).segment(c, width);
-        for (Index b = 0; b < B_; ++b) {
-          prefetch_share(ahead, b);
-          const double* kappa0 = kappa_.row(j0).data() + b * H_;
-          const double* alpha0 = alpha_.row(j0).data() + b * H_;
-          const double* kappa1 = kappa_.row(j1).data() + b * H_;
-          const double* alpha1 = alpha_.row(j1).data() + b * H_;
-          const double* up = up_.row(b * H_).data() + c;
-          double* d_up = d_up_.row(b * H_).data() + c;
-          values(b) += trained_row_residual(kappa0, alpha0, up, B0, offset_.data(), H_, width, ld_,
-                                            r_.data());
-          if (pair) {
-            values(b) += trained_row_residual(kappa1, alpha1, up, B1, offset1_.data(), H_, width,
-                                              ld_, r1_.data());
+    residuals_.resize(kBlockRows * B_ * std::min(kChunk, d_));
+    // The rows before i and after it, each in blocks of kBlockRows consecutive rows, so that a
+    // block's rows are evenly spaced in every array.
+    for (const auto& [from, to] : {std::pair<Index, Index>{0, i_}, {i_ + 1, n_}}) {
+      for (Index j = from; j < to; j += kBlockRows) {
+        const Index rows = std::min(kBlockRows, to - j);
+        for (Index c = 0; c < d_; c += kChunk) {
+          const TrainedRowBlock block{.J = rows,
+                                      .B = B_,
+                                      .H = H_,
+                                      .C = std::min(kChunk, d_ - c),
+                                      .kappa = kappa_.row(j).data(),
+                                      .alpha = alpha_.row(j).data(),
+                                      .coef_stride = B_ * H_,
+                                      .up = up_.data() + c,
+                                      .ld = d_,
+                                      .bj = Bj_.row(j).data() + c,
+                                      .bj_stride = H_ * d_,
+                                      .offset = offsets_.row(j).data() + c,
+                                      .offset_stride = d_,
+                                      .r = residuals_.data()};
+          trained_block_residual(block, values.data());
+          if (grads != nullptr) {
+            trained_block_pullback(block, g_kappa_.row(j).data(), g_alpha_all_.row(j).data(),
+                                   d_up_.data() + c);
           }
-          if (grads == nullptr) continue;
-          // Through α, κ (hence s'_jh, hence k'_i) and u'_h (hence v'_i).
-          double* gk0 = g_kappa_.row(j0).data() + b * H_;
-          double* ga0 = g_alpha_all_.row(j0).data() + b * H_;
-          if (!pair) {
-            trained_row_pullback(kappa0, up, B0, r_.data(), H_, width, ld_, gk0, ga0, d_up);
-            continue;
-          }
-          trained_row_pair_pullback(kappa0, kappa1, up, B0, B1, r_.data(), r1_.data(), H_, width,
-                                    ld_, gk0, ga0, g_kappa_.row(j1).data() + b * H_,
-                                    g_alpha_all_.row(j1).data() + b * H_, d_up);
         }
       }
     }
+    const Eigen::Map<const Matrix> base(base_features_.data(), n_, d_);
     if (grads != nullptr) {
       d_scores_ = (alpha_.array() * kappa_.array() * (g_kappa_ - g_alpha_all_).array()).matrix();
     }
@@ -319,41 +294,6 @@ class TrainedPosition final : public PositionEvaluator {
     if (grads == nullptr) return;
     d_scores_.row(i_).setZero();
     finish_backward(*grads, Gi_);
-  }
-
-  // B_ is read once per call, a chunk of two rows at a time, 9.4 MB at n = 256: with the weights
-  // more than the caches keep between calls. The chunk kChunksAhead steps of the row loop ahead is
-  // asked for while the points of the current one run, a share per point (0–4 % less time at
-  // n = 256, alternating runs of the two in one process).
-  static constexpr int kChunksAhead = 4;
-  struct ChunkAhead {
-    const double* rows[2] = {nullptr, nullptr};  // its two rows' chunks (none past the end)
-    Index lines = 0;                             // cache lines per head row
-  };
-  [[nodiscard]] ChunkAhead chunk_ahead(Index k, Index c) const {
-    const Index others = n_ - 1;
-    for (int step = 0; step < kChunksAhead; ++step) {
-      c += kChunk;
-      if (c >= d_) {
-        c = 0;
-        k += 2;
-      }
-    }
-    ChunkAhead ahead;
-    if (k >= others) return ahead;
-    ahead.rows[0] = Bj_.row(other_row(k)).data() + c;
-    ahead.rows[1] = k + 1 < others ? Bj_.row(other_row(k + 1)).data() + c : ahead.rows[0];
-    ahead.lines = (std::min(kChunk, d_ - c) + 7) / 8;
-    return ahead;
-  }
-  // Share b of B_ of the chunk ahead's 2·H head rows' lines.
-  void prefetch_share(const ChunkAhead& ahead, Index b) const {
-    if (ahead.rows[0] == nullptr) return;
-    const Index total = 2 * H_ * ahead.lines;
-    for (Index l = total * b / B_, end = total * (b + 1) / B_; l < end; ++l) {
-      const Index row = l / ahead.lines, line = l % ahead.lines;
-      __builtin_prefetch(ahead.rows[row / H_] + (row % H_) * ld_ + 8 * line);
-    }
   }
 
   // Point b's output through the whole layer, run from its attention into point_ (a reference
@@ -381,10 +321,8 @@ class TrainedPosition final : public PositionEvaluator {
     // Rows j ≠ i: through α, κ (hence s'_jh, hence k'_i) and u'_h (hence v'_i).
     for (Index b = 0; b < B_; ++b) {
       const auto G = G_.middleCols(b * d_, d_);
-      d_up_.middleRows(b * H_, H_).leftCols(d_).noalias() =
-          kappa_.middleCols(b * H_, H_).transpose() * G;
-      g_kappa_.middleCols(b * H_, H_).noalias() =
-          G * up_.middleRows(b * H_, H_).leftCols(d_).transpose();
+      d_up_.middleRows(b * H_, H_).noalias() = kappa_.middleCols(b * H_, H_).transpose() * G;
+      g_kappa_.middleCols(b * H_, H_).noalias() = G * up_.middleRows(b * H_, H_).transpose();
     }
     for (Index j = 0; j < n_; ++j) {
       if (j == i_) {
@@ -417,7 +355,7 @@ class TrainedPosition final : public PositionEvaluator {
       d_scores_h_ = head_of_points(d_scores_, h).transpose();  // B × n
       by_head(h).Q.multiply(left_rows(d_scores_h_.data(), B_, n_, n_), 0, c_,
                             result_rows(dK_.data() + h * dh_, B_, dh_, d_), pack_scratch_);
-      grads_stacked_.topRows(B_) = left_rows(d_up_.data() + h * ld_, B_, d_, H_ * ld_);
+      grads_stacked_.topRows(B_) = left_rows(d_up_.data() + h * d_, B_, d_, H_ * d_);
       packed_.output_t_by_head[static_cast<std::size_t>(h)].multiply(
           left_rows(grads_stacked_.data(), 2 * B_, d_, d_), 0, 1.0,
           result_rows(grads_stacked_out_.data(), 2 * B_, dh_, dh_), pack_scratch_);
@@ -470,7 +408,6 @@ class TrainedPosition final : public PositionEvaluator {
   const TrainedPackedWeights& packed_;  // the same weights, packed (the model's too)
   TrainedPart part_;
   Index i_, n_, d_, H_, dh_;
-  Index ld_;  // d_ + kRowPad: the distance between the head rows of B_j, u' and its cotangent
   double c_;
   TrainedPass base_;  // the plain pass at Δ = 0
   std::vector<HeadFactors> by_head_;
@@ -489,8 +426,8 @@ class TrainedPosition final : public PositionEvaluator {
   // Scratch.
   RowArray t_, one_;  // e^{−|s' − λ|} and 1/(1 + e^{−|s' − λ|}), n × B·H
   Matrix scores_, diffs_, residual_, c_scratch_, G_, g_kappa_, d_scores_, d_up_, g_alpha_, Gi_;
-  // A chunk of two rows' residuals of one point, and of their b_O − M_j.
-  RowVector r_, r1_, offset_, offset1_;
+  Matrix offsets_;      // n × d: b_O − M_j of every row (r_j/2 without the terms of α and κ)
+  Vector residuals_;    // a block's residuals (trained_row_block.hpp)
   Matrix g_alpha_all_;  // n × B·H: the cotangent of α_jh, column b·H + h
   Matrix dQ_, dK_, dV_, dE_, dYi_, d_row_, grads_;
   // Two products with W_O as one: their left factors stacked, and the result (prepare_points's

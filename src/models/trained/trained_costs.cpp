@@ -12,9 +12,9 @@ constexpr double kWidthFactor = 4.0;  // its feed-forward's width, 4d
 double heads(const CostShape& s) { return std::max(1.0, s.d / kHeadWidth); }
 
 // The attention's and the whole layer's shares of the dense rate, kAttentionShareOfDense and
-// kLayerShareOfDense, are rows of models/calibration.tsv (docs/PERFORMANCE.md "Trained layers"):
-// the attention's is lower than its benchmark's because the study's ascents climb 3 points per
-// call, each call reading B_j once for fewer points than the benchmark's 8.
+// kLayerShareOfDense, are rows of models/calibration.tsv (docs/PERFORMANCE.md, "The transformer
+// family"): the attention's is lower than its benchmark's because the study's ascents climb 3
+// points per call, each call reading B_j once for fewer points than the benchmark's 8.
 
 // The attention's update per point, forward and backward (trained_attention_update.hpp): about
 // 5·H·n·d over the rows j ≠ i, 6·n·d for row i and 10·d² for the moved word's rows and W_O, the
@@ -81,14 +81,14 @@ double TrainedCosts::multi_word_growth(double words) const {
 // The layer's matrices (4d² + 2d·w; a twin holds its own copy, the trained weights are shared by
 // every task) with the attention's four packed again, in both orientations, for the evaluators'
 // products (8d²: trained_attention_update.hpp), and one evaluator's pass and scratch
-// (trained_pass.hpp): about 24 arrays of n × d, 6 more of the position's Q, K and V packed, 4 of
-// n × w and 3 of n × n per head. Not yet fitted to a measured peak (the other families' are:
-// study/cost_model.cpp).
+// (trained_pass.hpp): about 25 arrays of n × d (one the rows' b_O − M_j), 6 more of the
+// position's Q, K and V packed, 4 of n × w and 3 of n × n per head. Not yet fitted to a measured
+// peak (the other families' are: study/cost_model.cpp).
 double TrainedCosts::ws_memory(const CostShape& s, const CostOptions& /*o*/,
                                const SearchShape& /*q*/) const {
   const double n = s.n, d = s.d, w = kWidthFactor * d;
   return 8.0 * (12.0 * d * d + 2.0 * d * w) +
-         8.0 * (3.0 * heads(s) * n * n + 30.0 * n * d + 4.0 * n * w);
+         8.0 * (3.0 * heads(s) * n * n + 31.0 * n * d + 4.0 * n * w);
 }
 
 double TrainedCosts::gen_memory(const CostShape& s, const CostOptions& o, double N,

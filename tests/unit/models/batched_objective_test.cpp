@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model_cases.hpp"
+#include "unit/models/test_encoder.hpp"
 
 namespace wordsens {
 namespace {
@@ -38,8 +39,10 @@ double distance_from_scratch(const FeatureMap& model, const Matrix& X, Index pos
   return (model.features(changed) - model.features(X)).squaredNorm();
 }
 
+// gradient_floor: what the gradients may differ by where they vanish (Δ = 0), rounding noise
+// that grows with the size of φ.
 void expect_batch_matches_plain(const FeatureMap& model, const Matrix& X, const std::string& label,
-                                double value_tolerance) {
+                                double value_tolerance, double gradient_floor = 1e-13) {
   const Index n = X.rows(), d = X.cols();
   std::mt19937_64 gen(31);
   // 5 points: rf's dot products straight from V_i's rows; 12: its GEMM path (rf_evaluator.cpp).
@@ -67,7 +70,7 @@ void expect_batch_matches_plain(const FeatureMap& model, const Matrix& X, const 
       eval->pullback(2.0 * (phi - eval->base_features()), grad);
       const Vector batched = grads.col(b);
       // Δ = 0 is stationary: there the single path gives 0 and the batch rounding-level noise.
-      EXPECT_LE((batched - grad).norm(), 1e-9 * grad.norm() + 1e-13)
+      EXPECT_LE((batched - grad).norm(), 1e-9 * grad.norm() + gradient_floor)
           << label << " position " << position << " point " << b;
     }
   }
@@ -295,6 +298,20 @@ TEST(BatchedAttentionObjective, AccurateWhereTheGramExpansionCancels) {
     const auto wide_model = make_feature_map(wide, {3, 2});
     expect_batch_matches_plain(*wide_model, testing::test_sample(wide.n, wide.d),
                                std::string(name) + " n=40 d=48", 1e-11);
+  }
+}
+
+// The trained attention takes its rows j ≠ i a block of rows and a chunk of columns at a time
+// (trained_attention_update.cpp): check it where there are several of each, rows on both sides of
+// i, and a last chunk narrower than the others (d = 400: 384 columns, then 16).
+TEST(BatchedTrainedObjective, EqualsPlainValuesOverSeveralRowBlocksAndColumnChunks) {
+  for (const ModelKind kind : {ModelKind::trained_attn, ModelKind::trained_layer}) {
+    ModelSpec spec{.kind = kind, .n = 31, .d = 400};
+    spec.encoder = testing::test_encoder(spec.d, 4, 2 * spec.d);
+    const auto model = make_feature_map(spec, {3, 4});
+    // At Δ = 0 the two gradients differ by about 2e-13 here, a φ of 12400 numbers.
+    expect_batch_matches_plain(*model, testing::test_sample(spec.n, spec.d),
+                               std::string(to_string(kind)) + " n=31 d=400", 1e-11, 1e-12);
   }
 }
 

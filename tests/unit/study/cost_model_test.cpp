@@ -235,13 +235,13 @@ TEST(CostModel, MultiwordWithinAQuarterOfItsMeasuredWallTime) {
 }
 
 // jobs/configs/trained_minilm.ini at layer 3 (`bash jobs/trained_minilm.sh --layers 3`: 2 ranks,
-// an x86-64-v3 build with the attention's row kernels, an AMD EPYC host with AVX-512 whose
-// BM_Dgemm runs at 53.9 GFLOPS, idle): the seconds of each grid point's 10 tasks, the trained model
-// and its twin averaged (they cost the same), from the file's own `seconds`. That host is faster
-// than the one the other tests' times were taken on, so this pins the trained family's prices in
-// proportion: one factor, the ratio of the totals, brings every grid point of n ≥ 32 within a
-// quarter of its measured time, and that factor is within a quarter of the two hosts' dense rates
-// (the model's kEffectiveFlopsPerSecond · kDenseSpeedup, 38.4 GFLOPS, against 53.9).
+// an x86-64-v3 build with the attention's row blocks, an AMD EPYC host with AVX-512 whose BM_Dgemm
+// runs at 53.9 GFLOPS when idle, 2026-12-07): the seconds of each grid point's 10 tasks, the
+// trained model and its twin averaged (they cost the same), from the file's own `seconds`. That
+// host is faster than the one the other tests' times were taken on, so this pins the trained
+// family's prices in proportion: one factor, the ratio of the totals, brings every grid point of n
+// ≥ 32 within a quarter of its measured time, and that factor is within a quarter of the two hosts'
+// dense rates (the model's kEffectiveFlopsPerSecond · kDenseSpeedup, 38.4 GFLOPS, against 53.9).
 TEST(CostModel, TrainedMinilmPricesItsTasksInProportionToTheirMeasuredTimes) {
   const PricedAs measured_host(CostHost{.avx512 = true});
   StudyConfig c;
@@ -254,10 +254,10 @@ TEST(CostModel, TrainedMinilmPricesItsTasksInProportionToTheirMeasuredTimes) {
     double seconds;
   };
   const std::vector<Point> points{
-      {ModelKind::trained_attn, 32, 0.51},     {ModelKind::trained_attn, 64, 0.67},
-      {ModelKind::trained_attn, 128, 1.075},   {ModelKind::trained_attn, 256, 1.97},
-      {ModelKind::trained_layer, 32, 9.26},    {ModelKind::trained_layer, 64, 16.065},
-      {ModelKind::trained_layer, 128, 30.055}, {ModelKind::trained_layer, 256, 61.71}};
+      {ModelKind::trained_attn, 32, 0.4085},    {ModelKind::trained_attn, 64, 0.5715},
+      {ModelKind::trained_attn, 128, 0.938},    {ModelKind::trained_attn, 256, 1.7485},
+      {ModelKind::trained_layer, 32, 9.9345},   {ModelKind::trained_layer, 64, 17.478},
+      {ModelKind::trained_layer, 128, 32.2385}, {ModelKind::trained_layer, 256, 64.648}};
   std::vector<double> predicted;
   double measured_total = 0.0, predicted_total = 0.0;
   for (const Point& p : points) {
