@@ -27,7 +27,7 @@ using StridedMap = Eigen::Map<Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dy
 // second-level cache while its products go round them. At d = 384 a block is whole rows, which the
 // hardware's prefetch follows best: 6 rows of 384 columns took 0.93–0.95 of the time of 12 rows of
 // 128 at n = 256 (alternating runs of the two in one process; 8 × 384: 0.94–0.95; 4 × 384, 12 ×
-// 384, 24 × 128 and 6 × 192: 0.96–1.0).
+// 384, 24 × 128 and 6 × 192: 0.96–1.03).
 constexpr Index kBlockRows = 6;
 constexpr Index kChunk = 384;
 
