@@ -285,11 +285,11 @@ class TrainedPosition final : public PositionEvaluator {
         }
       }
     }
-    const Eigen::Map<const Matrix> base(base_features_.data(), n_, d_);
     if (grads != nullptr) {
       d_scores_ = (alpha_.array() * kappa_.array() * (g_kappa_ - g_alpha_all_).array()).matrix();
     }
-    Gi_ = 2.0 * ((row_i_.rowwise() + w_.bO).rowwise() - base.row(i_));
+    // Row i's residual, from its b_O − M_i as every other row's.
+    Gi_ = 2.0 * (row_i_.rowwise() + offsets_.row(i_));
     for (Index b = 0; b < B_; ++b) values(b) += 0.25 * Gi_.row(b).squaredNorm();
     if (grads == nullptr) return;
     d_scores_.row(i_).setZero();
